@@ -1,0 +1,116 @@
+package dev.baton;
+
+import dev.baton.internal.ClientCore;
+import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockBackendProvider;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.ServiceLoader;
+
+/**
+ * Entry point: connects to a lock backend by URI.
+ *
+ * <pre>{@code
+ * try (LockClient client = Baton.connect("jdbc:postgresql://db:5432/app?user=app&password=secret")) {
+ *     try (Lease lease = client.lock("invoice-42").acquire(Duration.ofSeconds(5))) {
+ *         store.write(data, lease.fencingToken());
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>Backends are discovered with {@link ServiceLoader} by URI scheme; add the backend's module
+ * (for example {@code dev.baton:baton-jdbc}) to the class path.
+ */
+public final class Baton {
+
+    /** Which module serves which scheme, to name the missing module in errors. */
+    private static final Map<String, String> KNOWN_SCHEMES = Map.ofEntries(
+            Map.entry("jdbc:h2", "baton-jdbc"),
+            Map.entry("jdbc:postgresql", "baton-jdbc"),
+            Map.entry("jdbc:mysql", "baton-jdbc"),
+            Map.entry("jdbc:mariadb", "baton-jdbc"),
+            Map.entry("redis", "baton-redis"),
+            Map.entry("rediss", "baton-redis"),
+            Map.entry("redis-sentinel", "baton-redis"),
+            Map.entry("redlock", "baton-redis"),
+            Map.entry("zookeeper", "baton-zookeeper"),
+            Map.entry("etcd", "baton-etcd"),
+            Map.entry("azblob", "baton-azure"));
+
+    private Baton() {}
+
+    /** Connects with {@link LockOptions#defaults()}. */
+    public static LockClient connect(String uri) {
+        return connect(uri, LockOptions.defaults());
+    }
+
+    /**
+     * Connects to the backend that serves the URI's scheme.
+     *
+     * @throws LockConfigurationException if the URI is malformed, its scheme is unknown, or the
+     *     module that serves it is not on the class path (the message names the module to add)
+     * @throws LockUnavailableException if the backend cannot be reached at once (most backends
+     *     connect lazily and report this on first use instead)
+     */
+    public static LockClient connect(String uri, LockOptions options) {
+        if (uri == null || uri.isBlank()) {
+            throw new LockConfigurationException(
+                    "Baton.connect: the URI is empty; give one such as jdbc:postgresql://host:5432/db");
+        }
+        if (options == null) {
+            throw new LockConfigurationException(
+                    "Baton.connect(" + uri + "): options must not be null; use LockOptions.defaults()");
+        }
+        String scheme = schemeOf(uri);
+        List<String> available = new ArrayList<>();
+        for (LockBackendProvider provider :
+                ServiceLoader.load(LockBackendProvider.class, Baton.class.getClassLoader())) {
+            for (String accepted : provider.schemes()) {
+                available.add(accepted);
+                if (accepted.equalsIgnoreCase(scheme)) {
+                    return open(provider.create(uri, options), options);
+                }
+            }
+        }
+        String module = KNOWN_SCHEMES.get(scheme);
+        if (module != null) {
+            throw new LockConfigurationException("Baton.connect(" + redact(uri) + "): no backend for scheme '" + scheme
+                    + "' on the class path; add the dependency dev.baton:" + module);
+        }
+        throw new LockConfigurationException("Baton.connect(" + redact(uri) + "): unknown scheme '" + scheme
+                + "'; schemes on the class path: " + available + ", schemes Baton knows: "
+                + KNOWN_SCHEMES.keySet().stream().sorted().toList());
+    }
+
+    /**
+     * Wraps a backend built directly (for example from an application's {@code DataSource}) in a
+     * client. The client owns the backend and closes it.
+     */
+    public static LockClient open(LockBackend backend, LockOptions options) {
+        if (backend == null || options == null) {
+            throw new LockConfigurationException("Baton.open: backend and options must not be null");
+        }
+        return new ClientCore(backend, options);
+    }
+
+    static String schemeOf(String uri) {
+        String lower = uri.trim().toLowerCase(Locale.ROOT);
+        if (lower.startsWith("jdbc:")) {
+            int end = lower.indexOf(':', 5);
+            return end < 0 ? lower : lower.substring(0, end);
+        }
+        int end = lower.indexOf(':');
+        if (end <= 0) {
+            throw new LockConfigurationException("Baton.connect(" + redact(uri)
+                    + "): the URI has no scheme; give one such as redis://host:6379 or jdbc:postgresql://host/db");
+        }
+        return lower.substring(0, end);
+    }
+
+    /** Hides a password in a URI so that messages never print it. */
+    static String redact(String uri) {
+        return uri.replaceAll("(?i)(password=)[^&;]*", "$1***").replaceAll("://([^/@:]*):[^/@]*@", "://$1:***@");
+    }
+}

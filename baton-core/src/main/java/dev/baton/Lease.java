@@ -1,0 +1,62 @@
+package dev.baton;
+
+import java.time.Instant;
+import java.util.function.Consumer;
+
+/**
+ * A held lock: proof of ownership with a fencing token. Ownership belongs to the lease, not to a
+ * thread: {@link #close()} may be called from any thread, an executor or a virtual thread.
+ *
+ * <p>While auto-renewal is on, the client renews the lease at a third of its lease time until it is
+ * closed. If renewal fails for longer than the lease time, or the backend reports that another
+ * owner has the lock, the lease is lost: {@link #isValid()} turns {@code false}, {@link
+ * #checkValid()} throws, and every {@link #onLost} listener is called once.
+ *
+ * <p>Validity is judged conservatively with this JVM's monotonic clock, counted from the moment the
+ * acquire or renew request was <em>sent</em>, so it never outlives the backend's own expiry, whatever
+ * the clocks of the two machines say. A process pause can still outlast a lease; hand {@link
+ * #fencingToken()} to the resource you protect so that it can reject writes from an older holder.
+ */
+public interface Lease extends AutoCloseable {
+
+    /** The lock's name. */
+    String name();
+
+    /**
+     * A number that strictly increases every time the lock is granted to a new owner (reentrant
+     * acquisitions share their grant's token). Give it to the protected resource with every write.
+     */
+    long fencingToken();
+
+    /**
+     * When the backend will consider the lease expired unless it is renewed, as reported by the
+     * backend's own clock at the last acquire or renew. Informational: use {@link #isValid()} to
+     * decide.
+     */
+    Instant expiresAt();
+
+    /** {@code true} while the lease is held, not released, and not lost. Never blocks. */
+    boolean isValid();
+
+    /**
+     * Returns normally while {@link #isValid()}; otherwise throws.
+     *
+     * @throws LockLostException if the lease was lost or has been released
+     */
+    void checkValid();
+
+    /**
+     * Registers a listener called once, on a Baton thread, when the lease is lost (not when it is
+     * released). Called at once if the lease is already lost. Listeners must not block.
+     */
+    void onLost(Consumer<LockLostException> listener);
+
+    /**
+     * Releases this hold. The backend is released when the last hold of the grant is closed; renewal
+     * has stopped before this method returns. Idempotent. Never throws for a lease that was already
+     * lost: it logs instead. If the backend cannot be reached the release is logged and the lease
+     * expires on the backend after its lease time.
+     */
+    @Override
+    void close();
+}

@@ -1,0 +1,130 @@
+package dev.baton;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How locks behave: lease time, automatic renewal, the polling policy used while waiting, and the
+ * bound on every single backend operation. Set per client ({@link Baton#connect(String,
+ * LockOptions)}) and overridable per lock ({@link LockClient#lock(String, LockOptions)}).
+ *
+ * <p>Every duration is validated when it is set on the {@link Builder}: {@code null}, zero and
+ * negative values are rejected at once with a {@link LockConfigurationException} naming the option.
+ *
+ * @param leaseTime how long a grant lives on the backend without renewal; after it the lock is free
+ *     for others even if the holder died. Default 30 s.
+ * @param autoRenew whether the client renews held leases at a third of {@code leaseTime} until they
+ *     are released. Default {@code true}. Without it a lease simply expires after {@code leaseTime}.
+ * @param operationTimeout the bound on one backend round trip (connect, query, script); past it the
+ *     operation fails with {@link LockUnavailableException}. Default 5 s.
+ * @param pollInitialDelay first pause between two attempts of a waiter on a backend that can only
+ *     be polled. Default 10 ms.
+ * @param pollMaxDelay cap of the exponentially growing, jittered pause between attempts. Default
+ *     500 ms.
+ */
+public record LockOptions(
+        Duration leaseTime,
+        boolean autoRenew,
+        Duration operationTimeout,
+        Duration pollInitialDelay,
+        Duration pollMaxDelay) {
+
+    private static final LockOptions DEFAULTS = new Builder().build();
+
+    /** Validates like the builder does, so a record built directly is checked too. */
+    public LockOptions {
+        requirePositive("leaseTime", leaseTime);
+        requirePositive("operationTimeout", operationTimeout);
+        requirePositive("pollInitialDelay", pollInitialDelay);
+        requirePositive("pollMaxDelay", pollMaxDelay);
+        if (pollMaxDelay.compareTo(pollInitialDelay) < 0) {
+            throw new LockConfigurationException("LockOptions: pollMaxDelay (" + pollMaxDelay
+                    + ") must not be shorter than pollInitialDelay (" + pollInitialDelay
+                    + "); raise pollMaxDelay or lower pollInitialDelay");
+        }
+    }
+
+    /** The defaults: 30 s lease, auto-renew on, 5 s operation timeout, polling from 10 ms to 500 ms. */
+    public static LockOptions defaults() {
+        return DEFAULTS;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder that starts from these options. */
+    public Builder toBuilder() {
+        return new Builder()
+                .leaseTime(leaseTime)
+                .autoRenew(autoRenew)
+                .operationTimeout(operationTimeout)
+                .pollInitialDelay(pollInitialDelay)
+                .pollMaxDelay(pollMaxDelay);
+    }
+
+    /** The same options with another lease time. */
+    public LockOptions withLeaseTime(Duration leaseTime) {
+        return toBuilder().leaseTime(leaseTime).build();
+    }
+
+    static void requirePositive(String option, Duration value) {
+        if (value == null) {
+            throw new LockConfigurationException(
+                    "LockOptions: " + option + " must not be null; give a positive duration");
+        }
+        if (value.isZero() || value.isNegative()) {
+            throw new LockConfigurationException(
+                    "LockOptions: " + option + " must be positive but was " + value + "; give a positive duration");
+        }
+    }
+
+    /** Builds {@link LockOptions}; each setter validates its argument immediately. */
+    public static final class Builder {
+        private Duration leaseTime = Duration.ofSeconds(30);
+        private boolean autoRenew = true;
+        private Duration operationTimeout = Duration.ofSeconds(5);
+        private Duration pollInitialDelay = Duration.ofMillis(10);
+        private Duration pollMaxDelay = Duration.ofMillis(500);
+
+        private Builder() {}
+
+        public Builder leaseTime(Duration leaseTime) {
+            requirePositive("leaseTime", leaseTime);
+            this.leaseTime = leaseTime;
+            return this;
+        }
+
+        public Builder autoRenew(boolean autoRenew) {
+            this.autoRenew = autoRenew;
+            return this;
+        }
+
+        public Builder operationTimeout(Duration operationTimeout) {
+            requirePositive("operationTimeout", operationTimeout);
+            this.operationTimeout = operationTimeout;
+            return this;
+        }
+
+        public Builder pollInitialDelay(Duration pollInitialDelay) {
+            requirePositive("pollInitialDelay", pollInitialDelay);
+            this.pollInitialDelay = pollInitialDelay;
+            return this;
+        }
+
+        public Builder pollMaxDelay(Duration pollMaxDelay) {
+            requirePositive("pollMaxDelay", pollMaxDelay);
+            this.pollMaxDelay = pollMaxDelay;
+            return this;
+        }
+
+        public LockOptions build() {
+            return new LockOptions(leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay);
+        }
+
+        @Override
+        public String toString() {
+            return Objects.toString(build());
+        }
+    }
+}

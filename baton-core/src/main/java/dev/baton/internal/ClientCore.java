@@ -1,0 +1,328 @@
+package dev.baton.internal;
+
+import dev.baton.DistributedLock;
+import dev.baton.DistributedReadWriteLock;
+import dev.baton.LockClient;
+import dev.baton.LockConfigurationException;
+import dev.baton.LockException;
+import dev.baton.LockOptions;
+import dev.baton.LockUnavailableException;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockMode;
+import dev.baton.spi.LockRequest;
+import dev.baton.spi.ReleaseNotifications;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client every backend shares: reentrancy, the local gate, waiting, renewal and clean-up. A
+ * backend only supplies the wire protocol ({@link LockBackend}).
+ */
+public final class ClientCore implements LockClient {
+    private static final Logger log = LoggerFactory.getLogger(ClientCore.class);
+    private static final AtomicInteger CLIENTS = new AtomicInteger();
+
+    final LockBackend backend;
+    final Ticker ticker;
+    final ScheduledThreadPoolExecutor scheduler;
+    private final LockOptions options;
+    private final ReleaseNotifications notifications;
+    private final ConcurrentHashMap<LocalLockState.Key, LocalLockState> states = new ConcurrentHashMap<>();
+    private final Set<HeldGrant> held = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    public ClientCore(LockBackend backend, LockOptions options) {
+        this(backend, options, Ticker.SYSTEM);
+    }
+
+    ClientCore(LockBackend backend, LockOptions options, Ticker ticker) {
+        this.backend = backend;
+        this.options = options;
+        this.ticker = ticker;
+        this.notifications = backend.releaseNotifications();
+        String threadName = "baton-renewal-" + CLIENTS.incrementAndGet();
+        ThreadFactory threads = runnable -> {
+            Thread thread = new Thread(runnable, threadName);
+            thread.setDaemon(true);
+            return thread;
+        };
+        this.scheduler = new ScheduledThreadPoolExecutor(1, threads);
+        this.scheduler.setRemoveOnCancelPolicy(true);
+        this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+    }
+
+    @Override
+    public DistributedLock lock(String name) {
+        return lock(name, options);
+    }
+
+    @Override
+    public DistributedLock lock(String name, LockOptions lockOptions) {
+        return new LockHandle(this, LockNames.validate(name, backend.name()), LockMode.EXCLUSIVE, check(lockOptions));
+    }
+
+    @Override
+    public DistributedReadWriteLock readWriteLock(String name) {
+        return readWriteLock(name, options);
+    }
+
+    @Override
+    public DistributedReadWriteLock readWriteLock(String name, LockOptions lockOptions) {
+        String valid = LockNames.validate(name, backend.name());
+        LockOptions checked = check(lockOptions);
+        return new ReadWriteHandle(
+                valid,
+                new LockHandle(this, valid, LockMode.SHARED, checked),
+                new LockHandle(this, valid, LockMode.EXCLUSIVE, checked));
+    }
+
+    private LockOptions check(LockOptions lockOptions) {
+        if (lockOptions == null) {
+            throw new LockConfigurationException(
+                    "Baton client for " + backend.name() + ": lock options must not be null; use client.options()");
+        }
+        return lockOptions;
+    }
+
+    @Override
+    public LockOptions options() {
+        return options;
+    }
+
+    @Override
+    public String backendName() {
+        return backend.name();
+    }
+
+    /** The hold of {@code thread} on (name, mode), or null. */
+    HeldGrant holdOf(String name, LockMode mode, Thread thread) {
+        LocalLockState state = states.get(new LocalLockState.Key(name, mode));
+        return state == null ? null : state.holders.get(thread);
+    }
+
+    /**
+     * Acquires for the current thread.
+     *
+     * @param timeoutNanos 0 to try once without waiting, negative to wait without limit
+     * @param interruptible whether an interrupt ends the wait (with {@link InterruptedException})
+     * @return the lease, or empty if the time ran out
+     */
+    Optional<LeaseHandle> acquire(LockHandle lock, long timeoutNanos, boolean interruptible)
+            throws InterruptedException {
+        checkOpen();
+        if (interruptible && Thread.interrupted()) {
+            throw new InterruptedException();
+        }
+        long start = ticker.nanoTime();
+        Thread thread = Thread.currentThread();
+        HeldGrant reentrant = holdOf(lock.name(), lock.mode(), thread);
+        if (reentrant != null && reentrant.addHold()) {
+            return Optional.of(new LeaseHandle(reentrant));
+        }
+        LockMode other = lock.mode() == LockMode.SHARED ? LockMode.EXCLUSIVE : LockMode.SHARED;
+        if (holdOf(lock.name(), other, thread) != null) {
+            throw new LockException(
+                    "Baton lock '" + lock.name() + "' on " + backend.name() + ": the current thread holds the "
+                            + (other == LockMode.SHARED ? "read" : "write") + " lock; taking the "
+                            + (other == LockMode.SHARED ? "write" : "read")
+                            + " lock as well would wait for itself. Release it first");
+        }
+        LocalLockState local = retain(lock.name(), lock.mode());
+        boolean gateTaken = false;
+        boolean granted = false;
+        boolean interrupted = false;
+        try {
+            if (local.gated()) {
+                if (timeoutNanos == 0) {
+                    gateTaken = local.gate.tryAcquire();
+                } else if (timeoutNanos < 0) {
+                    if (interruptible) {
+                        local.gate.acquire();
+                    } else {
+                        local.gate.acquireUninterruptibly();
+                    }
+                    gateTaken = true;
+                } else {
+                    gateTaken = local.gate.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS);
+                }
+                if (!gateTaken) {
+                    return Optional.empty();
+                }
+                checkOpen();
+            }
+            LockRequest request = new LockRequest(
+                    lock.name(), OwnerIds.next(), lock.mode(), lock.options().leaseTime());
+            Backoff backoff = new Backoff(
+                    lock.options().pollInitialDelay(), lock.options().pollMaxDelay());
+            ReleaseNotifications.Subscription subscription = null;
+            try {
+                while (true) {
+                    checkOpen();
+                    long generation = local.signal.generation();
+                    long sentAt = ticker.nanoTime();
+                    Optional<Grant> grant = tryBackend(request);
+                    if (grant.isPresent()) {
+                        HeldGrant hold = new HeldGrant(this, local, lock.options(), thread, grant.get(), sentAt);
+                        local.holders.put(thread, hold);
+                        held.add(hold);
+                        granted = true;
+                        if (closed) {
+                            hold.forceRelease();
+                            checkOpen();
+                        }
+                        hold.scheduleFirst();
+                        log.debug(
+                                "{}: acquired (token {})",
+                                hold.describe(),
+                                grant.get().fencingToken());
+                        return Optional.of(new LeaseHandle(hold));
+                    }
+                    long remaining = timeoutNanos < 0 ? Long.MAX_VALUE : timeoutNanos - (ticker.nanoTime() - start);
+                    if (remaining <= 0) {
+                        return Optional.empty();
+                    }
+                    if (subscription == null && notifications.supported()) {
+                        // Subscribe, then try again at once: a release between the attempt and the
+                        // subscription would otherwise go unnoticed until the next poll.
+                        subscription = notifications.subscribe(lock.name(), local.signal::signal);
+                        continue;
+                    }
+                    try {
+                        local.signal.await(generation, Math.min(backoff.nextPauseNanos(), remaining));
+                    } catch (InterruptedException e) {
+                        if (interruptible) {
+                            throw e;
+                        }
+                        interrupted = true;
+                    }
+                }
+            } finally {
+                if (subscription != null) {
+                    subscription.close();
+                }
+            }
+        } finally {
+            if (!granted) {
+                if (gateTaken) {
+                    local.gate.release();
+                }
+                unretain(local);
+            }
+            if (interrupted) {
+                thread.interrupt();
+            }
+        }
+    }
+
+    private Optional<Grant> tryBackend(LockRequest request) {
+        try {
+            return backend.tryAcquire(request);
+        } catch (RuntimeException e) {
+            // The attempt may have reached the backend: remove whatever it left before reporting.
+            try {
+                backend.abandon(request);
+            } catch (RuntimeException cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            if (e instanceof LockException) {
+                throw e;
+            }
+            throw new LockUnavailableException(
+                    "Baton lock '" + request.name() + "' on " + backend.name() + ": the backend failed: " + e, e);
+        }
+    }
+
+    /** Called once per grant after it was released on the backend (or the attempt failed). */
+    void grantReleased(HeldGrant hold) {
+        held.remove(hold);
+        LocalLockState local = hold.local;
+        if (local.gated()) {
+            local.gate.release();
+        }
+        local.signal.signal();
+        unretain(local);
+    }
+
+    private LocalLockState retain(String name, LockMode mode) {
+        return states.compute(new LocalLockState.Key(name, mode), (key, existing) -> {
+            LocalLockState state = existing == null ? new LocalLockState(name, mode) : existing;
+            state.users++;
+            return state;
+        });
+    }
+
+    private void unretain(LocalLockState local) {
+        states.computeIfPresent(new LocalLockState.Key(local.name, local.mode), (key, existing) -> {
+            if (existing != local) {
+                return existing;
+            }
+            return --existing.users == 0 ? null : existing;
+        });
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new LockUnavailableException("Baton client for " + backend.name()
+                    + " is closed; create a new client with Baton.connect to take locks again");
+        }
+    }
+
+    String timeoutMessage(String name, LockMode mode, Duration timeout) {
+        return "Baton lock '" + name + "'" + (mode == LockMode.SHARED ? " (read)" : "") + " on " + backend.name()
+                + ": not acquired within " + timeout
+                + " because another owner holds it; retry later or wait longer";
+    }
+
+    /** Number of grants this client currently holds (for tests and diagnostics). */
+    int heldGrantCount() {
+        return held.size();
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        List<HeldGrant> toRelease = List.copyOf(held);
+        for (HeldGrant hold : toRelease) {
+            hold.forceRelease();
+        }
+        for (LocalLockState local : states.values()) {
+            // Wake every waiter so that it sees the client closed and gives up.
+            local.gate.release(local.gate.getQueueLength() + 1);
+            local.signal.signal();
+        }
+        scheduler.shutdownNow();
+        try {
+            if (!scheduler.awaitTermination(options.operationTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS)) {
+                log.warn("Baton client for {}: renewal thread did not stop in time", backend.name());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            backend.close();
+        } catch (RuntimeException e) {
+            log.warn("Baton client for {}: closing the backend failed", backend.name(), e);
+        }
+        if (!toRelease.isEmpty()) {
+            log.info("Baton client for {} closed; released {} held lease(s)", backend.name(), toRelease.size());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "LockClient[" + backend.name() + (closed ? ", closed" : "") + "]";
+    }
+}

@@ -1,0 +1,63 @@
+package dev.baton.internal;
+
+import dev.baton.Lease;
+import dev.baton.LockLostException;
+import java.time.Instant;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+
+/** One hold of a {@link HeldGrant}, handed to the caller; closing it removes exactly that hold. */
+final class LeaseHandle implements Lease {
+    private final HeldGrant held;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    LeaseHandle(HeldGrant held) {
+        this.held = held;
+    }
+
+    @Override
+    public String name() {
+        return held.local.name;
+    }
+
+    @Override
+    public long fencingToken() {
+        return held.grant().fencingToken();
+    }
+
+    @Override
+    public Instant expiresAt() {
+        return held.grant().expiresAt();
+    }
+
+    @Override
+    public boolean isValid() {
+        return !closed.get() && held.isValid();
+    }
+
+    @Override
+    public void checkValid() {
+        if (closed.get()) {
+            throw new LockLostException(held.describe() + ": this lease has been closed");
+        }
+        held.checkValid();
+    }
+
+    @Override
+    public void onLost(Consumer<LockLostException> listener) {
+        held.onLost(listener);
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            held.releaseHold();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Lease[" + name() + ", token=" + fencingToken() + ", expiresAt=" + expiresAt() + ", valid=" + isValid()
+                + "]";
+    }
+}

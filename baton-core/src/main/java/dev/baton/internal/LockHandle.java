@@ -1,0 +1,153 @@
+package dev.baton.internal;
+
+import dev.baton.DistributedLock;
+import dev.baton.Lease;
+import dev.baton.LockConfigurationException;
+import dev.baton.LockException;
+import dev.baton.LockOptions;
+import dev.baton.LockTimeoutException;
+import dev.baton.spi.LockMode;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/** A cheap handle on one (name, mode); all state lives in the client. */
+final class LockHandle implements DistributedLock {
+    private final ClientCore client;
+    private final String name;
+    private final LockMode mode;
+    private final LockOptions options;
+
+    LockHandle(ClientCore client, String name, LockMode mode, LockOptions options) {
+        this.client = client;
+        this.name = name;
+        this.mode = mode;
+        this.options = options;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    LockMode mode() {
+        return mode;
+    }
+
+    LockOptions options() {
+        return options;
+    }
+
+    @Override
+    public Lease acquire() {
+        try {
+            return client.acquire(this, -1, true).orElseThrow();
+        } catch (InterruptedException e) {
+            throw interrupted(e);
+        }
+    }
+
+    @Override
+    public Lease acquire(Duration timeout) {
+        long nanos = timeoutNanos(timeout);
+        try {
+            return client.acquire(this, nanos, true)
+                    .orElseThrow(() -> new LockTimeoutException(client.timeoutMessage(name, mode, timeout)));
+        } catch (InterruptedException e) {
+            throw interrupted(e);
+        }
+    }
+
+    @Override
+    public Optional<Lease> tryAcquire() {
+        try {
+            return client.acquire(this, 0, false).map(lease -> lease);
+        } catch (InterruptedException e) {
+            throw interrupted(e);
+        }
+    }
+
+    @Override
+    public void lock() {
+        try {
+            client.acquire(this, -1, false);
+        } catch (InterruptedException e) {
+            throw new IllegalStateException("uninterruptible acquire was interrupted", e);
+        }
+    }
+
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        client.acquire(this, -1, true);
+    }
+
+    @Override
+    public boolean tryLock() {
+        try {
+            return client.acquire(this, 0, false).isPresent();
+        } catch (InterruptedException e) {
+            throw interrupted(e);
+        }
+    }
+
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        if (unit == null) {
+            throw new LockConfigurationException(describe() + ": the time unit must not be null");
+        }
+        return client.acquire(this, Math.max(0, unit.toNanos(time)), true).isPresent();
+    }
+
+    @Override
+    public void unlock() {
+        HeldGrant hold = client.holdOf(name, mode, Thread.currentThread());
+        if (hold == null) {
+            throw new IllegalMonitorStateException(describe() + ": the current thread ("
+                    + Thread.currentThread().getName() + ") does not hold this lock, so it cannot unlock it");
+        }
+        hold.releaseHold();
+    }
+
+    @Override
+    public boolean isHeldByCurrentThread() {
+        HeldGrant hold = client.holdOf(name, mode, Thread.currentThread());
+        return hold != null && hold.status() == HeldGrant.Status.HELD;
+    }
+
+    @Override
+    public int holdCount() {
+        HeldGrant hold = client.holdOf(name, mode, Thread.currentThread());
+        return hold == null ? 0 : hold.holdCount();
+    }
+
+    private long timeoutNanos(Duration timeout) {
+        if (timeout == null) {
+            throw new LockConfigurationException(
+                    describe() + ": the timeout must not be null; use acquire() to wait without limit");
+        }
+        if (timeout.isNegative()) {
+            throw new LockConfigurationException(describe() + ": the timeout must not be negative but was " + timeout
+                    + "; use Duration.ZERO to try once");
+        }
+        try {
+            return timeout.toNanos();
+        } catch (ArithmeticException e) {
+            return Long.MAX_VALUE;
+        }
+    }
+
+    private LockException interrupted(InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return new LockException(describe() + ": interrupted while waiting; nothing was acquired", e);
+    }
+
+    private String describe() {
+        return "Baton lock '" + name + "'" + (mode == LockMode.SHARED ? " (read)" : "") + " on " + client.backendName();
+    }
+
+    @Override
+    public String toString() {
+        return "DistributedLock[" + name + (mode == LockMode.SHARED ? ", read" : "") + ", " + client.backendName()
+                + "]";
+    }
+}

@@ -1,0 +1,73 @@
+package dev.baton.internal;
+
+import dev.baton.LockConfigurationException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
+/** The one place lock names are checked, so every backend gets the same rule. */
+public final class LockNames {
+    /** Longest name in UTF-8 bytes. */
+    public static final int MAX_BYTES = 512;
+
+    private LockNames() {}
+
+    /**
+     * Returns the name if it is 1 to 512 UTF-8 bytes of well-formed Unicode without control
+     * characters.
+     *
+     * @throws LockConfigurationException naming the backend, the problem and the rule
+     */
+    public static String validate(String name, String backend) {
+        if (name == null) {
+            throw invalid("null", backend, "the name is null");
+        }
+        if (name.isEmpty()) {
+            throw invalid("\"\"", backend, "the name is empty");
+        }
+        for (int i = 0; i < name.length(); ) {
+            int cp = name.codePointAt(i);
+            if (Character.isISOControl(cp)) {
+                throw invalid(
+                        shown(name),
+                        backend,
+                        String.format("it contains the control character U+%04X at index %d", cp, i));
+            }
+            i += Character.charCount(cp);
+        }
+        ByteBuffer bytes;
+        try {
+            bytes = StandardCharsets.UTF_8
+                    .newEncoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .encode(CharBuffer.wrap(name));
+        } catch (CharacterCodingException e) {
+            throw invalid(shown(name), backend, "it is not well-formed Unicode (an unpaired surrogate)");
+        }
+        if (bytes.remaining() > MAX_BYTES) {
+            throw invalid(shown(name), backend, "it is " + bytes.remaining() + " UTF-8 bytes long");
+        }
+        return name;
+    }
+
+    private static String shown(String name) {
+        String cut = name.length() > 40 ? name.substring(0, 40) + "..." : name;
+        StringBuilder out = new StringBuilder("\"");
+        cut.codePoints().forEach(cp -> {
+            if (Character.isISOControl(cp)) {
+                out.append(String.format("\\u%04x", cp));
+            } else {
+                out.appendCodePoint(cp);
+            }
+        });
+        return out.append('"').toString();
+    }
+
+    private static LockConfigurationException invalid(String shown, String backend, String problem) {
+        return new LockConfigurationException("Baton lock name " + shown + " on " + backend + " is invalid: " + problem
+                + "; use 1 to " + MAX_BYTES + " UTF-8 bytes without control characters");
+    }
+}

@@ -1,0 +1,19 @@
+package dev.baton.internal;
+
+import java.security.SecureRandom;
+import java.util.HexFormat;
+
+/** Owner ids: 128 bits from a cryptographic generator per acquisition, never guessable or reused. */
+final class OwnerIds {
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final HexFormat HEX = HexFormat.of();
+
+    private OwnerIds() {}
+
+    /** 32 lowercase hex characters. */
+    static String next() {
+        byte[] bytes = new byte[16];
+        RANDOM.nextBytes(bytes);
+        return HEX.formatHex(bytes);
+    }
+}

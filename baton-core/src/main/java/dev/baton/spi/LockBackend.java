@@ -1,0 +1,77 @@
+package dev.baton.spi;
+
+import dev.baton.LockUnavailableException;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The wire protocol of one backend. The core does everything else (reentrancy, renewal scheduling,
+ * deadlines, waiting, clean-up, validation), so a backend only says how to take, renew and release
+ * one grant.
+ *
+ * <p>Every method is bounded by the operation timeout the backend was created with and reports a
+ * backend that cannot be reached, refuses, or does not answer in time with {@link
+ * LockUnavailableException}. Methods are called concurrently from many threads.
+ */
+public interface LockBackend extends AutoCloseable {
+
+    /** A short description for messages, e.g. {@code jdbc-table (PostgreSQL)}. */
+    String name();
+
+    /**
+     * Takes the lock if it can be taken now (free, expired, or shared-compatible), without waiting
+     * for another holder.
+     *
+     * @return the grant, or empty if another owner holds the lock
+     * @throws LockUnavailableException if the backend could not be asked
+     */
+    Optional<Grant> tryAcquire(LockRequest request);
+
+    /**
+     * Extends a grant held by this owner to {@code leaseTime} from now on the backend's clock.
+     *
+     * @return the renewed grant, or empty if the backend no longer has this grant (it expired and may
+     *     have been taken by another owner); the core then reports the lease lost
+     * @throws LockUnavailableException if the backend could not be asked; the core retries until the
+     *     lease's validity runs out
+     */
+    Optional<Grant> renew(Grant grant, Duration leaseTime);
+
+    /**
+     * Releases a grant if, and only if, it is still held by its owner; never touches another owner's
+     * grant. Idempotent.
+     *
+     * @return {@code true} if the grant was held and is now released
+     * @throws LockUnavailableException if the backend could not be asked
+     */
+    boolean release(Grant grant);
+
+    /**
+     * Removes whatever an attempt may have left behind when its outcome is unknown to the caller (the
+     * call failed or was interrupted after it may have reached the backend). Must be safe when the
+     * attempt left nothing. The default releases by owner id.
+     */
+    default void abandon(LockRequest request) {
+        release(new Grant(request.name(), request.ownerId(), request.mode(), 0, java.time.Instant.EPOCH, null));
+    }
+
+    /**
+     * How waiters learn that the lock may have become free. The default is {@link
+     * ReleaseNotifications#none()}: waiters poll with backoff.
+     */
+    default ReleaseNotifications releaseNotifications() {
+        return ReleaseNotifications.none();
+    }
+
+    /**
+     * What the backend knows about a lock, for diagnostics and the {@code baton status} command.
+     * Empty when the lock is free or the backend cannot tell.
+     */
+    default Optional<LockInfo> inspect(String name) {
+        return Optional.empty();
+    }
+
+    /** Closes connections and threads the backend owns. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,10 @@
+package dev.baton.tck;
+
+/**
+ * A property a backend may or may not honour. The kit runs the tests of every declared capability
+ * and checks that an undeclared one is refused cleanly, so a claim is always verified.
+ */
+public enum Capability {
+    /** Read/write locks: shared holders coexist, an exclusive holder excludes them. */
+    SHARED_MODE
+}

@@ -1,0 +1,46 @@
+package dev.baton.tck;
+
+import dev.baton.Baton;
+import dev.baton.LockClient;
+import dev.baton.LockOptions;
+import java.net.InetSocketAddress;
+import java.util.Set;
+
+/**
+ * How the conformance kit reaches one backend configuration: a real server the fixture started (or
+ * an external one), its URI and the capabilities it claims. One fixture serves a whole test class.
+ */
+public interface LockBackendFixture {
+
+    /** A short name for reports, e.g. {@code jdbc-table on PostgreSQL}. */
+    String name();
+
+    /** A URI that {@link Baton#connect(String, LockOptions)} accepts, usable from other JVMs too. */
+    String uri();
+
+    /** The server's address, so that the kit can put a fault-injecting proxy in front of it. */
+    InetSocketAddress serverAddress();
+
+    /**
+     * The same backend reached through another address (the kit's proxy). The default replaces the
+     * first {@code host:port} of {@link #uri()} that matches {@link #serverAddress()}.
+     */
+    default String uriVia(InetSocketAddress address) {
+        InetSocketAddress server = serverAddress();
+        String target = server.getHostString() + ":" + server.getPort();
+        String uri = uri();
+        if (!uri.contains(target)) {
+            throw new IllegalStateException("URI " + uri + " does not contain " + target + "; override uriVia");
+        }
+        return uri.replaceFirst(
+                java.util.regex.Pattern.quote(target), address.getHostString() + ":" + address.getPort());
+    }
+
+    /** Connects a client; the kit closes it. */
+    default LockClient connect(LockOptions options) {
+        return Baton.connect(uri(), options);
+    }
+
+    /** What this backend claims to honour beyond the core contract. */
+    Set<Capability> capabilities();
+}

@@ -1,0 +1,146 @@
+package dev.baton.tck;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A loopback TCP proxy for fault injection: forwards to a real server until {@link #cut()} closes
+ * every connection and refuses new ones, and {@link #restore()} accepts again on the same port.
+ */
+public final class TcpProxy implements AutoCloseable {
+    private final InetSocketAddress target;
+    private final int port;
+    private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
+    private volatile ServerSocket listener;
+    private volatile boolean closed;
+
+    private TcpProxy(InetSocketAddress target) throws IOException {
+        this.target = target;
+        this.listener = bind(0);
+        this.port = listener.getLocalPort();
+        startAccepting(listener);
+    }
+
+    /** Starts a proxy on a free loopback port in front of {@code target}. */
+    public static TcpProxy start(InetSocketAddress target) {
+        try {
+            return new TcpProxy(target);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start a proxy for " + target, e);
+        }
+    }
+
+    /** The address clients should connect to. */
+    public InetSocketAddress address() {
+        return new InetSocketAddress("127.0.0.1", port);
+    }
+
+    /** Closes every open connection and stops listening: new connections are refused. */
+    public synchronized void cut() {
+        closeQuietly(listener);
+        for (Socket socket : sockets) {
+            closeQuietly(socket);
+        }
+        sockets.clear();
+    }
+
+    /** Accepts connections again on the same port after {@link #cut()}. */
+    public synchronized void restore() {
+        if (!listener.isClosed()) {
+            return;
+        }
+        try {
+            listener = bind(port);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen again on port " + port, e);
+        }
+        startAccepting(listener);
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        cut();
+    }
+
+    private static ServerSocket bind(int port) throws IOException {
+        ServerSocket socket = new ServerSocket();
+        socket.setReuseAddress(true);
+        socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        return socket;
+    }
+
+    private void startAccepting(ServerSocket server) {
+        Thread acceptor = new Thread(() -> accept(server), "tck-proxy-accept-" + port);
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    private void accept(ServerSocket server) {
+        while (!closed && !server.isClosed()) {
+            try {
+                Socket client = server.accept();
+                Socket upstream = new Socket();
+                try {
+                    upstream.connect(target, 5_000);
+                } catch (IOException e) {
+                    closeQuietly(client);
+                    closeQuietly(upstream);
+                    continue;
+                }
+                client.setTcpNoDelay(true);
+                upstream.setTcpNoDelay(true);
+                sockets.add(client);
+                sockets.add(upstream);
+                pump(client, upstream);
+                pump(upstream, client);
+            } catch (IOException e) {
+                return; // listener closed
+            }
+        }
+    }
+
+    private void pump(Socket from, Socket to) {
+        Thread thread = new Thread(
+                () -> {
+                    byte[] buffer = new byte[16 * 1024];
+                    try (InputStream in = from.getInputStream();
+                            OutputStream out = to.getOutputStream()) {
+                        int read;
+                        while ((read = in.read(buffer)) >= 0) {
+                            out.write(buffer, 0, read);
+                            out.flush();
+                        }
+                    } catch (SocketException e) {
+                        // closed by cut() or by a peer
+                    } catch (IOException e) {
+                        // the connection broke; nothing to keep
+                    } finally {
+                        closeQuietly(from);
+                        closeQuietly(to);
+                        sockets.remove(from);
+                        sockets.remove(to);
+                    }
+                },
+                "tck-proxy-pump-" + port);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private static void closeQuietly(AutoCloseable closeable) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            // closing is best effort
+        }
+    }
+}
