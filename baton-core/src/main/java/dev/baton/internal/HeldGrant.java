@@ -6,6 +6,7 @@ import dev.baton.spi.Grant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
@@ -208,6 +209,9 @@ final class HeldGrant {
                 return;
             }
             renewal = client.scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // The client is closing: it releases every grant itself.
+            log.debug("{}: not scheduling renewal, the client is closing", describe());
         } finally {
             state.unlock();
         }
