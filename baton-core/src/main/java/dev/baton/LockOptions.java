@@ -16,7 +16,8 @@ import java.util.Objects;
  * @param autoRenew whether the client renews held leases at a third of {@code leaseTime} until they
  *     are released. Default {@code true}. Without it a lease simply expires after {@code leaseTime}.
  * @param operationTimeout the bound on one backend round trip (connect, query, script); past it the
- *     operation fails with {@link LockUnavailableException}. Default 5 s.
+ *     operation fails with {@link LockUnavailableException}. Default 5 s. The backend takes it from
+ *     the client's options when it connects; a per-lock override does not change it.
  * @param pollInitialDelay first pause between two attempts of a waiter on a backend that can only
  *     be polled. Default 10 ms.
  * @param pollMaxDelay cap of the exponentially growing, jittered pause between attempts. Default

@@ -11,6 +11,8 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A loopback TCP proxy for fault injection: forwards to a real server until {@link #cut()} closes
@@ -58,10 +60,19 @@ public final class TcpProxy implements AutoCloseable {
         if (!listener.isClosed()) {
             return;
         }
-        try {
-            listener = bind(port);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot listen again on port " + port, e);
+        // A connection accepted while cut() ran, or a socket still closing, can hold the port for a
+        // moment: retry within a bound.
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (true) {
+            try {
+                listener = bind(port);
+                break;
+            } catch (IOException e) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new UncheckedIOException("cannot listen again on port " + port, e);
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
+            }
         }
         startAccepting(listener);
     }
@@ -101,6 +112,12 @@ public final class TcpProxy implements AutoCloseable {
                 upstream.setTcpNoDelay(true);
                 sockets.add(client);
                 sockets.add(upstream);
+                if (server.isClosed()) {
+                    // cut() ran while this connection was being set up
+                    closeQuietly(client);
+                    closeQuietly(upstream);
+                    continue;
+                }
                 pump(client, upstream);
                 pump(upstream, client);
             } catch (IOException e) {

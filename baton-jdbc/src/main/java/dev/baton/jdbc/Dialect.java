@@ -1,0 +1,174 @@
+package dev.baton.jdbc;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * What differs between databases in the table strategy: the server clock, the sequence, how a
+ * statement returns the rows it changed, how an insert meets an existing key, and the DDL. The
+ * statements themselves are composed once, in {@link TableLockBackend.Statements}.
+ */
+enum Dialect {
+    H2("H2", "org.h2.Driver", "com.h2database:h2") {
+        @Override
+        String now() {
+            // H2 has no per-statement clock: CURRENT_TIMESTAMP is fixed at its first use in a
+            // transaction. Ours last a few statements, so "now" lags by at most that: expiries computed
+            // from it come out that much early (safe), takeovers happen that much later (safe).
+            return "CURRENT_TIMESTAMP";
+        }
+
+        @Override
+        String nowPlusMillis() {
+            return "DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP)";
+        }
+
+        @Override
+        String nextToken(String sequence) {
+            return "NEXT VALUE FOR " + sequence;
+        }
+
+        @Override
+        String insertIfAbsent(String insert, String keyColumn) {
+            // H2 has no ON CONFLICT; a duplicate key fails the statement (SQLState 23505) but, unlike
+            // PostgreSQL, leaves the transaction usable, so the caller catches it and carries on.
+            return insert;
+        }
+
+        @Override
+        String returning(String dataChange, String columns) {
+            return "SELECT " + columns + " FROM FINAL TABLE (" + dataChange + ")";
+        }
+
+        @Override
+        String probeSequence(String sequence) {
+            // H2 cannot select from a sequence; taking one value is harmless (tokens only need to grow).
+            return "SELECT NEXT VALUE FOR " + sequence;
+        }
+    },
+
+    POSTGRESQL("PostgreSQL", "org.postgresql.Driver", "org.postgresql:postgresql") {
+        @Override
+        String now() {
+            // clock_timestamp(), not now(): now() is the start of the transaction, which may lie before
+            // a wait for a row lock.
+            return "clock_timestamp()";
+        }
+
+        @Override
+        String nowPlusMillis() {
+            return "(clock_timestamp() + (? * INTERVAL '1 millisecond'))";
+        }
+
+        @Override
+        String nextToken(String sequence) {
+            return "nextval('" + sequence + "')";
+        }
+
+        @Override
+        String insertIfAbsent(String insert, String keyColumn) {
+            // Never let a duplicate key raise an error: in PostgreSQL an error aborts the whole
+            // transaction, and the caller still wants to try the takeover in the same one.
+            return insert + " ON CONFLICT (" + keyColumn + ") DO NOTHING";
+        }
+
+        @Override
+        String returning(String dataChange, String columns) {
+            return dataChange + " RETURNING " + columns;
+        }
+
+        @Override
+        String probeSequence(String sequence) {
+            return "SELECT 1 FROM " + sequence + " WHERE 1 = 0";
+        }
+    };
+
+    private final String displayName;
+    private final String driverClass;
+    private final String driverArtifact;
+
+    Dialect(String displayName, String driverClass, String driverArtifact) {
+        this.displayName = displayName;
+        this.driverClass = driverClass;
+        this.driverArtifact = driverArtifact;
+    }
+
+    /** The database's current time, as an SQL expression. */
+    abstract String now();
+
+    /** The database's current time plus the milliseconds bound to its one {@code ?} parameter. */
+    abstract String nowPlusMillis();
+
+    /** The next value of the fencing sequence, as an SQL expression. */
+    abstract String nextToken(String sequence);
+
+    /** The insert, made to insert nothing (or fail with 23505) when the key exists. */
+    abstract String insertIfAbsent(String insert, String keyColumn);
+
+    /** A query that runs the INSERT/UPDATE and returns {@code columns} of the rows it wrote. */
+    abstract String returning(String dataChange, String columns);
+
+    /** A statement that fails when the sequence does not exist. */
+    abstract String probeSequence(String sequence);
+
+    /** As it appears in the backend's name, e.g. {@code PostgreSQL}. */
+    String displayName() {
+        return displayName;
+    }
+
+    /** The driver class that must be on the class path, and the artifact that brings it. */
+    String driverClass() {
+        return driverClass;
+    }
+
+    String driverArtifact() {
+        return driverArtifact;
+    }
+
+    /** The CREATE statements, with the configured names filled in. */
+    String ddl(TableNames names) {
+        String resource = "table-" + name().toLowerCase(Locale.ROOT) + ".sql";
+        try (InputStream in = Dialect.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("baton-jdbc is missing its resource " + resource);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                    .replace("${table}", names.locks())
+                    .replace("${readers}", names.readers())
+                    .replace("${sequence}", names.sequence());
+        } catch (IOException e) {
+            throw new UncheckedIOException("baton-jdbc could not read its resource " + resource, e);
+        }
+    }
+
+    /** The dialect of a JDBC URL, by its sub-protocol. */
+    static Optional<Dialect> ofUrl(String jdbcUrl) {
+        String lower = jdbcUrl.trim().toLowerCase(Locale.ROOT);
+        if (lower.startsWith("jdbc:h2:")) {
+            return Optional.of(H2);
+        }
+        if (lower.startsWith("jdbc:postgresql:")) {
+            return Optional.of(POSTGRESQL);
+        }
+        return Optional.empty();
+    }
+
+    /** The dialect of {@code DatabaseMetaData.getDatabaseProductName()}. */
+    static Optional<Dialect> ofProductName(String productName) {
+        if (productName == null) {
+            return Optional.empty();
+        }
+        String lower = productName.trim().toLowerCase(Locale.ROOT);
+        if (lower.equals("h2")) {
+            return Optional.of(H2);
+        }
+        if (lower.equals("postgresql")) {
+            return Optional.of(POSTGRESQL);
+        }
+        return Optional.empty();
+    }
+}

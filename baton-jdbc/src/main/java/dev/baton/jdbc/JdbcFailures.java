@@ -1,0 +1,174 @@
+package dev.baton.jdbc;
+
+import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.Set;
+
+/**
+ * Sorts SQL failures into what the caller can act on, by SQLState and (for H2) vendor code. The codes
+ * of H2 and PostgreSQL do not collide, so the sorting needs no dialect, which matters because a
+ * failure can happen before the dialect is known. Pools wrap the driver's exception (HikariCP
+ * reports a connection failure as a timeout whose cause is the real error), so every check walks the
+ * cause chain.
+ */
+final class JdbcFailures {
+
+    /** Another transaction got in the way; trying again later is the answer. */
+    private static final Set<String> CONFLICT_STATES = Set.of(
+            "40001", // serialization failure (both); H2 deadlock
+            "40P01", // PostgreSQL deadlock detected
+            "55P03", // PostgreSQL lock_not_available (lock_timeout)
+            "HYT00", // H2 lock timeout
+            "90131"); // H2 concurrent update
+
+    private static final int H2_LOCK_TIMEOUT = 50200;
+
+    private static final Set<String> MISSING_OBJECT_STATES = Set.of(
+            "42P01", // PostgreSQL undefined table (also an undefined sequence in nextval)
+            "42S02", // H2 table not found
+            "42S03", // H2 table not found (with candidates)
+            "42S04", // H2 table not found (database empty)
+            "90036", // H2 sequence not found
+            "90079"); // H2 schema not found
+
+    private static final Set<String> AUTHENTICATION_STATES = Set.of("28000", "28P01");
+    private static final int H2_WRONG_USER_OR_PASSWORD = 28000;
+    /** H2's client reports an unreachable or lost server with its own state, not class 08. */
+    private static final String H2_CONNECTION_BROKEN = "90067";
+
+    private static final Set<String> H2_BROKEN_CONNECTION_STATES = Set.of(
+            H2_CONNECTION_BROKEN,
+            "90098", // database is closed
+            "90121"); // database called at shutdown: also what a cut remote session reports
+
+    private static final Set<String> PERMISSION_STATES = Set.of(
+            "42501", // PostgreSQL insufficient privilege
+            "90096"); // H2 not enough rights
+
+    private JdbcFailures() {}
+
+    static boolean isConflict(SQLException e) {
+        return any(e, s -> in(CONFLICT_STATES, s) || s.getErrorCode() == H2_LOCK_TIMEOUT);
+    }
+
+    static boolean isDuplicateKey(SQLException e) {
+        return "23505".equals(e.getSQLState());
+    }
+
+    static boolean isMissingObject(SQLException e) {
+        return any(e, s -> in(MISSING_OBJECT_STATES, s));
+    }
+
+    static boolean isAuthentication(SQLException e) {
+        return any(e, s -> in(AUTHENTICATION_STATES, s) || s.getErrorCode() == H2_WRONG_USER_OR_PASSWORD);
+    }
+
+    static boolean isTimeout(SQLException e) {
+        return any(e, s -> s instanceof SQLTimeoutException || "57014".equals(s.getSQLState()));
+    }
+
+    static boolean isConnection(SQLException e) {
+        return any(
+                e,
+                s -> s instanceof SQLTransientConnectionException
+                        || (s.getSQLState() != null && s.getSQLState().startsWith("08"))
+                        || H2_CONNECTION_BROKEN.equals(s.getSQLState()));
+    }
+
+    /**
+     * Whether the connection is unusable. HikariCP evicts on class 08 itself, but not on H2's own
+     * states for a lost remote session, which it would otherwise hand out again.
+     */
+    static boolean isBrokenConnection(SQLException e) {
+        return any(
+                e,
+                s -> (s.getSQLState() != null && s.getSQLState().startsWith("08"))
+                        || in(H2_BROKEN_CONNECTION_STATES, s));
+    }
+
+    static boolean isPermission(SQLException e) {
+        return any(e, s -> in(PERMISSION_STATES, s));
+    }
+
+    /**
+     * What went wrong and what to do, for a message that already names the lock and the backend.
+     * Includes the root SQL error (SQLState and first line), never a password.
+     */
+    static String explain(SQLException e, Duration operationTimeout, TableNames names) {
+        String what;
+        if (isAuthentication(e)) {
+            what = "authentication failed: the database rejected the user name or password; check the"
+                    + " credentials in the JDBC URL or the DataSource";
+        } else if (isPermission(e)) {
+            what = "the database user lacks privileges; grant it SELECT, INSERT, UPDATE and DELETE on " + names.locks()
+                    + " and " + names.readers() + " and USAGE on " + names.sequence();
+        } else if (isMissingObject(e)) {
+            what = "the lock tables are missing (dropped while in use?); create them again or restart the"
+                    + " client with createSchema=true";
+        } else if (isConnection(e)) {
+            what = "could not get a database connection in time; check the JDBC URL (host, port,"
+                    + " database name), that the server is running and reachable, and that the"
+                    + " connection pool is large enough";
+        } else if (isTimeout(e)) {
+            what = "the database did not answer within the operation timeout (" + operationTimeout
+                    + "); check the server's health and the network, or raise LockOptions.operationTimeout";
+        } else if (isConflict(e)) {
+            what = "the database reported a conflict with a concurrent transaction; the client retries"
+                    + " while the lease is valid";
+        } else {
+            what = "the database refused the request; check the JDBC URL, the credentials and the" + " server's log";
+        }
+        return what + " [" + describe(root(e)) + "]";
+    }
+
+    private static SQLException root(SQLException e) {
+        SQLException deepest = e;
+        for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+            if (t instanceof SQLException sql) {
+                deepest = sql;
+            }
+        }
+        return deepest;
+    }
+
+    private static String describe(SQLException e) {
+        String message = String.valueOf(e.getMessage()).strip();
+        int newline = message.indexOf('\n');
+        if (newline >= 0) {
+            message = message.substring(0, newline).strip();
+        }
+        return "SQLState " + e.getSQLState() + ": " + LockUrl.redact(message);
+    }
+
+    /** Whether the exception has an SQLState (some have none) and it is one of {@code states}. */
+    private static boolean in(Set<String> states, SQLException e) {
+        return e.getSQLState() != null && states.contains(e.getSQLState());
+    }
+
+    /** Whether a wait was cut short by {@link Thread#interrupt()} (pools report it as SQLException). */
+    static boolean isInterrupt(SQLException e) {
+        int depth = 0;
+        for (Throwable t = e; t != null && depth < 10; t = t.getCause(), depth++) {
+            if (t instanceof InterruptedException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private interface Test {
+        boolean matches(SQLException e);
+    }
+
+    private static boolean any(SQLException e, Test test) {
+        int depth = 0;
+        for (Throwable t = e; t != null && depth < 10; t = t.getCause(), depth++) {
+            if (t instanceof SQLException sql && test.matches(sql)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,121 @@
+package dev.baton.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import dev.baton.LockConfigurationException;
+import dev.baton.LockOptions;
+import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockBackendProvider;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Builds the JDBC lock backend for {@code jdbc:h2} and {@code jdbc:postgresql} URLs; found by {@link
+ * dev.baton.Baton#connect(String, LockOptions)} through {@link java.util.ServiceLoader}.
+ *
+ * <p>The URL is the driver's own URL plus optional Baton parameters, which are removed before the
+ * URL reaches the driver:
+ *
+ * <pre>
+ * jdbc:postgresql://db:5432/app?user=app&amp;password=secret&amp;table=baton_locks&amp;createSchema=false
+ * jdbc:h2:mem:locks;DB_CLOSE_DELAY=-1;USER=sa;PASSWORD=;table=baton_locks
+ * </pre>
+ *
+ * <ul>
+ *   <li>{@code strategy}: {@code table} (the default, and the only one so far).
+ *   <li>{@code table}: the lock table, default {@code baton_locks}, optionally schema-qualified; the
+ *       readers table {@code <table>_readers} and the sequence {@code <table>_fencing_seq} are named
+ *       after it.
+ *   <li>{@code createSchema}: {@code true} (default) creates missing tables on first use; with
+ *       {@code false} a missing table fails the first operation with a {@link
+ *       LockConfigurationException} that prints the DDL to run.
+ * </ul>
+ *
+ * <p>The backend owns a HikariCP pool (named {@code baton-<n>}, up to 10 connections), closed with
+ * the client. It connects lazily: {@link #create} never touches the network, and an unreachable
+ * database or wrong credentials show up as {@link dev.baton.LockUnavailableException} on first use.
+ * Every operation is bounded by {@link LockOptions#operationTimeout()}: waiting for a connection,
+ * each statement, and for PostgreSQL also connecting and every socket read. After the database was
+ * unreachable, the next operation starts with a fresh pool, so the client recovers as soon as the
+ * database is back.
+ */
+public final class JdbcLockBackendProvider implements LockBackendProvider {
+    private static final AtomicInteger POOLS = new AtomicInteger();
+    /** HikariCP refuses shorter connection and validation timeouts. */
+    private static final long HIKARI_MIN_TIMEOUT_MILLIS = 250;
+
+    /** Used by {@link java.util.ServiceLoader}. */
+    public JdbcLockBackendProvider() {}
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of("jdbc:h2", "jdbc:postgresql");
+    }
+
+    /**
+     * Builds the backend; does no I/O.
+     *
+     * @throws LockConfigurationException for a malformed URL, an unknown strategy, an invalid table
+     *     name or createSchema value, or a JDBC driver missing from the class path
+     */
+    @Override
+    public LockBackend create(String uri, LockOptions options) {
+        if (options == null) {
+            throw new LockConfigurationException("Baton JDBC: options must not be null; use LockOptions.defaults()");
+        }
+        LockUrl url = LockUrl.parse(uri);
+        requireDriver(url);
+        ReconnectingPool pool;
+        try {
+            pool = new ReconnectingPool(poolConfig(url, options.operationTimeout()));
+        } catch (RuntimeException e) {
+            throw new LockConfigurationException(
+                    "Baton JDBC URL " + LockUrl.redact(url.driverUrl()) + ": the connection pool could not be"
+                            + " set up: " + e.getMessage(),
+                    e);
+        }
+        return new TableLockBackend(
+                pool, url.dialect(), url.tables(), url.createSchema(), options.operationTimeout(), pool);
+    }
+
+    static HikariConfig poolConfig(LockUrl url, Duration operationTimeout) {
+        long timeoutMillis = Math.max(HIKARI_MIN_TIMEOUT_MILLIS, operationTimeout.toMillis());
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("baton-" + POOLS.incrementAndGet());
+        config.setJdbcUrl(url.driverUrl());
+        config.setDriverClassName(url.dialect().driverClass());
+        config.setMaximumPoolSize(10);
+        // No idle connections kept open for nothing, and no background connection attempts while
+        // the database is down; renewals keep a connection warm while locks are held.
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(timeoutMillis);
+        config.setValidationTimeout(timeoutMillis);
+        // Connect lazily: a database that is down must not fail connect(), only the first operation.
+        config.setInitializationFailTimeout(-1);
+        config.setAutoCommit(true);
+        config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        if (url.dialect() == Dialect.POSTGRESQL) {
+            // A server that stops answering must not hang a call: bound connecting, logging in and
+            // every read. The socket timeout is a second longer than the statement timeout so that a
+            // server that is merely slow gets the statement cancelled first. Values in the URL win.
+            int seconds = TableLockBackend.queryTimeoutSeconds(operationTimeout);
+            config.addDataSourceProperty("connectTimeout", String.valueOf(seconds));
+            config.addDataSourceProperty("loginTimeout", String.valueOf(seconds));
+            config.addDataSourceProperty("socketTimeout", String.valueOf(seconds + 1));
+        }
+        return config;
+    }
+
+    private static void requireDriver(LockUrl url) {
+        try {
+            Class.forName(url.dialect().driverClass(), false, JdbcLockBackendProvider.class.getClassLoader());
+        } catch (ClassNotFoundException e) {
+            throw new LockConfigurationException(
+                    "Baton JDBC URL " + LockUrl.redact(url.driverUrl()) + ": the "
+                            + url.dialect().displayName()
+                            + " JDBC driver (" + url.dialect().driverClass() + ") is not on the class path; add"
+                            + " the dependency " + url.dialect().driverArtifact(),
+                    e);
+        }
+    }
+}

@@ -1,0 +1,109 @@
+package dev.baton.jdbc;
+
+import dev.baton.Baton;
+import dev.baton.LockClient;
+import dev.baton.LockConfigurationException;
+import dev.baton.LockOptions;
+import javax.sql.DataSource;
+
+/**
+ * Locks in a database the application already has a connection pool for (H2 or PostgreSQL), with
+ * the {@code table} strategy.
+ *
+ * <pre>{@code
+ * LockClient locks = JdbcLocks.builder(dataSource)
+ *         .table("baton_locks")
+ *         .createSchema(true)
+ *         .options(LockOptions.defaults())
+ *         .build();
+ * }</pre>
+ *
+ * <p>Guarantees: the same as every Baton client (mutual exclusion while a lease is valid, fencing
+ * tokens that strictly increase per lock name, expiry on the database's clock). Each lock operation
+ * borrows a connection, runs one short READ COMMITTED transaction of its own, and returns the
+ * connection with its auto-commit and isolation settings as it found them. Pass a plain pool, not a
+ * transaction-aware proxy: the lock's transactions must not join the application's.
+ *
+ * <p>The client never closes the {@code DataSource}: closing the client releases its leases and
+ * leaves the pool to the application.
+ *
+ * <p>Failure behaviour: the builder's setters reject bad values at once with {@link
+ * LockConfigurationException}. {@link Builder#build()} does no I/O; the database product is detected
+ * and the tables checked (and created when allowed) on first use, where an unsupported database or
+ * missing tables with {@code createSchema(false)} fail with {@link LockConfigurationException} and an
+ * unreachable database with {@link dev.baton.LockUnavailableException}. Statements are bounded by
+ * {@link LockOptions#operationTimeout()}; waiting for a connection is bounded by the pool's own
+ * connection timeout, which should not be longer.
+ */
+public final class JdbcLocks {
+
+    private JdbcLocks() {}
+
+    /**
+     * Starts a client for the database behind {@code dataSource}.
+     *
+     * @throws LockConfigurationException if {@code dataSource} is null
+     */
+    public static Builder builder(DataSource dataSource) {
+        if (dataSource == null) {
+            throw new LockConfigurationException(
+                    "JdbcLocks.builder: the DataSource must not be null; pass the application's connection pool");
+        }
+        return new Builder(dataSource);
+    }
+
+    /** Configures a {@link LockClient} over an application's {@link DataSource}. Not thread-safe. */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private TableNames tables = TableNames.defaults();
+        private boolean createSchema = true;
+        private LockOptions options = LockOptions.defaults();
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = dataSource;
+        }
+
+        /**
+         * The lock table, default {@code baton_locks}; optionally schema-qualified ({@code
+         * app.baton_locks}). The readers table and the fencing sequence are named {@code
+         * <table>_readers} and {@code <table>_fencing_seq}.
+         *
+         * @throws LockConfigurationException unless the name is 1 to 51 letters, digits or
+         *     underscores, not starting with a digit, optionally prefixed by a schema and a dot
+         */
+        public Builder table(String table) {
+            this.tables = TableNames.of(table);
+            return this;
+        }
+
+        /**
+         * Whether missing tables are created on first use (default {@code true}). Without it, missing
+         * tables fail the first operation with a message that prints the DDL to run.
+         */
+        public Builder createSchema(boolean createSchema) {
+            this.createSchema = createSchema;
+            return this;
+        }
+
+        /**
+         * The client's options (default {@link LockOptions#defaults()}).
+         *
+         * @throws LockConfigurationException if {@code options} is null
+         */
+        public Builder options(LockOptions options) {
+            if (options == null) {
+                throw new LockConfigurationException(
+                        "JdbcLocks.Builder.options: options must not be null; use LockOptions.defaults()");
+            }
+            this.options = options;
+            return this;
+        }
+
+        /** The client. No I/O; see {@link JdbcLocks} for what happens on first use. */
+        public LockClient build() {
+            return Baton.open(
+                    new TableLockBackend(dataSource, null, tables, createSchema, options.operationTimeout(), null),
+                    options);
+        }
+    }
+}

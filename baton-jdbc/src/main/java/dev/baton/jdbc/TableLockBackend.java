@@ -1,0 +1,772 @@
+package dev.baton.jdbc;
+
+import dev.baton.LockConfigurationException;
+import dev.baton.LockUnavailableException;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockInfo;
+import dev.baton.spi.LockMode;
+import dev.baton.spi.LockRequest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code table} strategy: one row per held lock name in {@code <table>}, one row per reader of a
+ * shared lock in {@code <table>_readers}, fencing tokens from {@code <table>_fencing_seq}.
+ *
+ * <p>Protocol (every expiry is computed and compared on the database's clock):
+ *
+ * <ul>
+ *   <li>Exclusive acquire, one transaction: insert the name row ('X', owner) unless it exists; if it
+ *       existed, take it over only if it has expired (guarded UPDATE) and delete its readers.
+ *   <li>Shared acquire, one transaction: insert the name row ('S', owner ''), or extend a live 'S'
+ *       row, or take over an expired row of any mode as 'S' (deleting its readers); then insert the
+ *       reader row. The 'S' row's expiry is the latest of its readers' expiries.
+ *   <li>A writer decides on the name row's own columns only (mode, expiry), never on a subquery over
+ *       readers, so PostgreSQL's READ COMMITTED re-check of a concurrently updated row (EvalPlanQual)
+ *       sees everything the decision depends on.
+ *   <li>Lock order is always the name row first, then reader rows: no deadlock between readers and
+ *       writers.
+ *   <li>The fencing token is drawn from the sequence while the transaction holds the name row's lock
+ *       (after the insert, or inside the guarded update), so grants of one name draw their tokens in
+ *       the order they are granted: tokens strictly increase per name although rows are deleted on
+ *       release. (Drawing it in the INSERT's VALUES would not do: the value is computed before the
+ *       insert meets the key, and a grant-and-release by another owner could fit in between.)
+ *   <li>Renew and release match the owner id, so they never touch another owner's grant.
+ * </ul>
+ *
+ * <p>The schema is checked once, on first use, and created when absent if allowed.
+ */
+final class TableLockBackend implements LockBackend {
+    private static final Logger log = LoggerFactory.getLogger(TableLockBackend.class);
+
+    static final String STRATEGY_NAME = "jdbc-table";
+
+    /** Longer leases are effectively infinite; the cap keeps the timestamp arithmetic in range. */
+    private static final long MAX_LEASE_MILLIS = Duration.ofDays(36_500).toMillis();
+
+    private final DataSource dataSource;
+    private final ReconnectingPool ownedPool;
+    private final TableNames names;
+    private final boolean createSchema;
+    private final Duration operationTimeout;
+    private final int queryTimeoutSeconds;
+    private final ReentrantLock setup = new ReentrantLock();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private volatile Dialect dialect;
+    /** Set once the schema is known to exist; reset when a statement finds it missing. */
+    private volatile Statements statements;
+    /** The isolation level the DataSource hands out, when it is not READ COMMITTED; -1 otherwise. */
+    private volatile int isolationToRestore = -1;
+    /** The owner id of this thread's last acquire attempt if it failed before reaching the database. */
+    private final ThreadLocal<String> unsentAttempt = new ThreadLocal<>();
+
+    /**
+     * @param dialect the database, or null to detect it from the first connection
+     * @param ownedPool closed with this backend (the pool built from a URL); null when the application
+     *     owns the DataSource
+     */
+    TableLockBackend(
+            DataSource dataSource,
+            Dialect dialect,
+            TableNames names,
+            boolean createSchema,
+            Duration operationTimeout,
+            ReconnectingPool ownedPool) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        this.names = names;
+        this.createSchema = createSchema;
+        this.operationTimeout = operationTimeout;
+        this.queryTimeoutSeconds = queryTimeoutSeconds(operationTimeout);
+        this.ownedPool = ownedPool;
+    }
+
+    /** JDBC query timeouts are whole seconds; round up, and never 0, which means no timeout. */
+    static int queryTimeoutSeconds(Duration operationTimeout) {
+        long millis = Math.max(1, operationTimeout.toMillis());
+        return (int) Math.min(Integer.MAX_VALUE, (millis + 999) / 1000);
+    }
+
+    @Override
+    public String name() {
+        Dialect known = dialect;
+        return known == null ? STRATEGY_NAME : STRATEGY_NAME + " (" + known.displayName() + ")";
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The protocol
+
+    @Override
+    public Optional<Grant> tryAcquire(LockRequest request) {
+        unsentAttempt.remove();
+        long lease = leaseMillis(request.leaseTime());
+        Statements sql;
+        Session session;
+        try {
+            sql = ready(request.name());
+            session = open(true);
+        } catch (SQLException e) {
+            unsentAttempt.set(request.ownerId());
+            throw failure(request.name(), "acquire", e);
+        } catch (RuntimeException e) {
+            unsentAttempt.set(request.ownerId());
+            throw e;
+        }
+        try (Session tx = session) {
+            Optional<Written> written = request.mode() == LockMode.EXCLUSIVE
+                    ? acquireExclusive(tx, sql, request, lease)
+                    : acquireShared(tx, sql, request, lease);
+            if (written.isEmpty()) {
+                return Optional.empty();
+            }
+            tx.commit();
+            return Optional.of(new Grant(
+                    request.name(),
+                    request.ownerId(),
+                    request.mode(),
+                    written.get().token(),
+                    written.get().expiresAt(),
+                    null));
+        } catch (SQLException e) {
+            if (JdbcFailures.isConflict(e)) {
+                // A concurrent transaction held the row longer than the database was willing to wait:
+                // the lock is busy right now, which is what "empty" means; the core polls again.
+                log.debug(
+                        "Baton lock '{}' on {}: acquire met a concurrent transaction: {}",
+                        request.name(),
+                        name(),
+                        e.toString());
+                return Optional.empty();
+            }
+            throw failure(request.name(), "acquire", e);
+        }
+    }
+
+    private Optional<Written> acquireExclusive(Session tx, Statements sql, LockRequest request, long lease)
+            throws SQLException {
+        if (tx.insertIfAbsent(sql.insertNameRow, request.name(), "X", request.ownerId(), lease)) {
+            return tx.written(sql.drawToken, request.name());
+        }
+        Optional<Written> taken = tx.written(sql.takeOverExpired, "X", request.ownerId(), lease, request.name());
+        if (taken.isPresent()) {
+            tx.update(sql.deleteReaders, request.name());
+        }
+        return taken;
+    }
+
+    private Optional<Written> acquireShared(Session tx, Statements sql, LockRequest request, long lease)
+            throws SQLException {
+        boolean haveNameRow = tx.insertIfAbsent(sql.insertNameRow, request.name(), "S", "", lease)
+                || tx.update(sql.extendShared, lease, request.name()) == 1;
+        if (!haveNameRow) {
+            if (tx.written(sql.takeOverExpired, "S", "", lease, request.name()).isEmpty()) {
+                return Optional.empty();
+            }
+            tx.update(sql.deleteReaders, request.name());
+        }
+        return tx.written(sql.insertReader, request.name(), request.ownerId(), lease, request.name());
+    }
+
+    @Override
+    public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        Statements sql = ready(grant.name());
+        long lease = leaseMillis(leaseTime);
+        boolean shared = grant.mode() == LockMode.SHARED;
+        try (Session tx = open(shared)) {
+            Optional<Written> renewed;
+            if (shared) {
+                // Name row first (lock order), then the reader row; both or neither.
+                if (tx.update(sql.extendShared, lease, grant.name()) != 1) {
+                    return Optional.empty();
+                }
+                renewed = tx.written(sql.renewReader, lease, grant.name(), grant.name(), grant.ownerId());
+                if (renewed.isEmpty()) {
+                    return Optional.empty();
+                }
+                tx.commit();
+            } else {
+                renewed = tx.written(sql.renewExclusive, lease, grant.name(), grant.ownerId());
+            }
+            return renewed.map(written -> grant.withExpiresAt(written.expiresAt()));
+        } catch (SQLException e) {
+            // Conflicts included: the core retries a failed renewal while the lease is still valid.
+            throw failure(grant.name(), "renew", e);
+        }
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        return release(grant.name(), grant.ownerId(), grant.mode());
+    }
+
+    /**
+     * Releases by owner id, which identifies one acquisition; safe when the attempt left nothing. An
+     * attempt that failed on this thread before sending anything (no connection, no schema) is known
+     * to have left nothing, so no second connection attempt adds to the caller's wait.
+     */
+    @Override
+    public void abandon(LockRequest request) {
+        if (request.ownerId().equals(unsentAttempt.get())) {
+            unsentAttempt.remove();
+            return;
+        }
+        release(request.name(), request.ownerId(), request.mode());
+    }
+
+    private boolean release(String name, String ownerId, LockMode mode) {
+        Statements sql = ready(name);
+        try (Session tx = open(mode == LockMode.SHARED)) {
+            if (mode == LockMode.EXCLUSIVE) {
+                return tx.update(sql.releaseExclusive, name, ownerId) == 1;
+            }
+            if (tx.first(sql.lockSharedRow, rs -> Boolean.TRUE, name).isEmpty()
+                    || tx.update(sql.deleteReader, name, ownerId) == 0) {
+                return false;
+            }
+            tx.update(sql.deleteExpiredReaders, name);
+            Optional<OffsetDateTime> latest =
+                    tx.first(sql.latestReaderExpiry, rs -> rs.getObject(1, OffsetDateTime.class), name);
+            if (latest.isEmpty()) {
+                tx.update(sql.deleteSharedRow, name);
+            } else {
+                tx.update(sql.setSharedExpiry, latest.get(), name);
+            }
+            tx.commit();
+            return true;
+        } catch (SQLException e) {
+            throw failure(name, "release", e);
+        }
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        Statements sql = ready(name);
+        try (Session session = open(false)) {
+            return session.all(sql.inspect, rs -> toLockInfo(name, rs), name);
+        } catch (SQLException e) {
+            throw failure(name, "inspect", e);
+        }
+    }
+
+    private static Optional<LockInfo> toLockInfo(String name, ResultSet rs) throws SQLException {
+        List<String> readers = new ArrayList<>();
+        long token = Long.MIN_VALUE;
+        Instant expiresAt = null;
+        while (rs.next()) {
+            expiresAt = rs.getObject(4, OffsetDateTime.class).toInstant();
+            if ("X".equals(rs.getString(1).trim())) {
+                return Optional.of(
+                        new LockInfo(name, LockMode.EXCLUSIVE, List.of(rs.getString(2)), rs.getLong(3), expiresAt));
+            }
+            String reader = rs.getString(5);
+            if (reader != null) {
+                readers.add(reader);
+                token = Math.max(token, rs.getLong(6));
+            }
+        }
+        return readers.isEmpty()
+                ? Optional.empty()
+                : Optional.of(new LockInfo(name, LockMode.SHARED, readers, token, expiresAt));
+    }
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true) && ownedPool != null) {
+            try {
+                ownedPool.close();
+            } catch (Exception e) {
+                log.warn("Baton {}: closing the connection pool failed", name(), e);
+            }
+        }
+    }
+
+    /** For tests: the pool this backend built and closes, or null. */
+    ReconnectingPool ownedPool() {
+        return ownedPool;
+    }
+
+    private static long leaseMillis(Duration leaseTime) {
+        // Round up: a lease shorter than a millisecond must not become an already expired grant.
+        long nanos;
+        try {
+            nanos = leaseTime.toNanos();
+        } catch (ArithmeticException tooLong) {
+            return MAX_LEASE_MILLIS;
+        }
+        return Math.min(MAX_LEASE_MILLIS, Math.max(1, (nanos + 999_999) / 1_000_000));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The statements
+
+    /** A grant as the database wrote it. */
+    record Written(long token, Instant expiresAt) {}
+
+    /**
+     * Every statement of the protocol for one dialect and table, built once. In the templates, {@code
+     * {locks}}, {@code {readers}}, {@code {now}} and {@code {next_token}} stand for the tables, the
+     * database clock and the sequence; {@code {now+lease}} is the clock plus the lease, bound in
+     * milliseconds as a parameter. "Returning" statements yield (fencing_token, expires_at) of the
+     * rows they wrote. The comment above each statement lists its parameters in order.
+     */
+    static final class Statements {
+        private static final String WRITTEN = "fencing_token, expires_at";
+
+        private final Dialect dialect;
+        private final TableNames names;
+
+        final String insertNameRow;
+        final String drawToken;
+        final String takeOverExpired;
+        final String deleteReaders;
+        final String extendShared;
+        final String insertReader;
+        final String renewExclusive;
+        final String renewReader;
+        final String releaseExclusive;
+        final String lockSharedRow;
+        final String deleteReader;
+        final String deleteExpiredReaders;
+        final String latestReaderExpiry;
+        final String deleteSharedRow;
+        final String setSharedExpiry;
+        final String inspect;
+        /** Object name to a statement that fails when the object does not exist. */
+        final Map<String, String> probes;
+
+        Statements(Dialect dialect, TableNames names) {
+            this.dialect = dialect;
+            this.names = names;
+
+            // Acquire. The token is drawn after the insert, under the new row's lock (see class doc).
+            // ? = name, mode, owner, lease
+            insertNameRow = dialect.insertIfAbsent(
+                    sql(
+                            """
+                            INSERT INTO {locks} (lock_name, lock_mode, owner_id, expires_at, fencing_token)
+                            VALUES (?, ?, ?, {now+lease}, 0)"""),
+                    "lock_name");
+            // ? = name
+            drawToken = returning("UPDATE {locks} SET fencing_token = {next_token} WHERE lock_name = ?");
+            // ? = mode, owner, lease, name
+            takeOverExpired = returning(
+                    """
+                    UPDATE {locks}
+                    SET lock_mode = ?, owner_id = ?, expires_at = {now+lease}, fencing_token = {next_token}
+                    WHERE lock_name = ? AND expires_at <= {now}""");
+            // ? = name
+            deleteReaders = sql("DELETE FROM {readers} WHERE lock_name = ?");
+            // ? = lease, name
+            extendShared = sql(
+                    """
+                    UPDATE {locks} SET expires_at = GREATEST(expires_at, {now+lease})
+                    WHERE lock_name = ? AND lock_mode = 'S' AND expires_at > {now}""");
+            // LEAST: a reader never outlives its name row, whose expiry stays the latest of its readers.
+            // ? = name, owner, lease, name
+            insertReader = returning(
+                    """
+                    INSERT INTO {readers} (lock_name, owner_id, expires_at, fencing_token)
+                    VALUES (?, ?, LEAST({now+lease}, (SELECT l.expires_at FROM {locks} l WHERE l.lock_name = ?)),
+                            {next_token})""");
+
+            // Renew.
+            // ? = lease, name, owner
+            renewExclusive = returning(
+                    """
+                    UPDATE {locks} SET expires_at = {now+lease}
+                    WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X' AND expires_at > {now}""");
+            // ? = lease, name, name, owner
+            renewReader = returning(
+                    """
+                    UPDATE {readers}
+                    SET expires_at = LEAST({now+lease}, (SELECT l.expires_at FROM {locks} l WHERE l.lock_name = ?))
+                    WHERE lock_name = ? AND owner_id = ? AND expires_at > {now}""");
+
+            // Release.
+            // ? = name, owner
+            releaseExclusive = sql("DELETE FROM {locks} WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X'");
+            // ? = name
+            lockSharedRow = sql("SELECT lock_mode FROM {locks} WHERE lock_name = ? AND lock_mode = 'S' FOR UPDATE");
+            // ? = name, owner
+            deleteReader = sql("DELETE FROM {readers} WHERE lock_name = ? AND owner_id = ?");
+            // ? = name
+            deleteExpiredReaders = sql("DELETE FROM {readers} WHERE lock_name = ? AND expires_at <= {now}");
+            // ? = name
+            latestReaderExpiry = sql("SELECT MAX(expires_at) FROM {readers} WHERE lock_name = ?");
+            // ? = name
+            deleteSharedRow = sql("DELETE FROM {locks} WHERE lock_name = ? AND lock_mode = 'S'");
+            // ? = expiry, name
+            setSharedExpiry = sql("UPDATE {locks} SET expires_at = ? WHERE lock_name = ? AND lock_mode = 'S'");
+
+            // Diagnostics and schema.
+            // ? = name
+            inspect = sql(
+                    """
+                    SELECT l.lock_mode, l.owner_id, l.fencing_token, l.expires_at, r.owner_id, r.fencing_token
+                    FROM {locks} l
+                    LEFT JOIN {readers} r ON r.lock_name = l.lock_name AND l.lock_mode = 'S' AND r.expires_at > {now}
+                    WHERE l.lock_name = ? AND l.expires_at > {now}
+                    ORDER BY r.fencing_token""");
+            probes = Map.of(
+                    names.locks(), sql("SELECT 1 FROM {locks} WHERE 1 = 0"),
+                    names.readers(), sql("SELECT 1 FROM {readers} WHERE 1 = 0"),
+                    names.sequence(), dialect.probeSequence(names.sequence()));
+        }
+
+        private String returning(String template) {
+            return dialect.returning(sql(template), WRITTEN);
+        }
+
+        private String sql(String template) {
+            return template.replace("{locks}", names.locks())
+                    .replace("{readers}", names.readers())
+                    .replace("{now+lease}", dialect.nowPlusMillis())
+                    .replace("{now}", dialect.now())
+                    .replace("{next_token}", dialect.nextToken(names.sequence()));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Schema and dialect, checked once
+
+    /** The statements, once the dialect is known and the schema exists. */
+    private Statements ready(String lockName) {
+        if (closed.get()) {
+            throw new LockUnavailableException("Baton lock '" + lockName + "' on " + name()
+                    + ": the backend is closed; create a new client to take locks again");
+        }
+        Statements known = statements;
+        if (known != null) {
+            return known;
+        }
+        setup.lock();
+        try {
+            if (statements != null) {
+                return statements;
+            }
+            try (Session session = open(false)) {
+                Dialect d = dialect;
+                if (d == null) {
+                    d = detect(session.connection, lockName);
+                    dialect = d;
+                }
+                Statements sql = new Statements(d, names);
+                ensureSchema(session.connection, d, sql, lockName);
+                int isolation = session.connection.getTransactionIsolation();
+                isolationToRestore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;
+                statements = sql;
+                return sql;
+            } catch (SQLException e) {
+                throw failure(lockName, "checking the lock tables", e);
+            }
+        } finally {
+            setup.unlock();
+        }
+    }
+
+    private Dialect detect(Connection connection, String lockName) throws SQLException {
+        String product = connection.getMetaData().getDatabaseProductName();
+        return Dialect.ofProductName(product)
+                .orElseThrow(() -> new LockConfigurationException("Baton lock '" + lockName + "' on " + STRATEGY_NAME
+                        + ": the DataSource connects to " + product
+                        + ", but the table strategy supports only H2 and PostgreSQL"));
+    }
+
+    private void ensureSchema(Connection connection, Dialect d, Statements sql, String lockName) throws SQLException {
+        List<String> missing = missing(connection, sql);
+        if (missing.isEmpty()) {
+            return;
+        }
+        String ddl = d.ddl(names);
+        if (!createSchema) {
+            throw new LockConfigurationException("Baton lock '" + lockName + "' on " + name()
+                    + ": the lock tables are missing " + missing + " and createSchema is false; run this DDL as"
+                    + " a user allowed to create tables, or set createSchema=true:\n" + ddl);
+        }
+        log.info("Baton {}: creating the lock tables {}", name(), missing);
+        SQLException firstFailure = null;
+        for (String statement : statementsOf(ddl)) {
+            try (Statement st = connection.createStatement()) {
+                st.setQueryTimeout(queryTimeoutSeconds);
+                st.execute(statement);
+            } catch (SQLException e) {
+                if (JdbcFailures.isConnection(e) || JdbcFailures.isTimeout(e)) {
+                    throw e;
+                }
+                // Usually another client creating the same object at the same moment, despite IF NOT
+                // EXISTS (PostgreSQL reports a duplicate key in its catalog, H2 a general error). The
+                // probe below decides whether the schema is complete.
+                log.debug(
+                        "Baton {}: {} failed, checking whether another client created it: {}",
+                        name(),
+                        statement,
+                        e.toString());
+                if (firstFailure == null) {
+                    firstFailure = e;
+                }
+            }
+        }
+        List<String> stillMissing = missing(connection, sql);
+        if (!stillMissing.isEmpty()) {
+            throw new LockConfigurationException(
+                    "Baton lock '" + lockName + "' on " + name() + ": creating the lock tables " + stillMissing
+                            + " failed"
+                            + (firstFailure == null
+                                    ? ""
+                                    : ": " + JdbcFailures.explain(firstFailure, operationTimeout, names))
+                            + "; run this DDL as a user allowed to create tables:\n" + ddl,
+                    firstFailure);
+        }
+    }
+
+    /** The objects whose probe fails because they do not exist. */
+    private List<String> missing(Connection connection, Statements sql) throws SQLException {
+        List<String> missing = new ArrayList<>();
+        for (Map.Entry<String, String> probe : sql.probes.entrySet()) {
+            try (Statement st = connection.createStatement()) {
+                st.setQueryTimeout(queryTimeoutSeconds);
+                st.executeQuery(probe.getValue()).close();
+            } catch (SQLException e) {
+                if (!JdbcFailures.isMissingObject(e)) {
+                    throw e;
+                }
+                missing.add(probe.getKey());
+            }
+        }
+        missing.sort(null);
+        return missing;
+    }
+
+    /** The DDL file split into statements, without comments. */
+    static List<String> statementsOf(String ddl) {
+        StringBuilder code = new StringBuilder();
+        for (String line : ddl.split("\n")) {
+            int comment = line.indexOf("--");
+            code.append(comment < 0 ? line : line.substring(0, comment)).append('\n');
+        }
+        List<String> statements = new ArrayList<>();
+        for (String statement : code.toString().split(";")) {
+            if (!statement.isBlank()) {
+                statements.add(statement.strip());
+            }
+        }
+        return statements;
+    }
+
+    private LockUnavailableException failure(String lockName, String action, SQLException e) {
+        if (JdbcFailures.isMissingObject(e)) {
+            statements = null; // dropped while in use: check (and perhaps create) again next time
+        }
+        return new LockUnavailableException(
+                "Baton lock '" + lockName + "' on " + name() + ": " + action + " failed: "
+                        + JdbcFailures.explain(e, operationTimeout, names),
+                e);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Connections
+
+    /**
+     * Borrows a connection. A pending interrupt is set aside while the operation runs and restored
+     * when the session closes: pools abandon a wait for a connection when the thread is interrupted,
+     * but every operation is short and bounded by the operation timeout, so it finishes and the caller
+     * (the core's interruptible wait) sees the interrupt right after.
+     */
+    private Session open(boolean transaction) throws SQLException {
+        boolean interrupted = Thread.interrupted();
+        Connection connection = null;
+        try {
+            for (int attempt = 1; connection == null; attempt++) {
+                try {
+                    connection = dataSource.getConnection();
+                } catch (SQLException e) {
+                    if (attempt >= 3 || !JdbcFailures.isInterrupt(e)) {
+                        throw e;
+                    }
+                    interrupted |= Thread.interrupted();
+                }
+            }
+            Session session = new Session(connection, transaction, interrupted);
+            interrupted = false; // the session restores it
+            return session;
+        } catch (SQLException | RuntimeException e) {
+            if (connection != null) {
+                if (ownedPool != null && e instanceof SQLException sql && JdbcFailures.isBrokenConnection(sql)) {
+                    ownedPool.evict(connection);
+                } else {
+                    try {
+                        connection.close();
+                    } catch (SQLException closing) {
+                        e.addSuppressed(closing);
+                    }
+                }
+            }
+            throw e;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private interface RowsReader<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    /**
+     * One borrowed connection, either in one READ COMMITTED transaction or in auto-commit mode. Closing
+     * it rolls back whatever was not committed and puts the connection back as it was found, on every
+     * path, so the application's pool gets it back clean.
+     */
+    private final class Session implements AutoCloseable {
+        final Connection connection;
+        private final boolean transaction;
+        private final boolean autoCommitBefore;
+        private final int isolationBefore;
+        private final boolean interrupted;
+        private boolean broken;
+
+        Session(Connection connection, boolean transaction, boolean interrupted) throws SQLException {
+            this.connection = connection;
+            this.transaction = transaction;
+            this.interrupted = interrupted;
+            this.autoCommitBefore = connection.getAutoCommit();
+            this.isolationBefore = transaction ? isolationToRestore : -1;
+            if (isolationBefore != -1) {
+                connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+            }
+            if (autoCommitBefore == transaction) {
+                connection.setAutoCommit(!transaction);
+            }
+        }
+
+        /** Runs an INSERT that meets an existing key quietly; {@code true} if it inserted a row. */
+        boolean insertIfAbsent(String sql, Object... params) throws SQLException {
+            try {
+                return update(sql, params) == 1;
+            } catch (SQLException e) {
+                if (JdbcFailures.isDuplicateKey(e)) {
+                    return false; // H2; the failed statement does not spoil the transaction there
+                }
+                throw e;
+            }
+        }
+
+        int update(String sql, Object... params) throws SQLException {
+            try (PreparedStatement ps = prepare(sql, params)) {
+                return ps.executeUpdate();
+            } catch (SQLException e) {
+                throw noted(e);
+            }
+        }
+
+        /** Runs a "returns" statement; the row written, if any. */
+        Optional<Written> written(String sql, Object... params) throws SQLException {
+            return first(
+                    sql,
+                    rs -> new Written(
+                            rs.getLong(1), rs.getObject(2, OffsetDateTime.class).toInstant()),
+                    params);
+        }
+
+        /** The first row, mapped; empty if there is none or it maps to null. */
+        <T> Optional<T> first(String sql, RowsReader<T> row, Object... params) throws SQLException {
+            return all(sql, rs -> rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty(), params);
+        }
+
+        <T> T all(String sql, RowsReader<T> rows, Object... params) throws SQLException {
+            try (PreparedStatement ps = prepare(sql, params);
+                    ResultSet rs = ps.executeQuery()) {
+                return rows.read(rs);
+            } catch (SQLException e) {
+                throw noted(e);
+            }
+        }
+
+        /** Remembers a failure that leaves the connection unusable, so that close() discards it. */
+        private SQLException noted(SQLException e) {
+            broken |= JdbcFailures.isBrokenConnection(e);
+            return e;
+        }
+
+        private PreparedStatement prepare(String sql, Object... params) throws SQLException {
+            PreparedStatement ps = connection.prepareStatement(sql);
+            try {
+                ps.setQueryTimeout(queryTimeoutSeconds);
+                for (int i = 0; i < params.length; i++) {
+                    if (params[i] instanceof Long value) {
+                        ps.setLong(i + 1, value);
+                    } else if (params[i] instanceof String value) {
+                        ps.setString(i + 1, value);
+                    } else {
+                        ps.setObject(i + 1, params[i]);
+                    }
+                }
+                return ps;
+            } catch (SQLException | RuntimeException e) {
+                ps.close();
+                throw e;
+            }
+        }
+
+        void commit() throws SQLException {
+            try {
+                connection.commit();
+            } catch (SQLException e) {
+                throw noted(e);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (broken && ownedPool != null) {
+                ownedPool.evict(connection);
+                restoreInterrupt();
+                return;
+            }
+            try {
+                if (transaction) {
+                    connection.rollback(); // nothing to do after a commit
+                }
+                if (isolationBefore != -1) {
+                    connection.setTransactionIsolation(isolationBefore);
+                }
+                if (connection.getAutoCommit() != autoCommitBefore) {
+                    connection.setAutoCommit(autoCommitBefore);
+                }
+            } catch (SQLException e) {
+                log.debug("Baton {}: could not reset a connection before returning it: {}", name(), e.toString());
+            } finally {
+                try {
+                    connection.close();
+                } catch (SQLException e) {
+                    log.debug("Baton {}: closing a connection failed: {}", name(), e.toString());
+                }
+                restoreInterrupt();
+            }
+        }
+
+        private void restoreInterrupt() {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

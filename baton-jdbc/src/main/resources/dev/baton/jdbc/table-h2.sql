@@ -1,0 +1,20 @@
+-- Baton JDBC "table" strategy, H2. Safe to run more than once.
+-- One row per held lock name. lock_mode 'X': one exclusive holder (owner_id, fencing_token).
+-- lock_mode 'S': shared; owner_id is '' and expires_at is the latest expiry of its readers.
+CREATE TABLE IF NOT EXISTS ${table} (
+  lock_name     VARCHAR(512) NOT NULL PRIMARY KEY,
+  lock_mode     CHAR(1)      NOT NULL,
+  owner_id      VARCHAR(64)  NOT NULL,
+  expires_at    TIMESTAMP WITH TIME ZONE NOT NULL,
+  fencing_token BIGINT       NOT NULL
+);
+-- One row per shared holder of a lock in mode 'S'.
+CREATE TABLE IF NOT EXISTS ${readers} (
+  lock_name     VARCHAR(512) NOT NULL,
+  owner_id      VARCHAR(64)  NOT NULL,
+  expires_at    TIMESTAMP WITH TIME ZONE NOT NULL,
+  fencing_token BIGINT       NOT NULL,
+  PRIMARY KEY (lock_name, owner_id)
+);
+-- Fencing tokens: one value per grant, so tokens keep growing although rows are deleted on release.
+CREATE SEQUENCE IF NOT EXISTS ${sequence};

@@ -1,0 +1,152 @@
+package dev.baton.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.LockConfigurationException;
+import dev.baton.LockOptions;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class LockUrlTest {
+
+    @Test
+    void postgresBatonParametersAreStrippedAndTheDriversKept() {
+        LockUrl url = LockUrl.parse("jdbc:postgresql://db:5432/app?user=app&strategy=table&password=s%26cret"
+                + "&table=app.my_locks&ssl=true&createSchema=false");
+
+        assertThat(url.driverUrl()).isEqualTo("jdbc:postgresql://db:5432/app?user=app&password=s%26cret&ssl=true");
+        assertThat(url.dialect()).isEqualTo(Dialect.POSTGRESQL);
+        assertThat(url.tables())
+                .isEqualTo(new TableNames("app.my_locks", "app.my_locks_readers", "app.my_locks_fencing_seq"));
+        assertThat(url.createSchema()).isFalse();
+    }
+
+    @Test
+    void postgresWithOnlyBatonParametersLosesTheQuestionMark() {
+        LockUrl url = LockUrl.parse("jdbc:postgresql://db/app?table=locks&createSchema=TRUE");
+
+        assertThat(url.driverUrl()).isEqualTo("jdbc:postgresql://db/app");
+        assertThat(url.tables().locks()).isEqualTo("locks");
+        assertThat(url.createSchema()).isTrue();
+    }
+
+    @Test
+    void h2SettingsAreStrippedCaseInsensitivelyAndTheRestKeptInOrder() {
+        LockUrl url = LockUrl.parse(
+                "jdbc:h2:mem:x;DB_CLOSE_DELAY=-1;STRATEGY=table;USER=sa;Table=h2_locks;PASSWORD=x;createschema=false");
+
+        assertThat(url.driverUrl()).isEqualTo("jdbc:h2:mem:x;DB_CLOSE_DELAY=-1;USER=sa;PASSWORD=x");
+        assertThat(url.dialect()).isEqualTo(Dialect.H2);
+        assertThat(url.tables().locks()).isEqualTo("h2_locks");
+        assertThat(url.tables().readers()).isEqualTo("h2_locks_readers");
+        assertThat(url.tables().sequence()).isEqualTo("h2_locks_fencing_seq");
+        assertThat(url.createSchema()).isFalse();
+    }
+
+    @Test
+    void h2EscapedSemicolonsStayInsideTheirSetting() {
+        String init = "INIT=CREATE SCHEMA IF NOT EXISTS a\\;SET SCHEMA a";
+        LockUrl url = LockUrl.parse("jdbc:h2:mem:x;" + init + ";table=a.locks");
+
+        assertThat(url.driverUrl()).isEqualTo("jdbc:h2:mem:x;" + init);
+        assertThat(url.tables().locks()).isEqualTo("a.locks");
+    }
+
+    @Test
+    void defaultsWithoutBatonParameters() {
+        LockUrl url = LockUrl.parse("jdbc:h2:mem:plain");
+
+        assertThat(url.driverUrl()).isEqualTo("jdbc:h2:mem:plain");
+        assertThat(url.tables()).isEqualTo(TableNames.defaults());
+        assertThat(url.tables().locks()).isEqualTo("baton_locks");
+        assertThat(url.createSchema()).isTrue();
+    }
+
+    @Test
+    void unknownStrategySaysOnlyTableExists() {
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:postgresql://db/app?strategy=advisory&password=topsecret"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("strategy 'advisory'")
+                .hasMessageContaining("only 'table' exists so far")
+                .hasMessageNotContaining("topsecret");
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:h2:mem:x;STRATEGY=optimistic"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("only 'table' exists so far");
+    }
+
+    @Test
+    void badTableNamesAreRejected() {
+        for (String bad : List.of(
+                "1locks", "locks;drop", "a.b.c", "lock-s", "\"quoted\"", "x".repeat(52), "schema.", "locks%20x")) {
+            assertThatThrownBy(() -> LockUrl.parse("jdbc:postgresql://db/app?table=" + bad), bad)
+                    .isInstanceOf(LockConfigurationException.class)
+                    .hasMessageContaining("table name")
+                    .hasMessageContaining("letters, digits or underscores");
+        }
+        assertThat(TableNames.of("x".repeat(51)).sequence()).hasSize(63);
+    }
+
+    @Test
+    void otherBadParametersAreRejected() {
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:h2:mem:x;createSchema=yes"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("createSchema must be true or false but was 'yes'");
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:h2:mem:x;table=a;TABLE=b"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("more than once");
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:postgresql://db/app?table="))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("has no value");
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:mysql://db/app"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("jdbc:h2 and jdbc:postgresql");
+        assertThatThrownBy(() -> LockUrl.parse(" "))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("empty");
+    }
+
+    @Test
+    void passwordsAreRedacted() {
+        assertThat(LockUrl.redact("jdbc:postgresql://u:pw@db/app?user=u&password=pw&x=1"))
+                .isEqualTo("jdbc:postgresql://u:***@db/app?user=u&password=***&x=1");
+        assertThat(LockUrl.redact("jdbc:h2:tcp://h/db;USER=sa;PASSWORD=pw;X=1"))
+                .isEqualTo("jdbc:h2:tcp://h/db;USER=sa;PASSWORD=***;X=1");
+    }
+
+    @Test
+    void providerServesBothSchemesAndValidatesBeforeAnyIo() {
+        JdbcLockBackendProvider provider = new JdbcLockBackendProvider();
+
+        assertThat(provider.schemes()).containsExactlyInAnyOrder("jdbc:h2", "jdbc:postgresql");
+        assertThatThrownBy(
+                        () -> provider.create("jdbc:postgresql://db/app?strategy=pessimistic", LockOptions.defaults()))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("only 'table' exists so far");
+        assertThatThrownBy(() -> provider.create("jdbc:h2:mem:x;table=bad-name", LockOptions.defaults()))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("'bad-name'");
+    }
+
+    @Test
+    void poolIsBoundedByTheOperationTimeout() {
+        var config = JdbcLockBackendProvider.poolConfig(
+                LockUrl.parse("jdbc:postgresql://db/app?table=t&user=u"), java.time.Duration.ofMillis(1500));
+
+        assertThat(config.getJdbcUrl()).isEqualTo("jdbc:postgresql://db/app?user=u");
+        assertThat(config.getPoolName()).startsWith("baton-");
+        assertThat(config.getMaximumPoolSize()).isEqualTo(10);
+        assertThat(config.getConnectionTimeout()).isEqualTo(1500);
+        assertThat(config.getValidationTimeout()).isLessThanOrEqualTo(1500);
+        assertThat(config.getInitializationFailTimeout()).isEqualTo(-1);
+        assertThat(config.getDataSourceProperties())
+                .containsEntry("connectTimeout", "2")
+                .containsEntry("loginTimeout", "2")
+                .containsEntry("socketTimeout", "3");
+
+        var shortTimeout =
+                JdbcLockBackendProvider.poolConfig(LockUrl.parse("jdbc:h2:mem:x"), java.time.Duration.ofMillis(10));
+        assertThat(shortTimeout.getConnectionTimeout()).isEqualTo(250);
+        assertThat(shortTimeout.getDataSourceProperties()).isEmpty();
+    }
+}

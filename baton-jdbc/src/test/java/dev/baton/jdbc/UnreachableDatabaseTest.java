@@ -1,0 +1,46 @@
+package dev.baton.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.Baton;
+import dev.baton.LockClient;
+import dev.baton.LockOptions;
+import dev.baton.LockUnavailableException;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/** A database that is not there: a clear, bounded failure instead of a hang. */
+class UnreachableDatabaseTest {
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Test
+    void connectDoesNoIoAndTheFirstOperationFailsWithinTheOperationTimeout() throws IOException {
+        LockOptions options =
+                LockOptions.builder().operationTimeout(Duration.ofMillis(500)).build();
+        String url = "jdbc:postgresql://127.0.0.1:" + closedPort() + "/app?user=app&password=secret-pw";
+
+        try (LockClient client = Baton.connect(url, options)) {
+            assertThat(client.backendName()).isEqualTo("jdbc-table (PostgreSQL)");
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> client.lock("down").acquire(Duration.ofSeconds(30)))
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("'down'")
+                    .hasMessageContaining("jdbc-table (PostgreSQL)")
+                    .hasMessageContaining("could not get a database connection")
+                    .hasMessageContaining("check the JDBC URL")
+                    .hasMessageNotContaining("secret-pw");
+            // One connection timeout, not two: an attempt that never reached the database leaves
+            // nothing to abandon. The bound is wide: this checks "no hang", not speed.
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(3_000);
+        }
+    }
+}
