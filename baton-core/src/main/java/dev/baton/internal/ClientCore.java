@@ -164,6 +164,29 @@ public final class ClientCore implements LockClient {
                     lock.name(), OwnerIds.next(), lock.mode(), lock.options().leaseTime());
             Backoff backoff = new Backoff(
                     lock.options().pollInitialDelay(), lock.options().pollMaxDelay());
+            if (backend.queuesWaiters()) {
+                while (true) {
+                    checkOpen();
+                    long remaining =
+                            timeoutNanos <= 0 ? timeoutNanos : Math.max(0, timeoutNanos - (ticker.nanoTime() - start));
+                    long sentAt = ticker.nanoTime();
+                    Optional<Grant> grant;
+                    try {
+                        grant = queueOnBackend(request, remaining);
+                    } catch (InterruptedException e) {
+                        if (interruptible) {
+                            throw e;
+                        }
+                        interrupted = true;
+                        continue;
+                    }
+                    if (grant.isEmpty()) {
+                        return Optional.empty();
+                    }
+                    granted = true;
+                    return Optional.of(hold(local, lock, thread, grant.get(), sentAt));
+                }
+            }
             ReleaseNotifications.Subscription subscription = null;
             try {
                 while (true) {
@@ -172,20 +195,8 @@ public final class ClientCore implements LockClient {
                     long sentAt = ticker.nanoTime();
                     Optional<Grant> grant = tryBackend(request);
                     if (grant.isPresent()) {
-                        HeldGrant hold = new HeldGrant(this, local, lock.options(), thread, grant.get(), sentAt);
-                        local.holders.put(thread, hold);
-                        held.add(hold);
                         granted = true;
-                        if (closed) {
-                            hold.forceRelease();
-                            checkOpen();
-                        }
-                        hold.scheduleFirst();
-                        log.debug(
-                                "{}: acquired (token {})",
-                                hold.describe(),
-                                grant.get().fencingToken());
-                        return Optional.of(new LeaseHandle(hold));
+                        return Optional.of(hold(local, lock, thread, grant.get(), sentAt));
                     }
                     long remaining = timeoutNanos < 0 ? Long.MAX_VALUE : timeoutNanos - (ticker.nanoTime() - start);
                     if (remaining <= 0) {
@@ -221,6 +232,30 @@ public final class ClientCore implements LockClient {
             if (interrupted) {
                 thread.interrupt();
             }
+        }
+    }
+
+    private LeaseHandle hold(LocalLockState local, LockHandle lock, Thread thread, Grant grant, long sentAt) {
+        HeldGrant hold = new HeldGrant(this, local, lock.options(), thread, grant, sentAt);
+        local.holders.put(thread, hold);
+        held.add(hold);
+        if (closed) {
+            hold.forceRelease();
+            checkOpen();
+        }
+        hold.scheduleFirst();
+        log.debug("{}: acquired (token {})", hold.describe(), grant.fencingToken());
+        return new LeaseHandle(hold);
+    }
+
+    private Optional<Grant> queueOnBackend(LockRequest request, long timeoutNanos) throws InterruptedException {
+        try {
+            return backend.acquire(request, timeoutNanos);
+        } catch (LockException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new LockUnavailableException(
+                    "Baton lock '" + request.name() + "' on " + backend.name() + ": the backend failed: " + e, e);
         }
     }
 

@@ -28,6 +28,30 @@ public interface LockBackend extends AutoCloseable {
     Optional<Grant> tryAcquire(LockRequest request);
 
     /**
+     * Whether this backend queues waiters itself (ZooKeeper and etcd queues, a database's row-lock
+     * queue). If true, the core calls {@link #acquire(LockRequest, long)} to wait instead of polling
+     * {@link #tryAcquire}.
+     */
+    default boolean queuesWaiters() {
+        return false;
+    }
+
+    /**
+     * Joins the backend's own queue and waits for the grant. Only called when {@link
+     * #queuesWaiters()} is true. Whatever way it ends without a grant (timeout, interrupt, failure,
+     * the backend being closed), it must leave nothing behind: the queue entry is removed before the
+     * method returns or throws.
+     *
+     * @param timeoutNanos how long to wait; 0 means do not wait, negative means without limit
+     * @return the grant, or empty if the time ran out
+     * @throws InterruptedException if the thread was interrupted while waiting
+     * @throws LockUnavailableException if the backend could not be asked, or was closed meanwhile
+     */
+    default Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+        throw new UnsupportedOperationException(name() + " does not queue waiters; the core polls tryAcquire");
+    }
+
+    /**
      * Extends a grant held by this owner to {@code leaseTime} from now on the backend's clock.
      *
      * @return the renewed grant, or empty if the backend no longer has this grant (it expired and may

@@ -1,0 +1,17 @@
+package dev.baton.bench;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/** Every backend the benchmark knows, by command-line id, in report order. */
+public final class BenchBackends {
+    private BenchBackends() {}
+
+    public static Map<String, Supplier<BenchBackend>> all() {
+        Map<String, Supplier<BenchBackend>> backends = new LinkedHashMap<>();
+        backends.put("h2", JdbcBenchBackends::h2);
+        backends.put("postgres", JdbcBenchBackends::postgres);
+        return backends;
+    }
+}

@@ -1,0 +1,93 @@
+package dev.baton.bench;
+
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Runs the scenarios from the command line (the {@code baton bench} command builds on the same
+ * pieces):
+ *
+ * <pre>
+ * java -cp ... dev.baton.bench.BenchMain --backends h2,postgres --run 5s --warmup 2s --runs 3 --scenarios A1,A8,B8,C8
+ * </pre>
+ */
+public final class BenchMain {
+    private BenchMain() {}
+
+    public static void main(String[] args) {
+        List<String> backends = new ArrayList<>(BenchBackends.all().keySet());
+        List<Scenario> scenarios = Arrays.asList(Scenario.values());
+        Duration warmup = Duration.ofSeconds(2);
+        Duration run = Duration.ofSeconds(5);
+        int runs = 3;
+        String uri = null;
+        for (int i = 0; i < args.length; i++) {
+            String value = i + 1 < args.length ? args[i + 1] : "";
+            switch (args[i]) {
+                case "--backends" -> backends = Arrays.asList(value.split(","));
+                case "--scenarios" -> scenarios =
+                        Arrays.stream(value.split(",")).map(Scenario::valueOf).toList();
+                case "--warmup" -> warmup = parse(value);
+                case "--run" -> run = parse(value);
+                case "--runs" -> runs = Integer.parseInt(value);
+                case "--uri" -> uri = value;
+                default -> throw new IllegalArgumentException("unknown option " + args[i]);
+            }
+            i++;
+        }
+        List<ScenarioResult> results = run(backends, scenarios, new BenchSettings(warmup, run, runs), uri, System.out);
+        System.out.println();
+        System.out.print(ResultTable.markdown(results));
+    }
+
+    /** Runs every subject of every named backend through every scenario. */
+    public static List<ScenarioResult> run(
+            List<String> backendIds, List<Scenario> scenarios, BenchSettings settings, String uri, PrintStream log) {
+        Map<String, Supplier<BenchBackend>> known = BenchBackends.all();
+        List<ScenarioResult> results = new ArrayList<>();
+        BenchRunner runner = new BenchRunner(settings, line -> log.println("  " + line));
+        for (String id : backendIds) {
+            Supplier<BenchBackend> factory = known.get(id);
+            if (factory == null) {
+                throw new IllegalArgumentException("unknown backend '" + id + "'; known: " + known.keySet());
+            }
+            try (BenchBackend backend = factory.get()) {
+                log.println(id + ": starting");
+                List<LockSubject> subjects = backend.start(uri);
+                try {
+                    for (Scenario scenario : scenarios) {
+                        for (LockSubject subject : subjects) {
+                            results.add(runner.run(subject, scenario));
+                        }
+                    }
+                } finally {
+                    subjects.forEach(LockSubject::close);
+                }
+            }
+        }
+        return results;
+    }
+
+    /** {@code 500ms}, {@code 5s}, {@code 2m}, or an ISO-8601 duration. */
+    public static Duration parse(String text) {
+        String t = text.trim().toLowerCase(java.util.Locale.ROOT);
+        if (t.startsWith("p")) {
+            return Duration.parse(text.trim());
+        }
+        if (t.endsWith("ms")) {
+            return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+        }
+        if (t.endsWith("s")) {
+            return Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1)) * 1000));
+        }
+        if (t.endsWith("m")) {
+            return Duration.ofMinutes(Long.parseLong(t.substring(0, t.length() - 1)));
+        }
+        return Duration.parse(text);
+    }
+}

@@ -1,0 +1,190 @@
+package dev.baton.bench;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Consumer;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * Runs a {@link Scenario} against a {@link LockSubject}: the same loop for every subject, so rows
+ * compare like with like. Each iteration acquires, checks occupancy inside the critical section, and
+ * releases; pair latency is from the acquire call to the release returning; hand-off latency is from
+ * a holder's release() call to the next holder's acquire returning (other thread only).
+ */
+public final class BenchRunner {
+    private final BenchSettings settings;
+    private final Consumer<String> progress;
+
+    public BenchRunner(BenchSettings settings, Consumer<String> progress) {
+        this.settings = settings;
+        this.progress = progress;
+    }
+
+    public ScenarioResult run(LockSubject subject, Scenario scenario) {
+        List<LockSubject.Client> clients = new ArrayList<>();
+        try {
+            int clientCount = scenario.clientPerThread() ? scenario.threads() : 1;
+            for (int i = 0; i < clientCount; i++) {
+                clients.add(subject.newClient());
+            }
+            String prefix = "bench-" + scenario + "-" + UUID.randomUUID();
+            progress.accept(subject.name() + " " + scenario + ": warming up");
+            if (!settings.warmup().isZero()) {
+                measure(clients, scenario, prefix, settings.warmup().toNanos());
+            }
+            List<Double> rates = new ArrayList<>();
+            Histogram pairs = new Histogram(3);
+            Histogram handoffs = new Histogram(3);
+            long overlaps = 0;
+            long errors = 0;
+            for (int run = 1; run <= settings.runs(); run++) {
+                progress.accept(subject.name() + " " + scenario + ": run " + run + "/" + settings.runs());
+                Measurement measured =
+                        measure(clients, scenario, prefix, settings.run().toNanos());
+                rates.add(measured.pairs / (measured.elapsedNanos / 1e9));
+                pairs.add(measured.pairLatency);
+                handoffs.add(measured.handoffLatency);
+                overlaps += measured.overlaps;
+                errors += measured.errors;
+            }
+            List<Double> sorted = new ArrayList<>(rates);
+            Collections.sort(sorted);
+            double median = sorted.get(sorted.size() / 2);
+            boolean contended = scenario.contended() && handoffs.getTotalCount() > 0;
+            return new ScenarioResult(
+                    subject.name(),
+                    scenario,
+                    median,
+                    rates,
+                    micros(pairs, 50),
+                    micros(pairs, 99),
+                    contended ? micros(handoffs, 50) : Double.NaN,
+                    contended ? micros(handoffs, 99) : Double.NaN,
+                    overlaps,
+                    errors);
+        } finally {
+            for (LockSubject.Client client : clients) {
+                try {
+                    client.close();
+                } catch (RuntimeException e) {
+                    progress.accept(subject.name() + ": closing a client failed: " + e);
+                }
+            }
+        }
+    }
+
+    private static double micros(Histogram histogram, double percentile) {
+        return histogram.getTotalCount() == 0 ? Double.NaN : histogram.getValueAtPercentile(percentile) / 1000.0;
+    }
+
+    private record Measurement(
+            long pairs,
+            long elapsedNanos,
+            Histogram pairLatency,
+            Histogram handoffLatency,
+            long overlaps,
+            long errors) {}
+
+    private Measurement measure(
+            List<LockSubject.Client> clients, Scenario scenario, String prefix, long durationNanos) {
+        int threads = scenario.threads();
+        Recorder pairLatency = new Recorder(3);
+        Recorder handoffLatency = new Recorder(3);
+        LongAdder pairs = new LongAdder();
+        LongAdder overlaps = new LongAdder();
+        LongAdder errors = new LongAdder();
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong lastReleaseCall = new AtomicLong();
+        AtomicLong lastReleaser = new AtomicLong(-1);
+        AtomicInteger[] occupancy = new AtomicInteger[threads];
+        for (int i = 0; i < threads; i++) {
+            occupancy[i] = new AtomicInteger();
+        }
+        CountDownLatch ready = new CountDownLatch(threads);
+        CountDownLatch go = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int index = t;
+            LockSubject.Client client = clients.get(scenario.clientPerThread() ? t : 0);
+            String name = scenario.contended() ? prefix : prefix + "-" + t;
+            AtomicInteger inside = occupancy[scenario.contended() ? 0 : t];
+            Thread worker = new Thread(
+                    () -> {
+                        ready.countDown();
+                        try {
+                            go.await();
+                        } catch (InterruptedException e) {
+                            return;
+                        }
+                        while (!stop.get()) {
+                            try {
+                                long start = System.nanoTime();
+                                LockSubject.Held held = client.acquire(name);
+                                long acquired = System.nanoTime();
+                                if (scenario.contended()) {
+                                    long previous = lastReleaseCall.get();
+                                    if (previous != 0 && lastReleaser.get() != index) {
+                                        handoffLatency.recordValue(Math.max(0, acquired - previous));
+                                    }
+                                }
+                                if (inside.incrementAndGet() > 1) {
+                                    overlaps.increment();
+                                }
+                                inside.decrementAndGet();
+                                if (scenario.contended()) {
+                                    lastReleaser.set(index);
+                                    lastReleaseCall.set(System.nanoTime());
+                                }
+                                held.release();
+                                pairLatency.recordValue(System.nanoTime() - start);
+                                pairs.increment();
+                            } catch (RuntimeException e) {
+                                errors.increment();
+                                if (errors.sum() == 1) {
+                                    progress.accept("error: " + e);
+                                }
+                            }
+                        }
+                    },
+                    "bench-" + scenario + "-" + t);
+            worker.setDaemon(true);
+            workers.add(worker);
+            worker.start();
+        }
+        try {
+            ready.await();
+            long start = System.nanoTime();
+            go.countDown();
+            TimeUnit.NANOSECONDS.sleep(durationNanos);
+            stop.set(true);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            for (Thread worker : workers) {
+                worker.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                if (worker.isAlive()) {
+                    throw new IllegalStateException(worker.getName() + " did not finish its last iteration in 60 s");
+                }
+            }
+            long elapsed = System.nanoTime() - start;
+            return new Measurement(
+                    pairs.sum(),
+                    elapsed,
+                    pairLatency.getIntervalHistogram(),
+                    handoffLatency.getIntervalHistogram(),
+                    overlaps.sum(),
+                    errors.sum());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stop.set(true);
+            throw new IllegalStateException("benchmark interrupted", e);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package dev.baton.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The runner on a real backend (Baton on H2) for a short time: every row is measured, no overlaps. */
+class BenchRunnerTest {
+
+    @Test
+    void everyScenarioOnH2ProducesRatesLatenciesAndNoOverlaps() {
+        List<String> progress = new ArrayList<>();
+        List<ScenarioResult> results = BenchMain.run(
+                List.of("h2"),
+                List.of(Scenario.values()),
+                new BenchSettings(Duration.ZERO, Duration.ofMillis(300), 1),
+                null,
+                new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+        assertThat(results).hasSize(Scenario.values().length);
+        for (ScenarioResult result : results) {
+            assertThat(result.overlaps()).as("%s overlaps", result.scenario()).isZero();
+            assertThat(result.errors()).as("%s errors", result.scenario()).isZero();
+            assertThat(result.pairsPerSecond()).as("%s rate", result.scenario()).isPositive();
+            assertThat(result.pairP50Micros()).isPositive();
+            assertThat(Double.isNaN(result.handoffP50Micros()))
+                    .as("%s hand-off measured only when contended", result.scenario())
+                    .isEqualTo(!result.scenario().contended());
+        }
+        String table = ResultTable.markdown(results);
+        assertThat(table).contains("| baton table | C8 |");
+        assertThat(ResultTable.throughputRatio(results, "baton table", "baton table", Scenario.A8))
+                .hasValue(1.0);
+        assertThat(progress).isEmpty();
+    }
+
+    @Test
+    void durationsParse() {
+        assertThat(BenchMain.parse("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(BenchMain.parse("1.5s")).isEqualTo(Duration.ofMillis(1500));
+        assertThat(BenchMain.parse("2m")).isEqualTo(Duration.ofMinutes(2));
+        assertThat(BenchMain.parse("PT3S")).isEqualTo(Duration.ofSeconds(3));
+    }
+}
