@@ -55,6 +55,16 @@ public final class Baton {
      *     connect lazily and report this on first use instead)
      */
     public static LockClient connect(String uri, LockOptions options) {
+        return open(backend(uri, options), options);
+    }
+
+    /**
+     * The backend behind a URI, without a client around it: for tools that inspect locks ({@link
+     * LockBackend#inspect}) rather than take them. The caller closes it.
+     *
+     * @throws LockConfigurationException as {@link #connect(String, LockOptions)}
+     */
+    public static LockBackend backend(String uri, LockOptions options) {
         if (uri == null || uri.isBlank()) {
             throw new LockConfigurationException(
                     "Baton.connect: the URI is empty; give one such as jdbc:postgresql://host:5432/db");
@@ -70,7 +80,7 @@ public final class Baton {
             for (String accepted : provider.schemes()) {
                 available.add(accepted);
                 if (accepted.equalsIgnoreCase(scheme)) {
-                    return open(provider.create(uri, options), options);
+                    return provider.create(uri, options);
                 }
             }
         }

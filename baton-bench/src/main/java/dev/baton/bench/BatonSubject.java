@@ -10,15 +10,26 @@ import java.util.function.Supplier;
 public final class BatonSubject implements LockSubject {
     private final String name;
     private final Supplier<LockClient> clients;
+    private final String uri;
 
     public BatonSubject(String name, Supplier<LockClient> clients) {
+        this(name, clients, null);
+    }
+
+    private BatonSubject(String name, Supplier<LockClient> clients, String uri) {
         this.name = name;
         this.clients = clients;
+        this.uri = uri;
     }
 
     /** Baton on {@code uri} with the given options. */
     public static BatonSubject of(String name, String uri, LockOptions options) {
-        return new BatonSubject(name, () -> Baton.connect(uri, options));
+        return new BatonSubject(name, () -> Baton.connect(uri, options), uri);
+    }
+
+    /** The URI, when the subject was built from one (other processes can reach the same locks). */
+    public java.util.Optional<String> uri() {
+        return java.util.Optional.ofNullable(uri);
     }
 
     @Override

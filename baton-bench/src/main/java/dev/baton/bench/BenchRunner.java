@@ -32,7 +32,7 @@ public final class BenchRunner {
     public ScenarioResult run(LockSubject subject, Scenario scenario) {
         List<LockSubject.Client> clients = new ArrayList<>();
         try {
-            int clientCount = scenario.clientPerThread() ? scenario.threads() : 1;
+            int clientCount = scenario.clientPerThread() ? settings.threadsFor(scenario) : 1;
             for (int i = 0; i < clientCount; i++) {
                 clients.add(subject.newClient());
             }
@@ -96,7 +96,7 @@ public final class BenchRunner {
 
     private Measurement measure(
             List<LockSubject.Client> clients, Scenario scenario, String prefix, long durationNanos) {
-        int threads = scenario.threads();
+        int threads = settings.threadsFor(scenario);
         Recorder pairLatency = new Recorder(3);
         Recorder handoffLatency = new Recorder(3);
         LongAdder pairs = new LongAdder();

@@ -8,17 +8,28 @@ import java.time.Duration;
  * @param warmup untimed run before the measured runs
  * @param run length of one measured run
  * @param runs measured runs per scenario; the reported rate is their median
+ * @param threads threads of the A8, B8 and C8 rows (A1 always has one)
  */
-public record BenchSettings(Duration warmup, Duration run, int runs) {
+public record BenchSettings(Duration warmup, Duration run, int runs, int threads) {
     public BenchSettings {
-        if (warmup.isNegative() || run.isZero() || run.isNegative() || runs < 1) {
-            throw new IllegalArgumentException(
-                    "warmup >= 0, run > 0 and runs >= 1 required: " + warmup + ", " + run + ", " + runs);
+        if (warmup.isNegative() || run.isZero() || run.isNegative() || runs < 1 || threads < 1) {
+            throw new IllegalArgumentException("warmup >= 0, run > 0, runs >= 1 and threads >= 1 required: " + warmup
+                    + ", " + run + ", " + runs + ", " + threads);
         }
     }
 
-    /** The standard: 2 s warm-up, median of 3 runs of 5 s. */
+    /** The standard 8 threads for the A8, B8 and C8 rows. */
+    public BenchSettings(Duration warmup, Duration run, int runs) {
+        this(warmup, run, runs, 8);
+    }
+
+    /** Threads for a scenario: 1 for A1, {@link #threads()} for the others. */
+    public int threadsFor(Scenario scenario) {
+        return scenario.threads() == 1 ? 1 : threads;
+    }
+
+    /** The standard: 2 s warm-up, median of 3 runs of 5 s, 8 threads. */
     public static BenchSettings standard() {
-        return new BenchSettings(Duration.ofSeconds(2), Duration.ofSeconds(5), 3);
+        return new BenchSettings(Duration.ofSeconds(2), Duration.ofSeconds(5), 3, 8);
     }
 }

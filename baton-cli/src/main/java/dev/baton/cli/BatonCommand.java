@@ -1,0 +1,57 @@
+package dev.baton.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code baton} command. */
+@Command(
+        name = "baton",
+        mixinStandardHelpOptions = true,
+        version = "baton 0.1.0-SNAPSHOT",
+        description = "Distributed locks from the command line: run a command under a lock, show who holds a"
+                + " lock, and benchmark backends side by side.",
+        subcommands = {ExecCommand.class, StatusCommand.class, BenchCommand.class, CommandLine.HelpCommand.class},
+        footer = {
+            "",
+            "%nExamples:",
+            "  baton exec --uri jdbc:postgresql://db/app?user=u&password=p --name nightly-report -- ./report.sh",
+            "  baton status --uri redis://127.0.0.1:6379 nightly-report",
+            "  baton bench --backends h2,postgres --duration 5s"
+        })
+public final class BatonCommand implements Runnable {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.setProperty("java.awt.headless", "true");
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            // The command speaks for itself; library chatter (pool start/stop) only on request.
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The configured command line; tests execute it in-process. */
+    static CommandLine commandLine() {
+        CommandLine commandLine = new CommandLine(new BatonCommand());
+        for (CommandLine command : allCommands(commandLine)) {
+            command.getCommandSpec().exitCodeOnInvalidInput(ExitCodes.USAGE);
+            command.getCommandSpec().exitCodeOnExecutionException(ExitCodes.SOFTWARE);
+        }
+        commandLine.getSubcommands().get("exec").getCommandSpec().usageMessage().footer(ExitCodes.help());
+        return commandLine;
+    }
+
+    private static java.util.List<CommandLine> allCommands(CommandLine root) {
+        java.util.List<CommandLine> all = new java.util.ArrayList<>(java.util.List.of(root));
+        for (CommandLine sub : root.getSubcommands().values()) {
+            all.addAll(allCommands(sub));
+        }
+        return all;
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+}
