@@ -25,26 +25,10 @@ class H2TableLockContractTest extends LockBackendContract {
 
     @Override
     protected LockBackendFixture fixture() {
-        return new LockBackendFixture() {
-            @Override
-            public String name() {
-                return "jdbc-table on H2";
-            }
-
-            @Override
-            public String uri() {
-                return server.jdbcUrl() + ";USER=" + server.user() + ";PASSWORD=" + server.password();
-            }
-
-            @Override
-            public InetSocketAddress serverAddress() {
-                return new InetSocketAddress(server.host(), server.port());
-            }
-
-            @Override
-            public Set<Capability> capabilities() {
-                return Set.of(Capability.SHARED_MODE);
-            }
-        };
+        return LockBackendFixture.of(
+                "jdbc-table on H2",
+                () -> server.jdbcUrl() + ";USER=" + server.user() + ";PASSWORD=" + server.password(),
+                () -> new InetSocketAddress(server.host(), server.port()),
+                Set.of(Capability.SHARED_MODE));
     }
 }

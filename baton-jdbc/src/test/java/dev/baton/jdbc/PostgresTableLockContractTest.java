@@ -27,29 +27,11 @@ class PostgresTableLockContractTest extends LockBackendContract {
 
     @Override
     protected LockBackendFixture fixture() {
-        return new LockBackendFixture() {
-            @Override
-            public String name() {
-                return "jdbc-table on PostgreSQL";
-            }
-
-            @Override
-            public String uri() {
-                String separator = server.jdbcUrl().contains("?") ? "&" : "?";
-                return server.jdbcUrl() + separator + "user=" + encode(server.user()) + "&password="
-                        + encode(server.password());
-            }
-
-            @Override
-            public InetSocketAddress serverAddress() {
-                return new InetSocketAddress(server.host(), server.port());
-            }
-
-            @Override
-            public Set<Capability> capabilities() {
-                return Set.of(Capability.SHARED_MODE);
-            }
-        };
+        return LockBackendFixture.of(
+                "jdbc-table on PostgreSQL",
+                () -> server.jdbcUrl() + "?user=" + encode(server.user()) + "&password=" + encode(server.password()),
+                () -> new InetSocketAddress(server.host(), server.port()),
+                Set.of(Capability.SHARED_MODE));
     }
 
     private static String encode(String value) {

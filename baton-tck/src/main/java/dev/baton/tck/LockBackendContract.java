@@ -168,6 +168,33 @@ public abstract class LockBackendContract {
                 () -> thread.getState() == Thread.State.WAITING || thread.getState() == Thread.State.TIMED_WAITING);
     }
 
+    /** A thread blocked in {@code acquisition}; its outcome is null on success or what it threw. */
+    private record Waiter(Thread thread, CompletableFuture<Throwable> outcome, AtomicInteger interruptFlag) {}
+
+    /** Starts {@code acquisition} on a new thread and returns once that thread waits for the lock. */
+    private static Waiter startWaiter(ThrowingRunnable acquisition) {
+        CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+        AtomicInteger interruptFlag = new AtomicInteger(-1);
+        Thread thread = new Thread(() -> {
+            try {
+                acquisition.run();
+                outcome.complete(null);
+            } catch (Throwable t) {
+                interruptFlag.set(Thread.currentThread().isInterrupted() ? 1 : 0);
+                outcome.complete(t);
+            }
+        });
+        thread.setDaemon(true);
+        thread.start();
+        awaitWaiting(thread);
+        return new Waiter(thread, outcome, interruptFlag);
+    }
+
+    @FunctionalInterface
+    private interface ThrowingRunnable {
+        void run() throws Exception;
+    }
+
     /** Critical sections by many threads, each with its own lock handle; checks exclusion. */
     private static final class CriticalSections {
         final AtomicInteger occupancy = new AtomicInteger();
@@ -430,27 +457,16 @@ public abstract class LockBackendContract {
             String name = lockName();
             LockClient waiterClient = client();
             Lease held = client().lock(name).acquire(Duration.ofSeconds(5));
-            CompletableFuture<Throwable> outcome = new CompletableFuture<>();
-            AtomicInteger interruptFlag = new AtomicInteger(-1);
-            Thread waiter = new Thread(() -> {
-                try {
-                    waiterClient.lock(name).acquire();
-                    outcome.complete(null);
-                } catch (Throwable t) {
-                    interruptFlag.set(Thread.currentThread().isInterrupted() ? 1 : 0);
-                    outcome.complete(t);
-                }
-            });
-            waiter.setDaemon(true);
-            waiter.start();
-            awaitWaiting(waiter);
+            Waiter waiter = startWaiter(() -> waiterClient.lock(name).acquire());
 
             long start = System.nanoTime();
-            waiter.interrupt();
-            Throwable thrown = outcome.get(10, TimeUnit.SECONDS);
+            waiter.thread().interrupt();
+            Throwable thrown = waiter.outcome().get(10, TimeUnit.SECONDS);
             assertThat(millisSince(start)).as("prompt return").isLessThan(SLACK.toMillis());
             assertThat(thrown).isInstanceOf(LockException.class).hasCauseInstanceOf(InterruptedException.class);
-            assertThat(interruptFlag.get()).as("interrupt flag restored").isEqualTo(1);
+            assertThat(waiter.interruptFlag().get())
+                    .as("interrupt flag restored")
+                    .isEqualTo(1);
 
             held.close();
             assertThat(waiterClient.lock(name).tryAcquire())
@@ -463,20 +479,9 @@ public abstract class LockBackendContract {
             String name = lockName();
             LockClient waiterClient = client();
             try (Lease held = client().lock(name).acquire(Duration.ofSeconds(5))) {
-                CompletableFuture<Throwable> outcome = new CompletableFuture<>();
-                Thread waiter = new Thread(() -> {
-                    try {
-                        waiterClient.lock(name).lockInterruptibly();
-                        outcome.complete(null);
-                    } catch (Throwable t) {
-                        outcome.complete(t);
-                    }
-                });
-                waiter.setDaemon(true);
-                waiter.start();
-                awaitWaiting(waiter);
-                waiter.interrupt();
-                assertThat(outcome.get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+                Waiter waiter = startWaiter(() -> waiterClient.lock(name).lockInterruptibly());
+                waiter.thread().interrupt();
+                assertThat(waiter.outcome().get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
                 assertThat(held.isValid()).isTrue();
             }
             assertThat(client().lock(name).tryAcquire()).isPresent();
@@ -883,20 +888,9 @@ public abstract class LockBackendContract {
             String name = lockName();
             LockClient waiterClient = fixture().connect(options());
             try (Lease held = client().lock(name).acquire(Duration.ofSeconds(5))) {
-                CompletableFuture<Throwable> outcome = new CompletableFuture<>();
-                Thread waiter = new Thread(() -> {
-                    try {
-                        waiterClient.lock(name).lock();
-                        outcome.complete(null);
-                    } catch (Throwable t) {
-                        outcome.complete(t);
-                    }
-                });
-                waiter.setDaemon(true);
-                waiter.start();
-                awaitWaiting(waiter);
+                Waiter waiter = startWaiter(() -> waiterClient.lock(name).lock());
                 waiterClient.close();
-                assertThat(outcome.get(10, TimeUnit.SECONDS)).isInstanceOf(LockUnavailableException.class);
+                assertThat(waiter.outcome().get(10, TimeUnit.SECONDS)).isInstanceOf(LockUnavailableException.class);
                 assertThat(held.isValid()).isTrue();
             }
         }

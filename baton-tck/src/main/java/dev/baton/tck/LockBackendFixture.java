@@ -43,4 +43,36 @@ public interface LockBackendFixture {
 
     /** What this backend claims to honour beyond the core contract. */
     Set<Capability> capabilities();
+
+    /**
+     * A fixture for a server that is reached by URI. The suppliers are read on every call, so a
+     * fixture may be created before its server starts.
+     */
+    static LockBackendFixture of(
+            String name,
+            java.util.function.Supplier<String> uri,
+            java.util.function.Supplier<InetSocketAddress> serverAddress,
+            Set<Capability> capabilities) {
+        return new LockBackendFixture() {
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public String uri() {
+                return uri.get();
+            }
+
+            @Override
+            public InetSocketAddress serverAddress() {
+                return serverAddress.get();
+            }
+
+            @Override
+            public Set<Capability> capabilities() {
+                return capabilities;
+            }
+        };
+    }
 }
