@@ -12,6 +12,9 @@ public final class BenchBackends {
         Map<String, Supplier<BenchBackend>> backends = new LinkedHashMap<>();
         backends.put("h2", JdbcBenchBackends::h2);
         backends.put("postgres", JdbcBenchBackends::postgres);
+        backends.put("mariadb", JdbcBenchBackends::mariadb);
+        backends.put("redis", RedisBenchBackend::new);
+        backends.put("zookeeper", ZooKeeperBenchBackend::create);
         return backends;
     }
 }

@@ -3,14 +3,22 @@ package dev.baton.bench;
 import dev.baton.LockOptions;
 import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.H2Server;
+import dev.baton.servers.MariaDbServer;
 import dev.baton.servers.PostgresServer;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
-/** The JDBC backends: Baton's table strategy on H2 and on PostgreSQL. */
+/**
+ * The JDBC backends. On PostgreSQL every Baton strategy runs side by side with ShedLock's
+ * JdbcTemplateLockProvider (db time), a raw INSERT ... ON CONFLICT DO NOTHING + DELETE baseline and
+ * a raw pg_try_advisory_lock + pg_advisory_unlock baseline, all on the same server in one run. H2
+ * runs the table and optimistic strategies, MariaDB the optimistic and pessimistic ones.
+ */
 final class JdbcBenchBackends {
     private JdbcBenchBackends() {}
 
@@ -21,34 +29,54 @@ final class JdbcBenchBackends {
             .build();
 
     static BenchBackend h2() {
-        return new ServerBackend(
-                "h2",
-                H2Server::start,
-                server -> server.jdbcUrl() + ";USER=" + server.user() + ";PASSWORD=" + server.password());
+        return new ServerBackend("h2", H2Server::start, server -> {
+            String uri = server.jdbcUrl() + ";USER=" + server.user() + ";PASSWORD=" + server.password();
+            return List.of(
+                    BatonSubject.of("baton table", uri, OPTIONS),
+                    BatonSubject.of("baton optimistic", uri + ";strategy=optimistic", OPTIONS));
+        });
     }
 
     static BenchBackend postgres() {
-        return new ServerBackend(
-                "postgres",
-                PostgresServer::start,
-                server -> server.jdbcUrl() + "?user="
-                        + URLEncoder.encode(server.user(), StandardCharsets.UTF_8) + "&password="
-                        + URLEncoder.encode(server.password(), StandardCharsets.UTF_8));
+        return new ServerBackend("postgres", PostgresServer::start, server -> {
+            String uri = withCredentials(server);
+            List<LockSubject> subjects = new ArrayList<>();
+            subjects.add(BatonSubject.of("baton table", uri, OPTIONS));
+            subjects.add(BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", OPTIONS));
+            subjects.add(BatonSubject.of("baton pessimistic", uri + "&strategy=pessimistic", OPTIONS));
+            subjects.add(BatonSubject.of("baton advisory", uri + "&strategy=advisory", OPTIONS));
+            subjects.add(new ShedLockSubject(server.jdbcUrl(), server.user(), server.password()));
+            subjects.add(JdbcRawSubjects.insertDelete(server.jdbcUrl(), server.user(), server.password()));
+            subjects.add(JdbcRawSubjects.advisory(server.jdbcUrl(), server.user(), server.password()));
+            return subjects;
+        });
+    }
+
+    static BenchBackend mariadb() {
+        return new ServerBackend("mariadb", MariaDbServer::start, server -> {
+            String uri = withCredentials(server);
+            return List.of(
+                    BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", OPTIONS),
+                    BatonSubject.of("baton pessimistic", uri + "&strategy=pessimistic", OPTIONS));
+        });
+    }
+
+    private static String withCredentials(DatabaseServer server) {
+        return server.jdbcUrl() + "?user=" + URLEncoder.encode(server.user(), StandardCharsets.UTF_8) + "&password="
+                + URLEncoder.encode(server.password(), StandardCharsets.UTF_8);
     }
 
     private static final class ServerBackend implements BenchBackend {
         private final String id;
         private final Supplier<DatabaseServer> starter;
-        private final java.util.function.Function<DatabaseServer, String> uriOf;
+        private final Function<DatabaseServer, List<LockSubject>> subjectsOf;
         private DatabaseServer server;
 
         ServerBackend(
-                String id,
-                Supplier<DatabaseServer> starter,
-                java.util.function.Function<DatabaseServer, String> uriOf) {
+                String id, Supplier<DatabaseServer> starter, Function<DatabaseServer, List<LockSubject>> subjectsOf) {
             this.id = id;
             this.starter = starter;
-            this.uriOf = uriOf;
+            this.subjectsOf = subjectsOf;
         }
 
         @Override
@@ -58,14 +86,12 @@ final class JdbcBenchBackends {
 
         @Override
         public List<LockSubject> start(String externalUri) {
-            String uri;
             if (externalUri != null) {
-                uri = externalUri;
-            } else {
-                server = starter.get();
-                uri = uriOf.apply(server);
+                // An external server: only Baton's default strategy, reached by the given URI.
+                return List.of(BatonSubject.of("baton table", externalUri, OPTIONS));
             }
-            return List.of(BatonSubject.of("baton table", uri, OPTIONS));
+            server = starter.get();
+            return subjectsOf.apply(server);
         }
 
         @Override
@@ -75,7 +101,7 @@ final class JdbcBenchBackends {
 
         @Override
         public String waiterNotification() {
-            return "poll with backoff";
+            return "poll with backoff; pessimistic: row-lock queue";
         }
 
         @Override

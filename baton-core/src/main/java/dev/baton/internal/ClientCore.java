@@ -169,7 +169,6 @@ public final class ClientCore implements LockClient {
                     checkOpen();
                     long remaining =
                             timeoutNanos <= 0 ? timeoutNanos : Math.max(0, timeoutNanos - (ticker.nanoTime() - start));
-                    long sentAt = ticker.nanoTime();
                     Optional<Grant> grant;
                     try {
                         grant = queueOnBackend(request, remaining);
@@ -184,7 +183,9 @@ public final class ClientCore implements LockClient {
                         return Optional.empty();
                     }
                     granted = true;
-                    return Optional.of(hold(local, lock, thread, grant.get(), sentAt));
+                    // A queued grant starts when the backend hands it over, not when the wait began
+                    // (which may be longer ago than the lease time).
+                    return Optional.of(hold(local, lock, thread, grant.get(), ticker.nanoTime()));
                 }
             }
             ReleaseNotifications.Subscription subscription = null;
@@ -251,7 +252,8 @@ public final class ClientCore implements LockClient {
     private Optional<Grant> queueOnBackend(LockRequest request, long timeoutNanos) throws InterruptedException {
         try {
             return backend.acquire(request, timeoutNanos);
-        } catch (LockException e) {
+        } catch (LockException | UnsupportedOperationException e) {
+            // Unsupported: the backend refuses the mode (no shared locks); that is not an outage.
             throw e;
         } catch (RuntimeException e) {
             throw new LockUnavailableException(
@@ -262,6 +264,9 @@ public final class ClientCore implements LockClient {
     private Optional<Grant> tryBackend(LockRequest request) {
         try {
             return backend.tryAcquire(request);
+        } catch (UnsupportedOperationException e) {
+            // The backend refuses the mode (no shared locks): nothing was attempted, nothing to clean.
+            throw e;
         } catch (RuntimeException e) {
             // The attempt may have reached the backend: remove whatever it left before reporting.
             try {

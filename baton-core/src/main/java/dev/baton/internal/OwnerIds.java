@@ -5,7 +5,8 @@ import java.util.HexFormat;
 
 /** Owner ids: 128 bits from a cryptographic generator per acquisition, never guessable or reused. */
 final class OwnerIds {
-    private static final SecureRandom RANDOM = new SecureRandom();
+    // One generator per thread: a shared SecureRandom serialises every acquisition of the JVM.
+    private static final ThreadLocal<SecureRandom> RANDOM = ThreadLocal.withInitial(SecureRandom::new);
     private static final HexFormat HEX = HexFormat.of();
 
     private OwnerIds() {}
@@ -13,7 +14,7 @@ final class OwnerIds {
     /** 32 lowercase hex characters. */
     static String next() {
         byte[] bytes = new byte[16];
-        RANDOM.nextBytes(bytes);
+        RANDOM.get().nextBytes(bytes);
         return HEX.formatHex(bytes);
     }
 }

@@ -4,11 +4,17 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.Locale;
 import java.util.Optional;
 
 /**
- * What differs between databases in the table strategy: the server clock, the sequence, how a
+ * What differs between databases (H2, PostgreSQL, MariaDB/MySQL) in the SQL strategies: the server clock, the sequence, how a
  * statement returns the rows it changed, how an insert meets an existing key, and the DDL. The
  * statements themselves are composed once, in {@link TableLockBackend.Statements}.
  */
@@ -85,6 +91,52 @@ enum Dialect {
         String probeSequence(String sequence) {
             return "SELECT 1 FROM " + sequence + " WHERE 1 = 0";
         }
+    },
+
+    /**
+     * MariaDB (and MySQL through the MariaDB driver). Times are DATETIME(6) in UTC: the server has no
+     * time zone type, and UTC_TIMESTAMP does not depend on the session's time zone. There is no
+     * UPDATE ... RETURNING, so only the strategies that do not need it support this dialect.
+     */
+    MARIADB("MariaDB", "org.mariadb.jdbc.Driver", "org.mariadb.jdbc:mariadb-java-client") {
+        @Override
+        String now() {
+            // UTC_TIMESTAMP(6), not NOW(6): the latter is fixed at the statement's start and follows the
+            // session time zone; both are per statement, unlike H2's.
+            return "UTC_TIMESTAMP(6)";
+        }
+
+        @Override
+        String nowPlusMillis() {
+            return "TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6))";
+        }
+
+        @Override
+        String nextToken(String sequence) {
+            return "NEXT VALUE FOR " + sequence;
+        }
+
+        @Override
+        String insertIfAbsent(String insert, String keyColumn) {
+            // A duplicate key fails the statement only (SQLState 23000, code 1062), not the transaction.
+            return insert;
+        }
+
+        @Override
+        String returning(String dataChange, String columns) {
+            throw new UnsupportedOperationException("MariaDB has no UPDATE ... RETURNING");
+        }
+
+        @Override
+        String probeSequence(String sequence) {
+            return "SELECT 1 FROM " + sequence + " WHERE 1 = 0";
+        }
+
+        @Override
+        Instant instant(ResultSet rs, int column) throws SQLException {
+            LocalDateTime utc = rs.getObject(column, LocalDateTime.class);
+            return utc == null ? null : utc.toInstant(ZoneOffset.UTC);
+        }
     };
 
     private final String displayName;
@@ -114,6 +166,12 @@ enum Dialect {
 
     /** A statement that fails when the sequence does not exist. */
     abstract String probeSequence(String sequence);
+
+    /** A timestamp column written by {@link #now()} or {@link #nowPlusMillis()}, as an instant. */
+    Instant instant(ResultSet rs, int column) throws SQLException {
+        OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
+        return value == null ? null : value.toInstant();
+    }
 
     /** As it appears in the backend's name, e.g. {@code PostgreSQL}. */
     String displayName() {
@@ -154,6 +212,9 @@ enum Dialect {
         if (lower.startsWith("jdbc:postgresql:")) {
             return Optional.of(POSTGRESQL);
         }
+        if (lower.startsWith("jdbc:mariadb:")) {
+            return Optional.of(MARIADB);
+        }
         return Optional.empty();
     }
 
@@ -168,6 +229,9 @@ enum Dialect {
         }
         if (lower.equals("postgresql")) {
             return Optional.of(POSTGRESQL);
+        }
+        if (lower.equals("mariadb") || lower.equals("mysql")) {
+            return Optional.of(MARIADB);
         }
         return Optional.empty();
     }

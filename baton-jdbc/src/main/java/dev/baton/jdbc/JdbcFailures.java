@@ -8,7 +8,7 @@ import java.util.Set;
 
 /**
  * Sorts SQL failures into what the caller can act on, by SQLState and (for H2) vendor code. The codes
- * of H2 and PostgreSQL do not collide, so the sorting needs no dialect, which matters because a
+ * of H2, PostgreSQL and MariaDB (vendor codes) do not collide, so the sorting needs no dialect, which matters because a
  * failure can happen before the dialect is known. Pools wrap the driver's exception (HikariCP
  * reports a connection failure as a timeout whose cause is the real error), so every check walks the
  * cause chain.
@@ -24,6 +24,11 @@ final class JdbcFailures {
             "90131"); // H2 concurrent update
 
     private static final int H2_LOCK_TIMEOUT = 50200;
+    /** MariaDB/MySQL vendor codes: lock wait timeout (also NOWAIT), deadlock, duplicate key. */
+    private static final int MARIADB_LOCK_WAIT_TIMEOUT = 1205;
+
+    private static final int MARIADB_DEADLOCK = 1213;
+    private static final int MARIADB_DUPLICATE_KEY = 1062;
 
     private static final Set<String> MISSING_OBJECT_STATES = Set.of(
             "42P01", // PostgreSQL undefined table (also an undefined sequence in nextval)
@@ -50,11 +55,17 @@ final class JdbcFailures {
     private JdbcFailures() {}
 
     static boolean isConflict(SQLException e) {
-        return any(e, s -> in(CONFLICT_STATES, s) || s.getErrorCode() == H2_LOCK_TIMEOUT);
+        return any(
+                e,
+                s -> in(CONFLICT_STATES, s)
+                        || s.getErrorCode() == H2_LOCK_TIMEOUT
+                        || s.getErrorCode() == MARIADB_LOCK_WAIT_TIMEOUT
+                        || s.getErrorCode() == MARIADB_DEADLOCK);
     }
 
     static boolean isDuplicateKey(SQLException e) {
-        return "23505".equals(e.getSQLState());
+        return "23505".equals(e.getSQLState())
+                || ("23000".equals(e.getSQLState()) && e.getErrorCode() == MARIADB_DUPLICATE_KEY);
     }
 
     static boolean isMissingObject(SQLException e) {
@@ -66,7 +77,12 @@ final class JdbcFailures {
     }
 
     static boolean isTimeout(SQLException e) {
-        return any(e, s -> s instanceof SQLTimeoutException || "57014".equals(s.getSQLState()));
+        // 70100: MariaDB's max_statement_time, which its driver uses for query timeouts.
+        return any(
+                e,
+                s -> s instanceof SQLTimeoutException
+                        || "57014".equals(s.getSQLState())
+                        || "70100".equals(s.getSQLState()));
     }
 
     static boolean isConnection(SQLException e) {

@@ -10,7 +10,8 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Builds the JDBC lock backend for {@code jdbc:h2} and {@code jdbc:postgresql} URLs; found by {@link
+ * Builds the JDBC lock backend for {@code jdbc:h2}, {@code jdbc:postgresql} and {@code jdbc:mariadb}
+ * URLs; found by {@link
  * dev.baton.Baton#connect(String, LockOptions)} through {@link java.util.ServiceLoader}.
  *
  * <p>The URL is the driver's own URL plus optional Baton parameters, which are removed before the
@@ -22,7 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * </pre>
  *
  * <ul>
- *   <li>{@code strategy}: {@code table} (the default, and the only one so far).
+ *   <li>{@code strategy}: {@code table} (the default), {@code optimistic} or {@code advisory}
+ *       (PostgreSQL only); a strategy that does not support the database fails with {@link
+ *       LockConfigurationException}.
  *   <li>{@code table}: the lock table, default {@code baton_locks}, optionally schema-qualified; the
  *       readers table {@code <table>_readers} and the sequence {@code <table>_fencing_seq} are named
  *       after it.
@@ -49,7 +52,7 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
 
     @Override
     public Set<String> schemes() {
-        return Set.of("jdbc:h2", "jdbc:postgresql");
+        return Set.of("jdbc:h2", "jdbc:postgresql", "jdbc:mariadb");
     }
 
     /**
@@ -74,8 +77,26 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
                             + " set up: " + e.getMessage(),
                     e);
         }
-        return new TableLockBackend(
-                pool, url.dialect(), url.tables(), url.createSchema(), options.operationTimeout(), pool);
+        return backend(url.strategy(), pool, url.dialect(), url.tables(), url.createSchema(), options, pool);
+    }
+
+    /** The backend of a strategy; {@code dialect} null means detect it on first use. */
+    static LockBackend backend(
+            Strategy strategy,
+            javax.sql.DataSource dataSource,
+            Dialect dialect,
+            TableNames tables,
+            boolean createSchema,
+            LockOptions options,
+            ReconnectingPool ownedPool) {
+        Duration timeout = options.operationTimeout();
+        return switch (strategy) {
+            case TABLE -> new TableLockBackend(dataSource, dialect, tables, createSchema, timeout, ownedPool);
+            case OPTIMISTIC -> new OptimisticLockBackend(dataSource, dialect, tables, createSchema, timeout, ownedPool);
+            case PESSIMISTIC -> new PessimisticLockBackend(
+                    dataSource, dialect, tables, createSchema, timeout, ownedPool);
+            case ADVISORY -> new AdvisoryLockBackend(dataSource, tables, createSchema, timeout, ownedPool);
+        };
     }
 
     static HikariConfig poolConfig(LockUrl url, Duration operationTimeout) {
@@ -84,7 +105,9 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
         config.setPoolName("baton-" + POOLS.incrementAndGet());
         config.setJdbcUrl(url.driverUrl());
         config.setDriverClassName(url.dialect().driverClass());
-        config.setMaximumPoolSize(10);
+        // The advisory and pessimistic strategies pin one connection per held lock for the lease, on top of the
+        // connections of short operations.
+        config.setMaximumPoolSize(url.strategy().pinsConnections() ? 40 : 10);
         // No idle connections kept open for nothing, and no background connection attempts while
         // the database is down; renewals keep a connection warm while locks are held.
         config.setMinimumIdle(0);
@@ -102,6 +125,11 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
             config.addDataSourceProperty("connectTimeout", String.valueOf(seconds));
             config.addDataSourceProperty("loginTimeout", String.valueOf(seconds));
             config.addDataSourceProperty("socketTimeout", String.valueOf(seconds + 1));
+        } else if (url.dialect() == Dialect.MARIADB) {
+            // The same bounds for MariaDB's driver, in milliseconds.
+            int seconds = TableLockBackend.queryTimeoutSeconds(operationTimeout);
+            config.addDataSourceProperty("connectTimeout", String.valueOf(seconds * 1000L));
+            config.addDataSourceProperty("socketTimeout", String.valueOf((seconds + 1) * 1000L));
         }
         return config;
     }

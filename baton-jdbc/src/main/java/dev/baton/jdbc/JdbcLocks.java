@@ -8,7 +8,7 @@ import javax.sql.DataSource;
 
 /**
  * Locks in a database the application already has a connection pool for (H2 or PostgreSQL), with
- * the {@code table} strategy.
+ * the {@code table} strategy by default, or {@code optimistic} or {@code advisory} (PostgreSQL).
  *
  * <pre>{@code
  * LockClient locks = JdbcLocks.builder(dataSource)
@@ -56,6 +56,7 @@ public final class JdbcLocks {
     public static final class Builder {
         private final DataSource dataSource;
         private TableNames tables = TableNames.defaults();
+        private Strategy strategy = Strategy.TABLE;
         private boolean createSchema = true;
         private LockOptions options = LockOptions.defaults();
 
@@ -73,6 +74,17 @@ public final class JdbcLocks {
          */
         public Builder table(String table) {
             this.tables = TableNames.of(table);
+            return this;
+        }
+
+        /**
+         * The locking strategy: {@code table} (default), {@code optimistic} or {@code advisory}. Whether
+         * it supports the database is checked on first use, when the database is known.
+         *
+         * @throws LockConfigurationException for an unknown strategy
+         */
+        public Builder strategy(String strategy) {
+            this.strategy = Strategy.of(strategy, "JdbcLocks.Builder.strategy");
             return this;
         }
 
@@ -102,7 +114,7 @@ public final class JdbcLocks {
         /** The client. No I/O; see {@link JdbcLocks} for what happens on first use. */
         public LockClient build() {
             return Baton.open(
-                    new TableLockBackend(dataSource, null, tables, createSchema, options.operationTimeout(), null),
+                    JdbcLockBackendProvider.backend(strategy, dataSource, null, tables, createSchema, options, null),
                     options);
         }
     }

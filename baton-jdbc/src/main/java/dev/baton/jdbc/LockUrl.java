@@ -14,7 +14,7 @@ import java.util.TreeMap;
  * (PostgreSQL) them, so they are removed and the rest of the URL is passed on untouched.
  *
  * <ul>
- *   <li>PostgreSQL: query parameters, {@code jdbc:postgresql://host/db?user=u&table=app_locks}
+ *   <li>PostgreSQL and MariaDB: query parameters, {@code jdbc:postgresql://host/db?user=u&table=app_locks}
  *   <li>H2: settings, {@code jdbc:h2:mem:test;DB_CLOSE_DELAY=-1;table=app_locks}
  * </ul>
  *
@@ -22,11 +22,13 @@ import java.util.TreeMap;
  *
  * @param driverUrl the URL for the JDBC driver, without Baton's parameters
  * @param dialect the database, from the URL's sub-protocol
+ * @param strategy the locking strategy ({@code strategy}, default {@code table}), supported by the
+ *     dialect
  * @param tables the table names ({@code table}, default {@code baton_locks})
  * @param createSchema whether missing tables are created on first use ({@code createSchema},
  *     default {@code true})
  */
-record LockUrl(String driverUrl, Dialect dialect, TableNames tables, boolean createSchema) {
+record LockUrl(String driverUrl, Dialect dialect, Strategy strategy, TableNames tables, boolean createSchema) {
     static final String STRATEGY = "strategy";
     static final String TABLE = "table";
     static final String CREATE_SCHEMA = "createSchema";
@@ -35,8 +37,8 @@ record LockUrl(String driverUrl, Dialect dialect, TableNames tables, boolean cre
     /**
      * Parses a Baton JDBC URL.
      *
-     * @throws LockConfigurationException for a URL that is not H2 or PostgreSQL, an unknown strategy,
-     *     an invalid table name or createSchema value, or a Baton parameter given twice
+     * @throws LockConfigurationException for a URL that is not H2 or PostgreSQL, an unknown strategy
+     *     or one that does not support the database, an invalid table name or createSchema value, or a Baton parameter given twice
      */
     static LockUrl parse(String uri) {
         if (uri == null || uri.isBlank()) {
@@ -46,16 +48,14 @@ record LockUrl(String driverUrl, Dialect dialect, TableNames tables, boolean cre
         String trimmed = uri.strip();
         Dialect dialect = Dialect.ofUrl(trimmed)
                 .orElseThrow(() -> new LockConfigurationException("Baton JDBC: " + redact(trimmed)
-                        + " is not a URL of a supported database; the table strategy supports jdbc:h2"
-                        + " and jdbc:postgresql"));
+                        + " is not a URL of a supported database; Baton JDBC supports jdbc:h2,"
+                        + " jdbc:postgresql and jdbc:mariadb"));
         Map<String, String> baton = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         String driverUrl = dialect == Dialect.H2 ? stripH2(trimmed, baton) : stripPostgres(trimmed, baton);
 
-        String strategy = baton.getOrDefault(STRATEGY, TABLE_STRATEGY);
-        if (!strategy.equalsIgnoreCase(TABLE_STRATEGY)) {
-            throw new LockConfigurationException("Baton JDBC URL " + redact(trimmed) + ": strategy '" + strategy
-                    + "' is not available; only 'table' exists so far (strategy=table, or leave it out)");
-        }
+        String where = "Baton JDBC URL " + redact(trimmed);
+        Strategy strategy = Strategy.of(baton.getOrDefault(STRATEGY, TABLE_STRATEGY), where);
+        strategy.require(dialect, where);
         TableNames tables;
         try {
             tables = TableNames.of(baton.getOrDefault(TABLE, TableNames.DEFAULT_TABLE));
@@ -68,7 +68,7 @@ record LockUrl(String driverUrl, Dialect dialect, TableNames tables, boolean cre
             throw new LockConfigurationException("Baton JDBC URL " + redact(trimmed) + ": createSchema must be"
                     + " true or false but was '" + create + "'");
         }
-        return new LockUrl(driverUrl, dialect, tables, Boolean.parseBoolean(create));
+        return new LockUrl(driverUrl, dialect, strategy, tables, Boolean.parseBoolean(create));
     }
 
     private static boolean isBaton(String key) {

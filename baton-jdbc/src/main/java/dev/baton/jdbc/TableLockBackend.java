@@ -461,20 +461,31 @@ final class TableLockBackend implements LockBackend {
             if (statements != null) {
                 return statements;
             }
-            try (Session session = open(false)) {
-                Dialect d = dialect;
-                if (d == null) {
-                    d = detect(session.connection, lockName);
-                    dialect = d;
+            for (int attempt = 1; ; attempt++) {
+                try (Session session = open(false)) {
+                    Dialect d = dialect;
+                    if (d == null) {
+                        d = detect(session.connection, lockName);
+                        dialect = d;
+                    }
+                    Statements sql = new Statements(d, names);
+                    ensureSchema(session.connection, d, sql, lockName);
+                    int isolation = session.connection.getTransactionIsolation();
+                    isolationToRestore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;
+                    statements = sql;
+                    return sql;
+                } catch (SQLException e) {
+                    // Several clients checking and creating the schema at once can trip a database's
+                    // catalogue (H2 answers a general error): look again a few times before giving up.
+                    // Anything else (connection, authentication) is final at once.
+                    if (attempt >= 3 || !"HY000".equals(e.getSQLState())) {
+                        throw failure(lockName, "checking the lock tables", e);
+                    }
+                    log.debug(
+                            "Baton lock '{}' on {}: schema check failed, retrying: {}", lockName, name(), e.toString());
+                    java.util.concurrent.locks.LockSupport.parkNanos(
+                            java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20L * attempt));
                 }
-                Statements sql = new Statements(d, names);
-                ensureSchema(session.connection, d, sql, lockName);
-                int isolation = session.connection.getTransactionIsolation();
-                isolationToRestore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;
-                statements = sql;
-                return sql;
-            } catch (SQLException e) {
-                throw failure(lockName, "checking the lock tables", e);
             }
         } finally {
             setup.unlock();

@@ -64,15 +64,27 @@ class LockUrlTest {
     }
 
     @Test
-    void unknownStrategySaysOnlyTableExists() {
-        assertThatThrownBy(() -> LockUrl.parse("jdbc:postgresql://db/app?strategy=advisory&password=topsecret"))
+    void unknownStrategyListsTheAvailableOnes() {
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:postgresql://db/app?strategy=magic&password=topsecret"))
                 .isInstanceOf(LockConfigurationException.class)
-                .hasMessageContaining("strategy 'advisory'")
-                .hasMessageContaining("only 'table' exists so far")
+                .hasMessageContaining("strategy 'magic'")
+                .hasMessageContaining("table, optimistic, pessimistic, advisory")
                 .hasMessageNotContaining("topsecret");
-        assertThatThrownBy(() -> LockUrl.parse("jdbc:h2:mem:x;STRATEGY=optimistic"))
+    }
+
+    @Test
+    void strategiesAreChosenByParameterAndCheckedAgainstTheDialect() {
+        assertThat(LockUrl.parse("jdbc:h2:mem:x;STRATEGY=optimistic").strategy())
+                .isEqualTo(Strategy.OPTIMISTIC);
+        assertThat(LockUrl.parse("jdbc:postgresql://db/app?strategy=ADVISORY").strategy())
+                .isEqualTo(Strategy.ADVISORY);
+        assertThat(LockUrl.parse("jdbc:postgresql://db/app").strategy()).isEqualTo(Strategy.TABLE);
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:h2:mem:x;strategy=advisory;PASSWORD=topsecret"))
                 .isInstanceOf(LockConfigurationException.class)
-                .hasMessageContaining("only 'table' exists so far");
+                .hasMessageContaining("the advisory strategy does not support H2")
+                .hasMessageContaining("it supports PostgreSQL")
+                .hasMessageContaining("table, optimistic work on H2")
+                .hasMessageNotContaining("topsecret");
     }
 
     @Test
@@ -100,7 +112,7 @@ class LockUrlTest {
                 .hasMessageContaining("has no value");
         assertThatThrownBy(() -> LockUrl.parse("jdbc:mysql://db/app"))
                 .isInstanceOf(LockConfigurationException.class)
-                .hasMessageContaining("jdbc:h2 and jdbc:postgresql");
+                .hasMessageContaining("jdbc:h2, jdbc:postgresql and jdbc:mariadb");
         assertThatThrownBy(() -> LockUrl.parse(" "))
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("empty");
@@ -118,11 +130,10 @@ class LockUrlTest {
     void providerServesBothSchemesAndValidatesBeforeAnyIo() {
         JdbcLockBackendProvider provider = new JdbcLockBackendProvider();
 
-        assertThat(provider.schemes()).containsExactlyInAnyOrder("jdbc:h2", "jdbc:postgresql");
-        assertThatThrownBy(
-                        () -> provider.create("jdbc:postgresql://db/app?strategy=pessimistic", LockOptions.defaults()))
+        assertThat(provider.schemes()).containsExactlyInAnyOrder("jdbc:h2", "jdbc:postgresql", "jdbc:mariadb");
+        assertThatThrownBy(() -> provider.create("jdbc:postgresql://db/app?strategy=pessimism", LockOptions.defaults()))
                 .isInstanceOf(LockConfigurationException.class)
-                .hasMessageContaining("only 'table' exists so far");
+                .hasMessageContaining("strategy 'pessimism' is not available");
         assertThatThrownBy(() -> provider.create("jdbc:h2:mem:x;table=bad-name", LockOptions.defaults()))
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("'bad-name'");

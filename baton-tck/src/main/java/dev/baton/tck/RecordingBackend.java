@@ -38,6 +38,16 @@ final class RecordingBackend implements LockBackend {
     }
 
     @Override
+    public boolean queuesWaiters() {
+        return delegate.queuesWaiters();
+    }
+
+    @Override
+    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+        return delegate.acquire(request, timeoutNanos);
+    }
+
+    @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
         renewals.incrementAndGet();
         if (released.contains(grant.ownerId())) {

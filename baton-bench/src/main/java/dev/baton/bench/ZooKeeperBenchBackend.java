@@ -1,0 +1,172 @@
+package dev.baton.bench;
+
+import dev.baton.LockOptions;
+import dev.baton.servers.ZooKeeperServer;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * ZooKeeper rows: Baton's queue lock, Apache Curator's InterProcessMutex, and a raw baseline (create
+ * an ephemeral node, delete it; a waiter watches the node), all on one server in one run.
+ */
+final class ZooKeeperBenchBackend implements BenchBackend {
+    static final LockOptions OPTIONS = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(30))
+            .operationTimeout(Duration.ofSeconds(10))
+            .build();
+    private static final int SESSION_MILLIS = 10_000;
+
+    private ZooKeeperServer server;
+
+    static BenchBackend create() {
+        return new ZooKeeperBenchBackend();
+    }
+
+    @Override
+    public String id() {
+        return "zookeeper";
+    }
+
+    @Override
+    public List<LockSubject> start(String externalUri) {
+        String connect;
+        if (externalUri != null) {
+            String rest = externalUri.substring(externalUri.indexOf("://") + 3);
+            int end = rest.indexOf('/') >= 0 ? rest.indexOf('/') : rest.indexOf('?');
+            connect = end >= 0 ? rest.substring(0, end) : rest;
+        } else {
+            server = ZooKeeperServer.start();
+            connect = server.connectString();
+        }
+        String uri = "zookeeper://" + connect + "/bench?sessionTimeout=" + SESSION_MILLIS + "ms";
+        return List.of(
+                BatonSubject.of("baton zookeeper", uri, OPTIONS),
+                new CuratorSubject("curator InterProcessMutex", connect, false),
+                new CuratorSubject("raw create+delete", connect, true));
+    }
+
+    @Override
+    public String consistencyModel() {
+        return "ZAB quorum, session-bound ephemeral nodes";
+    }
+
+    @Override
+    public String waiterNotification() {
+        return "watch on the predecessor node";
+    }
+
+    @Override
+    public void close() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    /** Curator's mutex, or the raw baseline, each client with its own Curator connection. */
+    private static final class CuratorSubject implements LockSubject {
+        private final String name;
+        private final String connect;
+        private final boolean raw;
+
+        CuratorSubject(String name, String connect, boolean raw) {
+            this.name = name;
+            this.connect = connect;
+            this.raw = raw;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public Client newClient() {
+            CuratorFramework curator = CuratorFrameworkFactory.builder()
+                    .connectString(connect)
+                    .namespace("bench")
+                    .sessionTimeoutMs(SESSION_MILLIS)
+                    .connectionTimeoutMs(10_000)
+                    .retryPolicy(new ExponentialBackoffRetry(20, 5))
+                    .build();
+            curator.start();
+            try {
+                if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
+                    curator.close();
+                    throw new IllegalStateException("ZooKeeper at " + connect + " did not accept a connection in 30 s");
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                curator.close();
+                throw new IllegalStateException("interrupted while connecting to ZooKeeper at " + connect, e);
+            }
+            Map<String, InterProcessMutex> mutexes = new ConcurrentHashMap<>();
+            return new Client() {
+                @Override
+                public Held acquire(String lockName) {
+                    try {
+                        return raw ? rawAcquire(curator, "/raw/" + lockName) : curatorAcquire(lockName);
+                    } catch (RuntimeException e) {
+                        throw e;
+                    } catch (Exception e) {
+                        throw new IllegalStateException(name + ": acquiring " + lockName + " failed: " + e, e);
+                    }
+                }
+
+                private Held curatorAcquire(String lockName) throws Exception {
+                    InterProcessMutex mutex = mutexes.computeIfAbsent(
+                            lockName, n -> new InterProcessMutex(curator, "/curator/locks/" + n));
+                    mutex.acquire();
+                    return () -> {
+                        try {
+                            mutex.release();
+                        } catch (Exception e) {
+                            throw new IllegalStateException(name + ": releasing " + lockName + " failed: " + e, e);
+                        }
+                    };
+                }
+
+                @Override
+                public void close() {
+                    curator.close();
+                }
+            };
+        }
+
+        /** The least a ZooKeeper lock can do: one create, one delete; waiters watch the node. */
+        private Held rawAcquire(CuratorFramework curator, String path) throws Exception {
+            while (true) {
+                try {
+                    curator.create()
+                            .creatingParentContainersIfNeeded()
+                            .withMode(CreateMode.EPHEMERAL)
+                            .forPath(path);
+                    return () -> {
+                        try {
+                            curator.delete().forPath(path);
+                        } catch (Exception e) {
+                            throw new IllegalStateException(name + ": deleting " + path + " failed: " + e, e);
+                        }
+                    };
+                } catch (KeeperException.NodeExistsException e) {
+                    CountDownLatch gone = new CountDownLatch(1);
+                    if (curator.checkExists()
+                                    .usingWatcher((org.apache.zookeeper.Watcher) event -> gone.countDown())
+                                    .forPath(path)
+                            != null) {
+                        gone.await(1, TimeUnit.SECONDS);
+                    }
+                }
+            }
+        }
+    }
+}

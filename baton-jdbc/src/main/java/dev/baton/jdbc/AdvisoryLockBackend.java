@@ -1,0 +1,335 @@
+package dev.baton.jdbc;
+
+import dev.baton.LockUnavailableException;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockMode;
+import dev.baton.spi.LockRequest;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code advisory} strategy on PostgreSQL: a session advisory lock ({@code
+ * pg_try_advisory_lock}, {@code pg_try_advisory_lock_shared} for read locks) held on a connection
+ * that is pinned to the grant for the whole lease ({@link Grant#backendState()}).
+ *
+ * <p>Protocol, one round trip each:
+ *
+ * <ul>
+ *   <li>Acquire: on a borrowed connection, one statement takes the advisory lock and, only if it got
+ *       it, sets the session's {@code idle_session_timeout} to the lease time and increments the
+ *       name's fencing counter in {@code <table>_fencing} (upsert). The counter is drawn while the
+ *       lock is held, so tokens strictly increase per name. Not granted: the connection goes back.
+ *   <li>Renew: sets {@code idle_session_timeout} again on the pinned connection, which proves the
+ *       session (and so the lock) is still alive. A broken connection means the session and its
+ *       lock are gone: the lease is reported lost.
+ *   <li>Release: unlocks and restores {@code idle_session_timeout} in one statement, then returns the
+ *       connection to the pool. Any failure on a pinned connection discards it (evicted from Baton's
+ *       pool, aborted in an application's), which ends the session and so frees the lock: a
+ *       connection never goes back to a pool with a lock still held.
+ * </ul>
+ *
+ * <p>Expiry: the lock lives as long as its session. A client that vanishes without closing its
+ * socket (partition, frozen VM) leaves the session idle, and PostgreSQL (14+) ends it after {@code
+ * idle_session_timeout}, that is after one lease time; a client that dies closes the socket and the
+ * lock goes at once.
+ *
+ * <p>Keys: advisory locks are keyed by a 64-bit integer, the first 8 bytes of SHA-256 over {@code
+ * <table>:<name>}. Two names collide with probability 2<sup>-64</sup>; among n names in use at once
+ * the chance that any two collide is about n<sup>2</sup>/2<sup>65</sup> (one in 3.7·10<sup>10</sup>
+ * for a million names). A collision never breaks mutual exclusion: it only makes two names exclude
+ * each other. The application's own advisory locks share the key space; the table name in the hash
+ * keeps them apart unless the application hashes the same way.
+ *
+ * <p>Does not work behind a transaction-pooling PgBouncer: the session would not stay with the
+ * client.
+ */
+final class AdvisoryLockBackend implements LockBackend {
+    private static final Logger log = LoggerFactory.getLogger(AdvisoryLockBackend.class);
+    /** idle_session_timeout is an int of milliseconds; longer leases disable it (0). */
+    private static final long MAX_IDLE_MILLIS = Integer.MAX_VALUE;
+
+    private final DataSource dataSource;
+    private final ReconnectingPool ownedPool;
+    private final TableNames names;
+    private final boolean createSchema;
+    private final Duration operationTimeout;
+    private final int timeout;
+    private final ReentrantLock setup = new ReentrantLock();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile boolean ready;
+    private final String acquireExclusive;
+    private final String acquireShared;
+    private final String unlockExclusive;
+    private final String unlockShared;
+
+    AdvisoryLockBackend(
+            DataSource dataSource,
+            TableNames names,
+            boolean createSchema,
+            Duration operationTimeout,
+            ReconnectingPool ownedPool) {
+        this.dataSource = dataSource;
+        this.names = names;
+        this.createSchema = createSchema;
+        this.operationTimeout = operationTimeout;
+        this.timeout = TableLockBackend.queryTimeoutSeconds(operationTimeout);
+        this.ownedPool = ownedPool;
+        String fencing = fencingTable();
+        // ? = key, name, idle timeout (text), lease millis. The CTE runs first (and reads the
+        // session's idle_session_timeout before it is changed); the INSERT's SELECT yields its row,
+        // and set_config runs, only when the lock was taken.
+        String acquire =
+                """
+                WITH l AS (SELECT %s(?) AS ok, current_setting('idle_session_timeout') AS idle_before)
+                INSERT INTO %s (lock_name, fencing_token)
+                SELECT ?, 1 FROM l WHERE l.ok AND set_config('idle_session_timeout', ?, false) IS NOT NULL
+                ON CONFLICT (lock_name) DO UPDATE SET fencing_token = %s.fencing_token + 1
+                RETURNING fencing_token, clock_timestamp() + (? * INTERVAL '1 millisecond'),
+                          (SELECT idle_before FROM l)""";
+        this.acquireExclusive = acquire.formatted("pg_try_advisory_lock", fencing, fencing);
+        this.acquireShared = acquire.formatted("pg_try_advisory_lock_shared", fencing, fencing);
+        // ? = key, the idle_session_timeout the session had: the connection goes back as it came.
+        String unlock = "SELECT %s(?), set_config('idle_session_timeout', ?, false)";
+        this.unlockExclusive = unlock.formatted("pg_advisory_unlock");
+        this.unlockShared = unlock.formatted("pg_advisory_unlock_shared");
+    }
+
+    private String fencingTable() {
+        return names.locks() + "_fencing";
+    }
+
+    @Override
+    public String name() {
+        return Strategy.ADVISORY.backendName() + " (PostgreSQL)";
+    }
+
+    /** The 64-bit advisory key of a lock name; see the class comment for the collision risk. */
+    static long key(TableNames names, String lockName) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest((names.locks() + ":" + lockName).getBytes(StandardCharsets.UTF_8));
+            return ByteBuffer.wrap(digest, 0, 8).getLong();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+
+    /** The pinned session of one grant. Renew and release take turns on it. */
+    private static final class Pinned {
+        final Connection connection;
+        final long key;
+        final String idleBefore;
+        final ReentrantLock turn = new ReentrantLock();
+        boolean done;
+
+        Pinned(Connection connection, long key, String idleBefore) {
+            this.connection = connection;
+            this.key = key;
+            this.idleBefore = idleBefore;
+        }
+    }
+
+    @Override
+    public Optional<Grant> tryAcquire(LockRequest request) {
+        ready(request.name());
+        long key = key(names, request.name());
+        long lease = OptimisticLockBackend.leaseMillis(request.leaseTime());
+        Connection connection;
+        try (JdbcSession db = JdbcSession.open(dataSource, ownedPool, timeout, false)) {
+            connection = db.detach();
+        } catch (SQLException e) {
+            throw failure(request.name(), "acquire", e);
+        }
+        boolean keep = false;
+        try (PreparedStatement ps =
+                connection.prepareStatement(request.mode() == LockMode.SHARED ? acquireShared : acquireExclusive)) {
+            ps.setQueryTimeout(timeout);
+            ps.setLong(1, key);
+            ps.setString(2, request.name());
+            ps.setString(3, String.valueOf(idleMillis(lease)));
+            ps.setLong(4, lease);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                long token = rs.getLong(1);
+                Instant expiresAt = JdbcSession.instant(rs, 2);
+                String idleBefore = rs.getString(3);
+                keep = true;
+                return Optional.of(new Grant(
+                        request.name(),
+                        request.ownerId(),
+                        request.mode(),
+                        token,
+                        expiresAt,
+                        new Pinned(connection, key, idleBefore)));
+            }
+        } catch (SQLException e) {
+            // The lock may have been taken before the failure: end the session so it cannot linger.
+            JdbcSession.discard(connection, ownedPool);
+            connection = null;
+            if (JdbcFailures.isConflict(e)) {
+                return Optional.empty();
+            }
+            throw failure(request.name(), "acquire", e);
+        } finally {
+            if (!keep && connection != null) {
+                giveBack(connection);
+            }
+        }
+    }
+
+    /** Returns an unpinned connection (no lock taken, timeout untouched) to the pool. */
+    private void giveBack(Connection connection) {
+        try {
+            connection.close();
+        } catch (SQLException e) {
+            log.debug("Baton {}: returning a connection failed: {}", name(), e.toString());
+        }
+    }
+
+    private static long idleMillis(long leaseMillis) {
+        return leaseMillis > MAX_IDLE_MILLIS ? 0 : leaseMillis;
+    }
+
+    @Override
+    public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        Pinned pinned = (Pinned) grant.backendState();
+        long lease = OptimisticLockBackend.leaseMillis(leaseTime);
+        pinned.turn.lock();
+        try {
+            if (pinned.done) {
+                return Optional.empty();
+            }
+            try (PreparedStatement ps =
+                    pinned.connection.prepareStatement("SELECT set_config('idle_session_timeout', ?, false),"
+                            + " clock_timestamp() + (? * INTERVAL '1 millisecond')")) {
+                ps.setQueryTimeout(timeout);
+                ps.setString(1, String.valueOf(idleMillis(lease)));
+                ps.setLong(2, lease);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    return Optional.of(grant.withExpiresAt(JdbcSession.instant(rs, 2)));
+                }
+            } catch (SQLException e) {
+                if (JdbcFailures.isBrokenConnection(e)) {
+                    // The session is gone, and with it the lock: lost for certain.
+                    pinned.done = true;
+                    JdbcSession.discard(pinned.connection, ownedPool);
+                    log.debug(
+                            "Baton lock '{}' on {}: the pinned session broke: {}", grant.name(), name(), e.toString());
+                    return Optional.empty();
+                }
+                throw failure(grant.name(), "renew", e);
+            }
+        } finally {
+            pinned.turn.unlock();
+        }
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        if (!(grant.backendState() instanceof Pinned pinned)) {
+            return false; // an abandoned attempt: tryAcquire already ended its session
+        }
+        pinned.turn.lock();
+        try {
+            if (pinned.done) {
+                return false;
+            }
+            pinned.done = true;
+            try (PreparedStatement ps = pinned.connection.prepareStatement(
+                    grant.mode() == LockMode.SHARED ? unlockShared : unlockExclusive)) {
+                ps.setQueryTimeout(timeout);
+                ps.setLong(1, pinned.key);
+                ps.setString(2, pinned.idleBefore);
+                boolean held;
+                try (ResultSet rs = ps.executeQuery()) {
+                    held = rs.next() && rs.getBoolean(1);
+                }
+                pinned.connection.close();
+                return held;
+            } catch (SQLException e) {
+                // Ending the session frees the lock whatever state it was in.
+                JdbcSession.discard(pinned.connection, ownedPool);
+                if (JdbcFailures.isBrokenConnection(e)) {
+                    return false;
+                }
+                throw failure(grant.name(), "release", e);
+            }
+        } finally {
+            pinned.turn.unlock();
+        }
+    }
+
+    /** A failed attempt discarded its connection in {@link #tryAcquire}, which ended its session. */
+    @Override
+    public void abandon(LockRequest request) {}
+
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true) && ownedPool != null) {
+            try {
+                ownedPool.close();
+            } catch (RuntimeException e) {
+                log.warn("Baton {}: closing the connection pool failed", name(), e);
+            }
+        }
+    }
+
+    private void ready(String lockName) {
+        if (closed.get()) {
+            throw new LockUnavailableException("Baton lock '" + lockName + "' on " + name()
+                    + ": the backend is closed; create a new client to take locks again");
+        }
+        if (ready) {
+            return;
+        }
+        setup.lock();
+        try {
+            if (ready) {
+                return;
+            }
+            try (JdbcSession db = JdbcSession.open(dataSource, ownedPool, timeout, false)) {
+                OptimisticLockBackend.detect(db, lockName, Strategy.ADVISORY);
+                JdbcSchema.ensure(
+                        db.connection,
+                        JdbcSchema.ddl(Strategy.ADVISORY, Dialect.POSTGRESQL, names),
+                        java.util.List.of(fencingTable()),
+                        createSchema,
+                        timeout,
+                        "Baton lock '" + lockName + "' on " + name());
+                ready = true;
+            } catch (SQLException e) {
+                throw failure(lockName, "checking the lock tables", e);
+            }
+        } finally {
+            setup.unlock();
+        }
+    }
+
+    private LockUnavailableException failure(String lockName, String action, SQLException e) {
+        if (JdbcFailures.isMissingObject(e)) {
+            ready = false;
+        }
+        return new LockUnavailableException(
+                "Baton lock '" + lockName + "' on " + name() + ": " + action + " failed: "
+                        + JdbcFailures.explain(e, operationTimeout, names),
+                e);
+    }
+}

@@ -1,0 +1,88 @@
+package dev.baton.jdbc;
+
+import dev.baton.LockConfigurationException;
+import java.util.EnumSet;
+import java.util.Locale;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The JDBC locking strategies and the dialects each one supports. Asking for a pair that is not
+ * supported fails with a {@link LockConfigurationException} that lists the pairs that are.
+ */
+enum Strategy {
+    /** One row per held name; insert decides, guarded updates take over expired rows. */
+    TABLE("table", EnumSet.of(Dialect.H2, Dialect.POSTGRESQL)),
+    /** One row per name that is never deleted; every change is a compare-and-set on its version. */
+    OPTIMISTIC("optimistic", EnumSet.of(Dialect.H2, Dialect.POSTGRESQL, Dialect.MARIADB)),
+    /** SELECT ... FOR UPDATE on the name's row in a transaction held open for the lease. */
+    PESSIMISTIC("pessimistic", EnumSet.of(Dialect.POSTGRESQL, Dialect.MARIADB)),
+    /** PostgreSQL session advisory locks on a connection pinned for the lease. */
+    ADVISORY("advisory", EnumSet.of(Dialect.POSTGRESQL));
+
+    private final String key;
+    private final Set<Dialect> dialects;
+
+    Strategy(String key, Set<Dialect> dialects) {
+        this.key = key;
+        this.dialects = dialects;
+    }
+
+    /** As written in {@code ?strategy=}. */
+    String key() {
+        return key;
+    }
+
+    /** As it appears in a backend's name, e.g. {@code jdbc-optimistic}. */
+    String backendName() {
+        return "jdbc-" + key;
+    }
+
+    /** Whether a held lock keeps a connection of the pool for its lease. */
+    boolean pinsConnections() {
+        return this == PESSIMISTIC || this == ADVISORY;
+    }
+
+    boolean supports(Dialect dialect) {
+        return dialects.contains(dialect);
+    }
+
+    /**
+     * The strategy named {@code key}.
+     *
+     * @throws LockConfigurationException for an unknown name
+     */
+    static Strategy of(String key, String where) {
+        for (Strategy strategy : values()) {
+            if (strategy.key.equalsIgnoreCase(key == null ? "" : key.strip())) {
+                return strategy;
+            }
+        }
+        throw new LockConfigurationException(where + ": strategy '" + key + "' is not available; use one of "
+                + EnumSet.allOf(Strategy.class).stream().map(Strategy::key).collect(Collectors.joining(", "))
+                + " (default table)");
+    }
+
+    /**
+     * Fails unless this strategy supports {@code dialect}.
+     *
+     * @throws LockConfigurationException naming the pair and the supported dialects
+     */
+    void require(Dialect dialect, String where) {
+        if (!supports(dialect)) {
+            throw new LockConfigurationException(where + ": the " + key + " strategy does not support "
+                    + dialect.displayName() + "; it supports "
+                    + dialects.stream().map(Dialect::displayName).collect(Collectors.joining(", "))
+                    + ". Choose another strategy (" + supportedBy(dialect) + " work on " + dialect.displayName()
+                    + ")");
+        }
+    }
+
+    private static String supportedBy(Dialect dialect) {
+        return EnumSet.allOf(Strategy.class).stream()
+                .filter(s -> s.supports(dialect))
+                .map(Strategy::key)
+                .collect(Collectors.joining(", "))
+                .toLowerCase(Locale.ROOT);
+    }
+}

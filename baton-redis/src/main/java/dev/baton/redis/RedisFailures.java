@@ -1,0 +1,115 @@
+package dev.baton.redis;
+
+import dev.baton.LockUnavailableException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import java.net.ConnectException;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/** Turns Lettuce failures into {@link LockUnavailableException}s that name the lock, the backend and the fix. */
+final class RedisFailures {
+    private RedisFailures() {}
+
+    /**
+     * Waits for {@code future} at most {@code timeoutNanos}, uninterruptibly (the wait is bounded;
+     * an interrupt is kept for the caller to see), and translates failures.
+     */
+    static <T> T await(CompletableFuture<T> future, long timeoutNanos, String lock, String backend, String action) {
+        boolean interrupted = false;
+        long deadline = System.nanoTime() + timeoutNanos;
+        try {
+            while (true) {
+                try {
+                    return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    throw unavailable(lock, backend, action, RedisNode.unwrap(e));
+                } catch (TimeoutException e) {
+                    future.cancel(false);
+                    throw unavailable(lock, backend, action, new RedisCommandTimeoutException("no reply"));
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    static LockUnavailableException unavailable(String lock, String backend, String action, Throwable failure) {
+        return new LockUnavailableException(
+                "Baton lock '" + lock + "' on " + backend + ": " + action + " failed: " + explain(failure), failure);
+    }
+
+    /** What went wrong and what to do about it. */
+    static String explain(Throwable failure) {
+        String all = chain(failure);
+        String lower = all.toLowerCase(Locale.ROOT);
+        if (lower.contains("wrongpass")
+                || lower.contains("noauth")
+                || lower.contains("invalid password")
+                || lower.contains("invalid username-password")) {
+            return "authentication failed (" + firstLine(all)
+                    + "); check the password and the ACL user in the URI (redis://user:password@host:port)";
+        }
+        if (lower.contains("noperm")) {
+            return "the ACL user may not run what Baton needs (" + firstLine(all)
+                    + "); allow EVAL, EVALSHA, PUBLISH, SUBSCRIBE and the lock keys (~baton:*) for that user";
+        }
+        if (lower.contains("unknown command") && (lower.contains("eval") || lower.contains("script"))) {
+            return "the server does not run Lua scripts (" + firstLine(all)
+                    + "); Baton needs EVAL/EVALSHA (Redis 2.6 or newer, scripting not renamed or disabled)";
+        }
+        if (lower.contains("readonly")) {
+            return "the server is a read-only replica (" + firstLine(all)
+                    + "); point the URI at the master, or use redis-sentinel:// to find it";
+        }
+        if (lower.contains("crossslot") || lower.contains("moved")) {
+            return "the server is part of a Redis Cluster (" + firstLine(all)
+                    + "); Baton's keys share one hash slot, but the client must follow redirects";
+        }
+        if (failure instanceof RedisCommandTimeoutException) {
+            return "Redis did not answer within the operation timeout; check that the server is reachable and"
+                    + " not overloaded, or raise LockOptions.operationTimeout";
+        }
+        if (failure instanceof RedisConnectionException || hasCause(failure, ConnectException.class)) {
+            return "cannot connect (" + firstLine(all) + "); check that Redis runs at that address and is reachable";
+        }
+        if (lower.contains("closed") || lower.contains("connection")) {
+            return "the connection is down (" + firstLine(all)
+                    + "); check that Redis is reachable, the client reconnects by itself";
+        }
+        return firstLine(all);
+    }
+
+    private static boolean hasCause(Throwable failure, Class<? extends Throwable> type) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String chain(Throwable failure) {
+        StringBuilder out = new StringBuilder();
+        for (Throwable t = failure; t != null && out.length() < 2000; t = t.getCause()) {
+            if (out.length() > 0) {
+                out.append(" <- ");
+            }
+            out.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage());
+        }
+        return out.toString();
+    }
+
+    private static String firstLine(String text) {
+        int newline = text.indexOf('\n');
+        String line = newline < 0 ? text : text.substring(0, newline);
+        return line.length() > 300 ? line.substring(0, 300) + "..." : line;
+    }
+}

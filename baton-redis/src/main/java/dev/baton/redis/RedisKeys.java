@@ -1,0 +1,60 @@
+package dev.baton.redis;
+
+/**
+ * Key names of one lock. All of a lock's keys carry the same hash tag, {@code {<encoded name>}}, so
+ * that they live in one hash slot (Redis Cluster) and one Lua script may touch them all.
+ *
+ * <p>The name is encoded so that user text can never end the hash tag early or make two names
+ * collide: {@code %}, <code>{</code> and <code>}</code> become {@code %25}, {@code %7B} and {@code
+ * %7D}; every other character is kept. The encoding is injective, and the encoded name contains no
+ * brace, so the first <code>}</code> after the first <code>{</code> is always the tag's end.
+ */
+final class RedisKeys {
+    static final String DEFAULT_PREFIX = "baton:";
+
+    private final String prefix;
+
+    RedisKeys(String prefix) {
+        this.prefix = prefix;
+    }
+
+    String prefix() {
+        return prefix;
+    }
+
+    /** KEYS for every script, in this order: lock hash, fencing counter, readers sorted set. */
+    String[] keys(String name) {
+        String base = prefix + "{" + encode(name) + "}:";
+        return new String[] {base + "lock", base + "fence", base + "readers"};
+    }
+
+    /** The channel a release is published on. */
+    String channel(String name) {
+        return prefix + "{" + encode(name) + "}:released";
+    }
+
+    static String encode(String name) {
+        StringBuilder out = null;
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            String escaped =
+                    switch (c) {
+                        case '%' -> "%25";
+                        case '{' -> "%7B";
+                        case '}' -> "%7D";
+                        default -> null;
+                    };
+            if (escaped != null && out == null) {
+                out = new StringBuilder(name.length() + 8).append(name, 0, i);
+            }
+            if (out != null) {
+                if (escaped != null) {
+                    out.append(escaped);
+                } else {
+                    out.append(c);
+                }
+            }
+        }
+        return out == null ? name : out.toString();
+    }
+}

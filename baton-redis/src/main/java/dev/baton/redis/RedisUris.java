@@ -1,0 +1,192 @@
+package dev.baton.redis;
+
+import dev.baton.LockConfigurationException;
+import io.lettuce.core.RedisURI;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/** Parses Baton's Redis URIs: Baton's own query parameters are taken out, the rest goes to Lettuce. */
+final class RedisUris {
+    static final Set<String> BATON_PARAMS = Set.of("prefix", "drift", "driftfactor", "nodetimeout", "tls");
+
+    private RedisUris() {}
+
+    /** A URI split into Baton's parameters and what is left for Lettuce. */
+    record Parsed(String scheme, String lettuceUri, Map<String, String> params) {
+        String prefix() {
+            String prefix = params.getOrDefault("prefix", RedisKeys.DEFAULT_PREFIX);
+            if (prefix.contains("{") || prefix.contains("}")) {
+                throw new LockConfigurationException("Baton Redis URI: the key prefix '" + prefix
+                        + "' must not contain braces, which would break the keys' hash tag; choose another prefix");
+            }
+            return prefix;
+        }
+    }
+
+    static Parsed split(String uri) {
+        String trimmed = uri.trim();
+        int schemeEnd = trimmed.indexOf("://");
+        if (schemeEnd <= 0) {
+            throw invalid(uri, "it has no scheme");
+        }
+        String scheme = trimmed.substring(0, schemeEnd).toLowerCase(Locale.ROOT);
+        String fragment = "";
+        int hash = trimmed.indexOf('#');
+        String rest = trimmed;
+        if (hash >= 0) {
+            fragment = trimmed.substring(hash);
+            rest = trimmed.substring(0, hash);
+        }
+        Map<String, String> params = new LinkedHashMap<>();
+        List<String> kept = new ArrayList<>();
+        int question = rest.indexOf('?');
+        String base = rest;
+        if (question >= 0) {
+            base = rest.substring(0, question);
+            for (String pair : rest.substring(question + 1).split("&")) {
+                if (pair.isEmpty()) {
+                    continue;
+                }
+                int eq = pair.indexOf('=');
+                String key = (eq < 0 ? pair : pair.substring(0, eq)).toLowerCase(Locale.ROOT);
+                String value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+                if (BATON_PARAMS.contains(key)) {
+                    params.put(key, value);
+                } else {
+                    kept.add(pair);
+                }
+            }
+        }
+        String lettuce = base + (kept.isEmpty() ? "" : "?" + String.join("&", kept)) + fragment;
+        return new Parsed(scheme, lettuce, params);
+    }
+
+    static RedisURI lettuce(String original, String lettuceUri) {
+        try {
+            RedisURI parsed = RedisURI.create(lettuceUri);
+            if (parsed.getSentinels().isEmpty()
+                    && (parsed.getHost() == null || parsed.getHost().isEmpty())) {
+                throw invalid(original, "it names no host");
+            }
+            if (!parsed.getSentinels().isEmpty() && parsed.getSentinelMasterId() == null) {
+                throw invalid(original, "a redis-sentinel:// URI needs the master's name after '#', as in #mymaster");
+            }
+            return parsed;
+        } catch (IllegalArgumentException e) {
+            throw invalid(original, e.getMessage());
+        }
+    }
+
+    /**
+     * Nodes of a {@code redlock://[user:password@]host:port[/db],host:port[/db],...[?...]} URI; a
+     * database number belongs to the node it follows (default 0).
+     */
+    static List<RedisURI> redlockNodes(String original, String lettuceUri, boolean tls) {
+        String body = lettuceUri.substring("redlock://".length());
+        int query = body.indexOf('?');
+        if (query >= 0) {
+            body = body.substring(0, query);
+        }
+        String user = null;
+        String password = null;
+        int at = body.lastIndexOf('@');
+        if (at >= 0) {
+            String userInfo = body.substring(0, at);
+            body = body.substring(at + 1);
+            int colon = userInfo.indexOf(':');
+            if (colon >= 0) {
+                user = decode(userInfo.substring(0, colon));
+                password = decode(userInfo.substring(colon + 1));
+            } else {
+                password = decode(userInfo);
+            }
+        }
+        List<RedisURI> nodes = new ArrayList<>();
+        for (String hostPort : body.split(",")) {
+            if (hostPort.isBlank()) {
+                continue;
+            }
+            int database = 0;
+            int slash = hostPort.indexOf('/');
+            if (slash >= 0) {
+                String db = hostPort.substring(slash + 1);
+                hostPort = hostPort.substring(0, slash);
+                try {
+                    database = db.isEmpty() ? 0 : Integer.parseInt(db);
+                } catch (NumberFormatException e) {
+                    throw invalid(original, "the database '" + db + "' is not a number");
+                }
+            }
+            int colon = hostPort.lastIndexOf(':');
+            String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+            int port = 6379;
+            if (colon >= 0) {
+                try {
+                    port = Integer.parseInt(hostPort.substring(colon + 1));
+                } catch (NumberFormatException e) {
+                    throw invalid(original, "the port in '" + hostPort + "' is not a number");
+                }
+            }
+            RedisURI.Builder builder = RedisURI.builder()
+                    .withHost(host)
+                    .withPort(port)
+                    .withDatabase(database)
+                    .withSsl(tls);
+            if (password != null) {
+                if (user != null && !user.isEmpty()) {
+                    builder.withAuthentication(user, password.toCharArray());
+                } else {
+                    builder.withPassword(password.toCharArray());
+                }
+            }
+            nodes.add(builder.build());
+        }
+        if (nodes.size() < 3) {
+            throw invalid(
+                    original,
+                    "Redlock needs at least 3 independent masters (5 is usual), but it names " + nodes.size());
+        }
+        return nodes;
+    }
+
+    private static String decode(String text) {
+        return URLDecoder.decode(text, StandardCharsets.UTF_8);
+    }
+
+    static Duration duration(String original, String option, String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        try {
+            Duration value;
+            if (t.endsWith("ms")) {
+                value = Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+            } else if (t.endsWith("s")) {
+                value = Duration.ofMillis(Math.round(Double.parseDouble(t.substring(0, t.length() - 1)) * 1000));
+            } else {
+                value = Duration.ofMillis(Long.parseLong(t));
+            }
+            if (value.isNegative()) {
+                throw invalid(original, option + " must not be negative");
+            }
+            return value;
+        } catch (NumberFormatException e) {
+            throw invalid(original, option + "='" + text + "' is not a duration such as 50ms or 2s");
+        }
+    }
+
+    static LockConfigurationException invalid(String uri, String problem) {
+        return new LockConfigurationException("Baton Redis URI " + redact(uri) + " is invalid: " + problem
+                + "; use redis://[user:password@]host:port[/db], rediss://..., redis-sentinel://host:port#master"
+                + " or redlock://host1:port,host2:port,host3:port");
+    }
+
+    static String redact(String uri) {
+        return uri.replaceAll("://([^/@:]*):[^/@]*@", "://$1:***@").replaceAll("://([^/@:]+)@", "://***@");
+    }
+}

@@ -1,0 +1,125 @@
+package dev.baton.redis;
+
+import dev.baton.Baton;
+import dev.baton.LockClient;
+import dev.baton.LockConfigurationException;
+import dev.baton.LockOptions;
+import io.lettuce.core.RedisURI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Builds a Redlock client over N independent Redis masters (see {@link RedlockBackend} for the
+ * algorithm and its guarantee).
+ *
+ * <pre>{@code
+ * LockClient client = Redlock.builder()
+ *         .node("redis://10.0.0.1:6379").node("redis://10.0.0.2:6379").node("redis://10.0.0.3:6379")
+ *         .driftFactor(0.01).driftFixed(Duration.ofMillis(2))
+ *         .options(LockOptions.builder().leaseTime(Duration.ofSeconds(10)).build())
+ *         .build();
+ * }</pre>
+ *
+ * <p>Failure behaviour: {@link Builder#build()} throws {@link LockConfigurationException} for fewer
+ * than three masters, a bad URI or a negative drift; it does not connect (connections open on first
+ * use).
+ */
+public final class Redlock {
+    private Redlock() {}
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Collects masters and settings; not thread-safe. */
+    public static final class Builder {
+        private final List<RedisURI> nodes = new ArrayList<>();
+        private LockOptions options = LockOptions.defaults();
+        private String keyPrefix = RedisKeys.DEFAULT_PREFIX;
+        private double driftFactor = 0.01;
+        private Duration driftFixed = Duration.ofMillis(2);
+        private Duration nodeTimeout = Duration.ofMillis(200);
+
+        private Builder() {}
+
+        /** Adds a master by {@code redis://} or {@code rediss://} URI. */
+        public Builder node(String uri) {
+            RedisUris.Parsed parsed = RedisUris.split(uri);
+            if (!parsed.scheme().equals("redis") && !parsed.scheme().equals("rediss")) {
+                throw RedisUris.invalid(uri, "a Redlock master is given as redis:// or rediss://");
+            }
+            return node(RedisUris.lettuce(uri, parsed.lettuceUri()));
+        }
+
+        Builder node(RedisURI uri) {
+            nodes.add(uri);
+            return this;
+        }
+
+        public Builder options(LockOptions options) {
+            if (options == null) {
+                throw new LockConfigurationException("Redlock: options must not be null; use LockOptions.defaults()");
+            }
+            this.options = options;
+            return this;
+        }
+
+        /** Prefix of every key and channel; default {@code baton:}. */
+        public Builder keyPrefix(String keyPrefix) {
+            if (keyPrefix == null || keyPrefix.contains("{") || keyPrefix.contains("}")) {
+                throw new LockConfigurationException(
+                        "Redlock: the key prefix must be non-null and contain no braces, but was " + keyPrefix);
+            }
+            this.keyPrefix = keyPrefix;
+            return this;
+        }
+
+        /** Clock drift allowed per millisecond of lease; default 0.01 (1%). */
+        public Builder driftFactor(double driftFactor) {
+            if (!(driftFactor >= 0 && driftFactor < 0.5)) {
+                throw new LockConfigurationException("Redlock: driftFactor must be in [0, 0.5) but was " + driftFactor
+                        + "; the usual value is 0.01");
+            }
+            this.driftFactor = driftFactor;
+            return this;
+        }
+
+        /** Fixed part of the drift allowance; default 2 ms. */
+        public Builder driftFixed(Duration driftFixed) {
+            if (driftFixed == null || driftFixed.isNegative()) {
+                throw new LockConfigurationException(
+                        "Redlock: driftFixed must be zero or positive but was " + driftFixed);
+            }
+            this.driftFixed = driftFixed;
+            return this;
+        }
+
+        /**
+         * Bound on one master's answer during acquire and renew; default 200 ms, and never more than
+         * a tenth of the lease time.
+         */
+        public Builder nodeTimeout(Duration nodeTimeout) {
+            if (nodeTimeout == null || nodeTimeout.isZero() || nodeTimeout.isNegative()) {
+                throw new LockConfigurationException("Redlock: nodeTimeout must be positive but was " + nodeTimeout);
+            }
+            this.nodeTimeout = nodeTimeout;
+            return this;
+        }
+
+        /** The backend alone, for {@link Baton#open}. */
+        public RedlockBackend buildBackend() {
+            if (nodes.size() < 3) {
+                throw new LockConfigurationException("Redlock needs at least 3 independent masters (5 is usual), but "
+                        + nodes.size() + " were given; add masters with node(uri)");
+            }
+            return new RedlockBackend(
+                    nodes, keyPrefix, options.operationTimeout(), nodeTimeout, driftFactor, driftFixed);
+        }
+
+        /** A client over the masters. */
+        public LockClient build() {
+            return Baton.open(buildBackend(), options);
+        }
+    }
+}

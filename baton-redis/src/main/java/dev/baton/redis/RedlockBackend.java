@@ -1,0 +1,415 @@
+package dev.baton.redis;
+
+import dev.baton.LockUnavailableException;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockInfo;
+import dev.baton.spi.LockMode;
+import dev.baton.spi.LockRequest;
+import dev.baton.spi.ReleaseNotifications;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.resource.ClientResources;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Redlock over N independent Redis masters, as specified by Redis' distributed-lock page, with
+ * fencing tokens added.
+ *
+ * <p>Acquire runs the single-instance acquire script on all N masters in parallel, each bounded by
+ * a per-node timeout far below the lease time. The lock is granted only if a majority granted and
+ * the time left, {@code validity = lease - elapsed - drift}, is positive; otherwise it is released
+ * on every master and the core retries after a random (jittered) pause. The fencing token is the
+ * maximum of the majority's counters; a second round raises each granting master's counter to that
+ * maximum while the grant is still held there, so that any later majority, which shares at least one
+ * master with this one, hands out a larger token.
+ *
+ * <p>On the servers a grant lives {@code lease + drift}; the client treats it as valid for {@code
+ * lease} from the moment the request was sent (the core's monotonic clock), so a server clock that
+ * runs up to {@code drift} fast does not expire it while the client still trusts it.
+ *
+ * <p>Renewal extends the grant on all masters; it succeeds while a majority still holds it, reports
+ * the lease lost once a majority answers that it does not, and keeps retrying (until the lease time
+ * runs out) while too few masters answer. Failure behaviour: when fewer than a majority of masters
+ * answer at all, acquire throws {@link LockUnavailableException} after releasing on every master it
+ * could reach.
+ */
+public final class RedlockBackend implements LockBackend {
+    private static final Logger log = LoggerFactory.getLogger(RedlockBackend.class);
+
+    private final String name;
+    private final RedisKeys keys;
+    private final ClientResources resources;
+    private final List<RedisNode> nodes;
+    private final int quorum;
+    private final Duration nodeTimeout;
+    private final double driftFactor;
+    private final Duration driftFixed;
+    private final long operationTimeoutNanos;
+    private final RedisNotifications notifications;
+
+    RedlockBackend(
+            List<RedisURI> uris,
+            String keyPrefix,
+            Duration operationTimeout,
+            Duration nodeTimeout,
+            double driftFactor,
+            Duration driftFixed) {
+        this.keys = new RedisKeys(keyPrefix);
+        this.resources = RedisResources.create();
+        List<RedisNode> created = new ArrayList<>();
+        for (RedisURI uri : uris) {
+            created.add(new RedisNode(uri, resources, operationTimeout, true));
+        }
+        this.nodes = List.copyOf(created);
+        this.quorum = nodes.size() / 2 + 1;
+        this.nodeTimeout = nodeTimeout;
+        this.driftFactor = driftFactor;
+        this.driftFixed = driftFixed;
+        this.operationTimeoutNanos = operationTimeout.plusSeconds(1).toNanos();
+        this.name = "redlock (" + nodes.size() + " masters: "
+                + String.join(",", nodes.stream().map(RedisNode::address).toList()) + ")";
+        this.notifications = new RedisNotifications(
+                nodes, keys, operationTimeout, (ScheduledExecutorService) resources.eventExecutorGroup());
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    /** Majority of the masters. */
+    int quorum() {
+        return quorum;
+    }
+
+    /** The allowance for clock drift between client and servers for a lease of this length. */
+    long driftMillis(Duration leaseTime) {
+        return (long) Math.ceil(leaseTime.toMillis() * driftFactor) + driftFixed.toMillis();
+    }
+
+    /** The per-node timeout for a lease: configured, but never more than a tenth of the lease. */
+    long nodeTimeoutMillis(Duration leaseTime) {
+        return Math.max(1, Math.min(nodeTimeout.toMillis(), leaseTime.toMillis() / 10));
+    }
+
+    /** Outcome of one round on every node: per node, the reply or null when it failed. */
+    private record Round(List<List<Object>> replies, List<Throwable> failures) {
+        int answered() {
+            return (int) replies.stream().filter(r -> r != null).count();
+        }
+
+        Throwable firstFailure() {
+            return failures.stream().filter(f -> f != null).findFirst().orElse(null);
+        }
+    }
+
+    private Round round(
+            long timeoutMillis, java.util.function.Function<RedisNode, CompletableFuture<List<Object>>> call) {
+        List<CompletableFuture<List<Object>>> futures = new ArrayList<>();
+        for (RedisNode node : nodes) {
+            CompletableFuture<List<Object>> future;
+            try {
+                future = call.apply(node).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (RuntimeException e) {
+                future = CompletableFuture.failedFuture(e);
+            }
+            futures.add(future);
+        }
+        List<List<Object>> replies = new ArrayList<>();
+        List<Throwable> failures = new ArrayList<>();
+        boolean interrupted = false;
+        long deadline =
+                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) + TimeUnit.MILLISECONDS.toNanos(50);
+        for (CompletableFuture<List<Object>> future : futures) {
+            List<Object> reply = null;
+            Throwable failure = null;
+            while (true) {
+                try {
+                    reply = future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    failure = RedisNode.unwrap(e);
+                    break;
+                } catch (java.util.concurrent.TimeoutException e) {
+                    failure = new java.util.concurrent.TimeoutException("no reply within " + timeoutMillis + " ms");
+                    break;
+                }
+            }
+            replies.add(reply);
+            failures.add(failure);
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+        return new Round(replies, failures);
+    }
+
+    private static List<Object> single(Object value) {
+        return value == null ? null : List.of(value);
+    }
+
+    /**
+     * One Redlock attempt; when too few masters answer (a master that just came back may still be
+     * reconnecting), tries again after a short random pause until the operation timeout is spent.
+     */
+    @Override
+    public Optional<Grant> tryAcquire(LockRequest request) {
+        long deadline = System.nanoTime() + operationTimeoutNanos - TimeUnit.SECONDS.toNanos(1);
+        while (true) {
+            try {
+                return attempt(request);
+            } catch (dev.baton.LockUnavailableException e) {
+                long pause = TimeUnit.MILLISECONDS.toNanos(
+                        20 + java.util.concurrent.ThreadLocalRandom.current().nextInt(30));
+                if (Thread.currentThread().isInterrupted()
+                        || System.nanoTime()
+                                        + pause
+                                        + TimeUnit.MILLISECONDS.toNanos(nodeTimeoutMillis(request.leaseTime()))
+                                > deadline) {
+                    throw e;
+                }
+                java.util.concurrent.locks.LockSupport.parkNanos(pause);
+            }
+        }
+    }
+
+    private Optional<Grant> attempt(LockRequest request) {
+        Duration lease = request.leaseTime();
+        long drift = driftMillis(lease);
+        long timeout = nodeTimeoutMillis(lease);
+        String[] lockKeys = keys.keys(request.name());
+        String mode = RedisLockBackend.modeArg(request.mode());
+        String fenceTtl = Long.toString(RedisLockBackend.fenceTtlMillis(lease));
+        long start = System.nanoTime();
+        Round acquired = round(
+                timeout,
+                node -> node.eval(
+                        RedisScripts.ACQUIRE,
+                        ScriptOutputType.MULTI,
+                        lockKeys,
+                        request.ownerId(),
+                        mode,
+                        Long.toString(lease.toMillis() + drift),
+                        fenceTtl));
+        List<RedisNode> granted = new ArrayList<>();
+        long token = Long.MIN_VALUE;
+        int refused = 0;
+        for (int i = 0; i < nodes.size(); i++) {
+            List<Object> reply = acquired.replies().get(i);
+            if (reply == null) {
+                continue;
+            }
+            if (RedisLockBackend.number(reply.get(0)) == 1) {
+                granted.add(nodes.get(i));
+                token = Math.max(token, RedisLockBackend.number(reply.get(1)));
+            } else {
+                refused++;
+            }
+        }
+        if (granted.size() >= quorum) {
+            long maxToken = token;
+            Round raised = round(
+                    timeout,
+                    node -> granted.contains(node)
+                            ? node.<Long>eval(
+                                            RedisScripts.RAISE,
+                                            ScriptOutputType.INTEGER,
+                                            lockKeys,
+                                            request.ownerId(),
+                                            mode,
+                                            Long.toString(maxToken),
+                                            fenceTtl)
+                                    .thenApply(RedlockBackend::single)
+                            : CompletableFuture.completedFuture(List.of(0L)));
+            int held = 0;
+            for (List<Object> reply : raised.replies()) {
+                if (reply != null && RedisLockBackend.number(reply.get(0)) == 1) {
+                    held++;
+                }
+            }
+            long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            long validity = lease.toMillis() - elapsedMillis - drift;
+            if (held >= quorum && validity > 0) {
+                return Optional.of(new Grant(
+                        request.name(),
+                        request.ownerId(),
+                        request.mode(),
+                        maxToken,
+                        Instant.now().plusMillis(validity),
+                        null));
+            }
+            log.debug(
+                    "Baton lock '{}' on {}: majority lost while granting ({} of {} still held, validity {} ms);"
+                            + " releasing and retrying",
+                    request.name(),
+                    name,
+                    held,
+                    nodes.size(),
+                    validity);
+        }
+        releaseEverywhere(request.name(), request.ownerId(), request.mode(), timeout);
+        if (granted.size() + refused >= quorum) {
+            return Optional.empty(); // another owner holds it, or a split: retry after a random pause
+        }
+        throw RedisFailures.unavailable(
+                request.name(),
+                name,
+                "acquire",
+                new IllegalStateException(
+                        "only " + acquired.answered() + " of " + nodes.size() + " masters answered within " + timeout
+                                + " ms, Redlock needs " + quorum
+                                + "; nothing is left behind on the masters that answered;"
+                                + " bring masters back or check the network (first failure: " + acquired.firstFailure()
+                                + ")",
+                        acquired.firstFailure()));
+    }
+
+    private Round releaseEverywhere(String lockName, String ownerId, LockMode mode, long timeoutMillis) {
+        String[] lockKeys = keys.keys(lockName);
+        return round(timeoutMillis, node -> node.<Long>eval(
+                        RedisScripts.RELEASE,
+                        ScriptOutputType.INTEGER,
+                        lockKeys,
+                        ownerId,
+                        RedisLockBackend.modeArg(mode),
+                        keys.channel(lockName))
+                .thenApply(RedlockBackend::single));
+    }
+
+    @Override
+    public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        long drift = driftMillis(leaseTime);
+        long timeout = Math.max(nodeTimeoutMillis(leaseTime), 1);
+        String[] lockKeys = keys.keys(grant.name());
+        long start = System.nanoTime();
+        Round renewed = round(
+                timeout,
+                node -> node.eval(
+                        RedisScripts.RENEW,
+                        ScriptOutputType.MULTI,
+                        lockKeys,
+                        grant.ownerId(),
+                        RedisLockBackend.modeArg(grant.mode()),
+                        Long.toString(leaseTime.toMillis() + drift)));
+        int extended = 0;
+        int notHeld = 0;
+        for (List<Object> reply : renewed.replies()) {
+            if (reply == null) {
+                continue;
+            }
+            if (RedisLockBackend.number(reply.get(0)) == 1) {
+                extended++;
+            } else {
+                notHeld++;
+            }
+        }
+        long validity = leaseTime.toMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - drift;
+        if (extended >= quorum && validity > 0) {
+            return Optional.of(grant.withExpiresAt(Instant.now().plusMillis(validity)));
+        }
+        if (notHeld > nodes.size() - quorum) {
+            return Optional.empty(); // a majority no longer has it: lost
+        }
+        throw RedisFailures.unavailable(
+                grant.name(),
+                name,
+                "renew",
+                new IllegalStateException("only " + extended + " of " + nodes.size() + " masters extended the lease, "
+                        + quorum + " needed; retrying while the lease lasts (first failure: "
+                        + renewed.firstFailure() + ")"));
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        Round released = releaseEverywhere(
+                grant.name(), grant.ownerId(), grant.mode(), TimeUnit.NANOSECONDS.toMillis(operationTimeoutNanos));
+        int held = 0;
+        for (List<Object> reply : released.replies()) {
+            if (reply != null && RedisLockBackend.number(reply.get(0)) == 1) {
+                held++;
+            }
+        }
+        if (released.answered() < quorum) {
+            throw RedisFailures.unavailable(
+                    grant.name(),
+                    name,
+                    "release",
+                    new IllegalStateException("only " + released.answered() + " of " + nodes.size()
+                            + " masters answered; the others free it when the lease runs out"));
+        }
+        return held > 0;
+    }
+
+    @Override
+    public void abandon(LockRequest request) {
+        // tryAcquire already released everywhere it could before failing; this covers an attempt
+        // whose outcome was not seen at all. Sent without waiting, in order after the attempt.
+        String[] lockKeys = keys.keys(request.name());
+        for (RedisNode node : nodes) {
+            try {
+                node.eval(
+                                RedisScripts.RELEASE,
+                                ScriptOutputType.INTEGER,
+                                lockKeys,
+                                request.ownerId(),
+                                RedisLockBackend.modeArg(request.mode()),
+                                keys.channel(request.name()))
+                        .exceptionally(e -> null);
+            } catch (RuntimeException e) {
+                log.debug("abandon on {} failed: {}", node.address(), e.toString());
+            }
+        }
+    }
+
+    @Override
+    public ReleaseNotifications releaseNotifications() {
+        return notifications;
+    }
+
+    /** What the masters report; the holder a majority agrees on, else empty. */
+    @Override
+    public Optional<LockInfo> inspect(String lockName) {
+        String[] lockKeys = keys.keys(lockName);
+        Round round = round(
+                TimeUnit.NANOSECONDS.toMillis(operationTimeoutNanos),
+                node -> node.eval(RedisScripts.INSPECT, ScriptOutputType.MULTI, lockKeys));
+        List<LockInfo> infos = new ArrayList<>();
+        for (List<Object> reply : round.replies()) {
+            RedisLockBackend.toInfo(lockName, reply).ifPresent(infos::add);
+        }
+        for (LockInfo info : infos) {
+            long agreeing = infos.stream()
+                    .filter(other -> other.owners().equals(info.owners()) && other.mode() == info.mode())
+                    .count();
+            if (agreeing >= quorum) {
+                return Optional.of(info);
+            }
+        }
+        return Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        for (RedisNode node : nodes) {
+            node.close();
+        }
+        RedisResources.shutdown(resources);
+    }
+
+    @Override
+    public String toString() {
+        return "RedlockBackend[" + name + "]";
+    }
+}

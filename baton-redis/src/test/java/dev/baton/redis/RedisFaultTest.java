@@ -1,0 +1,94 @@
+package dev.baton.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.Baton;
+import dev.baton.Lease;
+import dev.baton.LockClient;
+import dev.baton.LockLostException;
+import dev.baton.LockOptions;
+import dev.baton.LockUnavailableException;
+import dev.baton.servers.RedisServer;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Servers that restart, refuse the password, or cannot run scripts. */
+@Timeout(120)
+class RedisFaultTest {
+    private static final LockOptions OPTIONS = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(2))
+            .operationTimeout(Duration.ofSeconds(2))
+            .build();
+
+    @Test
+    void holderLearnsAtItsNextRenewalThatARestartWithoutPersistenceLostItsLease() throws Exception {
+        try (RedisServer server = RedisServer.startEmbedded();
+                LockClient holder = Baton.connect(server.uri(), OPTIONS);
+                LockClient other = Baton.connect(server.uri(), OPTIONS)) {
+            String name = "restart-" + UUID.randomUUID();
+            Lease lease = holder.lock(name).acquire(Duration.ofSeconds(5));
+            CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+            lease.onLost(lost::complete);
+
+            server.restart();
+            assertThat(lost.get(10, TimeUnit.SECONDS))
+                    .hasMessageContaining(name)
+                    .hasMessageContaining("no longer has this grant");
+            assertThat(lease.isValid()).isFalse();
+            try (Lease next = other.lock(name).acquire(Duration.ofSeconds(5))) {
+                assertThat(next.fencingToken())
+                        .as("the counter is seeded from the server clock, so it survives the data loss")
+                        .isGreaterThan(lease.fencingToken());
+            }
+            lease.close();
+        }
+    }
+
+    @Test
+    void wrongPasswordGivesAClearError() {
+        try (RedisServer server = RedisServer.startEmbedded("--requirepass", "right");
+                LockClient wrong = Baton.connect("redis://:wrong@" + server.host() + ":" + server.port(), OPTIONS);
+                LockClient right =
+                        Baton.connect("redis://:right@" + server.host() + ":" + server.port() + "/3", OPTIONS)) {
+            assertThatThrownBy(() -> wrong.lock("secret").acquire(Duration.ofSeconds(5)))
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("secret")
+                    .hasMessageContaining("authentication failed")
+                    .hasMessageContaining("password")
+                    .hasMessageNotContaining("wrong@");
+            try (Lease lease = right.lock("secret").acquire(Duration.ofSeconds(5))) {
+                assertThat(lease.isValid()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void serverWithoutScriptingGivesAClearError() {
+        try (RedisServer server =
+                        RedisServer.startEmbedded("--rename-command", "EVALSHA", "", "--rename-command", "EVAL", "");
+                LockClient client = Baton.connect(server.uri(), OPTIONS)) {
+            assertThatThrownBy(() -> client.lock("scripted").acquire(Duration.ofSeconds(5)))
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("scripted")
+                    .hasMessageContaining(client.backendName())
+                    .hasMessageContaining("Lua scripts");
+        }
+    }
+
+    @Test
+    void scriptsAreReloadedAfterScriptFlush() throws Exception {
+        try (RedisServer server = RedisServer.startEmbedded();
+                LockClient client = Baton.connect(server.uri(), OPTIONS)) {
+            client.lock("flushed").acquire(Duration.ofSeconds(5)).close();
+            server.restart(); // an empty script cache, as after SCRIPT FLUSH or a failover
+            try (Lease lease = client.lock("flushed").acquire(Duration.ofSeconds(10))) {
+                assertThat(lease.isValid()).isTrue();
+            }
+        }
+    }
+}

@@ -1,0 +1,368 @@
+package dev.baton.servers;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A private MariaDB server: Debian's {@code mariadbd} (package {@code mariadb-server}) with a
+ * temporary data directory, listening on a free port on {@code 127.0.0.1}.
+ *
+ * <p>{@link #start()} runs {@code mariadb-install-db --no-defaults} into a fresh directory, then
+ * starts {@code mariadbd --no-defaults} (no system configuration is read, so the machine's own
+ * MariaDB, if any, is neither used nor disturbed) with an init file that creates the database {@code
+ * baton} and the user {@code baton} with a password, allowed on that database only. Tests therefore
+ * exercise real authentication. When the JVM runs as root, the server runs with {@code --user=root}
+ * (its files are private to the temporary directory); otherwise as the current user. The server is
+ * stopped by process id (SIGTERM, then SIGKILL after 10 s) and its directory deleted.
+ *
+ * <p>If the environment variable {@code BATON_MARIADB_URL} is set, nothing is started: the server
+ * reports that URL with {@code BATON_MARIADB_USER} and {@code BATON_MARIADB_PASSWORD} (defaults
+ * {@code root} and empty).
+ *
+ * <p>Failure behaviour: {@link #start()} throws {@link IllegalStateException} when {@code mariadbd}
+ * is not installed (the message says how to install it), when initialisation fails, or when the
+ * server is not ready within 60 s, with the tail of the server log; nothing is left running.
+ */
+public final class MariaDbServer implements DatabaseServer {
+    private static final Logger log = LoggerFactory.getLogger(MariaDbServer.class);
+
+    static final String ENV_URL = "BATON_MARIADB_URL";
+    static final String ENV_USER = "BATON_MARIADB_USER";
+    static final String ENV_PASSWORD = "BATON_MARIADB_PASSWORD";
+    static final String DATABASE = "baton";
+    static final String USER = "baton";
+    static final String PASSWORD = "baton-secret";
+    private static final int DEFAULT_PORT = 3306;
+    private static final int START_ATTEMPTS = 5;
+    private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+    private static final List<Path> SERVER_PATHS = List.of(Path.of("/usr/sbin/mariadbd"), Path.of("/usr/bin/mariadbd"));
+    private static final List<Path> INSTALL_PATHS =
+            List.of(Path.of("/usr/bin/mariadb-install-db"), Path.of("/usr/sbin/mariadb-install-db"));
+
+    private final String jdbcUrl;
+    private final String user;
+    private final String password;
+    private final String host;
+    private final int port;
+    private final Process process; // null when external
+    private final Path baseDir; // null when external
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Thread shutdownHook;
+
+    private MariaDbServer(String jdbcUrl, String user, String password, String host, int port) {
+        this.jdbcUrl = jdbcUrl;
+        this.user = user;
+        this.password = password;
+        this.host = host;
+        this.port = port;
+        this.process = null;
+        this.baseDir = null;
+        this.shutdownHook = null;
+    }
+
+    private MariaDbServer(int port, Process process, Path baseDir) {
+        this.jdbcUrl = url(port);
+        this.user = USER;
+        this.password = PASSWORD;
+        this.host = FreePort.LOOPBACK;
+        this.port = port;
+        this.process = process;
+        this.baseDir = baseDir;
+        this.shutdownHook = new Thread(this::close, "baton-mariadb-shutdown-" + port);
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /**
+     * Starts a new private MariaDB server, or reports the external one named by {@code
+     * BATON_MARIADB_URL}. Blocks until the user {@code baton} can log in to the database {@code
+     * baton} (typically one to two seconds).
+     *
+     * @throws IllegalStateException if the server cannot be started; see the class description
+     */
+    public static MariaDbServer start() {
+        return start(System.getenv());
+    }
+
+    static MariaDbServer start(Map<String, String> env) {
+        String url = env.get(ENV_URL);
+        if (url != null && !url.isBlank()) {
+            JdbcUrls.HostPort hostPort;
+            try {
+                hostPort = JdbcUrls.parse(url, DEFAULT_PORT, new JdbcUrls.HostPort("localhost", DEFAULT_PORT));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(ENV_URL + " is not a valid JDBC URL: " + e.getMessage(), e);
+            }
+            log.info("using external MariaDB at {} ({} is set)", url, ENV_URL);
+            return new MariaDbServer(
+                    url,
+                    env.getOrDefault(ENV_USER, "root"),
+                    env.getOrDefault(ENV_PASSWORD, ""),
+                    hostPort.host(),
+                    hostPort.port());
+        }
+        return launch();
+    }
+
+    /** Whether {@code mariadbd} and {@code mariadb-install-db} are installed here. */
+    public static boolean installed() {
+        return find(SERVER_PATHS) != null && find(INSTALL_PATHS) != null;
+    }
+
+    @Override
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
+    @Override
+    public String user() {
+        return user;
+    }
+
+    @Override
+    public String password() {
+        return password;
+    }
+
+    @Override
+    public String host() {
+        return host;
+    }
+
+    @Override
+    public int port() {
+        return port;
+    }
+
+    @Override
+    public boolean external() {
+        return process == null;
+    }
+
+    /** {@return the pid of {@code mariadbd}, or {@code -1} for an external server} */
+    public long pid() {
+        return process == null ? -1 : process.pid();
+    }
+
+    /** The temporary directory (data, socket, logs), or {@code null} for an external server. */
+    Path baseDir() {
+        return baseDir;
+    }
+
+    @Override
+    public void close() {
+        if (process == null || !closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (Thread.currentThread() != shutdownHook) {
+            try {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            } catch (IllegalStateException e) {
+                // the JVM is shutting down; the hook may run as well, which is harmless
+            }
+        }
+        stop(process);
+        Posix.deleteRecursively(baseDir);
+        log.info("stopped MariaDB (pid {}) on port {}", process.pid(), port);
+    }
+
+    private static void stop(Process process) {
+        try {
+            if (process.isAlive()) {
+                Posix.signal(process.pid(), "CONT"); // in case a fault test left it stopped
+                Posix.signal(process.pid(), "TERM");
+                if (process.waitFor(10, TimeUnit.SECONDS)) {
+                    return;
+                }
+                log.warn("MariaDB (pid {}) did not exit within 10 s after SIGTERM; killing it", process.pid());
+                process.destroyForcibly();
+                if (!process.waitFor(5, TimeUnit.SECONDS)) {
+                    log.warn("MariaDB (pid {}) survived SIGKILL for 5 s", process.pid());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "MariaDbServer[" + jdbcUrl + (external() ? ", external" : ", pid " + pid()) + "]";
+    }
+
+    private static String url(int port) {
+        return "jdbc:mariadb://" + FreePort.LOOPBACK + ":" + port + "/" + DATABASE;
+    }
+
+    private static Path find(List<Path> candidates) {
+        return candidates.stream().filter(Files::isExecutable).findFirst().orElse(null);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // launching
+
+    private static MariaDbServer launch() {
+        Path server = find(SERVER_PATHS);
+        Path install = find(INSTALL_PATHS);
+        if (server == null || install == null) {
+            throw new IllegalStateException("mariadbd is not installed; install Debian's package with"
+                    + " 'apt-get install -y mariadb-server' (see .ci/run), or set " + ENV_URL
+                    + " to an external server");
+        }
+        long started = System.nanoTime();
+        boolean root = Posix.isRoot();
+        Path base = null;
+        Process process = null;
+        try {
+            base = Files.createTempDirectory("baton-mariadb-");
+            Path data = Files.createDirectory(base.resolve("data"));
+            Path installLog = base.resolve("install.log");
+            Path serverLog = base.resolve("mariadbd.log");
+            List<String> installDb = new ArrayList<>(List.of(
+                    install.toString(),
+                    "--no-defaults",
+                    "--auth-root-authentication-method=normal",
+                    "--datadir=" + data,
+                    "--skip-test-db",
+                    "--skip-name-resolve"));
+            if (root) {
+                installDb.add("--user=root");
+            }
+            int exit = Posix.run(installDb, installLog, 120);
+            if (exit != 0) {
+                throw new IllegalStateException(
+                        "mariadb-install-db failed with exit code " + exit + Posix.tail(installLog, 0));
+            }
+            // Runs with the server's own privileges at every start: the user the tests log in as.
+            Path init = Files.writeString(
+                    base.resolve("init.sql"),
+                    "CREATE DATABASE IF NOT EXISTS " + DATABASE + ";\n"
+                            + "CREATE USER IF NOT EXISTS '" + USER + "'@'%' IDENTIFIED BY '" + PASSWORD + "';\n"
+                            + "GRANT ALL PRIVILEGES ON " + DATABASE + ".* TO '" + USER + "'@'%';\n",
+                    StandardCharsets.UTF_8);
+            long initialised = System.nanoTime();
+            for (int attempt = 1; ; attempt++) {
+                int port = FreePort.find();
+                List<String> command = new ArrayList<>(List.of(
+                        server.toString(),
+                        "--no-defaults",
+                        "--datadir=" + data,
+                        "--socket=" + base.resolve("mariadbd.sock"),
+                        "--pid-file=" + base.resolve("mariadbd.pid"),
+                        "--port=" + port,
+                        "--bind-address=" + FreePort.LOOPBACK,
+                        "--skip-name-resolve",
+                        "--skip-log-bin",
+                        "--init-file=" + init,
+                        "--innodb-flush-log-at-trx-commit=0",
+                        "--innodb-buffer-pool-size=64M",
+                        "--max-connections=300"));
+                if (root) {
+                    command.add("--user=root");
+                }
+                long logOffset = Files.exists(serverLog) ? Files.size(serverLog) : 0;
+                process = new ProcessBuilder(command)
+                        .redirectErrorStream(true)
+                        .redirectOutput(ProcessBuilder.Redirect.appendTo(serverLog.toFile()))
+                        .start();
+                if (awaitReady(process, port, serverLog, logOffset)) {
+                    MariaDbServer ready = new MariaDbServer(port, process, base);
+                    log.info(
+                            "started MariaDB (pid {}) at {} in {} ms (install-db {} ms); data in {}",
+                            process.pid(),
+                            ready.jdbcUrl,
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                            TimeUnit.NANOSECONDS.toMillis(initialised - started),
+                            base);
+                    return ready;
+                }
+                process = null;
+                if (attempt == START_ATTEMPTS) {
+                    throw new IllegalStateException("MariaDB could not bind a free port in " + START_ATTEMPTS
+                            + " attempts" + Posix.tail(serverLog, 0));
+                }
+            }
+        } catch (IOException e) {
+            cleanUp(process, base);
+            throw new IllegalStateException("could not start MariaDB: " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            cleanUp(process, base);
+            throw new IllegalStateException("interrupted while starting MariaDB", e);
+        } catch (RuntimeException | Error e) {
+            cleanUp(process, base);
+            throw e;
+        }
+    }
+
+    private static void cleanUp(Process process, Path base) {
+        if (process != null) {
+            stop(process);
+        }
+        Posix.deleteRecursively(base);
+    }
+
+    /**
+     * Waits until the user {@code baton} can log in. Returns {@code false} if the server exited
+     * because its port was taken.
+     */
+    private static boolean awaitReady(Process process, int port, Path serverLog, long logOffset)
+            throws InterruptedException, IOException {
+        org.mariadb.jdbc.Driver driver = new org.mariadb.jdbc.Driver();
+        Properties props = new Properties();
+        props.setProperty("user", USER);
+        props.setProperty("password", PASSWORD);
+        props.setProperty("connectTimeout", "5000");
+        props.setProperty("socketTimeout", "60000");
+        long deadline = System.nanoTime() + READY_TIMEOUT_NANOS;
+        long pause = 10;
+        SQLException last = null;
+        while (true) {
+            if (!process.isAlive()) {
+                String tail = Posix.tail(serverLog, logOffset);
+                if (tail.contains("Address already in use") || tail.contains("Do you already have another")) {
+                    return false;
+                }
+                throw new IllegalStateException(
+                        "MariaDB exited with code " + process.exitValue() + " while starting" + tail);
+            }
+            // Connect only once the server says it listens: before that, whatever else holds the port
+            // (if FreePort lost a race) could answer.
+            if (Files.readString(serverLog, StandardCharsets.ISO_8859_1).contains("ready for connections")) {
+                try (Connection connection = driver.connect(url(port), props);
+                        Statement statement = connection.createStatement();
+                        ResultSet rs = statement.executeQuery("SELECT DATABASE()")) {
+                    if (rs.next() && DATABASE.equals(rs.getString(1))) {
+                        return true;
+                    }
+                } catch (SQLException e) {
+                    last = e;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                IllegalStateException failure = new IllegalStateException(
+                        "MariaDB did not accept connections on port " + port + " within 60 s"
+                                + Posix.tail(serverLog, logOffset),
+                        last);
+                stop(process);
+                throw failure;
+            }
+            Thread.sleep(pause);
+            pause = Math.min(100, pause * 2);
+        }
+    }
+}

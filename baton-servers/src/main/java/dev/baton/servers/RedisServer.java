@@ -1,0 +1,399 @@
+package dev.baton.servers;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A real Redis server in a child process on a free port on {@code 127.0.0.1}, started from the
+ * {@code redis-server} binary inside {@code com.github.codemonstur:embedded-redis} with persistence
+ * off ({@code --save "" --appendonly no}) and a private temporary directory.
+ *
+ * <p>{@link #start()} honours the environment variable {@code BATON_REDIS_URI}: when it is set,
+ * nothing is started, {@link #uri()} is that URI, {@link #external()} is {@code true}, {@link
+ * #pid()} is {@code -1} and {@link #close()} does nothing. {@link #startEmbedded(String...)} always
+ * starts a server (for fault tests and for several independent masters).
+ *
+ * <p>Guarantees: once a start method returns, the server answers {@code PING}. Fault tests may
+ * send signals to {@link #pid()} (SIGSTOP/SIGCONT), {@link #kill()} it, or {@link #restart()} it
+ * on the same port: without persistence it comes back empty, as a crashed production server without
+ * persistence does.
+ *
+ * <p>Failure behaviour: start methods throw {@link IllegalStateException} with the tail of the
+ * server log when the server cannot start or is not ready within 30 s; they retry a few times on a
+ * port clash and remove what they created before throwing. {@link #close()} stops the process with
+ * SIGTERM (SIGKILL after 10 s) and deletes the temporary directory; a JVM shutdown hook does the
+ * same if {@code close()} was never called. Thread-safe.
+ */
+public final class RedisServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RedisServer.class);
+
+    /** Environment variable naming an external server, e.g. {@code redis://:secret@host:6379/0}. */
+    public static final String ENV_URI = "BATON_REDIS_URI";
+
+    private static final int START_ATTEMPTS = 5;
+    private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private final String uri;
+    private final String host;
+    private final int port;
+    private final Path dir; // null when external
+    private final List<String> args; // arguments after the port; null when external
+    private final ReentrantLock processLock = new ReentrantLock();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Thread shutdownHook;
+    private volatile Process process; // null when external
+
+    private RedisServer(String uri, String host, int port) {
+        this.uri = uri;
+        this.host = host;
+        this.port = port;
+        this.dir = null;
+        this.args = null;
+        this.process = null;
+        this.shutdownHook = null;
+    }
+
+    private RedisServer(int port, Path dir, List<String> args, Process process) {
+        this.uri = "redis://" + FreePort.LOOPBACK + ":" + port;
+        this.host = FreePort.LOOPBACK;
+        this.port = port;
+        this.dir = dir;
+        this.args = List.copyOf(args);
+        this.process = process;
+        this.shutdownHook = new Thread(this::stopOnJvmExit, "baton-redis-stop-" + port);
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /** Starts an embedded server, or reports the external one named by {@code BATON_REDIS_URI}. */
+    public static RedisServer start() {
+        return start(System.getenv());
+    }
+
+    static RedisServer start(Map<String, String> env) {
+        String external = env.get(ENV_URI);
+        if (external != null && !external.isBlank()) {
+            URI parsed;
+            try {
+                parsed = URI.create(external.trim());
+            } catch (IllegalArgumentException e) {
+                throw new IllegalStateException(ENV_URI + " is not a valid URI: " + e.getMessage(), e);
+            }
+            if (parsed.getHost() == null) {
+                throw new IllegalStateException(
+                        ENV_URI + " must name a host, as in redis://host:6379, but was " + redact(external));
+            }
+            log.info("using external Redis at {} ({} is set)", redact(external), ENV_URI);
+            return new RedisServer(external.trim(), parsed.getHost(), parsed.getPort() < 0 ? 6379 : parsed.getPort());
+        }
+        return startEmbedded();
+    }
+
+    /**
+     * Starts an embedded server with extra {@code redis-server} arguments (for example {@code
+     * "--requirepass", "secret"}), ignoring {@code BATON_REDIS_URI}.
+     */
+    public static RedisServer startEmbedded(String... extraArgs) {
+        return launch(FreePort::find, List.of(extraArgs), null);
+    }
+
+    /**
+     * Starts {@code count} independent embedded masters (for Redlock). If one fails to start, the
+     * ones already started are stopped.
+     */
+    public static List<RedisServer> startMasters(int count) {
+        List<RedisServer> servers = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                servers.add(startEmbedded());
+            }
+            return servers;
+        } catch (RuntimeException e) {
+            servers.forEach(RedisServer::close);
+            throw e;
+        }
+    }
+
+    /** Starts a process with a config file written into its directory first (Sentinel needs one). */
+    static RedisServer launch(IntSupplier ports, List<String> extraArgs, ConfigWriter config) {
+        Path exe = RedisBinary.executable();
+        Path dir = null;
+        try {
+            dir = Files.createTempDirectory("baton-redis-");
+            for (int attempt = 1; ; attempt++) {
+                int port = ports.getAsInt();
+                List<String> args = new ArrayList<>();
+                if (config != null) {
+                    args.add(config.write(dir, port).toString());
+                }
+                args.addAll(List.of(
+                        "--port",
+                        Integer.toString(port),
+                        "--bind",
+                        FreePort.LOOPBACK,
+                        "--save",
+                        "",
+                        "--appendonly",
+                        "no",
+                        "--dir",
+                        dir.toString(),
+                        "--daemonize",
+                        "no",
+                        "--logfile",
+                        dir.resolve("redis.log").toString()));
+                args.addAll(extraArgs);
+                Process process = spawn(exe, args);
+                if (awaitReady(process, port, dir.resolve("redis.log"))) {
+                    RedisServer server = new RedisServer(port, dir, args, process);
+                    log.info("started Redis (pid {}) at {}; data in {}", process.pid(), server.uri, dir);
+                    return server;
+                }
+                if (attempt == START_ATTEMPTS) {
+                    throw new IllegalStateException("Redis could not bind a free port in " + START_ATTEMPTS
+                            + " attempts" + Posix.tail(dir.resolve("redis.log"), 0));
+                }
+            }
+        } catch (IOException e) {
+            Posix.deleteRecursively(dir);
+            throw new IllegalStateException("could not start Redis: " + e, e);
+        } catch (RuntimeException e) {
+            Posix.deleteRecursively(dir);
+            throw e;
+        }
+    }
+
+    /** Writes a config file for a server about to listen on {@code port}; returns its path. */
+    @FunctionalInterface
+    interface ConfigWriter {
+        Path write(Path dir, int port) throws IOException;
+    }
+
+    private static Process spawn(Path exe, List<String> args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(exe.toString());
+        command.addAll(args);
+        return new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
+    }
+
+    /**
+     * Waits until the server answers on {@code port}; {@code false} if it exited because the port
+     * was taken.
+     */
+    private static boolean awaitReady(Process process, int port, Path logFile) {
+        long deadline = System.nanoTime() + READY_TIMEOUT_NANOS;
+        long pause = 2;
+        while (true) {
+            if (!process.isAlive()) {
+                String tail = Files.exists(logFile) ? Posix.tail(logFile, 0) : "";
+                if (tail.contains("Address already in use")) {
+                    return false;
+                }
+                throw new IllegalStateException(
+                        "Redis exited with code " + process.exitValue() + " while starting" + tail);
+            }
+            // Any reply (+PONG, or -NOAUTH with requirepass) means this server listens; a process
+            // that is not ours would not be alive-and-ours, which isAlive() above already checks.
+            if (answers(port)) {
+                return true;
+            }
+            if (System.nanoTime() > deadline) {
+                process.destroyForcibly();
+                throw new IllegalStateException("Redis did not answer on port " + port + " within 30 s"
+                        + (Files.exists(logFile) ? Posix.tail(logFile, 0) : ""));
+            }
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
+                throw new IllegalStateException("interrupted while starting Redis", e);
+            }
+            pause = Math.min(50, pause * 2);
+        }
+    }
+
+    /** Sends PING and reads one reply line; true on any RESP reply. */
+    static boolean answers(int port) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(FreePort.LOOPBACK, port), 1000);
+            socket.setSoTimeout(1000);
+            OutputStream out = socket.getOutputStream();
+            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            InputStream in = socket.getInputStream();
+            int first = in.read();
+            return first == '+' || first == '-';
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** {@return the URI to connect to, such as {@code redis://127.0.0.1:6379}} */
+    public String uri() {
+        return uri;
+    }
+
+    /** {@return the host the server listens on} */
+    public String host() {
+        return host;
+    }
+
+    /** {@return the port the server listens on} */
+    public int port() {
+        return port;
+    }
+
+    /** {@return whether {@code BATON_REDIS_URI} named an external server, so nothing was started} */
+    public boolean external() {
+        return dir == null;
+    }
+
+    /** {@return the pid of the current redis-server process, or -1 for an external server} */
+    public long pid() {
+        Process current = process;
+        return current == null ? -1 : current.pid();
+    }
+
+    /** {@return whether the embedded process is running} */
+    public boolean isRunning() {
+        Process current = process;
+        return current != null && current.isAlive();
+    }
+
+    /** Kills the process with SIGKILL (a crash); {@link #restart()} brings it back empty. */
+    public void kill() {
+        requireEmbedded("kill");
+        processLock.lock();
+        try {
+            Process current = process;
+            if (current != null && current.isAlive()) {
+                Posix.signal(current.pid(), "CONT"); // a stopped process would not die until continued
+                current.destroyForcibly();
+                awaitExit(current, 10);
+            }
+        } finally {
+            processLock.unlock();
+        }
+    }
+
+    /**
+     * Kills the server (if running) and starts it again on the same port with the same arguments.
+     * Without persistence it comes back with no keys.
+     *
+     * @throws IllegalStateException if it cannot be started again (for example the port was taken)
+     */
+    public void restart() {
+        requireEmbedded("restart");
+        processLock.lock();
+        try {
+            if (closed.get()) {
+                throw new IllegalStateException("Redis on port " + port + " was closed; it cannot be restarted");
+            }
+            kill();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (true) {
+                Process next = spawn(RedisBinary.executable(), args);
+                if (awaitReady(next, port, dir.resolve("redis.log"))) {
+                    process = next;
+                    log.info("restarted Redis (pid {}) at {}", next.pid(), uri);
+                    return;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new IllegalStateException("Redis could not bind port " + port + " again within 10 s"
+                            + Posix.tail(dir.resolve("redis.log"), 0));
+                }
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("could not restart Redis on port " + port + ": " + e, e);
+        } finally {
+            processLock.unlock();
+        }
+    }
+
+    private void requireEmbedded(String what) {
+        if (external()) {
+            throw new IllegalStateException("cannot " + what + " the external Redis named by " + ENV_URI);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (external() || !closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down; the hook may run as well, which is harmless
+        }
+        stop(10);
+        Posix.deleteRecursively(dir);
+        log.info("stopped Redis on port {}", port);
+    }
+
+    private void stopOnJvmExit() {
+        if (closed.compareAndSet(false, true)) {
+            stop(5);
+            Posix.deleteRecursively(dir);
+        }
+    }
+
+    private void stop(long timeoutSeconds) {
+        processLock.lock();
+        try {
+            Process current = process;
+            if (current == null || !current.isAlive()) {
+                return;
+            }
+            Posix.signal(current.pid(), "CONT"); // in case a fault test left it stopped
+            current.destroy(); // SIGTERM: redis-server exits at once without persistence
+            if (!awaitExit(current, timeoutSeconds)) {
+                log.warn(
+                        "Redis (pid {}) did not exit within {} s after SIGTERM; killing it",
+                        current.pid(),
+                        timeoutSeconds);
+                current.destroyForcibly();
+                awaitExit(current, 5);
+            }
+        } finally {
+            processLock.unlock();
+        }
+    }
+
+    private static boolean awaitExit(Process process, long seconds) {
+        try {
+            return process.waitFor(seconds, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            return false;
+        }
+    }
+
+    static String redact(String uri) {
+        return uri.replaceAll("://([^/@:]*):[^/@]*@", "://$1:***@");
+    }
+
+    @Override
+    public String toString() {
+        return "RedisServer[" + redact(uri) + (external() ? ", external" : ", pid " + pid()) + "]";
+    }
+}

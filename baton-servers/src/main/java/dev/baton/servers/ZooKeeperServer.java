@@ -1,0 +1,220 @@
+package dev.baton.servers;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * ZooKeeper in this JVM (curator-test): one standalone server ({@link #start()}) or an ensemble of
+ * several servers ({@link #startEnsemble(int)}), each on free loopback ports with a temporary data
+ * directory that is deleted on {@link #close()}.
+ *
+ * <p>The servers run with a short tick ({@link #TICK_MILLIS} ms) and accept session timeouts from
+ * {@link #MIN_SESSION_MILLIS} to {@link #MAX_SESSION_MILLIS} ms, so that tests can use sessions of
+ * a few seconds (ZooKeeper otherwise clamps session timeouts to 2 to 20 ticks of 3 s).
+ *
+ * <p>If the environment variable {@code BATON_ZOOKEEPER_CONNECT} is set ({@code host:port,...}),
+ * nothing is started: {@link #connectString()} reports it, {@link #external()} is true, {@link
+ * #close()} does nothing and the fault methods ({@link #kill(int)}, {@link #restart(int)}) throw.
+ *
+ * <p>Failure behaviour: {@link #start()} and {@link #startEnsemble(int)} throw {@link
+ * IllegalStateException} if a server cannot start (after releasing what they started); {@link
+ * #close()} logs problems instead of throwing.
+ */
+public final class ZooKeeperServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ZooKeeperServer.class);
+
+    static final String ENV_CONNECT = "BATON_ZOOKEEPER_CONNECT";
+    /** Server tick; session timeouts are multiples of it. */
+    public static final int TICK_MILLIS = 250;
+
+    public static final int MIN_SESSION_MILLIS = 500;
+    public static final int MAX_SESSION_MILLIS = 60_000;
+
+    private final String connectString;
+    private final TestingServer single; // null for an ensemble or external
+    private final TestingCluster cluster; // null for a single server or external
+    private final List<InstanceSpec> specs;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private ZooKeeperServer(
+            String connectString, TestingServer single, TestingCluster cluster, List<InstanceSpec> specs) {
+        this.connectString = connectString;
+        this.single = single;
+        this.cluster = cluster;
+        this.specs = specs;
+    }
+
+    /** Starts one standalone server (or reports the external one). */
+    public static ZooKeeperServer start() {
+        String external = System.getenv(ENV_CONNECT);
+        if (external != null && !external.isBlank()) {
+            return new ZooKeeperServer(external.trim(), null, null, List.of());
+        }
+        InstanceSpec spec = spec(1, new HashSet<>());
+        try {
+            TestingServer server = new TestingServer(spec, true);
+            log.info("ZooKeeper started at {} (data {})", server.getConnectString(), spec.getDataDirectory());
+            return new ZooKeeperServer(server.getConnectString(), server, null, List.of(spec));
+        } catch (Exception e) {
+            throw new IllegalStateException(
+                    "could not start an in-process ZooKeeper server on port " + spec.getPort()
+                            + "; check that the temporary directory is writable: " + e,
+                    e);
+        }
+    }
+
+    /** Starts an ensemble of {@code size} servers (a quorum is {@code size / 2 + 1}). */
+    public static ZooKeeperServer startEnsemble(int size) {
+        if (size < 1) {
+            throw new IllegalArgumentException("an ensemble needs at least one server, not " + size);
+        }
+        String external = System.getenv(ENV_CONNECT);
+        if (external != null && !external.isBlank()) {
+            return new ZooKeeperServer(external.trim(), null, null, List.of());
+        }
+        List<InstanceSpec> specs = new ArrayList<>();
+        Set<Integer> ports = new HashSet<>();
+        for (int i = 1; i <= size; i++) {
+            specs.add(spec(i, ports));
+        }
+        TestingCluster cluster = new TestingCluster(specs);
+        try {
+            cluster.start();
+        } catch (Exception e) {
+            try {
+                cluster.close();
+            } catch (IOException | RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw new IllegalStateException(
+                    "could not start a " + size + "-server ZooKeeper ensemble; check free ports and the temporary"
+                            + " directory: " + e,
+                    e);
+        }
+        log.info("ZooKeeper ensemble of {} started at {}", size, cluster.getConnectString());
+        return new ZooKeeperServer(cluster.getConnectString(), null, cluster, List.copyOf(specs));
+    }
+
+    /** A free port not in {@code taken} (a port just probed free may be handed out twice). */
+    private static int freePort(Set<Integer> taken) {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int port = FreePort.find();
+            if (taken.add(port)) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("could not find distinct free ports for a ZooKeeper ensemble");
+    }
+
+    private static InstanceSpec spec(int serverId, Set<Integer> ports) {
+        File dataDir;
+        try {
+            dataDir = Files.createTempDirectory("baton-zookeeper").toFile();
+        } catch (IOException e) {
+            throw new IllegalStateException("could not create a temporary directory for ZooKeeper: " + e, e);
+        }
+        Map<String, Object> properties = Map.of(
+                "minSessionTimeout", String.valueOf(MIN_SESSION_MILLIS),
+                "maxSessionTimeout", String.valueOf(MAX_SESSION_MILLIS));
+        return new InstanceSpec(
+                dataDir,
+                freePort(ports),
+                freePort(ports),
+                freePort(ports),
+                true,
+                serverId,
+                TICK_MILLIS,
+                0,
+                properties,
+                FreePort.LOOPBACK);
+    }
+
+    /** {@code host:port,host:port,...} of every server. */
+    public String connectString() {
+        return connectString;
+    }
+
+    /** The address of server {@code index} (0-based). */
+    public InetSocketAddress address(int index) {
+        if (specs.isEmpty()) {
+            String[] hostPort = connectString.split(",")[index].trim().split(":");
+            return new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1]));
+        }
+        InstanceSpec spec = specs.get(index);
+        return new InetSocketAddress(spec.getHostname(), spec.getPort());
+    }
+
+    /** Number of servers. */
+    public int size() {
+        return specs.isEmpty() ? connectString.split(",").length : specs.size();
+    }
+
+    /** Whether this reports a server that was started elsewhere. */
+    public boolean external() {
+        return single == null && cluster == null;
+    }
+
+    /** Stops server {@code index} of an ensemble abruptly (its data directory is kept). */
+    public void kill(int index) {
+        requireCluster("kill");
+        try {
+            if (!cluster.killServer(specs.get(index))) {
+                throw new IllegalStateException("ZooKeeper server " + index + " was not running");
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("could not kill ZooKeeper server " + index + ": " + e, e);
+        }
+    }
+
+    /** Restarts server {@code index} of an ensemble after {@link #kill(int)}. */
+    public void restart(int index) {
+        requireCluster("restart");
+        try {
+            cluster.restartServer(specs.get(index));
+        } catch (Exception e) {
+            throw new IllegalStateException("could not restart ZooKeeper server " + index + ": " + e, e);
+        }
+    }
+
+    private void requireCluster(String what) {
+        if (cluster == null) {
+            throw new IllegalStateException("cannot " + what + " a server of " + connectString
+                    + ": only an ensemble started with startEnsemble supports faults");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            if (single != null) {
+                single.close();
+            }
+            if (cluster != null) {
+                cluster.close();
+            }
+        } catch (IOException | RuntimeException e) {
+            log.warn("stopping ZooKeeper at {} failed: {}", connectString, e.toString());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperServer[" + connectString + "]";
+    }
+}

@@ -1,0 +1,103 @@
+package dev.baton.zookeeper;
+
+import dev.baton.LockConfigurationException;
+import dev.baton.LockOptions;
+import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockBackendProvider;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.ACLProvider;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
+
+/**
+ * Builds the ZooKeeper lock backend for {@code zookeeper://} URIs; found by {@link
+ * dev.baton.Baton#connect(String, LockOptions)} through {@link java.util.ServiceLoader}.
+ *
+ * <pre>
+ * zookeeper://[user:password@]host1:2181,host2:2181[/chroot][?sessionTimeout=30s&amp;connectionTimeout=5s
+ *     &amp;onSuspended=lose|wait&amp;acl=open|creator&amp;exclusiveNodes=mutex|readwrite&amp;root=/baton/locks]
+ * </pre>
+ *
+ * <ul>
+ *   <li>Locks live at {@code <chroot><root>/<encoded name>}; the parents are container nodes, which
+ *       the server removes when they are empty.
+ *   <li>{@code sessionTimeout} (default 30 s): how long the server keeps a silent client's session,
+ *       and with it its locks. The server clamps it to 2..20 times its tick time.
+ *   <li>{@code connectionTimeout} (default: the operation timeout): how long one call waits for a
+ *       connection.
+ *   <li>{@code onSuspended}: {@code lose} (default, safe) reports every held lease lost as soon as
+ *       the connection drops; {@code wait} keeps them while the session may still be alive and
+ *       reports loss only when the session is lost.
+ *   <li>Credentials in the URI authenticate with the {@code digest} scheme; with them the nodes Baton
+ *       creates get the creator-only ACL unless {@code acl=open}.
+ *   <li>{@code exclusiveNodes}: {@code mutex} (default) makes exclusive locks interoperate with
+ *       Curator's InterProcessMutex on the same path; {@code readwrite} with the write lock of
+ *       Curator's InterProcessReadWriteLock. Read locks always use Curator's read nodes.
+ * </ul>
+ *
+ * <p>{@link #create} does no I/O: the connection is made in the background, and an unreachable
+ * ensemble shows up as {@link dev.baton.LockUnavailableException} on first use, within the operation
+ * timeout.
+ */
+public final class ZooKeeperLockBackendProvider implements LockBackendProvider {
+
+    /** Used by {@link java.util.ServiceLoader}. */
+    public ZooKeeperLockBackendProvider() {}
+
+    @Override
+    public Set<String> schemes() {
+        return Set.of(ZooKeeperUri.SCHEME);
+    }
+
+    /**
+     * Builds the backend and starts connecting in the background.
+     *
+     * @throws LockConfigurationException for a malformed URI or an unknown or invalid parameter
+     */
+    @Override
+    public LockBackend create(String uri, LockOptions options) {
+        ZooKeeperUri parsed = ZooKeeperUri.parse(uri);
+        Duration connection =
+                parsed.connectionTimeout() != null ? parsed.connectionTimeout() : options.operationTimeout();
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
+                .connectString(parsed.connectString())
+                // A Curator namespace rather than a ZooKeeper chroot: Curator creates it when missing.
+                .namespace(parsed.chroot().isEmpty() ? null : parsed.chroot().substring(1))
+                .sessionTimeoutMs(toIntMillis(parsed.sessionTimeout()))
+                .connectionTimeoutMs(toIntMillis(connection))
+                // Baton retries connection losses itself, within the operation timeout, and protects
+                // creates by their prefix; Curator must not retry on its own.
+                .retryPolicy(new RetryNTimes(0, 0))
+                .ensembleTracker(false);
+        if (parsed.digest() != null) {
+            builder.authorization("digest", parsed.digest().getBytes(StandardCharsets.UTF_8));
+        }
+        if (parsed.creatorOnlyAcl()) {
+            List<ACL> creatorOnly = ZooDefs.Ids.CREATOR_ALL_ACL;
+            builder.aclProvider(new ACLProvider() {
+                @Override
+                public List<ACL> getDefaultAcl() {
+                    return creatorOnly;
+                }
+
+                @Override
+                public List<ACL> getAclForPath(String path) {
+                    return creatorOnly;
+                }
+            });
+        }
+        CuratorFramework curator = builder.build();
+        curator.start();
+        return new ZooKeeperLockBackend(parsed, options, curator);
+    }
+
+    private static int toIntMillis(Duration duration) {
+        return (int) Math.min(Integer.MAX_VALUE, Math.max(1, duration.toMillis()));
+    }
+}

@@ -1,0 +1,41 @@
+package dev.baton.zookeeper;
+
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Maps lock names to ZooKeeper paths: {@code <root>/<encoded name>}. The encoding is one path
+ * segment, injective (no two names share a path), and never {@code .} or {@code ..}: ASCII letters,
+ * digits, {@code -} and {@code _} stay as they are (so a name like {@code invoice-42} keeps its
+ * readable path and Curator users can point their recipes at it), {@code .} stays unless the name
+ * is made of dots only, and every other UTF-8 byte becomes {@code %XX}.
+ */
+final class ZooKeeperLockPaths {
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private ZooKeeperLockPaths() {}
+
+    static String lockPath(String root, String name) {
+        return root + "/" + encode(name);
+    }
+
+    static String encode(String name) {
+        boolean dotsOnly = !name.isEmpty() && name.chars().allMatch(c -> c == '.');
+        byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
+        StringBuilder out = new StringBuilder(bytes.length + 16);
+        for (byte b : bytes) {
+            int c = b & 0xff;
+            boolean plain = (c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || c == '-'
+                    || c == '_'
+                    || (c == '.' && !dotsOnly);
+            if (plain) {
+                out.append((char) c);
+            } else {
+                out.append('%').append(HEX[c >> 4]).append(HEX[c & 0xf]);
+            }
+        }
+        return out.toString();
+    }
+}

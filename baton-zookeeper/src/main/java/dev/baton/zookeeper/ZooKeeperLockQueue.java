@@ -1,0 +1,103 @@
+package dev.baton.zookeeper;
+
+import dev.baton.spi.LockMode;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+
+/**
+ * The queue of one lock path, in Apache Curator's wire format, so that Curator's recipes and Baton
+ * see the same queue:
+ *
+ * <ul>
+ *   <li>Every entry is an ephemeral sequential child {@code _c_<uuid>-<marker><sequence>}: the
+ *       {@code _c_<uuid>-} prefix is Curator's "protection" prefix, which lets a client find its own
+ *       node after a connection loss during create.
+ *   <li>Markers: {@code lock-} (InterProcessMutex), {@code __READ__} and {@code __WRIT__}
+ *       (InterProcessReadWriteLock; both eight characters long so that Curator can strip either).
+ *   <li>Order: by the ten-digit sequence suffix, which ZooKeeper assigns from one counter per parent,
+ *       so a node created later always sorts later.
+ *   <li>An exclusive entry (any marker but {@code __READ__}) holds when it is first; a read entry
+ *       holds when no exclusive entry precedes it (Curator's rules for the mutex, the write lock and
+ *       the read lock).
+ * </ul>
+ */
+final class ZooKeeperLockQueue {
+    static final String MUTEX_MARKER = "lock-";
+    static final String READ_MARKER = "__READ__";
+    static final String WRITE_MARKER = "__WRIT__";
+    private static final int SEQUENCE_DIGITS = 10;
+
+    /** Sorts children like Curator: by the sequence suffix, compared as text. */
+    static final Comparator<String> ORDER = Comparator.comparing(ZooKeeperLockQueue::sequence);
+
+    private ZooKeeperLockQueue() {}
+
+    /** The node name prefix for one attempt (the sequence is appended by ZooKeeper). */
+    static String nodePrefix(String ownerId, LockMode mode, boolean curatorReadWriteNodes) {
+        String marker = mode == LockMode.SHARED ? READ_MARKER : curatorReadWriteNodes ? WRITE_MARKER : MUTEX_MARKER;
+        return protectionPrefix(ownerId) + marker;
+    }
+
+    /**
+     * {@code _c_<uuid>-}: Curator's protection prefix, with the UUID taken from the owner id (128
+     * random bits), so that an attempt can always find the node it may have created.
+     */
+    static String protectionPrefix(String ownerId) {
+        UUID uuid;
+        if (ownerId.length() == 32 && ownerId.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
+            uuid = new UUID(
+                    Long.parseUnsignedLong(ownerId.substring(0, 16), 16),
+                    Long.parseUnsignedLong(ownerId.substring(16), 16));
+        } else {
+            uuid = UUID.nameUUIDFromBytes(ownerId.getBytes(StandardCharsets.UTF_8));
+        }
+        return "_c_" + uuid + "-";
+    }
+
+    static String sequence(String node) {
+        return node.length() >= SEQUENCE_DIGITS ? node.substring(node.length() - SEQUENCE_DIGITS) : node;
+    }
+
+    static boolean isRead(String node) {
+        return node.contains(READ_MARKER);
+    }
+
+    static List<String> sorted(List<String> children) {
+        List<String> copy = new ArrayList<>(children);
+        copy.sort(ORDER);
+        return copy;
+    }
+
+    /**
+     * The entries that keep {@code own} (at {@code index} in the sorted queue) from holding: every
+     * entry before it for an exclusive entry, every exclusive entry before it for a read entry.
+     */
+    static List<String> blockers(List<String> sorted, int index, boolean ownIsRead) {
+        List<String> blocking = new ArrayList<>();
+        for (int i = 0; i < index; i++) {
+            String node = sorted.get(i);
+            if (!ownIsRead || !isRead(node)) {
+                blocking.add(node);
+            }
+        }
+        return blocking;
+    }
+
+    /** The holders of a queue: the first entry, or every read entry before the first exclusive one. */
+    static List<String> holders(List<String> sorted) {
+        List<String> holding = new ArrayList<>();
+        for (String node : sorted) {
+            if (!isRead(node)) {
+                if (holding.isEmpty()) {
+                    holding.add(node);
+                }
+                break;
+            }
+            holding.add(node);
+        }
+        return holding;
+    }
+}
