@@ -1,11 +1,6 @@
 package dev.baton.internal;
 
 import dev.baton.LockConfigurationException;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 
 /** The one place lock names are checked, so every backend gets the same rule. */
 public final class LockNames {
@@ -27,6 +22,9 @@ public final class LockNames {
         if (name.isEmpty()) {
             throw invalid("\"\"", backend, "the name is empty");
         }
+        // One pass, no encoder: names are checked on every lock(name) call.
+        int utf8Bytes = 0;
+        boolean unpairedSurrogate = false;
         for (int i = 0; i < name.length(); ) {
             int cp = name.codePointAt(i);
             if (Character.isISOControl(cp)) {
@@ -35,20 +33,15 @@ public final class LockNames {
                         backend,
                         String.format("it contains the control character U+%04X at index %d", cp, i));
             }
+            unpairedSurrogate |= Character.isSurrogate((char) cp) && cp <= Character.MAX_VALUE;
+            utf8Bytes += cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
             i += Character.charCount(cp);
         }
-        ByteBuffer bytes;
-        try {
-            bytes = StandardCharsets.UTF_8
-                    .newEncoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .encode(CharBuffer.wrap(name));
-        } catch (CharacterCodingException e) {
+        if (unpairedSurrogate) {
             throw invalid(shown(name), backend, "it is not well-formed Unicode (an unpaired surrogate)");
         }
-        if (bytes.remaining() > MAX_BYTES) {
-            throw invalid(shown(name), backend, "it is " + bytes.remaining() + " UTF-8 bytes long");
+        if (utf8Bytes > MAX_BYTES) {
+            throw invalid(shown(name), backend, "it is " + utf8Bytes + " UTF-8 bytes long");
         }
         return name;
     }

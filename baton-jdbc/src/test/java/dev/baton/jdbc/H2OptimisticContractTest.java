@@ -1,11 +1,8 @@
 package dev.baton.jdbc;
 
 import dev.baton.servers.H2Server;
-import dev.baton.tck.Capability;
 import dev.baton.tck.LockBackendContract;
 import dev.baton.tck.LockBackendFixture;
-import java.net.InetSocketAddress;
-import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -25,27 +22,6 @@ class H2OptimisticContractTest extends LockBackendContract {
 
     @Override
     protected LockBackendFixture fixture() {
-        return new LockBackendFixture() {
-            @Override
-            public String name() {
-                return "jdbc-optimistic on H2";
-            }
-
-            @Override
-            public String uri() {
-                return server.jdbcUrl() + ";USER=" + server.user() + ";PASSWORD=" + server.password()
-                        + ";strategy=optimistic";
-            }
-
-            @Override
-            public InetSocketAddress serverAddress() {
-                return new InetSocketAddress(server.host(), server.port());
-            }
-
-            @Override
-            public Set<Capability> capabilities() {
-                return Set.of(Capability.SHARED_MODE);
-            }
-        };
+        return JdbcFixtures.of("jdbc-optimistic on H2", () -> server, "optimistic");
     }
 }

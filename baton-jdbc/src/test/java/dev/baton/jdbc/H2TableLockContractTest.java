@@ -1,11 +1,8 @@
 package dev.baton.jdbc;
 
 import dev.baton.servers.H2Server;
-import dev.baton.tck.Capability;
 import dev.baton.tck.LockBackendContract;
 import dev.baton.tck.LockBackendFixture;
-import java.net.InetSocketAddress;
-import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -25,10 +22,6 @@ class H2TableLockContractTest extends LockBackendContract {
 
     @Override
     protected LockBackendFixture fixture() {
-        return LockBackendFixture.of(
-                "jdbc-table on H2",
-                () -> server.jdbcUrl() + ";USER=" + server.user() + ";PASSWORD=" + server.password(),
-                () -> new InetSocketAddress(server.host(), server.port()),
-                Set.of(Capability.SHARED_MODE));
+        return JdbcFixtures.of("jdbc-table on H2", () -> server, null);
     }
 }

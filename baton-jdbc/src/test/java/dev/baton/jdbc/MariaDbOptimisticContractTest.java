@@ -1,13 +1,8 @@
 package dev.baton.jdbc;
 
 import dev.baton.servers.MariaDbServer;
-import dev.baton.tck.Capability;
 import dev.baton.tck.LockBackendContract;
 import dev.baton.tck.LockBackendFixture;
-import java.net.InetSocketAddress;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
-import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -27,32 +22,6 @@ class MariaDbOptimisticContractTest extends LockBackendContract {
 
     @Override
     protected LockBackendFixture fixture() {
-        return new LockBackendFixture() {
-            @Override
-            public String name() {
-                return "jdbc-optimistic on MariaDB";
-            }
-
-            @Override
-            public String uri() {
-                String separator = server.jdbcUrl().contains("?") ? "&" : "?";
-                return server.jdbcUrl() + separator + "user=" + encode(server.user()) + "&password="
-                        + encode(server.password()) + "&strategy=optimistic";
-            }
-
-            @Override
-            public InetSocketAddress serverAddress() {
-                return new InetSocketAddress(server.host(), server.port());
-            }
-
-            @Override
-            public Set<Capability> capabilities() {
-                return Set.of(Capability.SHARED_MODE);
-            }
-        };
-    }
-
-    private static String encode(String value) {
-        return URLEncoder.encode(value, StandardCharsets.UTF_8);
+        return JdbcFixtures.of("jdbc-optimistic on MariaDB", () -> server, "optimistic");
     }
 }

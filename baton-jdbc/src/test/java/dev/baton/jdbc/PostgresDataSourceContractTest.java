@@ -88,7 +88,7 @@ class PostgresDataSourceContractTest extends LockBackendContract {
 
             @Override
             public String uri() {
-                return server.jdbcUrl() + "?user=" + server.user() + "&password=" + server.password();
+                return JdbcFixtures.uri(server, null);
             }
 
             @Override

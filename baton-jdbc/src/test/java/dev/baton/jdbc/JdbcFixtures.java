@@ -1,0 +1,42 @@
+package dev.baton.jdbc;
+
+import dev.baton.servers.DatabaseServer;
+import dev.baton.tck.Capability;
+import dev.baton.tck.LockBackendFixture;
+import java.net.InetSocketAddress;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Set;
+import java.util.function.Supplier;
+
+/** Kit fixtures for a database server and a strategy: the one place test URIs are built. */
+final class JdbcFixtures {
+    private JdbcFixtures() {}
+
+    /**
+     * A fixture reaching {@code server} (read on every call, so it may start later) with {@code
+     * strategy}, or the default strategy when it is null.
+     */
+    static LockBackendFixture of(String name, Supplier<? extends DatabaseServer> server, String strategy) {
+        return LockBackendFixture.of(
+                name,
+                () -> uri(server.get(), strategy),
+                () -> new InetSocketAddress(server.get().host(), server.get().port()),
+                Set.of(Capability.SHARED_MODE));
+    }
+
+    /** The server's URL with credentials and strategy, in H2's {@code ;} or the others' query syntax. */
+    static String uri(DatabaseServer server, String strategy) {
+        String url = server.jdbcUrl();
+        if (url.startsWith("jdbc:h2:")) {
+            return url + ";USER=" + server.user() + ";PASSWORD=" + server.password()
+                    + (strategy == null ? "" : ";strategy=" + strategy);
+        }
+        return url + (url.contains("?") ? "&" : "?") + "user=" + encode(server.user()) + "&password="
+                + encode(server.password()) + (strategy == null ? "" : "&strategy=" + strategy);
+    }
+
+    private static String encode(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
+}
