@@ -56,7 +56,7 @@ final class RedisBenchBackend implements BenchBackend {
 
     @Override
     public String waiterNotification() {
-        return "pub/sub per lock name, bounded poll as fallback";
+        return "hand-over queue: a release wakes the next waiter only, which already owns the lock";
     }
 
     @Override

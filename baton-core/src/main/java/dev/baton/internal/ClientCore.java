@@ -17,8 +17,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -34,7 +32,7 @@ public final class ClientCore implements LockClient {
 
     final LockBackend backend;
     final Ticker ticker;
-    final ScheduledThreadPoolExecutor scheduler;
+    final RenewalTimer renewals;
     private final LockOptions options;
     private final ReleaseNotifications notifications;
     private final ConcurrentHashMap<LocalLockState.Key, LocalLockState> states = new ConcurrentHashMap<>();
@@ -50,15 +48,7 @@ public final class ClientCore implements LockClient {
         this.options = options;
         this.ticker = ticker;
         this.notifications = backend.releaseNotifications();
-        String threadName = "baton-renewal-" + CLIENTS.incrementAndGet();
-        ThreadFactory threads = runnable -> {
-            Thread thread = new Thread(runnable, threadName);
-            thread.setDaemon(true);
-            return thread;
-        };
-        this.scheduler = new ScheduledThreadPoolExecutor(1, threads);
-        this.scheduler.setRemoveOnCancelPolicy(true);
-        this.scheduler.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+        this.renewals = new RenewalTimer("baton-renewal-" + CLIENTS.incrementAndGet(), ticker);
     }
 
     @Override
@@ -206,7 +196,7 @@ public final class ClientCore implements LockClient {
                     if (subscription == null && notifications.supported()) {
                         // Subscribe, then try again at once: a release between the attempt and the
                         // subscription would otherwise go unnoticed until the next poll.
-                        subscription = notifications.subscribe(lock.name(), local.signal::signal);
+                        subscription = notifications.subscribe(request, local.signal::signal);
                         continue;
                     }
                     try {
@@ -343,13 +333,8 @@ public final class ClientCore implements LockClient {
             local.gate.release(local.gate.getQueueLength() + 1);
             local.signal.signal();
         }
-        scheduler.shutdownNow();
-        try {
-            if (!scheduler.awaitTermination(options.operationTimeout().toMillis() + 1000, TimeUnit.MILLISECONDS)) {
-                log.warn("Baton client for {}: renewal thread did not stop in time", backend.name());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (!renewals.stop(options.operationTimeout().toMillis() + 1000)) {
+            log.warn("Baton client for {}: renewal thread did not stop in time", backend.name());
         }
         try {
             backend.close();

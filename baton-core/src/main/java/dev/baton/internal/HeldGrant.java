@@ -6,9 +6,6 @@ import dev.baton.spi.Grant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -19,10 +16,11 @@ import org.slf4j.LoggerFactory;
  * validity deadline, its renewal and its loss listeners. Shared by every {@link LeaseHandle} and by
  * the thread-bound {@code Lock} view of the thread that acquired it.
  *
- * <p>Locking: {@code state} guards the hold count, the state, the listeners and the scheduled
- * renewal, and is never held across I/O. {@code renewing} is held while a renewal talks to the
- * backend, so that a release can wait for an in-flight renewal to finish before it releases: renewal
- * never outlives unlock.
+ * <p>Locking: {@code state} guards the hold count, the state and the listeners, and is never held
+ * across I/O. {@code renewing} is held while a renewal talks to the backend, so that a release can
+ * wait for an in-flight renewal to finish before it releases: renewal never outlives unlock.
+ * Scheduled renewals are not cancelled: they run on the client's {@link RenewalTimer}, which drops
+ * or skips them once the grant is no longer held.
  */
 final class HeldGrant {
     private static final Logger log = LoggerFactory.getLogger(HeldGrant.class);
@@ -46,7 +44,6 @@ final class HeldGrant {
     private volatile long validUntilNanos;
     private volatile LockLostException lostCause;
     private int holds = 1;
-    private ScheduledFuture<?> renewal;
 
     HeldGrant(
             ClientCore client,
@@ -60,7 +57,7 @@ final class HeldGrant {
         this.options = options;
         this.thread = thread;
         this.grant = grant;
-        this.validUntilNanos = requestSentNanos + options.leaseTime().toNanos();
+        this.validUntilNanos = requestSentNanos + grant.validityNanos(options.leaseTime());
     }
 
     Grant grant() {
@@ -176,16 +173,8 @@ final class HeldGrant {
     }
 
     private void stopRenewal() {
-        state.lock();
-        try {
-            if (renewal != null) {
-                renewal.cancel(false);
-                renewal = null;
-            }
-        } finally {
-            state.unlock();
-        }
-        // Wait for a renewal already talking to the backend: it sees the status and stops.
+        // The status is no longer HELD, so no renewal starts any more; wait for one already talking
+        // to the backend (it sees the status afterwards and stops).
         renewing.lock();
         renewing.unlock();
     }
@@ -194,26 +183,20 @@ final class HeldGrant {
         if (options.autoRenew()) {
             schedule(this::renewNow, renewInterval());
         } else {
-            schedule(this::expireIfUnrenewed, options.leaseTime().toNanos());
+            schedule(this::expireIfUnrenewed, validUntilNanos - client.ticker.nanoTime());
         }
     }
 
+    /** A third of the lease, or half of what is left of a grant the backend made valid for less. */
     private long renewInterval() {
-        return Math.max(1, options.leaseTime().toNanos() / 3);
+        long left = validUntilNanos - client.ticker.nanoTime();
+        return Math.max(1, Math.min(options.leaseTime().toNanos() / 3, left / 2));
     }
 
     private void schedule(Runnable task, long delayNanos) {
-        state.lock();
-        try {
-            if (status != Status.HELD) {
-                return;
-            }
-            renewal = client.scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException e) {
+        if (status == Status.HELD && !client.renewals.schedule(this, task, delayNanos)) {
             // The client is closing: it releases every grant itself.
             log.debug("{}: not scheduling renewal, the client is closing", describe());
-        } finally {
-            state.unlock();
         }
     }
 
@@ -247,7 +230,7 @@ final class HeldGrant {
                 return;
             }
             grant = renewed.get();
-            validUntilNanos = sentAt + options.leaseTime().toNanos();
+            validUntilNanos = sentAt + grant.validityNanos(options.leaseTime());
             log.trace("{}: renewed until {}", describe(), grant.expiresAt());
             schedule(this::renewNow, renewInterval());
         } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package dev.baton.internal;
 
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -13,24 +14,24 @@ import java.util.concurrent.locks.ReentrantLock;
 final class ReleaseSignal {
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition released = lock.newCondition();
-    private long generation;
+    private final AtomicLong generation = new AtomicLong();
+    /** Threads inside {@link #await}: a release with nobody waiting costs one increment. */
+    private final AtomicInteger waiters = new AtomicInteger();
 
     long generation() {
-        lock.lock();
-        try {
-            return generation;
-        } finally {
-            lock.unlock();
-        }
+        return generation.get();
     }
 
     void signal() {
-        lock.lock();
-        try {
-            generation++;
-            released.signalAll();
-        } finally {
-            lock.unlock();
+        generation.incrementAndGet();
+        // A waiter that registers after this read sees the new generation before it parks.
+        if (waiters.get() > 0) {
+            lock.lock();
+            try {
+                released.signalAll();
+            } finally {
+                lock.unlock();
+            }
         }
     }
 
@@ -40,18 +41,19 @@ final class ReleaseSignal {
      * @throws InterruptedException if interrupted while waiting
      */
     void await(long seenGeneration, long nanos) throws InterruptedException {
-        lock.lockInterruptibly();
+        waiters.incrementAndGet();
         try {
-            long remaining = nanos;
-            while (generation == seenGeneration && remaining > 0) {
-                remaining = released.awaitNanos(remaining);
+            lock.lockInterruptibly();
+            try {
+                long remaining = nanos;
+                while (generation.get() == seenGeneration && remaining > 0) {
+                    remaining = released.awaitNanos(remaining);
+                }
+            } finally {
+                lock.unlock();
             }
         } finally {
-            lock.unlock();
+            waiters.decrementAndGet();
         }
-    }
-
-    static long toNanos(long amount, TimeUnit unit) {
-        return unit.toNanos(amount);
     }
 }

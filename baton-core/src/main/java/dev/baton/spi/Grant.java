@@ -1,5 +1,6 @@
 package dev.baton.spi;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -13,9 +14,19 @@ import java.util.Objects;
  * @param expiresAt the expiry as computed by the backend's clock (informational for the core)
  * @param backendState anything the backend needs to renew or release this grant (a node path, a
  *     pinned connection); {@code null} when it needs nothing
+ * @param validity how long the core may treat the grant as held, counted from when it called the
+ *     backend (tryAcquire or renew), when that is shorter than the lease time: Redlock subtracts the
+ *     time spent and the clock drift, a lock handed over to a queued waiter subtracts the time since
+ *     the waiter's last request. {@code null} means the full lease time
  */
 public record Grant(
-        String name, String ownerId, LockMode mode, long fencingToken, Instant expiresAt, Object backendState) {
+        String name,
+        String ownerId,
+        LockMode mode,
+        long fencingToken,
+        Instant expiresAt,
+        Object backendState,
+        Duration validity) {
     public Grant {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(ownerId, "ownerId");
@@ -23,8 +34,25 @@ public record Grant(
         Objects.requireNonNull(expiresAt, "expiresAt");
     }
 
-    /** This grant with a new expiry, as returned by a renewal. */
+    /** A grant valid for the full lease time. */
+    public Grant(
+            String name, String ownerId, LockMode mode, long fencingToken, Instant expiresAt, Object backendState) {
+        this(name, ownerId, mode, fencingToken, expiresAt, backendState, null);
+    }
+
+    /** This grant with a new expiry, as returned by a renewal (valid for the full lease time). */
     public Grant withExpiresAt(Instant newExpiry) {
-        return new Grant(name, ownerId, mode, fencingToken, newExpiry, backendState);
+        return new Grant(name, ownerId, mode, fencingToken, newExpiry, backendState, null);
+    }
+
+    /** This grant, valid for {@code newValidity} from the call that returned it. */
+    public Grant withValidity(Duration newValidity) {
+        return new Grant(name, ownerId, mode, fencingToken, expiresAt, backendState, newValidity);
+    }
+
+    /** The validity in nanoseconds, at most {@code leaseTime}. */
+    public long validityNanos(Duration leaseTime) {
+        long lease = leaseTime.toNanos();
+        return validity == null ? lease : Math.min(lease, validity.toNanos());
     }
 }

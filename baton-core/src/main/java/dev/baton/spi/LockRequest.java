@@ -7,8 +7,8 @@ import java.util.Objects;
  * One attempt to take a lock, as the core hands it to a backend.
  *
  * @param name the validated lock name
- * @param ownerId 128 random bits, hex-encoded, unique to this acquisition; the backend stores it and
- *     releases or renews only when it matches
+ * @param ownerId 32 lowercase hex characters, unique to this acquisition (across processes too); the
+ *     backend stores it and releases or renews only when it matches
  * @param mode exclusive or shared
  * @param leaseTime how long the grant lives without renewal, measured by the backend's clock
  */

@@ -13,6 +13,19 @@ public interface ReleaseNotifications {
      */
     Subscription subscribe(String name, Runnable onRelease);
 
+    /**
+     * Like {@link #subscribe(String, Runnable)}, for one waiting request: from now until the
+     * subscription is closed, the core retries {@code request} (same owner id) after each event and
+     * after each poll pause. A backend that keeps a queue of waiters may use this to enqueue the
+     * request and hand the lock straight to it on release (and then return the grant from the next
+     * {@link LockBackend#tryAcquire} without asking the server again). Closing the subscription means
+     * the waiter stopped waiting, granted or not: a backend that enqueued it must then dequeue it and
+     * release whatever was handed to it but not taken. The default ignores the request.
+     */
+    default Subscription subscribe(LockRequest request, Runnable onRelease) {
+        return subscribe(request.name(), onRelease);
+    }
+
     /** Whether this backend delivers notifications at all; polling-only backends return false. */
     default boolean supported() {
         return true;

@@ -9,9 +9,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
 
 /** Turns Lettuce failures into {@link LockUnavailableException}s that name the lock, the backend and the fix. */
 final class RedisFailures {
+    /** A cluster redirect as a plain client sees it: {@code MOVED 3999 10.0.0.5:6381} or {@code ASK ...}. */
+    private static final Pattern REDIRECT = Pattern.compile("\\b(moved|ask) \\d+ ");
+
     private RedisFailures() {}
 
     /**
@@ -69,9 +73,23 @@ final class RedisFailures {
             return "the server is a read-only replica (" + firstLine(all)
                     + "); point the URI at the master, or use redis-sentinel:// to find it";
         }
-        if (lower.contains("crossslot") || lower.contains("moved")) {
+        if (lower.contains("clusterdown")) {
+            return "the Redis Cluster is down or no master serves this lock's hash slot (" + firstLine(all)
+                    + "); check CLUSTER INFO on the nodes, let a failover finish (cluster-node-timeout) or"
+                    + " assign the missing slots";
+        }
+        if (lower.contains("cluster support disabled")) {
+            return "the server is not part of a Redis Cluster (" + firstLine(all)
+                    + "); use redis://host:port for a single server or redis-sentinel:// for Sentinel";
+        }
+        if (lower.contains("crossslot") || REDIRECT.matcher(lower).find()) {
             return "the server is part of a Redis Cluster (" + firstLine(all)
-                    + "); Baton's keys share one hash slot, but the client must follow redirects";
+                    + "); use redis-cluster://host1:port,host2:port so that the client follows the cluster's"
+                    + " redirects";
+        }
+        if (lower.contains("cluster partitions") || lower.contains("connection to redis cluster")) {
+            return "cannot read the cluster topology from any seed node (" + firstLine(all)
+                    + "); check that the seeds in the URI are nodes of a running Redis Cluster and reachable";
         }
         if (failure instanceof RedisCommandTimeoutException) {
             return "Redis did not answer within the operation timeout; check that the server is reachable and"
@@ -103,6 +121,15 @@ final class RedisFailures {
                 out.append(" <- ");
             }
             out.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage());
+            // Lettuce's cluster client reports each seed's failure as a suppressed exception.
+            for (Throwable suppressed : t.getSuppressed()) {
+                out.append(" [").append(suppressed.getClass().getSimpleName()).append(": ");
+                out.append(suppressed.getMessage());
+                for (Throwable c = suppressed.getCause(); c != null; c = c.getCause()) {
+                    out.append(" <- ").append(c.getMessage());
+                }
+                out.append("]");
+            }
         }
         return out.toString();
     }

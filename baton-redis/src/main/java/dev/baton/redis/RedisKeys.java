@@ -22,10 +22,13 @@ final class RedisKeys {
         return prefix;
     }
 
-    /** KEYS for every script, in this order: lock hash, fencing counter, readers sorted set. */
+    /**
+     * KEYS for every script, in this order: lock, fencing counter, readers sorted set, queue of
+     * waiters for a hand-over.
+     */
     String[] keys(String name) {
         String base = prefix + "{" + encode(name) + "}:";
-        return new String[] {base + "lock", base + "fence", base + "readers"};
+        return new String[] {base + "lock", base + "fence", base + "readers", base + "queue"};
     }
 
     /** The channel a release is published on. */

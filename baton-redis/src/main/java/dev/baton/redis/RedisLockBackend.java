@@ -22,7 +22,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Locks on one Redis server, or on the master a Sentinel names (followed through failovers by
  * Lettuce). Acquire, renew and release are each one Lua script run with EVALSHA ({@link
- * RedisScripts}); waiters are woken by a PUBLISH from the release script.
+ * RedisScripts}). An exclusive waiter queues in Redis and a release hands the lock straight to the
+ * first live waiter, waking only that one ({@link RedisWaitQueue}); other waiters are woken by a
+ * PUBLISH on the lock's channel.
  *
  * <p>Guarantees: a grant is a key that expires after the lease time on the server's clock; renew
  * and release act only when the owner id matches; fencing tokens strictly increase per name
@@ -42,17 +44,64 @@ public final class RedisLockBackend implements LockBackend {
     private final ClientResources resources;
     private final RedisNode node;
     private final RedisNotifications notifications;
+    private final RedisWaitQueue waitQueue;
+    private final ReleaseNotifications releaseNotifications;
     private final long timeoutNanos;
 
     RedisLockBackend(String scheme, RedisURI uri, String keyPrefix, Duration operationTimeout) {
+        this(
+                scheme,
+                keyPrefix,
+                operationTimeout,
+                RedisResources.create(),
+                resources -> new RedisNode(uri, resources, operationTimeout, false));
+    }
+
+    /** With the node {@code nodeFactory} makes on {@code resources}, which this backend owns (Redis Cluster). */
+    RedisLockBackend(
+            String scheme,
+            String keyPrefix,
+            Duration operationTimeout,
+            ClientResources resources,
+            java.util.function.Function<ClientResources, RedisNode> nodeFactory) {
         this.keys = new RedisKeys(keyPrefix);
-        this.resources = RedisResources.create();
-        this.node = new RedisNode(uri, resources, operationTimeout, false);
+        this.resources = resources;
+        this.node = nodeFactory.apply(resources);
         this.name = scheme + " " + node.address();
         // One second on top of Lettuce's own command timeout: its timeout fires first and says more.
         this.timeoutNanos = operationTimeout.plusSeconds(1).toNanos();
         this.notifications = new RedisNotifications(
                 List.of(node), keys, operationTimeout, (ScheduledExecutorService) resources.eventExecutorGroup());
+        this.waitQueue = new RedisWaitQueue(node, keys, operationTimeout);
+        this.releaseNotifications = new HandOverNotifications();
+    }
+
+    /**
+     * The broadcast channel per lock name for every waiter, plus, for an exclusive waiter, a place in
+     * the lock's queue so that a release hands the lock straight to it ({@link RedisWaitQueue}).
+     */
+    private final class HandOverNotifications implements ReleaseNotifications {
+        @Override
+        public Subscription subscribe(String lockName, Runnable onRelease) {
+            return notifications.subscribe(lockName, onRelease);
+        }
+
+        @Override
+        public Subscription subscribe(LockRequest request, Runnable onRelease) {
+            Subscription broadcast = notifications.subscribe(request.name(), onRelease);
+            RedisWaitQueue.Waiter waiter =
+                    request.mode() == LockMode.EXCLUSIVE ? waitQueue.enqueue(request, onRelease) : null;
+            if (waiter == null) {
+                return broadcast;
+            }
+            return () -> {
+                broadcast.close();
+                if (waitQueue.leave(waiter)) {
+                    // Leaves the queue, and frees (hands on) a lock handed to it that it never took.
+                    abandonAsync(request.name(), request.ownerId(), request.mode(), waiter.member);
+                }
+            };
+        }
     }
 
     @Override
@@ -74,31 +123,56 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
-        List<Object> reply = RedisFailures.await(
+        RedisWaitQueue.Waiter waiter =
+                request.mode() == LockMode.EXCLUSIVE ? waitQueue.waiter(request.ownerId()) : null;
+        if (waiter != null && waiter.handedToken > 0) {
+            // Handed over by a release after this waiter's latest refused attempt: the lease runs on
+            // the server from the hand-over, so count this grant's validity from that attempt.
+            long validityNanos = request.leaseTime().toNanos() - (System.nanoTime() - waiter.lastRefusedSentNanos);
+            long token = waiter.handedToken;
+            waiter.handedToken = 0;
+            if (validityNanos > 0) {
+                waiter.granted = true;
+                return Optional.of(new Grant(
+                                request.name(),
+                                request.ownerId(),
+                                request.mode(),
+                                token,
+                                Instant.now().plusNanos(validityNanos),
+                                null)
+                        .withValidity(Duration.ofNanos(validityNanos)));
+            }
+            // Too late to trust the local clock: ask the server (it renews a lock still ours below).
+        }
+        // The expiry reported to the caller is measured from before the request was sent, so it is
+        // never later than the key's real expiry on the server.
+        Instant sent = Instant.now();
+        long sentNanos = System.nanoTime();
+        Long token = RedisFailures.await(
                 node.eval(
                         RedisScripts.ACQUIRE,
-                        ScriptOutputType.MULTI,
+                        ScriptOutputType.INTEGER,
                         keys.keys(request.name()),
                         request.ownerId(),
                         modeArg(request.mode()),
                         Long.toString(Math.max(1, request.leaseTime().toMillis())),
-                        Long.toString(fenceTtlMillis(request.leaseTime()))),
+                        Long.toString(fenceTtlMillis(request.leaseTime())),
+                        waiter == null ? "" : waiter.member),
                 timeoutNanos,
                 request.name(),
                 name,
                 "acquire");
-        if (number(reply.get(0)) != 1) {
+        if (token == null || token <= 0) {
+            if (waiter != null) {
+                waiter.lastRefusedSentNanos = sentNanos;
+            }
             return Optional.empty();
         }
-        long token = number(reply.get(1));
-        long serverNow = number(reply.get(2));
+        if (waiter != null) {
+            waiter.granted = true;
+        }
         return Optional.of(new Grant(
-                request.name(),
-                request.ownerId(),
-                request.mode(),
-                token,
-                Instant.ofEpochMilli(serverNow + request.leaseTime().toMillis()),
-                null));
+                request.name(), request.ownerId(), request.mode(), token, sent.plus(request.leaseTime()), null));
     }
 
     @Override
@@ -110,7 +184,8 @@ public final class RedisLockBackend implements LockBackend {
                         keys.keys(grant.name()),
                         grant.ownerId(),
                         modeArg(grant.mode()),
-                        Long.toString(Math.max(1, leaseTime.toMillis()))),
+                        Long.toString(Math.max(1, leaseTime.toMillis())),
+                        Long.toString(fenceTtlMillis(leaseTime))),
                 timeoutNanos,
                 grant.name(),
                 name,
@@ -121,20 +196,26 @@ public final class RedisLockBackend implements LockBackend {
         return Optional.of(grant.withExpiresAt(Instant.ofEpochMilli(number(reply.get(1)) + leaseTime.toMillis())));
     }
 
-    CompletableFuture<Long> releaseAsync(String lockName, String ownerId, LockMode mode) {
+    CompletableFuture<Long> releaseAsync(String lockName, String ownerId, LockMode mode, String queueMember) {
         return node.eval(
                 RedisScripts.RELEASE,
                 ScriptOutputType.INTEGER,
                 keys.keys(lockName),
                 ownerId,
                 modeArg(mode),
-                keys.channel(lockName));
+                keys.channel(lockName),
+                Long.toString(fenceTtlMillis(Duration.ZERO)),
+                queueMember);
     }
 
     @Override
     public boolean release(Grant grant) {
         Long released = RedisFailures.await(
-                releaseAsync(grant.name(), grant.ownerId(), grant.mode()), timeoutNanos, grant.name(), name, "release");
+                releaseAsync(grant.name(), grant.ownerId(), grant.mode(), ""),
+                timeoutNanos,
+                grant.name(),
+                name,
+                "release");
         return released != null && released == 1;
     }
 
@@ -145,12 +226,18 @@ public final class RedisLockBackend implements LockBackend {
      */
     @Override
     public void abandon(LockRequest request) {
-        releaseAsync(request.name(), request.ownerId(), request.mode()).whenComplete((released, failure) -> {
+        RedisWaitQueue.Waiter waiter =
+                request.mode() == LockMode.EXCLUSIVE ? waitQueue.waiter(request.ownerId()) : null;
+        abandonAsync(request.name(), request.ownerId(), request.mode(), waiter == null ? "" : waiter.member);
+    }
+
+    private void abandonAsync(String lockName, String ownerId, LockMode mode, String queueMember) {
+        releaseAsync(lockName, ownerId, mode, queueMember).whenComplete((released, failure) -> {
             if (failure != null) {
                 log.debug(
-                        "Baton lock '{}' on {}: clean-up after a failed attempt did not reach Redis; the key, if"
-                                + " any, expires after its lease time: {}",
-                        request.name(),
+                        "Baton lock '{}' on {}: clean-up after a failed or abandoned attempt did not reach"
+                                + " Redis; the key, if any, expires after its lease time: {}",
+                        lockName,
                         name,
                         failure.toString());
             }
@@ -159,7 +246,7 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public ReleaseNotifications releaseNotifications() {
-        return notifications;
+        return releaseNotifications;
     }
 
     @Override
@@ -188,6 +275,7 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public void close() {
+        waitQueue.close();
         node.close();
         RedisResources.shutdown(resources);
     }

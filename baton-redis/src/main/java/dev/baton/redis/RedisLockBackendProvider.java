@@ -4,17 +4,24 @@ import dev.baton.LockConfigurationException;
 import dev.baton.LockOptions;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockBackendProvider;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.internal.HostAndPort;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
- * Serves {@code redis://}, {@code rediss://} (TLS), {@code redis-sentinel://} and {@code
- * redlock://} URIs.
+ * Serves {@code redis://}, {@code rediss://} (TLS), {@code redis-sentinel://}, {@code
+ * redis-cluster://}, {@code rediss-cluster://} (TLS) and {@code redlock://} URIs.
  *
  * <pre>
  * redis://[[user:]password@]host[:port][/database][?prefix=baton:]
  * rediss://...                                         (TLS)
  * redis-sentinel://[[user:]password@]host[:port][,host2[:port2]][/database]#masterName
+ * redis-cluster://[[user:]password@]host1:port1[,host2:port2...][/]
+ *          [?prefix=baton:&amp;topologyRefresh=30s&amp;natMap=10.0.0.5:7000&gt;gw:17000,...]
+ * rediss-cluster://...                                 (TLS)
  * redlock://[[user:]password@]host1:port[/db],host2:port[/db],host3:port[/db]
  *          [?drift=2ms&amp;driftFactor=0.01&amp;nodeTimeout=200ms&amp;tls=true&amp;prefix=baton:]
  * </pre>
@@ -22,10 +29,12 @@ import java.util.Set;
  * Backends connect lazily: creating one never blocks.
  */
 public final class RedisLockBackendProvider implements LockBackendProvider {
+    /** How often a cluster client re-reads the topology when nothing triggered a refresh earlier. */
+    static final Duration DEFAULT_TOPOLOGY_REFRESH = Duration.ofSeconds(30);
 
     @Override
     public Set<String> schemes() {
-        return Set.of("redis", "rediss", "redis-sentinel", "redlock");
+        return Set.of("redis", "rediss", "redis-sentinel", "redis-cluster", "rediss-cluster", "redlock");
     }
 
     @Override
@@ -56,14 +65,47 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
             }
             return builder.buildBackend();
         }
-        for (String redlockOnly : new String[] {"drift", "driftfactor", "nodetimeout", "tls"}) {
+        boolean cluster = parsed.scheme().endsWith("-cluster");
+        for (String redlockOnly : RedisUris.REDLOCK_PARAMS) {
             if (parsed.params().containsKey(redlockOnly)) {
                 throw RedisUris.invalid(
-                        uri, "'" + redlockOnly + "' applies to redlock:// URIs only (use rediss:// for TLS)");
+                        uri,
+                        "'" + redlockOnly + "' applies to redlock:// URIs only (use "
+                                + (cluster ? "rediss-cluster://" : "rediss://") + " for TLS)");
             }
         }
         Duration timeout = options.operationTimeout();
+        if (cluster) {
+            return cluster(uri, parsed, timeout);
+        }
+        for (String clusterOnly : RedisUris.CLUSTER_PARAMS) {
+            if (parsed.params().containsKey(clusterOnly)) {
+                throw RedisUris.invalid(uri, "'" + clusterOnly + "' applies to redis-cluster:// URIs only");
+            }
+        }
         return new RedisLockBackend(
                 parsed.scheme(), RedisUris.lettuce(uri, parsed.lettuceUri()), parsed.prefix(), timeout);
+    }
+
+    private static LockBackend cluster(String uri, RedisUris.Parsed parsed, Duration timeout) {
+        List<RedisURI> seeds =
+                RedisUris.clusterSeeds(uri, parsed.lettuceUri(), parsed.scheme().equals("rediss-cluster"));
+        Map<HostAndPort, HostAndPort> natMap =
+                RedisUris.natMap(uri, parsed.params().get("natmap"));
+        Duration refresh = DEFAULT_TOPOLOGY_REFRESH;
+        if (parsed.params().containsKey("topologyrefresh")) {
+            refresh = RedisUris.duration(uri, "topologyRefresh", parsed.params().get("topologyrefresh"));
+            if (refresh.isZero()) {
+                throw RedisUris.invalid(uri, "topologyRefresh must be positive, such as 30s");
+            }
+        }
+        String prefix = parsed.prefix();
+        Duration period = refresh;
+        return new RedisLockBackend(
+                parsed.scheme(),
+                prefix,
+                timeout,
+                RedisResources.create(natMap),
+                resources -> RedisNode.cluster(seeds, resources, timeout, period));
     }
 }

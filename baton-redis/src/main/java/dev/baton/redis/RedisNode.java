@@ -1,5 +1,6 @@
 package dev.baton.redis;
 
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisNoScriptException;
@@ -7,7 +8,11 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
@@ -26,44 +31,169 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One Redis server (or one Sentinel-managed master) as a backend talks to it: one command
- * connection shared by every thread (Lettuce pipelines concurrent commands on it), one pub/sub
- * connection, and the scripts. Both connections are opened lazily and reopened after a failed
- * attempt; once open, Lettuce reconnects them by itself (and resubscribes channels).
+ * One Redis deployment as a backend talks to it: a single server, a Sentinel-managed master, or a
+ * whole Redis Cluster. It holds one command connection shared by every thread (Lettuce pipelines
+ * concurrent commands on it), one pub/sub connection, and runs the scripts. Both connections are
+ * opened lazily and reopened after a failed attempt; once open, Lettuce reconnects them by itself
+ * (and resubscribes channels).
+ *
+ * <p>On a cluster the command connection is Lettuce's cluster connection: it routes each script
+ * by the slot of its first key (all of a lock's keys share that slot) to the master that owns it,
+ * holding one socket per master underneath, and follows MOVED/ASK redirects. The pub/sub
+ * connection is one connection to one node of the cluster; a PUBLISH on any master reaches it,
+ * because Redis Cluster forwards every PUBLISH to every node.
  */
 final class RedisNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RedisNode.class);
 
-    private final RedisClient client;
-    private final RedisURI uri;
+    /** A command connection and the scripting commands it offers (plain and cluster ones differ in type only). */
+    private record Commands(
+            StatefulConnection<String, String> connection, RedisScriptingAsyncCommands<String, String> async) {}
+
+    /** How to open the two connections of one kind of deployment. */
+    private interface Connector {
+        String address();
+
+        CompletableFuture<Commands> connect();
+
+        CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub();
+
+        AbstractRedisClient client();
+    }
+
+    private final Connector connector;
     private final String address;
     private final ReentrantLock connecting = new ReentrantLock();
-    private volatile CompletableFuture<StatefulRedisConnection<String, String>> connection;
+    private volatile CompletableFuture<Commands> connection;
     private volatile CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubsub;
     private final ConcurrentHashMap<String, List<Consumer<String>>> channelListeners = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /**
+     * A single server, or the master a Sentinel names ({@code uri} carries the Sentinels).
+     *
      * @param failFastWhenDisconnected reject commands while the connection is down instead of
      *     buffering them until it is back (Redlock counts a down node at once)
      */
     RedisNode(RedisURI uri, ClientResources resources, Duration operationTimeout, boolean failFastWhenDisconnected) {
-        this.uri = uri;
-        this.address = describe(uri);
+        this(standalone(uri, resources, operationTimeout, failFastWhenDisconnected));
+    }
+
+    private RedisNode(Connector connector) {
+        this.connector = connector;
+        this.address = connector.address();
+    }
+
+    private static Connector standalone(
+            RedisURI uri, ClientResources resources, Duration operationTimeout, boolean failFastWhenDisconnected) {
         uri.setTimeout(operationTimeout);
-        this.client = RedisClient.create(resources);
+        RedisClient client = RedisClient.create(resources);
         client.setOptions(ClientOptions.builder()
-                .socketOptions(SocketOptions.builder()
-                        .connectTimeout(operationTimeout)
-                        .tcpNoDelay(true)
-                        .keepAlive(true)
-                        .build())
+                .socketOptions(socketOptions(operationTimeout))
                 .timeoutOptions(TimeoutOptions.enabled(operationTimeout))
                 .disconnectedBehavior(
                         failFastWhenDisconnected
                                 ? ClientOptions.DisconnectedBehavior.REJECT_COMMANDS
                                 : ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
                 .build());
+        String address = describe(uri);
+        return new Connector() {
+            @Override
+            public String address() {
+                return address;
+            }
+
+            @Override
+            public CompletableFuture<Commands> connect() {
+                return client.connectAsync(StringCodec.UTF8, uri)
+                        .toCompletableFuture()
+                        .thenApply(conn -> new Commands(conn, conn.async()));
+            }
+
+            @Override
+            public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
+                return client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
+            }
+
+            @Override
+            public AbstractRedisClient client() {
+                return client;
+            }
+        };
+    }
+
+    /**
+     * A Redis Cluster found through {@code seeds}. The topology is read from the seeds at the first
+     * connect, re-read every {@code topologyRefresh} and at once (at most once a second) when a
+     * command is redirected (MOVED/ASK) or a node connection keeps failing, so the client follows
+     * resharding and failovers.
+     */
+    static RedisNode cluster(
+            List<RedisURI> seeds, ClientResources resources, Duration operationTimeout, Duration topologyRefresh) {
+        for (RedisURI seed : seeds) {
+            seed.setTimeout(operationTimeout);
+        }
+        RedisClusterClient client = RedisClusterClient.create(resources, seeds);
+        client.setOptions(ClusterClientOptions.builder()
+                .socketOptions(socketOptions(operationTimeout))
+                .timeoutOptions(TimeoutOptions.enabled(operationTimeout))
+                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
+                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                        .enablePeriodicRefresh(topologyRefresh)
+                        .enableAllAdaptiveRefreshTriggers()
+                        // Lettuce's default waits 30 s between adaptive refreshes; a failover should
+                        // be followed well within one lease time.
+                        .adaptiveRefreshTriggersTimeout(Duration.ofSeconds(1))
+                        .refreshTriggersReconnectAttempts(3)
+                        .build())
+                .build());
+        String address = "seeds "
+                + String.join(
+                        ",",
+                        seeds.stream().map(s -> s.getHost() + ":" + s.getPort()).toList());
+        return new RedisNode(new Connector() {
+            // Lettuce connects asynchronously only once it knows the topology; guarded by `connecting`.
+            private CompletableFuture<Void> topology;
+
+            @Override
+            public String address() {
+                return address;
+            }
+
+            private CompletableFuture<Void> topology() {
+                if (topology == null || topology.isCompletedExceptionally()) {
+                    topology = client.refreshPartitionsAsync().toCompletableFuture();
+                }
+                return topology;
+            }
+
+            @Override
+            public CompletableFuture<Commands> connect() {
+                return topology()
+                        .thenCompose(ready -> client.connectAsync(StringCodec.UTF8))
+                        .thenApply(conn -> new Commands(conn, conn.async()));
+            }
+
+            @Override
+            public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
+                return topology()
+                        .thenCompose(ready -> client.connectPubSubAsync(StringCodec.UTF8))
+                        .thenApply(conn -> conn);
+            }
+
+            @Override
+            public AbstractRedisClient client() {
+                return client;
+            }
+        });
+    }
+
+    private static SocketOptions socketOptions(Duration operationTimeout) {
+        return SocketOptions.builder()
+                .connectTimeout(operationTimeout)
+                .tcpNoDelay(true)
+                .keepAlive(true)
+                .build();
     }
 
     static String describe(RedisURI uri) {
@@ -74,7 +204,7 @@ final class RedisNode implements AutoCloseable {
         return uri.getHost() + ":" + uri.getPort();
     }
 
-    /** host:port, or the Sentinel master, for messages. */
+    /** host:port, the Sentinel master or the cluster's seeds, for messages. */
     String address() {
         return address;
     }
@@ -97,8 +227,8 @@ final class RedisNode implements AutoCloseable {
         });
     }
 
-    private CompletableFuture<StatefulRedisConnection<String, String>> connection() {
-        CompletableFuture<StatefulRedisConnection<String, String>> current = connection;
+    private CompletableFuture<Commands> connection() {
+        CompletableFuture<Commands> current = connection;
         if (current != null && !current.isCompletedExceptionally()) {
             return current;
         }
@@ -109,7 +239,7 @@ final class RedisNode implements AutoCloseable {
             }
             current = connection;
             if (current == null || current.isCompletedExceptionally()) {
-                current = client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture();
+                current = connector.connect();
                 connection = current;
             }
             return current;
@@ -130,22 +260,20 @@ final class RedisNode implements AutoCloseable {
             }
             current = pubsub;
             if (current == null || current.isCompletedExceptionally()) {
-                current = client.connectPubSubAsync(StringCodec.UTF8, uri)
-                        .toCompletableFuture()
-                        .thenApply(conn -> {
-                            conn.addListener(new RedisPubSubAdapter<>() {
-                                @Override
-                                public void message(String channel, String message) {
-                                    List<Consumer<String>> listeners = channelListeners.get(channel);
-                                    if (listeners != null) {
-                                        for (Consumer<String> listener : listeners) {
-                                            listener.accept(message);
-                                        }
-                                    }
+                current = connector.connectPubSub().thenApply(conn -> {
+                    conn.addListener(new RedisPubSubAdapter<>() {
+                        @Override
+                        public void message(String channel, String message) {
+                            List<Consumer<String>> listeners = channelListeners.get(channel);
+                            if (listeners != null) {
+                                for (Consumer<String> listener : listeners) {
+                                    listener.accept(message);
                                 }
-                            });
-                            return conn;
-                        });
+                            }
+                        }
+                    });
+                    return conn;
+                });
                 pubsub = current;
             }
             return current;
@@ -197,10 +325,10 @@ final class RedisNode implements AutoCloseable {
         } finally {
             connecting.unlock();
         }
-        closeQuietly(connection);
+        closeQuietly(connection == null ? null : connection.thenApply(Commands::connection));
         closeQuietly(pubsub);
         try {
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            connector.client().shutdown(Duration.ZERO, Duration.ofSeconds(2));
         } catch (RuntimeException e) {
             log.debug("{}: shutting down the Redis client failed", address, e);
         }

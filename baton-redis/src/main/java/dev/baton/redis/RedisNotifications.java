@@ -24,6 +24,10 @@ import org.slf4j.LoggerFactory;
  * the lock usually waits again soon; the linger saves a SUBSCRIBE round trip per contended
  * acquisition.
  *
+ * <p>On a Redis Cluster there is one node object for the whole cluster and its pub/sub connection
+ * goes to one node: plain PUBLISH is forwarded by the cluster to every node, so releases on any
+ * master reach it (sharded pub/sub would need Redis 7 on every node).
+ *
  * <p>Subscribing waits (at most the operation timeout) until one node confirmed the subscription,
  * so a release published after the waiter's next attempt is seen. A failed subscription only costs
  * latency: the core keeps a bounded poll as a fallback.

@@ -1,10 +1,14 @@
 package dev.baton.redis;
 
+import io.lettuce.core.internal.HostAndPort;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
+import io.lettuce.core.resource.DnsResolvers;
+import io.lettuce.core.resource.MappingSocketAddressResolver;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,8 +20,22 @@ final class RedisResources {
     private RedisResources() {}
 
     static ClientResources create() {
-        return DefaultClientResources.builder()
-                .ioThreadPoolSize(2)
+        return create(Map.of());
+    }
+
+    /**
+     * @param natMap announced address to reachable address; connections to a mapped address go to
+     *     its target instead (Redis Cluster nodes behind NAT or port forwarding announce addresses
+     *     the client cannot reach)
+     */
+    static ClientResources create(Map<HostAndPort, HostAndPort> natMap) {
+        DefaultClientResources.Builder builder = DefaultClientResources.builder();
+        if (!natMap.isEmpty()) {
+            Map<HostAndPort, HostAndPort> mapping = Map.copyOf(natMap);
+            builder.socketAddressResolver(MappingSocketAddressResolver.create(
+                    DnsResolvers.UNRESOLVED, announced -> mapping.getOrDefault(announced, announced)));
+        }
+        return builder.ioThreadPoolSize(2)
                 .computationThreadPoolSize(1)
                 // Capped so that a client finds a server that came back within a second, well inside
                 // one operation timeout; the default grows to 30 s.

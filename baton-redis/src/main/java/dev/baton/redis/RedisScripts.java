@@ -9,13 +9,28 @@ import java.util.HexFormat;
  * The Lua scripts. Every script gets {@code KEYS = {lock, fence, readers}} (see {@link RedisKeys})
  * and reads the time from the Redis server ({@code TIME}), never from the JVM.
  *
- * <p>Layout: the lock is a hash {@code {mode = X|S, owner, token}} whose expiry (PEXPIRE) is the
- * lease; shared holders are members of the readers sorted set scored by their expiry in server
- * milliseconds, and the lock hash then expires with the last reader. The fencing counter is seeded
- * with the server time in microseconds when it does not exist, then incremented on every grant, so
- * tokens keep increasing even after the counter key expired or the server lost its data on restart
- * (as long as the server clock does not go back and fewer than a million grants per second were
- * made on average since the counter was seeded).
+ * <p>Layout: the lock is a string key whose expiry (PX) is the lease. An exclusive lock's value is
+ * its owner id, so taking a free lock is one {@code SET NX PX} and releasing it one compare and
+ * {@code DEL}: the exclusive path costs the server barely more than the plainest Redis lock. A
+ * shared lock's value is {@code S} (owner ids are 32 hex characters, so the two never collide); its
+ * holders are members of the readers sorted set scored by their expiry in server milliseconds, and
+ * the lock key then expires with the last reader.
+ *
+ * <p>Hand-over (exclusive mode, single server and Cluster; Redlock never queues): a client that
+ * waits for a lock puts a member {@code "<owner> <lease ms> <channel>"} into the lock's queue, a
+ * sorted set scored by when the entry expires (the waiter's lease time after its latest attempt;
+ * every retry refreshes it). A release that finds a live entry does not free the lock: it sets the
+ * lock to that waiter's owner id for its lease, draws its token and publishes {@code "<owner>
+ * <token>"} on the waiter's channel, so exactly one waiter wakes and owns the lock without another
+ * round trip. A waiter that gives up removes its entry and releases what was handed to it
+ * meanwhile ({@code RELEASE} with its member).
+ *
+ * <p>The fencing counter is its own key, incremented on every grant, so it also names the latest
+ * grant's token ({@code INSPECT} reads it there). When it does not exist it is seeded with the
+ * server time in microseconds and given a time to live of its own ({@code fence ttl}, at least a day
+ * and ten leases), which every renewal extends; so tokens keep increasing even after the counter
+ * expired or the server lost its data on restart, as long as the server clock does not go back and
+ * fewer than a million grants per second were made on average since the counter was seeded.
  */
 final class RedisScripts {
     private RedisScripts() {}
@@ -47,71 +62,116 @@ final class RedisScripts {
             + "end\n";
 
     /**
-     * ARGV: owner, mode (X|S), lease ms, fence ttl ms. Returns {1, token, server now ms} or {0, pttl of
-     * the holder, server now ms}.
+     * ARGV: owner, mode (X|S), lease ms, fence ttl ms, queue member or empty. Returns the fencing
+     * token (positive) if granted, else 0. The exclusive path reads no clock (TIME costs a script
+     * more than the SET NX does) unless it queues: only seeding a missing counter and queueing need
+     * the server time. A queued waiter that finds the lock already handed to it (its message still
+     * on the way) takes it here, with a fresh lease.
      */
     static final Script ACQUIRE = Script.of(
             "acquire",
-            NOW + SHARED_TTL
-                    + "local lease = tonumber(ARGV[3])\n"
-                    + "local mode = redis.call('HGET', KEYS[1], 'mode')\n"
+            "local function nextToken()\n"
+                    + "  local token = redis.call('INCR', KEYS[2])\n"
+                    + "  if token == 1 then\n"
+                    + "    local t = redis.call('TIME')\n"
+                    + "    token = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
+                    + "    redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ARGV[4])\n"
+                    + "  end\n"
+                    + "  return token\n"
+                    + "end\n"
+                    + "local member = ARGV[5] or ''\n"
                     + "if ARGV[2] == 'X' then\n"
-                    + "  if mode then return {0, redis.call('PTTL', KEYS[1]), now} end\n"
-                    + "else\n"
-                    + "  if mode == 'X' then return {0, redis.call('PTTL', KEYS[1]), now} end\n"
-                    + "  redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)\n"
+                    + "  if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[3]) then\n"
+                    + "    if member ~= '' then redis.call('ZREM', KEYS[4], member) end\n"
+                    + "    return nextToken()\n"
+                    + "  end\n"
+                    + "  if member == '' then return 0 end\n"
+                    + "  if redis.call('GET', KEYS[1]) == ARGV[1] then\n"
+                    + "    redis.call('PEXPIRE', KEYS[1], ARGV[3])\n"
+                    + "    return tonumber(redis.call('GET', KEYS[2]))\n"
+                    + "  end\n"
+                    + "  local t = redis.call('TIME')\n"
+                    + "  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+                    + "  redis.call('ZADD', KEYS[4], now + tonumber(ARGV[3]), member)\n"
+                    + "  redis.call('PEXPIRE', KEYS[4], ARGV[3])\n"
+                    + "  return 0\n"
                     + "end\n"
-                    + "if redis.call('EXISTS', KEYS[2]) == 0 then\n"
-                    + "  redis.call('SET', KEYS[2], string.format('%.0f', now * 1000))\n"
-                    + "end\n"
-                    + "local token = redis.call('INCR', KEYS[2])\n"
-                    + "redis.call('PEXPIRE', KEYS[2], ARGV[4])\n"
-                    + "if ARGV[2] == 'X' then\n"
-                    + "  redis.call('HSET', KEYS[1], 'mode', 'X', 'owner', ARGV[1], 'token', token)\n"
-                    + "  redis.call('PEXPIRE', KEYS[1], lease)\n"
-                    + "else\n"
-                    + "  redis.call('ZADD', KEYS[3], now + lease, ARGV[1])\n"
-                    + "  redis.call('HSET', KEYS[1], 'mode', 'S', 'owner', '', 'token', token)\n"
-                    + "  sharedTtl(now)\n"
-                    + "end\n"
-                    + "return {1, token, now}\n");
+                    + NOW
+                    + SHARED_TTL
+                    + "local held = redis.call('GET', KEYS[1])\n"
+                    + "if held and held ~= 'S' then return 0 end\n"
+                    + "redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)\n"
+                    + "local token = nextToken()\n"
+                    + "redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), ARGV[1])\n"
+                    + "redis.call('SET', KEYS[1], 'S')\n"
+                    + "sharedTtl(now)\n"
+                    + "return token\n");
 
-    /** ARGV: owner, mode, lease ms. Returns {1, server now ms} if extended, {0, now} if not held. */
+    /**
+     * ARGV: owner, mode, lease ms, fence ttl ms. Returns {1, server now ms} if extended, {0, now} if
+     * not held.
+     */
     static final Script RENEW = Script.of(
             "renew",
-            NOW + SHARED_TTL
+            NOW
                     + "if ARGV[2] == 'X' then\n"
-                    + "  if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then\n"
+                    + "  if redis.call('GET', KEYS[1]) == ARGV[1] then\n"
                     + "    redis.call('PEXPIRE', KEYS[1], ARGV[3])\n"
+                    + "    redis.call('PEXPIRE', KEYS[2], ARGV[4])\n"
                     + "    return {1, now}\n"
                     + "  end\n"
                     + "  return {0, now}\n"
                     + "end\n"
-                    + "if redis.call('HGET', KEYS[1], 'mode') ~= 'S' then return {0, now} end\n"
+                    + SHARED_TTL
+                    + "if redis.call('GET', KEYS[1]) ~= 'S' then return {0, now} end\n"
                     + "local score = redis.call('ZSCORE', KEYS[3], ARGV[1])\n"
                     + "if (not score) or tonumber(score) <= now then return {0, now} end\n"
                     + "redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), ARGV[1])\n"
                     + "sharedTtl(now)\n"
+                    + "redis.call('PEXPIRE', KEYS[2], ARGV[4])\n"
                     + "return {1, now}\n");
 
     /**
-     * ARGV: owner, mode, channel. Deletes only this owner's hold; publishes on the channel when the
-     * lock became free. Returns 1 if the owner held it, else 0.
+     * ARGV: owner, mode, channel, fence ttl ms, queue member or empty. Removes the owner's queue
+     * entry if given; releases only this owner's hold. An exclusive lock with a live waiter in the
+     * queue goes to that waiter (see the class comment); otherwise a lock that became free is
+     * announced on the channel. Returns 1 if the owner held it, else 0.
      */
     static final Script RELEASE = Script.of(
             "release",
-            NOW + SHARED_TTL
+            "if ARGV[5] and ARGV[5] ~= '' then redis.call('ZREM', KEYS[4], ARGV[5]) end\n"
                     + "if ARGV[2] == 'X' then\n"
-                    + "  if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] then\n"
-                    + "    redis.call('DEL', KEYS[1])\n"
-                    + "    redis.call('PUBLISH', ARGV[3], 'X')\n"
-                    + "    return 1\n"
+                    + "  if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end\n"
+                    + "  if redis.call('EXISTS', KEYS[4]) == 1 then\n"
+                    + "    local t = redis.call('TIME')\n"
+                    + "    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+                    + "    redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)\n"
+                    + "    local head = redis.call('ZRANGE', KEYS[4], 0, 0)\n"
+                    + "    if #head == 1 then\n"
+                    + "      local owner, lease, channel = string.match(head[1], '^(%S+) (%d+) (.+)$')\n"
+                    + "      redis.call('ZREM', KEYS[4], head[1])\n"
+                    + "      if owner then\n"
+                    + "        redis.call('SET', KEYS[1], owner, 'PX', lease)\n"
+                    + "        local token = redis.call('INCR', KEYS[2])\n"
+                    + "        if token == 1 then\n"
+                    + "          token = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
+                    + "          local ttl = math.max(tonumber(ARGV[4]), tonumber(lease) * 10)\n"
+                    + "          redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ttl)\n"
+                    + "        end\n"
+                    + "        redis.call('PUBLISH', channel, owner .. ' ' .. string.format('%.0f', token))\n"
+                    + "        return 1\n"
+                    + "      end\n"
+                    + "    end\n"
                     + "  end\n"
-                    + "  return 0\n"
+                    + "  redis.call('DEL', KEYS[1])\n"
+                    + "  redis.call('PUBLISH', ARGV[3], 'X')\n"
+                    + "  return 1\n"
                     + "end\n"
+                    + NOW
+                    + SHARED_TTL
                     + "if redis.call('ZREM', KEYS[3], ARGV[1]) == 0 then return 0 end\n"
                     + "redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)\n"
-                    + "if redis.call('HGET', KEYS[1], 'mode') ~= 'S' then return 1 end\n"
+                    + "if redis.call('GET', KEYS[1]) ~= 'S' then return 1 end\n"
                     + "if sharedTtl(now) == 0 then\n"
                     + "  redis.call('DEL', KEYS[1], KEYS[3])\n"
                     + "  redis.call('PUBLISH', ARGV[3], 'S')\n"
@@ -121,23 +181,21 @@ final class RedisScripts {
     /**
      * Redlock's second round. ARGV: owner, mode, token, fence ttl ms. While this owner still holds
      * the lock on this node, raises the node's counter to at least the token (the maximum of the
-     * majority's counters) and records it as the grant's token. Returns 1 if held, else 0.
+     * majority's counters), which is then the grant's token. Returns 1 if held, else 0.
      */
     static final Script RAISE = Script.of(
             "raise",
             "local held\n"
                     + "if ARGV[2] == 'X' then\n"
-                    + "  held = redis.call('HGET', KEYS[1], 'owner') == ARGV[1]\n"
+                    + "  held = redis.call('GET', KEYS[1]) == ARGV[1]\n"
                     + "else\n"
                     + "  held = redis.call('ZSCORE', KEYS[3], ARGV[1]) ~= false\n"
                     + "end\n"
                     + "if not held then return 0 end\n"
                     + "local current = tonumber(redis.call('GET', KEYS[2]) or '0')\n"
                     + "if current < tonumber(ARGV[3]) then\n"
-                    + "  redis.call('SET', KEYS[2], ARGV[3])\n"
-                    + "  redis.call('PEXPIRE', KEYS[2], ARGV[4])\n"
+                    + "  redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])\n"
                     + "end\n"
-                    + "redis.call('HSET', KEYS[1], 'token', ARGV[3])\n"
                     + "return 1\n");
 
     /**
@@ -147,11 +205,13 @@ final class RedisScripts {
     static final Script INSPECT = Script.of(
             "inspect",
             NOW
-                    + "local mode = redis.call('HGET', KEYS[1], 'mode')\n"
-                    + "if not mode then return {} end\n"
-                    + "local out = {mode, now + redis.call('PTTL', KEYS[1]), redis.call('HGET', KEYS[1], 'token')}\n"
+                    + "local held = redis.call('GET', KEYS[1])\n"
+                    + "if not held then return {} end\n"
+                    + "local mode = 'X'\n"
+                    + "if held == 'S' then mode = 'S' end\n"
+                    + "local out = {mode, now + redis.call('PTTL', KEYS[1]), redis.call('GET', KEYS[2]) or '0'}\n"
                     + "if mode == 'X' then\n"
-                    + "  out[4] = redis.call('HGET', KEYS[1], 'owner')\n"
+                    + "  out[4] = held\n"
                     + "else\n"
                     + "  for _, r in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. now, '+inf')) do\n"
                     + "    out[#out + 1] = r\n"

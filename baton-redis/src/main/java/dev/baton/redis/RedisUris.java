@@ -2,6 +2,7 @@ package dev.baton.redis;
 
 import dev.baton.LockConfigurationException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.internal.HostAndPort;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -14,7 +15,14 @@ import java.util.Set;
 
 /** Parses Baton's Redis URIs: Baton's own query parameters are taken out, the rest goes to Lettuce. */
 final class RedisUris {
-    static final Set<String> BATON_PARAMS = Set.of("prefix", "drift", "driftfactor", "nodetimeout", "tls");
+    static final Set<String> BATON_PARAMS =
+            Set.of("prefix", "drift", "driftfactor", "nodetimeout", "tls", "natmap", "topologyrefresh");
+
+    /** Options of redlock:// URIs only. */
+    static final Set<String> REDLOCK_PARAMS = Set.of("drift", "driftfactor", "nodetimeout", "tls");
+
+    /** Options of redis-cluster:// and rediss-cluster:// URIs only. */
+    static final Set<String> CLUSTER_PARAMS = Set.of("natmap", "topologyrefresh");
 
     private RedisUris() {}
 
@@ -89,7 +97,88 @@ final class RedisUris {
      * database number belongs to the node it follows (default 0).
      */
     static List<RedisURI> redlockNodes(String original, String lettuceUri, boolean tls) {
-        String body = lettuceUri.substring("redlock://".length());
+        List<RedisURI> nodes = hostList(original, lettuceUri, tls);
+        if (nodes.size() < 3) {
+            throw invalid(
+                    original,
+                    "Redlock needs at least 3 independent masters (5 is usual), but it names " + nodes.size());
+        }
+        return nodes;
+    }
+
+    /**
+     * Seed nodes of a {@code redis-cluster://[user:password@]host:port,host:port,.../[?...]} URI
+     * ({@code rediss-cluster://} for TLS). Any reachable node of the cluster will do as a seed; the
+     * client reads the whole topology from the seeds. A cluster has only database 0.
+     */
+    static List<RedisURI> clusterSeeds(String original, String lettuceUri, boolean tls) {
+        int question = lettuceUri.indexOf('?');
+        if (question >= 0) {
+            String unknown = lettuceUri.substring(question + 1);
+            throw invalid(
+                    original,
+                    "'" + unknown + "' is not an option of redis-cluster:// URIs; they take prefix, natMap and"
+                            + " topologyRefresh");
+        }
+        List<RedisURI> seeds = hostList(original, lettuceUri, tls);
+        if (seeds.isEmpty()) {
+            throw invalid(original, "it names no seed node; list one or more nodes of the cluster as host:port");
+        }
+        for (RedisURI seed : seeds) {
+            if (seed.getDatabase() != 0) {
+                throw invalid(
+                        original,
+                        "a Redis Cluster has only database 0, but it names database " + seed.getDatabase()
+                                + "; drop the /" + seed.getDatabase() + " or use prefix= to keep applications apart");
+            }
+        }
+        return seeds;
+    }
+
+    /**
+     * The {@code natMap} option: {@code announcedHost:port>reachableHost:port}, comma-separated.
+     * Cluster nodes announce addresses the client may not reach (behind NAT, port forwarding or
+     * containers); the client connects to the mapped address instead and keeps the announced one
+     * as the node's identity.
+     */
+    static Map<HostAndPort, HostAndPort> natMap(String original, String text) {
+        Map<HostAndPort, HostAndPort> map = new LinkedHashMap<>();
+        if (text == null || text.isBlank()) {
+            return map;
+        }
+        for (String entry : text.split(",")) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            int arrow = entry.indexOf('>');
+            if (arrow < 0) {
+                throw invalid(original, "natMap entry '" + entry + "' is not announcedHost:port>reachableHost:port");
+            }
+            map.put(
+                    hostAndPort(original, entry.substring(0, arrow).trim()),
+                    hostAndPort(original, entry.substring(arrow + 1).trim()));
+        }
+        return map;
+    }
+
+    private static HostAndPort hostAndPort(String original, String text) {
+        int colon = text.lastIndexOf(':');
+        if (colon <= 0) {
+            throw invalid(original, "natMap address '" + text + "' needs host:port");
+        }
+        try {
+            return HostAndPort.of(text.substring(0, colon), Integer.parseInt(text.substring(colon + 1)));
+        } catch (IllegalArgumentException e) {
+            throw invalid(original, "natMap address '" + text + "' needs host:port with a numeric port");
+        }
+    }
+
+    /**
+     * {@code scheme://[user:password@]host:port[/db],host:port[/db],...} as node URIs; a database
+     * number belongs to the node it follows (default 0). The query, if any, is ignored.
+     */
+    private static List<RedisURI> hostList(String original, String lettuceUri, boolean tls) {
+        String body = lettuceUri.substring(lettuceUri.indexOf("://") + 3);
         int query = body.indexOf('?');
         if (query >= 0) {
             body = body.substring(0, query);
@@ -126,6 +215,9 @@ final class RedisUris {
             }
             int colon = hostPort.lastIndexOf(':');
             String host = colon < 0 ? hostPort : hostPort.substring(0, colon);
+            if (host.isBlank()) {
+                throw invalid(original, "'" + hostPort + "' names no host");
+            }
             int port = 6379;
             if (colon >= 0) {
                 try {
@@ -147,11 +239,6 @@ final class RedisUris {
                 }
             }
             nodes.add(builder.build());
-        }
-        if (nodes.size() < 3) {
-            throw invalid(
-                    original,
-                    "Redlock needs at least 3 independent masters (5 is usual), but it names " + nodes.size());
         }
         return nodes;
     }
@@ -182,8 +269,8 @@ final class RedisUris {
 
     static LockConfigurationException invalid(String uri, String problem) {
         return new LockConfigurationException("Baton Redis URI " + redact(uri) + " is invalid: " + problem
-                + "; use redis://[user:password@]host:port[/db], rediss://..., redis-sentinel://host:port#master"
-                + " or redlock://host1:port,host2:port,host3:port");
+                + "; use redis://[user:password@]host:port[/db], rediss://..., redis-sentinel://host:port#master,"
+                + " redis-cluster://host1:port,host2:port or redlock://host1:port,host2:port,host3:port");
     }
 
     static String redact(String uri) {

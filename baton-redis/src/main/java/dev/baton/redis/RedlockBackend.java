@@ -193,16 +193,15 @@ public final class RedlockBackend implements LockBackend {
         String mode = RedisLockBackend.modeArg(request.mode());
         String fenceTtl = Long.toString(RedisLockBackend.fenceTtlMillis(lease));
         long start = System.nanoTime();
-        Round acquired = round(
-                timeout,
-                node -> node.eval(
+        Round acquired = round(timeout, node -> node.<Long>eval(
                         RedisScripts.ACQUIRE,
-                        ScriptOutputType.MULTI,
+                        ScriptOutputType.INTEGER,
                         lockKeys,
                         request.ownerId(),
                         mode,
                         Long.toString(lease.toMillis() + drift),
-                        fenceTtl));
+                        fenceTtl)
+                .thenApply(RedlockBackend::single));
         List<RedisNode> granted = new ArrayList<>();
         long token = Long.MIN_VALUE;
         int refused = 0;
@@ -211,9 +210,10 @@ public final class RedlockBackend implements LockBackend {
             if (reply == null) {
                 continue;
             }
-            if (RedisLockBackend.number(reply.get(0)) == 1) {
+            long nodeToken = RedisLockBackend.number(reply.get(0));
+            if (nodeToken > 0) {
                 granted.add(nodes.get(i));
-                token = Math.max(token, RedisLockBackend.number(reply.get(1)));
+                token = Math.max(token, nodeToken);
             } else {
                 refused++;
             }
@@ -302,7 +302,8 @@ public final class RedlockBackend implements LockBackend {
                         lockKeys,
                         grant.ownerId(),
                         RedisLockBackend.modeArg(grant.mode()),
-                        Long.toString(leaseTime.toMillis() + drift)));
+                        Long.toString(leaseTime.toMillis() + drift),
+                        Long.toString(RedisLockBackend.fenceTtlMillis(leaseTime))));
         int extended = 0;
         int notHeld = 0;
         for (List<Object> reply : renewed.replies()) {

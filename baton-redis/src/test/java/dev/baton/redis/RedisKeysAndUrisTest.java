@@ -8,6 +8,7 @@ import dev.baton.LockConfigurationException;
 import dev.baton.LockOptions;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.internal.HostAndPort;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -60,6 +61,71 @@ class RedisKeysAndUrisTest {
         assertThat(nodes).extracting(RedisURI::getPort).containsExactly(1, 2, 6379);
         assertThat(nodes).extracting(RedisURI::getDatabase).containsExactly(0, 3, 0);
         assertThat(nodes).allMatch(RedisURI::isSsl);
+    }
+
+    @Test
+    void clusterUrisNameSeedsAndOptions() {
+        RedisUris.Parsed parsed =
+                RedisUris.split("redis-cluster://app:p%40ss@n1:7000,n2:7001,n3/?prefix=app:&topologyRefresh=10s"
+                        + "&natMap=10.0.0.1:7000%3Egw:17000,10.0.0.2:7000>gw:17001");
+        assertThat(parsed.scheme()).isEqualTo("redis-cluster");
+        assertThat(parsed.prefix()).isEqualTo("app:");
+        List<RedisURI> seeds = RedisUris.clusterSeeds("x", parsed.lettuceUri(), false);
+        assertThat(seeds).extracting(RedisURI::getHost).containsExactly("n1", "n2", "n3");
+        assertThat(seeds).extracting(RedisURI::getPort).containsExactly(7000, 7001, 6379);
+        assertThat(seeds).allSatisfy(seed -> {
+            assertThat(seed.getUsername()).isEqualTo("app");
+            assertThat(new String(seed.getPassword())).isEqualTo("p@ss");
+            assertThat(seed.isSsl()).isFalse();
+        });
+        assertThat(RedisUris.duration("x", "topologyRefresh", parsed.params().get("topologyrefresh")))
+                .isEqualTo(java.time.Duration.ofSeconds(10));
+        assertThat(RedisUris.natMap("x", parsed.params().get("natmap")))
+                .containsEntry(HostAndPort.of("10.0.0.1", 7000), HostAndPort.of("gw", 17000))
+                .containsEntry(HostAndPort.of("10.0.0.2", 7000), HostAndPort.of("gw", 17001));
+
+        List<RedisURI> tls = RedisUris.clusterSeeds(
+                "x", RedisUris.split("rediss-cluster://:pw@h:1,h:2").lettuceUri(), true);
+        assertThat(tls).allMatch(RedisURI::isSsl);
+        assertThat(new String(tls.get(1).getPassword())).isEqualTo("pw");
+        assertThat(RedisUris.clusterSeeds("x", "redis-cluster://h:1/0", false)).hasSize(1);
+    }
+
+    @Test
+    void badClusterUrisFailAtOnceWithoutLeakingThePassword() {
+        LockOptions options = LockOptions.defaults();
+        assertThatThrownBy(() -> Baton.connect("redis-cluster://:secret@h:1,h:2/3", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("only database 0")
+                .hasMessageNotContaining("secret");
+        assertThatThrownBy(() -> Baton.connect("redis-cluster://", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("no seed");
+        assertThatThrownBy(() -> Baton.connect("redis-cluster://h:port", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("port");
+        assertThatThrownBy(() -> Baton.connect("redis-cluster://h:1?timeout=2s", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("timeout=2s")
+                .hasMessageContaining("natMap");
+        assertThatThrownBy(() -> Baton.connect("redis-cluster://h:1?natMap=h:1", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("announcedHost:port>reachableHost:port");
+        assertThatThrownBy(() -> Baton.connect("redis-cluster://h:1?natMap=h:1>g:x", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("numeric port");
+        assertThatThrownBy(() -> Baton.connect("redis-cluster://h:1?topologyRefresh=0", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("topologyRefresh");
+        assertThatThrownBy(() -> Baton.connect("redis-cluster://h:1?tls=true", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("rediss-cluster://");
+        assertThatThrownBy(() -> Baton.connect("redis://h:1?natMap=h:1>g:2", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("redis-cluster://");
+        assertThatThrownBy(() -> Baton.connect("redis-cluster://h:1?prefix=x{y}", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("braces");
     }
 
     @Test

@@ -1,0 +1,145 @@
+package dev.baton.redis;
+
+import dev.baton.spi.LockRequest;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This client's side of the hand-over (see {@link RedisScripts}): the exclusive waiters it has
+ * queued in Redis, and its own channel on which a release names the one waiter it handed the lock
+ * to. Waking exactly that waiter, already owning the lock, replaces a broadcast that woke one
+ * waiter per client only for all but one to find the lock taken again.
+ *
+ * <p>A waiter is queued only while the core says it waits ({@code subscribe(request, ...)} until the
+ * subscription closes), so a lock is never handed to a request nobody waits for, short of a process
+ * that dies while waiting: its entry lives on for at most its lease time after its last attempt,
+ * and a lock handed to it frees itself after that lease, as the lock of a holder that died would.
+ * If the channel cannot be subscribed, the waiter is not queued and waits as before.
+ */
+final class RedisWaitQueue {
+    private static final Logger log = LoggerFactory.getLogger(RedisWaitQueue.class);
+
+    /** One queued request of this client. */
+    static final class Waiter {
+        final LockRequest request;
+        final String member;
+        final Runnable onRelease;
+        /** The token of a lock handed to this waiter, 0 while none was. */
+        volatile long handedToken;
+        /** When this waiter's latest refused attempt was sent (the hand-over came after it). */
+        volatile long lastRefusedSentNanos;
+        /** Set once the waiter took the lock: closing its subscription must not release it. */
+        volatile boolean granted;
+
+        Waiter(LockRequest request, String member, Runnable onRelease) {
+            this.request = request;
+            this.member = member;
+            this.onRelease = onRelease;
+            this.lastRefusedSentNanos = System.nanoTime();
+        }
+    }
+
+    private final RedisNode node;
+    private final String channel;
+    private final Duration operationTimeout;
+    private final ConcurrentHashMap<String, Waiter> waiters = new ConcurrentHashMap<>();
+    private final java.util.function.Consumer<String> listener = this::onMessage;
+    private final ReentrantLock subscribing = new ReentrantLock();
+    private volatile CompletableFuture<Void> subscribed;
+
+    RedisWaitQueue(RedisNode node, RedisKeys keys, Duration operationTimeout) {
+        this.node = node;
+        this.operationTimeout = operationTimeout;
+        byte[] id = new byte[12];
+        new SecureRandom().nextBytes(id);
+        this.channel = keys.prefix() + "handover:" + HexFormat.of().formatHex(id);
+        node.addChannelListener(channel, listener);
+    }
+
+    /**
+     * Queues {@code request} for a hand-over from now on.
+     *
+     * @return the waiter, or null if this client's channel could not be subscribed (then the caller
+     *     waits without queueing)
+     */
+    Waiter enqueue(LockRequest request, Runnable onRelease) {
+        if (!subscribeChannel()) {
+            return null;
+        }
+        Waiter waiter = new Waiter(
+                request,
+                request.ownerId() + " " + Math.max(1, request.leaseTime().toMillis()) + " " + channel,
+                onRelease);
+        waiters.put(request.ownerId(), waiter);
+        return waiter;
+    }
+
+    Waiter waiter(String ownerId) {
+        return waiters.get(ownerId);
+    }
+
+    /** Forgets the waiter; true if it must still be dequeued in Redis (it was not granted). */
+    boolean leave(Waiter waiter) {
+        waiters.remove(waiter.request.ownerId(), waiter);
+        return !waiter.granted;
+    }
+
+    private boolean subscribeChannel() {
+        CompletableFuture<Void> current = subscribed;
+        if (current == null || current.isCompletedExceptionally()) {
+            subscribing.lock();
+            try {
+                current = subscribed;
+                if (current == null || current.isCompletedExceptionally()) {
+                    current = node.subscribe(channel);
+                    subscribed = current;
+                }
+            } finally {
+                subscribing.unlock();
+            }
+        }
+        try {
+            current.get(operationTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the core's wait sees it at once
+            return false;
+        } catch (Exception e) {
+            log.debug("subscribing to {} failed; waiters are not queued for a hand-over: {}", channel, e.toString());
+            return false;
+        }
+    }
+
+    /** {@code "<owner> <token>"}: the lock was handed to that waiter. Runs on Lettuce's thread. */
+    private void onMessage(String message) {
+        int space = message.indexOf(' ');
+        if (space < 0) {
+            return;
+        }
+        Waiter waiter = waiters.get(message.substring(0, space));
+        if (waiter == null) {
+            // It left meanwhile; the RELEASE it sent when leaving frees the lock (it runs after
+            // the hand-over on the server) and hands it on.
+            return;
+        }
+        try {
+            waiter.handedToken = Long.parseLong(message.substring(space + 1));
+        } catch (NumberFormatException e) {
+            log.warn("ignoring a malformed hand-over message on {}: {}", channel, message);
+            return;
+        }
+        waiter.onRelease.run();
+    }
+
+    void close() {
+        node.removeChannelListener(channel, listener);
+        waiters.clear();
+    }
+}

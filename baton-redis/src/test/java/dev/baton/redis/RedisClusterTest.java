@@ -1,0 +1,302 @@
+package dev.baton.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.Baton;
+import dev.baton.Lease;
+import dev.baton.LockClient;
+import dev.baton.LockOptions;
+import dev.baton.LockUnavailableException;
+import dev.baton.servers.RedisClusterServers;
+import dev.baton.servers.RedisServer;
+import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockInfo;
+import dev.baton.spi.LockMode;
+import dev.baton.spi.LockRequest;
+import dev.baton.spi.ReleaseNotifications;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.SlotHash;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Routing, notifications and failures on a real three-master Redis Cluster. */
+@Timeout(120)
+class RedisClusterTest {
+    private static final LockOptions OPTIONS = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(5))
+            .operationTimeout(Duration.ofSeconds(2))
+            .build();
+
+    private static RedisClusterServers cluster;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = RedisClusterServers.start(3);
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        cluster.close();
+    }
+
+    private static int slotOf(RedisKeys keys, String name) {
+        return SlotHash.getSlot(keys.keys(name)[0]);
+    }
+
+    /** The lock keys with {@code prefix} that {@code master} holds, read from the master itself. */
+    private static List<String> lockKeysOn(RedisServer master, String prefix) {
+        return admin(master, conn -> conn.sync().keys(prefix + "*:lock"));
+    }
+
+    @Test
+    void locksWhoseNamesMapToDifferentSlotsLiveOnDifferentMastersAndAllWork() {
+        String prefix = "spread-" + UUID.randomUUID() + ":";
+        RedisKeys keys = new RedisKeys(prefix);
+        try (LockClient client = Baton.connect(cluster.uri() + "/?prefix=" + prefix, OPTIONS);
+                LockClient other = Baton.connect(cluster.uri() + "?prefix=" + prefix, OPTIONS);
+                LockBackend inspector =
+                        new RedisLockBackendProvider().create(cluster.uri() + "?prefix=" + prefix, OPTIONS)) {
+            Map<String, Lease> leases = new LinkedHashMap<>();
+            for (int i = 0; i < 30; i++) {
+                String name = "spread-" + i;
+                leases.put(name, client.lock(name).acquire(Duration.ofSeconds(5)));
+            }
+            Map<RedisServer, List<String>> expected = new HashMap<>();
+            for (String name : leases.keySet()) {
+                expected.computeIfAbsent(cluster.ownerOf(slotOf(keys, name)), m -> new ArrayList<>())
+                        .add(keys.keys(name)[0]);
+            }
+            assertThat(expected)
+                    .as("30 names hash to slots of all three masters")
+                    .hasSize(3);
+            for (RedisServer master : cluster.masters()) {
+                assertThat(lockKeysOn(master, prefix))
+                        .as("the lock keys on the master on port %d are exactly those of its slots", master.port())
+                        .containsExactlyInAnyOrderElementsOf(expected.get(master));
+            }
+
+            for (Map.Entry<String, Lease> held : leases.entrySet()) {
+                assertThat(other.lock(held.getKey()).tryAcquire())
+                        .as("another client is excluded from %s", held.getKey())
+                        .isEmpty();
+                Optional<LockInfo> info = inspector.inspect(held.getKey());
+                assertThat(info).isPresent();
+                assertThat(info.get().fencingToken()).isEqualTo(held.getValue().fencingToken());
+                held.getValue().close();
+            }
+            for (RedisServer master : cluster.masters()) {
+                assertThat(lockKeysOn(master, prefix)).as("released everywhere").isEmpty();
+            }
+            try (Lease again = other.lock("spread-7").acquire(Duration.ofSeconds(5))) {
+                assertThat(again.fencingToken())
+                        .isGreaterThan(leases.get("spread-7").fencingToken());
+            }
+        }
+    }
+
+    /**
+     * A waiter's client subscribes on one node of the cluster; a release on any master reaches it
+     * because Redis Cluster forwards PUBLISH to every node. Checked below the core, where no poll
+     * can stand in for a missing message.
+     */
+    @Test
+    void aReleaseOnAnyMasterWakesSubscribersThroughClusterPubSub() throws Exception {
+        RedisLockBackendProvider provider = new RedisLockBackendProvider();
+        RedisKeys keys = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
+        try (LockBackend waiting = provider.create(cluster.uri(), OPTIONS);
+                LockBackend holding = provider.create(cluster.uri(), OPTIONS)) {
+            ReleaseNotifications notifications = waiting.releaseNotifications();
+            for (RedisServer master : cluster.masters()) {
+                String name;
+                do {
+                    name = "notify-" + UUID.randomUUID();
+                } while (cluster.ownerOf(slotOf(keys, name)) != master);
+                LockRequest request =
+                        new LockRequest(name, UUID.randomUUID().toString(), LockMode.EXCLUSIVE, Duration.ofSeconds(5));
+                var grant = holding.tryAcquire(request).orElseThrow();
+                CountDownLatch released = new CountDownLatch(1);
+                try (ReleaseNotifications.Subscription subscription =
+                        notifications.subscribe(name, released::countDown)) {
+                    assertThat(holding.release(grant)).isTrue();
+                    assertThat(released.await(5, TimeUnit.SECONDS))
+                            .as("release on the master on port %d is heard", master.port())
+                            .isTrue();
+                }
+            }
+        }
+    }
+
+    @Test
+    void wrongPasswordGivesAClearError() {
+        RedisServer first = cluster.masters().get(0);
+        try (LockClient wrong =
+                Baton.connect("redis-cluster://baton:wrong@" + first.host() + ":" + first.port(), OPTIONS)) {
+            assertThatThrownBy(() -> wrong.lock("guarded").acquire(Duration.ofSeconds(5)))
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("guarded")
+                    .hasMessageContaining(wrong.backendName())
+                    .hasMessageContaining("authentication failed")
+                    .hasMessageContaining("password")
+                    .hasMessageNotContaining("wrong@");
+        }
+    }
+
+    @Test
+    void unreachableSeedsFailWithinTheOperationTimeout() throws Exception {
+        int closedA;
+        int closedB;
+        try (ServerSocket a = new ServerSocket(0);
+                ServerSocket b = new ServerSocket(0)) {
+            closedA = a.getLocalPort();
+            closedB = b.getLocalPort();
+        }
+        try (LockClient nowhere =
+                Baton.connect("redis-cluster://127.0.0.1:" + closedA + ",127.0.0.1:" + closedB, OPTIONS)) {
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> nowhere.lock("lonely").acquire(Duration.ofSeconds(30)))
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("lonely")
+                    .hasMessageContaining(nowhere.backendName())
+                    .hasMessageContaining("seed");
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
+                    .isLessThan(OPTIONS.operationTimeout().plusSeconds(3).toMillis());
+        }
+    }
+
+    @Test
+    void aSingleServerIsNotTakenForACluster() {
+        try (RedisServer single = RedisServer.startEmbedded();
+                LockClient client = Baton.connect("redis-cluster://" + single.host() + ":" + single.port(), OPTIONS)) {
+            assertThatThrownBy(() -> client.lock("standalone").acquire(Duration.ofSeconds(5)))
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("standalone")
+                    .hasMessageContaining("redis://");
+        }
+    }
+
+    /**
+     * A slot moves to another master after the client read the topology: the old owner answers
+     * MOVED, the client follows it and the lock is taken on the new owner.
+     */
+    @Test
+    void aClientFollowsASlotThatMovedToAnotherMaster() {
+        RedisServer from = cluster.masters().get(0);
+        RedisServer to = cluster.masters().get(1);
+        RedisKeys keys = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
+        String name;
+        do {
+            name = "moving-" + UUID.randomUUID();
+        } while (cluster.ownerOf(slotOf(keys, name)) != from);
+        int slot = slotOf(keys, name);
+        try (LockClient client = Baton.connect(cluster.uri(), OPTIONS)) {
+            client.lock("topology-" + UUID.randomUUID())
+                    .acquire(Duration.ofSeconds(5))
+                    .close(); // the client now knows the topology
+            assignSlot(slot, to);
+            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+                assertThat(lease.isValid()).isTrue();
+                assertThat(lockKeysOn(to, RedisKeys.DEFAULT_PREFIX)).contains(keys.keys(name)[0]);
+                assertThat(lockKeysOn(from, RedisKeys.DEFAULT_PREFIX)).doesNotContain(keys.keys(name)[0]);
+            }
+        } finally {
+            // Give the (now key-less) slot back so that ownerOf stays true for the other tests.
+            deleteKeys(to, keys.keys(name));
+            assignSlot(slot, from);
+        }
+    }
+
+    /** CLUSTER SETSLOT slot NODE owner on every master, new owner first; the slot must hold no keys. */
+    private static void assignSlot(int slot, RedisServer owner) {
+        String ownerId = admin(owner, conn -> conn.sync().clusterMyId());
+        admin(owner, conn -> conn.sync().clusterSetSlotNode(slot, ownerId));
+        for (RedisServer master : cluster.masters()) {
+            if (master != owner) {
+                admin(master, conn -> conn.sync().clusterSetSlotNode(slot, ownerId));
+            }
+        }
+    }
+
+    private static void deleteKeys(RedisServer master, String[] keys) {
+        admin(master, conn -> conn.sync().del(keys));
+    }
+
+    private static <T> T admin(
+            RedisServer master, java.util.function.Function<StatefulRedisConnection<String, String>, T> call) {
+        RedisClient client = RedisClient.create(master.uri());
+        try (StatefulRedisConnection<String, String> conn = client.connect()) {
+            return call.apply(conn);
+        } finally {
+            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    @Test
+    void aPlainClientPointedAtAClusterNodeIsToldToUseRedisCluster() {
+        RedisServer first = cluster.masters().get(0);
+        RedisKeys keys = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
+        String name;
+        do {
+            name = "elsewhere-" + UUID.randomUUID();
+        } while (cluster.ownerOf(slotOf(keys, name)) == first);
+        String elsewhere = name;
+        try (LockClient plain = Baton.connect(first.uri(), OPTIONS)) {
+            assertThatThrownBy(() -> plain.lock(elsewhere).acquire(Duration.ofSeconds(5)))
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining(elsewhere)
+                    .hasMessageContaining("MOVED")
+                    .hasMessageContaining("redis-cluster://");
+        }
+    }
+
+    /** A cluster missing a slot refuses every command (full coverage required) until the slot is back. */
+    @Test
+    void clusterDownGivesAClearErrorAndTheClientRecovers() {
+        try (RedisClusterServers small = RedisClusterServers.start(1);
+                LockClient client = Baton.connect(small.uri(), OPTIONS)) {
+            RedisServer only = small.masters().get(0);
+            RedisClient admin = RedisClient.create(only.uri());
+            try (StatefulRedisConnection<String, String> conn = admin.connect()) {
+                client.lock("before").acquire(Duration.ofSeconds(5)).close();
+                conn.sync().clusterDelSlots(42);
+                assertThatThrownBy(() -> client.lock("down").acquire(Duration.ofSeconds(5)))
+                        .isInstanceOf(LockUnavailableException.class)
+                        .hasMessageContaining("down")
+                        .hasMessageContaining(client.backendName())
+                        .hasMessageContaining("CLUSTERDOWN")
+                        .hasMessageContaining("CLUSTER INFO");
+                conn.sync().clusterAddSlots(42);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (true) {
+                    try (Lease lease = client.lock("down").acquire(Duration.ofSeconds(5))) {
+                        assertThat(lease.isValid()).isTrue();
+                        break;
+                    } catch (LockUnavailableException stillDown) {
+                        // A master that saw its cluster fail waits a moment before it serves again.
+                        assertThat(System.nanoTime() - deadline)
+                                .as("recovered within 20 s")
+                                .isNegative();
+                        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // poll interval only
+                    }
+                }
+            } finally {
+                admin.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+            }
+        }
+    }
+}

@@ -1,0 +1,206 @@
+package dev.baton.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.Baton;
+import dev.baton.Lease;
+import dev.baton.LockClient;
+import dev.baton.LockOptions;
+import dev.baton.LockTimeoutException;
+import dev.baton.servers.RedisServer;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The hand-over of exclusive locks to queued waiters: one release wakes exactly one waiter, which
+ * owns the lock without asking the server again; a waiter that left or died is never a trap.
+ */
+@Timeout(60)
+class RedisHandOverTest {
+    /** Waiters never poll on their own within a test: only a notification can wake them. */
+    private static final LockOptions NO_POLL = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(30))
+            .pollInitialDelay(Duration.ofSeconds(30))
+            .pollMaxDelay(Duration.ofSeconds(30))
+            .build();
+
+    private static final RedisKeys KEYS = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
+
+    private static RedisServer server;
+    private static RedisClient admin;
+    private static StatefulRedisConnection<String, String> connection;
+    private static RedisCommands<String, String> redis;
+
+    @BeforeAll
+    static void start() {
+        server = RedisServer.startEmbedded();
+        admin = RedisClient.create(server.uri());
+        connection = admin.connect();
+        redis = connection.sync();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (connection != null) {
+            connection.close();
+            admin.shutdown();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static String lockKey(String name) {
+        return KEYS.keys(name)[0];
+    }
+
+    private static String queueKey(String name) {
+        return KEYS.keys(name)[3];
+    }
+
+    private static long evalshaCalls() {
+        for (String line : redis.info("commandstats").split("\r?\n")) {
+            if (line.startsWith("cmdstat_evalsha:")) {
+                return Long.parseLong(line.replaceAll("^cmdstat_evalsha:calls=(\\d+),.*", "$1"));
+            }
+        }
+        return 0;
+    }
+
+    private static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            assertThat(System.nanoTime() - deadline).as(what).isNegative();
+            Thread.sleep(5); // polling a condition with a bound, not synchronising on a guess
+        }
+    }
+
+    @Test
+    void oneReleaseWakesExactlyOneWaiterWhichOwnsTheLockWithoutAnotherRoundTrip() throws Exception {
+        String name = "handover-" + UUID.randomUUID();
+        List<LockClient> clients = new ArrayList<>();
+        ExecutorService threads = Executors.newFixedThreadPool(3);
+        try {
+            LockClient holderClient = Baton.connect(server.uri(), NO_POLL);
+            clients.add(holderClient);
+            Lease holder = holderClient.lock(name).acquire(Duration.ofSeconds(5));
+            List<CompletableFuture<Lease>> waiting = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                LockClient waiter = Baton.connect(server.uri(), NO_POLL);
+                clients.add(waiter);
+                waiting.add(CompletableFuture.supplyAsync(
+                        () -> waiter.lock(name).acquire(Duration.ofSeconds(20)), threads));
+            }
+            awaitTrue("three waiters queued", () -> redis.zcard(queueKey(name)) == 3);
+
+            long callsBefore = evalshaCalls();
+            holder.close();
+            CompletableFuture.anyOf(waiting.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+            Lease first = waiting.stream()
+                    .filter(CompletableFuture::isDone)
+                    .findFirst()
+                    .orElseThrow()
+                    .join();
+
+            assertThat(evalshaCalls() - callsBefore)
+                    .as("the release is the only script run: the woken waiter already owns the lock")
+                    .isEqualTo(1);
+            assertThat(waiting.stream().filter(CompletableFuture::isDone)).hasSize(1);
+            assertThat(redis.zcard(queueKey(name))).isEqualTo(2);
+            assertThat(first.fencingToken()).isGreaterThan(holder.fencingToken());
+            assertThat(first.isValid()).isTrue();
+
+            // The others follow one by one, each with a higher token.
+            long token = first.fencingToken();
+            List<CompletableFuture<Lease>> pending = new ArrayList<>(waiting);
+            pending.removeIf(CompletableFuture::isDone);
+            first.close();
+            for (int i = 0; i < 2; i++) {
+                CompletableFuture.anyOf(pending.toArray(CompletableFuture[]::new))
+                        .get(5, TimeUnit.SECONDS);
+                CompletableFuture<Lease> done = pending.stream()
+                        .filter(CompletableFuture::isDone)
+                        .findFirst()
+                        .orElseThrow();
+                pending.remove(done);
+                Lease next = done.join();
+                assertThat(next.fencingToken()).isGreaterThan(token);
+                token = next.fencingToken();
+                next.close();
+            }
+            assertThat(redis.exists(lockKey(name), queueKey(name))).isZero();
+        } finally {
+            threads.shutdownNow();
+            clients.forEach(LockClient::close);
+        }
+    }
+
+    @Test
+    void aWaiterThatGaveUpLeavesTheQueueAndIsNeverHandedTheLock() throws Exception {
+        String name = "gave-up-" + UUID.randomUUID();
+        try (LockClient holderClient = Baton.connect(server.uri(), NO_POLL);
+                LockClient quitter = Baton.connect(server.uri(), NO_POLL);
+                LockClient later = Baton.connect(server.uri(), NO_POLL)) {
+            Lease holder = holderClient.lock(name).acquire(Duration.ofSeconds(5));
+            assertThatThrownBy(() -> quitter.lock(name).acquire(Duration.ofMillis(300)))
+                    .isInstanceOf(LockTimeoutException.class);
+            awaitTrue("the quitter left the queue", () -> redis.zcard(queueKey(name)) == 0);
+
+            holder.close();
+            assertThat(redis.exists(lockKey(name)))
+                    .as("released, not handed over")
+                    .isZero();
+            try (Lease lease = later.lock(name).tryAcquire().orElseThrow()) {
+                assertThat(lease.fencingToken()).isGreaterThan(holder.fencingToken());
+            }
+        }
+    }
+
+    @Test
+    void aLockHandedToAWaiterThatDiedFreesItselfAfterThatWaitersLease() throws Exception {
+        String name = "dead-waiter-" + UUID.randomUUID();
+        // An expired lease publishes nothing: the next waiter finds the lock free by its bounded poll.
+        LockOptions polling = LockOptions.builder()
+                .pollInitialDelay(Duration.ofMillis(50))
+                .pollMaxDelay(Duration.ofMillis(200))
+                .build();
+        try (LockClient holderClient = Baton.connect(server.uri(), NO_POLL);
+                LockClient next = Baton.connect(server.uri(), polling)) {
+            Lease holder = holderClient.lock(name).acquire(Duration.ofSeconds(5));
+            // A waiter of a process that died: queued with a 700 ms lease on a channel nobody reads.
+            String deadOwner = "0123456789abcdef0123456789abcdef";
+            redis.zadd(
+                    queueKey(name),
+                    System.currentTimeMillis() + 60_000,
+                    deadOwner + " 700 " + RedisKeys.DEFAULT_PREFIX + "handover:gone");
+
+            holder.close();
+            assertThat(redis.get(lockKey(name)))
+                    .as("handed to the queued waiter")
+                    .isEqualTo(deadOwner);
+            long start = System.nanoTime();
+            try (Lease lease = next.lock(name).acquire(Duration.ofSeconds(10))) {
+                long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+                assertThat(waitedMillis)
+                        .as("freed after the dead waiter's lease")
+                        .isLessThan(5_000);
+                assertThat(lease.fencingToken()).isGreaterThan(holder.fencingToken());
+            }
+        }
+    }
+}

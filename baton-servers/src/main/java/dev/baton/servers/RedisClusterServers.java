@@ -1,0 +1,268 @@
+package dev.baton.servers;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A Redis Cluster of embedded masters (no replicas), each a {@link RedisServer} started with
+ * {@code cluster-enabled yes} from the same {@code redis-server} binary, for testing clients that
+ * use {@code redis-cluster://} URIs.
+ *
+ * <p>The bundled binary is Redis 6.2, which has neither {@code redis-cli --cluster} (no redis-cli
+ * is shipped) nor {@code CLUSTER ADDSLOTSRANGE} nor {@code cluster-port}; the cluster is therefore
+ * joined the way {@code redis-cli --cluster create} does it: every master gets an equal,
+ * contiguous range of the 16384 slots ({@code CLUSTER ADDSLOTS}) and its own config epoch, then
+ * all meet the first master ({@code CLUSTER MEET}). The cluster bus listens on the client port +
+ * 10000, so client ports are chosen below the kernel's ephemeral range with both ports free.
+ *
+ * <p>Guarantees: once {@link #start(int)} returns, every master reports {@code cluster_state:ok},
+ * knows every other master and sees all slots assigned, and master {@code i} owns the slots {@link
+ * #firstSlot(int)}..{@link #lastSlot(int)}. Every master announces {@code 127.0.0.1}.
+ *
+ * <p>Failure behaviour: {@link #start(int)} throws {@link IllegalStateException} when a master
+ * cannot start or the cluster does not become healthy within 30 s, after stopping what it started.
+ * {@link #close()} stops every master by process id (SIGTERM, then SIGKILL) and deletes their
+ * temporary directories; a JVM shutdown hook does the same if it was never called.
+ */
+public final class RedisClusterServers implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RedisClusterServers.class);
+
+    /** The number of hash slots of every Redis Cluster. */
+    public static final int SLOTS = 16384;
+
+    private static final int BUS_PORT_OFFSET = 10000;
+    private static final long HEALTHY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private final List<RedisServer> masters;
+
+    private RedisClusterServers(List<RedisServer> masters) {
+        this.masters = List.copyOf(masters);
+    }
+
+    /** Starts a cluster of three masters. */
+    public static RedisClusterServers start() {
+        return start(3);
+    }
+
+    /** Starts a cluster of {@code count} masters (at least 1), each owning an equal share of the slots. */
+    public static RedisClusterServers start(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("a Redis Cluster needs at least one master, not " + count);
+        }
+        List<RedisServer> started = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                started.add(RedisServer.launch(
+                        RedisClusterServers::clientPort,
+                        List.of(),
+                        (dir, port) -> Files.writeString(
+                                dir.resolve("cluster.conf"),
+                                "cluster-enabled yes\n"
+                                        + "cluster-config-file " + dir.resolve("nodes.conf") + "\n"
+                                        + "cluster-node-timeout 5000\n"
+                                        + "cluster-announce-ip " + FreePort.LOOPBACK + "\n",
+                                StandardCharsets.UTF_8)));
+            }
+            RedisClusterServers cluster = new RedisClusterServers(started);
+            cluster.join();
+            log.info("started a Redis Cluster of {} masters at {}", count, cluster.uri());
+            return cluster;
+        } catch (RuntimeException e) {
+            started.forEach(RedisServer::close);
+            throw e;
+        }
+    }
+
+    private void join() {
+        int count = masters.size();
+        for (int i = 0; i < count; i++) {
+            List<String> addSlots = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
+            for (int slot = firstSlot(i); slot <= lastSlot(i); slot++) {
+                addSlots.add(Integer.toString(slot));
+            }
+            expectOk(i, command(masters.get(i).port(), addSlots));
+            // Distinct epochs, as redis-cli gives them, so the masters need not resolve a collision first.
+            expectOk(
+                    i, command(masters.get(i).port(), List.of("CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(i + 1))));
+        }
+        RedisServer first = masters.get(0);
+        for (int i = 1; i < count; i++) {
+            expectOk(
+                    i,
+                    command(
+                            masters.get(i).port(),
+                            List.of("CLUSTER", "MEET", first.host(), Integer.toString(first.port()))));
+        }
+        long deadline = System.nanoTime() + HEALTHY_TIMEOUT_NANOS;
+        long pause = 5;
+        while (true) {
+            String unhealthy = null;
+            for (RedisServer master : masters) {
+                String info = command(master.port(), List.of("CLUSTER", "INFO"));
+                if (!info.contains("cluster_state:ok")
+                        || !info.contains("cluster_known_nodes:" + count + "\r")
+                        || !info.contains("cluster_slots_ok:" + SLOTS + "\r")) {
+                    unhealthy = "master on port " + master.port() + " reports:\n" + info;
+                    break;
+                }
+            }
+            if (unhealthy == null) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("the Redis Cluster did not become healthy within 30 s; " + unhealthy);
+            }
+            try {
+                Thread.sleep(pause); // polling a child process we do not otherwise hear from
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while joining the Redis Cluster", e);
+            }
+            pause = Math.min(100, pause * 2);
+        }
+    }
+
+    private void expectOk(int master, String reply) {
+        if (!reply.startsWith("+OK")) {
+            throw new IllegalStateException(
+                    "master on port " + masters.get(master).port() + " refused to join the cluster: " + reply);
+        }
+    }
+
+    /**
+     * A client port whose cluster bus port (+10000) is free too. Both lie below Linux's ephemeral
+     * range (32768+), so outgoing connections do not take them between this check and the bind;
+     * a clash is still possible and makes {@link RedisServer#launch} retry with another port.
+     */
+    private static int clientPort() {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int port = ThreadLocalRandom.current().nextInt(10000, 22000);
+            if (free(port) && free(port + BUS_PORT_OFFSET)) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("found no free pair of loopback ports (p, p+10000) for a Redis Cluster node");
+    }
+
+    private static boolean free(int port) {
+        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName(FreePort.LOOPBACK))) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Sends one command in RESP and returns the raw reply (enough for status, error and bulk
+     * replies). Bounded by socket timeouts of 5 s.
+     */
+    static String command(int port, List<String> args) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(FreePort.LOOPBACK, port), 5000);
+            socket.setSoTimeout(5000);
+            ByteArrayOutputStream request = new ByteArrayOutputStream();
+            request.writeBytes(("*" + args.size() + "\r\n").getBytes(StandardCharsets.UTF_8));
+            for (String arg : args) {
+                byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+                request.writeBytes(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+                request.writeBytes(bytes);
+                request.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
+            }
+            OutputStream out = socket.getOutputStream();
+            out.write(request.toByteArray());
+            out.flush();
+            return readReply(socket.getInputStream());
+        } catch (IOException e) {
+            throw new IllegalStateException("Redis on port " + port + " did not answer " + args.get(0) + ": " + e, e);
+        }
+    }
+
+    private static String readReply(InputStream in) throws IOException {
+        String line = readLine(in);
+        if (line.startsWith("$")) {
+            int length = Integer.parseInt(line.substring(1));
+            if (length < 0) {
+                return "";
+            }
+            byte[] body = in.readNBytes(length + 2);
+            return new String(body, 0, Math.max(0, body.length - 2), StandardCharsets.UTF_8);
+        }
+        return line;
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        int previous = -1;
+        while (true) {
+            int next = in.read();
+            if (next < 0) {
+                throw new IOException("connection closed mid-reply");
+            }
+            if (previous == '\r' && next == '\n') {
+                byte[] bytes = line.toByteArray();
+                return new String(bytes, 0, bytes.length - 1, StandardCharsets.UTF_8);
+            }
+            line.write(next);
+            previous = next;
+        }
+    }
+
+    /** {@return the first slot master {@code index} owns} */
+    public int firstSlot(int index) {
+        return index * SLOTS / masters.size();
+    }
+
+    /** {@return the last slot master {@code index} owns} */
+    public int lastSlot(int index) {
+        return (index + 1) * SLOTS / masters.size() - 1;
+    }
+
+    /** {@return the masters, in slot order} */
+    public List<RedisServer> masters() {
+        return masters;
+    }
+
+    /** {@return the master that owns {@code slot}} */
+    public RedisServer ownerOf(int slot) {
+        if (slot < 0 || slot >= SLOTS) {
+            throw new IllegalArgumentException("slot " + slot + " is not in 0.." + (SLOTS - 1));
+        }
+        for (int i = 0; i < masters.size(); i++) {
+            if (slot <= lastSlot(i)) {
+                return masters.get(i);
+            }
+        }
+        throw new AssertionError("the last master owns the last slot");
+    }
+
+    /** {@return a URI naming every master as a seed, e.g. {@code redis-cluster://127.0.0.1:7000,127.0.0.1:7001}} */
+    public String uri() {
+        return "redis-cluster://"
+                + masters.stream().map(m -> m.host() + ":" + m.port()).collect(Collectors.joining(","));
+    }
+
+    @Override
+    public void close() {
+        masters.forEach(RedisServer::close);
+    }
+
+    @Override
+    public String toString() {
+        return "RedisClusterServers[" + uri() + "]";
+    }
+}
