@@ -14,8 +14,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
@@ -25,7 +25,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code advisory} strategy on PostgreSQL: a session advisory lock ({@code
  * pg_try_advisory_lock}, {@code pg_try_advisory_lock_shared} for read locks) held on a connection
- * that is pinned to the grant for the whole lease ({@link Grant#backendState()}).
+ * that is pinned to the grant for the whole lease ({@link Grant#backendState()}). Waiters queue in
+ * PostgreSQL's lock manager ({@code pg_advisory_lock} bounded by {@code lock_timeout}, see {@link
+ * #acquire}), so a release hands the lock over at once and in queue order.
  *
  * <p>Protocol, one round trip each:
  *
@@ -62,6 +64,8 @@ final class AdvisoryLockBackend implements LockBackend {
     private static final Logger log = LoggerFactory.getLogger(AdvisoryLockBackend.class);
     /** idle_session_timeout is an int of milliseconds; longer leases disable it (0). */
     private static final long MAX_IDLE_MILLIS = Integer.MAX_VALUE;
+    /** Unlimited waits are re-issued in slices so a dead server is noticed. */
+    private static final long SLICE_MILLIS = 30_000;
 
     private final DataSource dataSource;
     private final ReconnectingPool ownedPool;
@@ -76,6 +80,10 @@ final class AdvisoryLockBackend implements LockBackend {
     private final String acquireShared;
     private final String unlockExclusive;
     private final String unlockShared;
+    private final String grantHeld;
+    private final String waitExclusive;
+    private final String waitShared;
+    private final StatementWait waits;
 
     AdvisoryLockBackend(
             DataSource dataSource,
@@ -107,6 +115,22 @@ final class AdvisoryLockBackend implements LockBackend {
         String unlock = "SELECT %s(?), set_config('idle_session_timeout', ?, false)";
         this.unlockExclusive = unlock.formatted("pg_advisory_unlock");
         this.unlockShared = unlock.formatted("pg_advisory_unlock_shared");
+        // After a queued wait the lock is already held: only the token and the idle bound remain.
+        // ? = name, idle timeout (text), lease millis.
+        this.grantHeld =
+                """
+                WITH l AS (SELECT current_setting('idle_session_timeout') AS idle_before)
+                INSERT INTO %s (lock_name, fencing_token)
+                SELECT ?, 1 FROM l WHERE set_config('idle_session_timeout', ?, false) IS NOT NULL
+                ON CONFLICT (lock_name) DO UPDATE SET fencing_token = %s.fencing_token + 1
+                RETURNING fencing_token, clock_timestamp() + (? * INTERVAL '1 millisecond'),
+                          (SELECT idle_before FROM l)"""
+                        .formatted(fencing, fencing);
+        // ? = lock_timeout millis (text), key. MATERIALIZED: the timeout is set before the lock waits.
+        String wait = "WITH t AS MATERIALIZED (SELECT set_config('lock_timeout', ?, true)) SELECT %s(?) FROM t";
+        this.waitExclusive = wait.formatted("pg_advisory_lock");
+        this.waitShared = wait.formatted("pg_advisory_lock_shared");
+        this.waits = new StatementWait("baton-jdbc-advisory-wait", name(), operationTimeout.toMillis());
     }
 
     private String fencingTable() {
@@ -156,29 +180,10 @@ final class AdvisoryLockBackend implements LockBackend {
             throw failure(request.name(), "acquire", e);
         }
         boolean keep = false;
-        try (PreparedStatement ps =
-                connection.prepareStatement(request.mode() == LockMode.SHARED ? acquireShared : acquireExclusive)) {
-            ps.setQueryTimeout(timeout);
-            ps.setLong(1, key);
-            ps.setString(2, request.name());
-            ps.setString(3, String.valueOf(idleMillis(lease)));
-            ps.setLong(4, lease);
-            try (ResultSet rs = ps.executeQuery()) {
-                if (!rs.next()) {
-                    return Optional.empty();
-                }
-                long token = rs.getLong(1);
-                Instant expiresAt = JdbcSession.instant(rs, 2);
-                String idleBefore = rs.getString(3);
-                keep = true;
-                return Optional.of(new Grant(
-                        request.name(),
-                        request.ownerId(),
-                        request.mode(),
-                        token,
-                        expiresAt,
-                        new Pinned(connection, key, idleBefore)));
-            }
+        try {
+            Optional<Grant> grant = tryOn(connection, request, key, lease);
+            keep = grant.isPresent();
+            return grant;
         } catch (SQLException e) {
             // The lock may have been taken before the failure: end the session so it cannot linger.
             JdbcSession.discard(connection, ownedPool);
@@ -190,6 +195,169 @@ final class AdvisoryLockBackend implements LockBackend {
         } finally {
             if (!keep && connection != null) {
                 giveBack(connection);
+            }
+        }
+    }
+
+    /** One round trip: the lock if it is free now, with its token; empty (nothing changed) if busy. */
+    private Optional<Grant> tryOn(Connection connection, LockRequest request, long key, long lease)
+            throws SQLException {
+        try (PreparedStatement ps =
+                connection.prepareStatement(request.mode() == LockMode.SHARED ? acquireShared : acquireExclusive)) {
+            ps.setQueryTimeout(timeout);
+            ps.setLong(1, key);
+            ps.setString(2, request.name());
+            ps.setString(3, String.valueOf(idleMillis(lease)));
+            ps.setLong(4, lease);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new Grant(
+                        request.name(),
+                        request.ownerId(),
+                        request.mode(),
+                        rs.getLong(1),
+                        JdbcSession.instant(rs, 2),
+                        new Pinned(connection, key, rs.getString(3))));
+            }
+        }
+    }
+
+    @Override
+    public boolean queuesWaiters() {
+        return true;
+    }
+
+    /**
+     * Waits in PostgreSQL's own lock queue: {@code pg_advisory_lock} ({@code _shared} for readers) on
+     * the waiter's own connection, bounded by a transaction-local {@code lock_timeout} of the remaining
+     * time (slices of {@link #SLICE_MILLIS} for an unlimited wait, so a dead server is noticed), so a
+     * release hands the lock over at once and in queue order. Then, holding the lock, the token is
+     * drawn as in {@link #tryAcquire}. An interrupted waiter's statement is cancelled; a lock granted
+     * in the same instant is unlocked again; either way the connection goes back without a lock, an
+     * open transaction or a changed setting, or is discarded when its state is unknown.
+     */
+    @Override
+    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+        if (timeoutNanos == 0) {
+            return tryAcquire(request);
+        }
+        ready(request.name());
+        long key = key(names, request.name());
+        long lease = OptimisticLockBackend.leaseMillis(request.leaseTime());
+        boolean shared = request.mode() == LockMode.SHARED;
+        Connection connection;
+        try (JdbcSession db = JdbcSession.open(dataSource, ownedPool, timeout, false)) {
+            connection = db.detach();
+        } catch (SQLException e) {
+            throw failure(request.name(), "acquire", e);
+        }
+        boolean keep = false;
+        try {
+            // Uncontended, the one-round-trip try is all it takes; only a busy lock joins the queue.
+            Optional<Grant> now = tryOn(connection, request, key, lease);
+            if (now.isPresent()) {
+                keep = true;
+                return now;
+            }
+            long deadline = System.nanoTime() + timeoutNanos;
+            while (true) {
+                long waitMillis;
+                if (timeoutNanos < 0) {
+                    waitMillis = SLICE_MILLIS;
+                } else {
+                    long remaining = deadline - System.nanoTime();
+                    if (remaining <= 0) {
+                        return Optional.empty();
+                    }
+                    waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining + 999_999));
+                }
+                Connection c = connection;
+                boolean locked = waits.run(
+                        c, waitMillis, request.name(), () -> lockWaiting(c, shared, key, waitMillis), granted -> {
+                            if (granted) {
+                                unlock(c, shared, key);
+                            }
+                        });
+                if (locked) {
+                    break;
+                }
+                if (timeoutNanos > 0) {
+                    return Optional.empty();
+                }
+                if (closed.get()) {
+                    throw new LockUnavailableException("Baton lock '" + request.name() + "' on " + name()
+                            + ": the client was closed while waiting; create a new client to take locks");
+                }
+            }
+            try (PreparedStatement ps = connection.prepareStatement(grantHeld)) {
+                ps.setQueryTimeout(timeout);
+                ps.setString(1, request.name());
+                ps.setString(2, String.valueOf(idleMillis(lease)));
+                ps.setLong(3, lease);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    Grant grant = new Grant(
+                            request.name(),
+                            request.ownerId(),
+                            request.mode(),
+                            rs.getLong(1),
+                            JdbcSession.instant(rs, 2),
+                            new Pinned(connection, key, rs.getString(3)));
+                    keep = true;
+                    return Optional.of(grant);
+                }
+            }
+        } catch (StatementWait.Interrupted e) {
+            if (!e.connectionUsable) {
+                JdbcSession.discard(connection, ownedPool);
+                connection = null;
+            }
+            throw e;
+        } catch (SQLException e) {
+            // The lock may be held (the token statement failed): end the session so it cannot linger.
+            JdbcSession.discard(connection, ownedPool);
+            connection = null;
+            throw failure(request.name(), "acquire", e);
+        } finally {
+            if (!keep && connection != null) {
+                giveBack(connection);
+            }
+        }
+    }
+
+    /**
+     * One bounded wait in the database's queue: whether the lock was granted ({@code false} when
+     * {@code lock_timeout} ended the wait, SQLState 55P03). The timeout is transaction-local and the
+     * statement runs in its own (auto-commit) transaction, so nothing needs restoring; the lock, being
+     * a session lock, outlives that transaction.
+     */
+    private boolean lockWaiting(Connection connection, boolean shared, long key, long waitMillis) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(shared ? waitShared : waitExclusive)) {
+            // No JDBC query timeout: lock_timeout bounds the wait, and the caller cancels it otherwise.
+            ps.setString(1, String.valueOf(waitMillis));
+            ps.setLong(2, key);
+            ps.executeQuery().close();
+            return true;
+        } catch (SQLException e) {
+            if ("55P03".equals(e.getSQLState())) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    /** Gives back a lock that a cancelled wait got anyway; the idle timeout was never changed. */
+    private void unlock(Connection connection, boolean shared, long key) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(
+                shared ? "SELECT pg_advisory_unlock_shared(?)" : "SELECT pg_advisory_unlock(?)")) {
+            ps.setQueryTimeout(timeout);
+            ps.setLong(1, key);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next() || !rs.getBoolean(1)) {
+                    throw new SQLException("the advisory lock granted during a cancel was not held", "55000");
+                }
             }
         }
     }
@@ -283,7 +451,11 @@ final class AdvisoryLockBackend implements LockBackend {
 
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true) && ownedPool != null) {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        waits.close();
+        if (ownedPool != null) {
             try {
                 ownedPool.close();
             } catch (RuntimeException e) {

@@ -23,9 +23,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * </pre>
  *
  * <ul>
- *   <li>{@code strategy}: {@code table} (the default), {@code optimistic} or {@code advisory}
- *       (PostgreSQL only); a strategy that does not support the database fails with {@link
- *       LockConfigurationException}.
+ *   <li>{@code strategy}: {@code table} (the default; H2, PostgreSQL), {@code optimistic} (all),
+ *       {@code pessimistic} (PostgreSQL, MariaDB) or {@code advisory} (PostgreSQL, MariaDB); a
+ *       strategy that does not support the database fails with {@link LockConfigurationException}.
  *   <li>{@code table}: the lock table, default {@code baton_locks}, optionally schema-qualified; the
  *       readers table {@code <table>_readers} and the sequence {@code <table>_fencing_seq} are named
  *       after it.
@@ -34,8 +34,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       LockConfigurationException} that prints the DDL to run.
  * </ul>
  *
- * <p>The backend owns a HikariCP pool (named {@code baton-<n>}, up to 10 connections), closed with
- * the client. It connects lazily: {@link #create} never touches the network, and an unreachable
+ * <p>The backend owns a HikariCP pool (named {@code baton-<n>}, up to 10 connections, 40 for the
+ * strategies that pin a connection per held lock), closed with the client; on PostgreSQL the {@code
+ * table} and {@code optimistic} strategies also open one listener connection outside the pool for
+ * LISTEN/NOTIFY wake-ups while waiters exist. It connects lazily: {@link #create} never touches the network, and an unreachable
  * database or wrong credentials show up as {@link dev.baton.LockUnavailableException} on first use.
  * Every operation is bounded by {@link LockOptions#operationTimeout()}: waiting for a connection,
  * each statement, and for PostgreSQL also connecting and every socket read. After the database was
@@ -95,8 +97,27 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
             case OPTIMISTIC -> new OptimisticLockBackend(dataSource, dialect, tables, createSchema, timeout, ownedPool);
             case PESSIMISTIC -> new PessimisticLockBackend(
                     dataSource, dialect, tables, createSchema, timeout, ownedPool);
-            case ADVISORY -> new AdvisoryLockBackend(dataSource, tables, createSchema, timeout, ownedPool);
+            case ADVISORY -> dialect == null
+                    ? new DialectDetectingBackend(
+                            strategy,
+                            dataSource,
+                            timeout,
+                            tables,
+                            detected -> advisory(detected, dataSource, tables, createSchema, timeout, null))
+                    : advisory(dialect, dataSource, tables, createSchema, timeout, ownedPool);
         };
+    }
+
+    private static LockBackend advisory(
+            Dialect dialect,
+            javax.sql.DataSource dataSource,
+            TableNames tables,
+            boolean createSchema,
+            Duration timeout,
+            ReconnectingPool ownedPool) {
+        return dialect == Dialect.MARIADB
+                ? new MariaDbAdvisoryLockBackend(dataSource, tables, createSchema, timeout, ownedPool)
+                : new AdvisoryLockBackend(dataSource, tables, createSchema, timeout, ownedPool);
     }
 
     static HikariConfig poolConfig(LockUrl url, Duration operationTimeout) {

@@ -7,8 +7,10 @@ import dev.baton.LockOptions;
 import javax.sql.DataSource;
 
 /**
- * Locks in a database the application already has a connection pool for (H2 or PostgreSQL), with
- * the {@code table} strategy by default, or {@code optimistic} or {@code advisory} (PostgreSQL).
+ * Locks in a database the application already has a connection pool for (H2, PostgreSQL or
+ * MariaDB/MySQL), with the {@code table} strategy by default (H2, PostgreSQL), or {@code optimistic}
+ * (all three), {@code pessimistic} or {@code advisory} (PostgreSQL, MariaDB/MySQL; no read locks with
+ * advisory on MariaDB).
  *
  * <pre>{@code
  * LockClient locks = JdbcLocks.builder(dataSource)
@@ -22,7 +24,12 @@ import javax.sql.DataSource;
  * tokens that strictly increase per lock name, expiry on the database's clock). Each lock operation
  * borrows a connection, runs one short READ COMMITTED transaction of its own, and returns the
  * connection with its auto-commit and isolation settings as it found them. Pass a plain pool, not a
- * transaction-aware proxy: the lock's transactions must not join the application's.
+ * transaction-aware proxy: the lock's transactions must not join the application's. The {@code
+ * pessimistic} and {@code advisory} strategies keep one connection per held lock and per waiter
+ * queued in the database. With {@code table} and {@code optimistic} on PostgreSQL, waiters are woken
+ * by LISTEN/NOTIFY over one extra listener connection per client, opened outside the pool for a
+ * HikariCP pool or a {@code PGSimpleDataSource} and borrowed from other DataSources while waiters
+ * exist.
  *
  * <p>The client never closes the {@code DataSource}: closing the client releases its leases and
  * leaves the pool to the application.
@@ -78,8 +85,9 @@ public final class JdbcLocks {
         }
 
         /**
-         * The locking strategy: {@code table} (default), {@code optimistic} or {@code advisory}. Whether
-         * it supports the database is checked on first use, when the database is known.
+         * The locking strategy: {@code table} (default), {@code optimistic}, {@code pessimistic} or
+         * {@code advisory}. Whether it supports the database is checked on first use, when the
+         * database is known.
          *
          * @throws LockConfigurationException for an unknown strategy
          */

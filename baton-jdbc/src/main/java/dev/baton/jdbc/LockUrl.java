@@ -37,7 +37,7 @@ record LockUrl(String driverUrl, Dialect dialect, Strategy strategy, TableNames 
     /**
      * Parses a Baton JDBC URL.
      *
-     * @throws LockConfigurationException for a URL that is not H2 or PostgreSQL, an unknown strategy
+     * @throws LockConfigurationException for a URL that is not H2, PostgreSQL or MariaDB, an unknown strategy
      *     or one that does not support the database, an invalid table name or createSchema value, or a Baton parameter given twice
      */
     static LockUrl parse(String uri) {

@@ -7,6 +7,7 @@ import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
+import dev.baton.spi.ReleaseNotifications;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -43,6 +44,10 @@ import org.slf4j.LoggerFactory;
  *       expiry, or to '-' with a new version when none is left.
  * </ul>
  *
+ * <p>PostgreSQL: a failed attempt registers its client's LISTEN channel in the row's {@code waiter}
+ * column if it is empty; the release statements NOTIFY that channel (see {@link PgNotifications}); a
+ * CAS that grants the lock clears it.
+ *
  * <p>Compared with the table strategy it never inserts or deletes on the hot path (rows stay), so
  * there is no index churn, and every step is one short statement without row-lock waits in the
  * exclusive case; contenders that lose a CAS poll again.
@@ -60,6 +65,8 @@ final class OptimisticLockBackend implements LockBackend {
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Dialect dialect;
     private volatile Statements statements;
+    /** LISTEN/NOTIFY wake-ups on PostgreSQL; unsupported (waiters poll) on H2 and MariaDB. */
+    private final PgNotifications notifications;
 
     OptimisticLockBackend(
             DataSource dataSource,
@@ -75,6 +82,25 @@ final class OptimisticLockBackend implements LockBackend {
         this.operationTimeout = operationTimeout;
         this.timeout = TableLockBackend.queryTimeoutSeconds(operationTimeout);
         this.ownedPool = ownedPool;
+        this.notifications = new PgNotifications(this::name, dataSource, ownedPool, operationTimeout, () -> {
+            Dialect known = this.dialect;
+            return known == null || known == Dialect.POSTGRESQL;
+        });
+    }
+
+    /**
+     * On PostgreSQL, a release NOTIFYs the channel of the client registered as the row's waiter (see
+     * {@link PgNotifications}); on H2 and MariaDB waiters poll.
+     */
+    @Override
+    public ReleaseNotifications releaseNotifications() {
+        return notifications;
+    }
+
+    /** Runs a release UPDATE; on PostgreSQL its notifying form, which returns one row per row changed. */
+    private static int released(JdbcSession db, Statements sql, String statement, Object... params)
+            throws SQLException {
+        return sql.notifies ? db.all(statement, TableLockBackend::countRows, params) : db.update(statement, params);
     }
 
     @Override
@@ -108,7 +134,7 @@ final class OptimisticLockBackend implements LockBackend {
             if (row.isEmpty()) {
                 if (!db.insertIfAbsent(
                         sql.insertRow, request.name(), shared ? "S" : "X", shared ? "" : request.ownerId(), lease)) {
-                    return Optional.empty(); // another client inserted it first and holds it
+                    return busy(db, sql, request.name(), shared); // another client inserted it first and holds it
                 }
                 token = 1;
             } else {
@@ -127,7 +153,7 @@ final class OptimisticLockBackend implements LockBackend {
                     won = r.mode() == 'S' && db.update(sql.casJoinShared, lease, request.name(), r.version()) == 1;
                 }
                 if (!won) {
-                    return Optional.empty();
+                    return busy(db, sql, request.name(), shared);
                 }
             }
             if (shared) {
@@ -142,6 +168,21 @@ final class OptimisticLockBackend implements LockBackend {
             }
             throw failure(request.name(), "acquire", e);
         }
+    }
+
+    /**
+     * A failed attempt: on PostgreSQL, with the listener up, asks the holder's release to NOTIFY this
+     * client unless another client already asked (the next grant clears the request).
+     */
+    private Optional<Grant> busy(JdbcSession db, Statements sql, String name, boolean inTransaction)
+            throws SQLException {
+        if (sql.notifies && notifications.registerWaiters()) {
+            db.update(sql.registerWaiter, notifications.channel(), name);
+            if (inTransaction) {
+                db.commit();
+            }
+        }
+        return Optional.empty();
     }
 
     /**
@@ -191,14 +232,14 @@ final class OptimisticLockBackend implements LockBackend {
         try (JdbcSession db = JdbcSession.open(dataSource, ownedPool, timeout, shared)) {
             if (!shared) {
                 return version == 0
-                        ? db.update(sql.releaseExclusiveByOwner, name, ownerId) == 1
-                        : db.update(sql.releaseExclusive, name, version, ownerId) == 1;
+                        ? released(db, sql, sql.releaseExclusiveByOwner, name, ownerId) == 1
+                        : released(db, sql, sql.releaseExclusive, name, version, ownerId) == 1;
             }
             // Name row first (the lock order of every shared transaction), then the reader rows.
             boolean sharedRow = db.update(sql.lockSharedRow, name) == 1;
             boolean wasReader = db.update(sql.deleteReader, name, ownerId) == 1;
             if (sharedRow && wasReader && db.update(sql.setSharedExpiry, name, name, name) == 0) {
-                db.update(sql.freeShared, name); // no live reader left
+                released(db, sql, sql.freeShared, name); // no live reader left: notifies on PostgreSQL
                 db.update(sql.deleteReaders, name);
             }
             db.commit();
@@ -242,7 +283,11 @@ final class OptimisticLockBackend implements LockBackend {
 
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true) && ownedPool != null) {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        notifications.close();
+        if (ownedPool != null) {
             try {
                 ownedPool.close();
             } catch (RuntimeException e) {
@@ -290,6 +335,10 @@ final class OptimisticLockBackend implements LockBackend {
         final String freeShared;
         final String setSharedExpiry;
         final String inspect;
+        /** Whether the release statements notify waiters (PostgreSQL) and so return rows. */
+        final boolean notifies;
+        /** PostgreSQL: registers a client's channel as the row's waiter if none is; null elsewhere. */
+        final String registerWaiter;
 
         Statements(Dialect dialect, TableNames names) {
             this.dialect = dialect;
@@ -304,10 +353,10 @@ final class OptimisticLockBackend implements LockBackend {
                     "lock_name");
             // ? = owner, lease, name, version read
             casExclusive = sql("UPDATE {opt} SET version = version + 1, lock_mode = 'X', owner_id = ?,"
-                    + " expires_at = {now+lease} WHERE lock_name = ? AND version = ?");
+                    + " expires_at = {now+lease}{reset_waiter} WHERE lock_name = ? AND version = ?");
             // ? = lease, name, version read
             casShared = sql("UPDATE {opt} SET version = version + 1, lock_mode = 'S', owner_id = '',"
-                    + " expires_at = {now+lease} WHERE lock_name = ? AND version = ?");
+                    + " expires_at = {now+lease}{reset_waiter} WHERE lock_name = ? AND version = ?");
             // ? = lease, name, version read
             casJoinShared = sql("UPDATE {opt} SET version = version + 1,"
                     + " expires_at = GREATEST(expires_at, {now+lease}) WHERE lock_name = ? AND version = ?");
@@ -325,18 +374,23 @@ final class OptimisticLockBackend implements LockBackend {
             // ? = lease, name, owner
             renewReader = sql("UPDATE {readers} SET expires_at = {now+lease} WHERE lock_name = ? AND owner_id = ?"
                     + " AND expires_at > {now}");
+            notifies = dialect == Dialect.POSTGRESQL;
+            // ? = channel, name
+            registerWaiter =
+                    notifies ? sql("UPDATE {opt} SET waiter = ? WHERE lock_name = ? AND waiter IS NULL") : null;
             // ? = name, version, owner
-            releaseExclusive = sql("UPDATE {opt} SET version = version + 1, lock_mode = '-', owner_id = '',"
+            releaseExclusive = notifying("UPDATE {opt} SET version = version + 1, lock_mode = '-', owner_id = '',"
                     + " expires_at = {now} WHERE lock_name = ? AND version = ? AND owner_id = ? AND lock_mode = 'X'");
             // ? = name, owner
-            releaseExclusiveByOwner = sql("UPDATE {opt} SET version = version + 1, lock_mode = '-', owner_id = '',"
-                    + " expires_at = {now} WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X'");
+            releaseExclusiveByOwner =
+                    notifying("UPDATE {opt} SET version = version + 1, lock_mode = '-', owner_id = '',"
+                            + " expires_at = {now} WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X'");
             // ? = name; takes the name row's lock for the rest of the transaction
             lockSharedRow = sql("UPDATE {opt} SET version = version WHERE lock_name = ? AND lock_mode = 'S'");
             // ? = name, owner
             deleteReader = sql("DELETE FROM {readers} WHERE lock_name = ? AND owner_id = ?");
             // ? = name; a new version, so that a reader's CAS on the old one fails
-            freeShared = sql("UPDATE {opt} SET version = version + 1, lock_mode = '-', expires_at = {now}"
+            freeShared = notifying("UPDATE {opt} SET version = version + 1, lock_mode = '-', expires_at = {now}"
                     + " WHERE lock_name = ?");
             // ? = name, name, name; 0 rows when no live reader is left
             setSharedExpiry = sql("UPDATE {opt} SET expires_at = (SELECT MAX(r.expires_at) FROM {readers} r"
@@ -356,8 +410,24 @@ final class OptimisticLockBackend implements LockBackend {
             return List.of(names.locks() + "_opt", names.locks() + "_opt_readers");
         }
 
+        /**
+         * A release UPDATE; on PostgreSQL wrapped so that it also runs {@code pg_notify} for each row it
+         * changed (delivered when the transaction commits) and returns one row per row changed.
+         */
+        private String notifying(String update) {
+            if (!notifies) {
+                return sql(update);
+            }
+            // RETURNING yields the row as updated; releases leave waiter alone, so it is the request.
+            return sql("WITH u AS (" + update + " RETURNING lock_name, waiter)"
+                    + " SELECT (SELECT pg_notify(u.waiter, u.lock_name) WHERE u.waiter IS NOT NULL) FROM u");
+        }
+
         private String sql(String template) {
-            return template.replace("{opt}", names.locks() + "_opt")
+            // A new holder clears the waiter request: clients still waiting register again on their
+            // next attempt.
+            return template.replace("{reset_waiter}", dialect == Dialect.POSTGRESQL ? ", waiter = NULL" : "")
+                    .replace("{opt}", names.locks() + "_opt")
                     .replace("{readers}", names.locks() + "_opt_readers")
                     .replace("{now+lease}", dialect.nowPlusMillis())
                     .replace("{now}", dialect.now());

@@ -4,9 +4,11 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.PrintWriter;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTransientConnectionException;
+import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
@@ -64,6 +66,37 @@ final class ReconnectingPool implements DataSource, AutoCloseable {
         if (closed) {
             fresh.close(); // close() may have run before the swap and closed only the old pool
         }
+    }
+
+    /**
+     * A new connection with this pool's settings (URL, credentials, driver properties such as the
+     * timeouts) that is not part of the pool: for a connection held for a long time, such as the
+     * LISTEN connection, which must not take one of the pool's slots.
+     */
+    Connection openDedicated() throws SQLException {
+        Properties properties = new Properties();
+        properties.putAll(config.getDataSourceProperties());
+        if (config.getUsername() != null) {
+            properties.setProperty("user", config.getUsername());
+        }
+        if (config.getPassword() != null) {
+            properties.setProperty("password", config.getPassword());
+        }
+        // The pool's driver class directly: DriverManager only sees drivers of its own class loader.
+        java.sql.Driver driver;
+        try {
+            driver = (java.sql.Driver)
+                    Class.forName(config.getDriverClassName(), true, ReconnectingPool.class.getClassLoader())
+                            .getDeclaredConstructor()
+                            .newInstance();
+        } catch (ReflectiveOperationException e) {
+            return DriverManager.getConnection(config.getJdbcUrl(), properties);
+        }
+        Connection connection = driver.connect(config.getJdbcUrl(), properties);
+        if (connection == null) {
+            throw new SQLException("the driver " + config.getDriverClassName() + " does not accept the URL", "08001");
+        }
+        return connection;
     }
 
     /** Closes a connection of this pool for good instead of returning it: it is known to be dead. */

@@ -17,8 +17,11 @@ enum Strategy {
     OPTIMISTIC("optimistic", EnumSet.of(Dialect.H2, Dialect.POSTGRESQL, Dialect.MARIADB)),
     /** SELECT ... FOR UPDATE on the name's row in a transaction held open for the lease. */
     PESSIMISTIC("pessimistic", EnumSet.of(Dialect.POSTGRESQL, Dialect.MARIADB)),
-    /** PostgreSQL session advisory locks on a connection pinned for the lease. */
-    ADVISORY("advisory", EnumSet.of(Dialect.POSTGRESQL));
+    /**
+     * The database's own named locks on a connection pinned for the lease: PostgreSQL session advisory
+     * locks, MariaDB/MySQL GET_LOCK (no read locks there).
+     */
+    ADVISORY("advisory", EnumSet.of(Dialect.POSTGRESQL, Dialect.MARIADB));
 
     private final String key;
     private final Set<Dialect> dialects;

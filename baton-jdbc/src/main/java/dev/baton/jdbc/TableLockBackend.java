@@ -7,6 +7,7 @@ import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
+import dev.baton.spi.ReleaseNotifications;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -48,6 +49,9 @@ import org.slf4j.LoggerFactory;
  *       release. (Drawing it in the INSERT's VALUES would not do: the value is computed before the
  *       insert meets the key, and a grant-and-release by another owner could fit in between.)
  *   <li>Renew and release match the owner id, so they never touch another owner's grant.
+ *   <li>PostgreSQL: a failed attempt registers its client's LISTEN channel in the row's {@code waiter}
+ *       column if it is empty; the release statement NOTIFYs that channel (see {@link
+ *       PgNotifications}); a new grant clears it.
  * </ul>
  *
  * <p>The schema is checked once, on first use, and created when absent if allowed.
@@ -76,6 +80,8 @@ final class TableLockBackend implements LockBackend {
     private volatile int isolationToRestore = -1;
     /** The owner id of this thread's last acquire attempt if it failed before reaching the database. */
     private final ThreadLocal<String> unsentAttempt = new ThreadLocal<>();
+    /** LISTEN/NOTIFY wake-ups on PostgreSQL; unsupported (waiters poll) on H2. */
+    private final PgNotifications notifications;
 
     /**
      * @param dialect the database, or null to detect it from the first connection
@@ -96,6 +102,19 @@ final class TableLockBackend implements LockBackend {
         this.operationTimeout = operationTimeout;
         this.queryTimeoutSeconds = queryTimeoutSeconds(operationTimeout);
         this.ownedPool = ownedPool;
+        this.notifications = new PgNotifications(this::name, dataSource, ownedPool, operationTimeout, () -> {
+            Dialect known = this.dialect;
+            return known == null || known == Dialect.POSTGRESQL;
+        });
+    }
+
+    /**
+     * On PostgreSQL, a release NOTIFYs the channel of the client registered as the row's waiter (see
+     * {@link PgNotifications}); on H2 waiters poll.
+     */
+    @Override
+    public ReleaseNotifications releaseNotifications() {
+        return notifications;
     }
 
     /** JDBC query timeouts are whole seconds; round up, and never 0, which means no timeout. */
@@ -134,6 +153,11 @@ final class TableLockBackend implements LockBackend {
                     ? acquireExclusive(tx, sql, request, lease)
                     : acquireShared(tx, sql, request, lease);
             if (written.isEmpty()) {
+                if (sql.registerWaiter != null && notifications.registerWaiters()) {
+                    // Busy: ask the holder's release to NOTIFY this client, unless another already asked.
+                    tx.update(sql.registerWaiter, notifications.channel(), request.name());
+                    tx.commit();
+                }
                 return Optional.empty();
             }
             tx.commit();
@@ -234,7 +258,9 @@ final class TableLockBackend implements LockBackend {
         Statements sql = ready(name);
         try (Session tx = open(mode == LockMode.SHARED)) {
             if (mode == LockMode.EXCLUSIVE) {
-                return tx.update(sql.releaseExclusive, name, ownerId) == 1;
+                return sql.notifies
+                        ? tx.all(sql.releaseExclusive, TableLockBackend::countRows, name, ownerId) == 1
+                        : tx.update(sql.releaseExclusive, name, ownerId) == 1;
             }
             if (tx.first(sql.lockSharedRow, rs -> Boolean.TRUE, name).isEmpty()
                     || tx.update(sql.deleteReader, name, ownerId) == 0) {
@@ -244,7 +270,12 @@ final class TableLockBackend implements LockBackend {
             Optional<OffsetDateTime> latest =
                     tx.first(sql.latestReaderExpiry, rs -> rs.getObject(1, OffsetDateTime.class), name);
             if (latest.isEmpty()) {
-                tx.update(sql.deleteSharedRow, name);
+                // The last reader left; on PostgreSQL this notifies a registered waiter at commit.
+                if (sql.notifies) {
+                    tx.all(sql.deleteSharedRow, TableLockBackend::countRows, name);
+                } else {
+                    tx.update(sql.deleteSharedRow, name);
+                }
             } else {
                 tx.update(sql.setSharedExpiry, latest.get(), name);
             }
@@ -286,9 +317,22 @@ final class TableLockBackend implements LockBackend {
                 : Optional.of(new LockInfo(name, LockMode.SHARED, readers, token, expiresAt));
     }
 
+    /** Counts the rows of a result (the rows a DELETE ... RETURNING wrote). */
+    static int countRows(ResultSet rs) throws SQLException {
+        int rows = 0;
+        while (rs.next()) {
+            rows++;
+        }
+        return rows;
+    }
+
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true) && ownedPool != null) {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        notifications.close();
+        if (ownedPool != null) {
             try {
                 ownedPool.close();
             } catch (Exception e) {
@@ -348,12 +392,20 @@ final class TableLockBackend implements LockBackend {
         final String deleteSharedRow;
         final String setSharedExpiry;
         final String inspect;
+        /**
+         * Whether the releases notify a registered waiter (PostgreSQL); they then return one row per
+         * row they deleted.
+         */
+        final boolean notifies;
+        /** PostgreSQL: registers a client's channel as the row's waiter if none is; null elsewhere. */
+        final String registerWaiter;
         /** Object name to a statement that fails when the object does not exist. */
         final Map<String, String> probes;
 
         Statements(Dialect dialect, TableNames names) {
             this.dialect = dialect;
             this.names = names;
+            this.notifies = dialect == Dialect.POSTGRESQL;
 
             // Acquire. The token is drawn after the insert, under the new row's lock (see class doc).
             // ? = name, mode, owner, lease
@@ -369,7 +421,7 @@ final class TableLockBackend implements LockBackend {
             takeOverExpired = returning(
                     """
                     UPDATE {locks}
-                    SET lock_mode = ?, owner_id = ?, expires_at = {now+lease}, fencing_token = {next_token}
+                    SET lock_mode = ?, owner_id = ?, expires_at = {now+lease}, fencing_token = {next_token}{reset_waiter}
                     WHERE lock_name = ? AND expires_at <= {now}""");
             // ? = name
             deleteReaders = sql("DELETE FROM {readers} WHERE lock_name = ?");
@@ -401,7 +453,8 @@ final class TableLockBackend implements LockBackend {
 
             // Release.
             // ? = name, owner
-            releaseExclusive = sql("DELETE FROM {locks} WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X'");
+            releaseExclusive =
+                    notifying("DELETE FROM {locks} WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X'");
             // ? = name
             lockSharedRow = sql("SELECT lock_mode FROM {locks} WHERE lock_name = ? AND lock_mode = 'S' FOR UPDATE");
             // ? = name, owner
@@ -411,7 +464,10 @@ final class TableLockBackend implements LockBackend {
             // ? = name
             latestReaderExpiry = sql("SELECT MAX(expires_at) FROM {readers} WHERE lock_name = ?");
             // ? = name
-            deleteSharedRow = sql("DELETE FROM {locks} WHERE lock_name = ? AND lock_mode = 'S'");
+            deleteSharedRow = notifying("DELETE FROM {locks} WHERE lock_name = ? AND lock_mode = 'S'");
+            // ? = channel, name
+            registerWaiter =
+                    notifies ? sql("UPDATE {locks} SET waiter = ? WHERE lock_name = ? AND waiter IS NULL") : null;
             // ? = expiry, name
             setSharedExpiry = sql("UPDATE {locks} SET expires_at = ? WHERE lock_name = ? AND lock_mode = 'S'");
 
@@ -434,12 +490,27 @@ final class TableLockBackend implements LockBackend {
             return dialect.returning(sql(template), WRITTEN);
         }
 
+        /**
+         * A release DELETE; on PostgreSQL wrapped so that, for each row it deleted, it NOTIFYs the
+         * registered waiter's channel if there is one (delivered when the transaction commits) and
+         * returns one row.
+         */
+        private String notifying(String delete) {
+            if (!notifies) {
+                return sql(delete);
+            }
+            return sql("WITH d AS (" + delete + " RETURNING lock_name, waiter)"
+                    + " SELECT (SELECT pg_notify(d.waiter, d.lock_name) WHERE d.waiter IS NOT NULL) FROM d");
+        }
+
         private String sql(String template) {
             return template.replace("{locks}", names.locks())
                     .replace("{readers}", names.readers())
                     .replace("{now+lease}", dialect.nowPlusMillis())
                     .replace("{now}", dialect.now())
-                    .replace("{next_token}", dialect.nextToken(names.sequence()));
+                    .replace("{next_token}", dialect.nextToken(names.sequence()))
+                    // A new holder: the clients still waiting register again on their next attempt.
+                    .replace("{reset_waiter}", dialect == Dialect.POSTGRESQL ? ", waiter = NULL" : "");
         }
     }
 

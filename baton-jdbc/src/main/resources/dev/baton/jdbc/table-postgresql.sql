@@ -6,7 +6,9 @@ CREATE TABLE IF NOT EXISTS ${table} (
   lock_mode     CHAR(1)      NOT NULL,
   owner_id      VARCHAR(64)  NOT NULL,
   expires_at    TIMESTAMP WITH TIME ZONE NOT NULL,
-  fencing_token BIGINT       NOT NULL
+  fencing_token BIGINT       NOT NULL,
+  -- The LISTEN channel of one waiting client, which the release NOTIFYs; NULL: nobody waits.
+  waiter        VARCHAR(63)
 );
 -- One row per shared holder of a lock in mode 'S'.
 CREATE TABLE IF NOT EXISTS ${readers} (

@@ -18,11 +18,17 @@ final class JdbcFixtures {
      * strategy}, or the default strategy when it is null.
      */
     static LockBackendFixture of(String name, Supplier<? extends DatabaseServer> server, String strategy) {
+        return of(name, server, strategy, Set.of(Capability.SHARED_MODE));
+    }
+
+    /** The same with the capabilities the pair claims (the kit checks that the others are refused). */
+    static LockBackendFixture of(
+            String name, Supplier<? extends DatabaseServer> server, String strategy, Set<Capability> capabilities) {
         return LockBackendFixture.of(
                 name,
                 () -> uri(server.get(), strategy),
                 () -> new InetSocketAddress(server.get().host(), server.get().port()),
-                Set.of(Capability.SHARED_MODE));
+                capabilities);
     }
 
     /** The server's URL with credentials and strategy, in H2's {@code ;} or the others' query syntax. */

@@ -79,10 +79,16 @@ class LockUrlTest {
         assertThat(LockUrl.parse("jdbc:postgresql://db/app?strategy=ADVISORY").strategy())
                 .isEqualTo(Strategy.ADVISORY);
         assertThat(LockUrl.parse("jdbc:postgresql://db/app").strategy()).isEqualTo(Strategy.TABLE);
+        assertThat(LockUrl.parse("jdbc:mariadb://db/app?strategy=advisory").strategy())
+                .isEqualTo(Strategy.ADVISORY);
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:mariadb://db/app?strategy=table"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("the table strategy does not support MariaDB")
+                .hasMessageContaining("optimistic, pessimistic, advisory work on MariaDB");
         assertThatThrownBy(() -> LockUrl.parse("jdbc:h2:mem:x;strategy=advisory;PASSWORD=topsecret"))
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("the advisory strategy does not support H2")
-                .hasMessageContaining("it supports PostgreSQL")
+                .hasMessageContaining("it supports PostgreSQL, MariaDB")
                 .hasMessageContaining("table, optimistic work on H2")
                 .hasMessageNotContaining("topsecret");
     }

@@ -5,16 +5,28 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockException;
 import dev.baton.LockOptions;
+import dev.baton.LockTimeoutException;
 import dev.baton.servers.PostgresServer;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -42,19 +54,45 @@ class PostgresPinnedConnectionPoolTest {
     }
 
     private static HikariDataSource onePool() {
+        return pool(1);
+    }
+
+    private static HikariDataSource pool(int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(server.jdbcUrl());
         config.setUsername(server.user());
         config.setPassword(server.password());
-        config.setMaximumPoolSize(1);
+        config.setMaximumPoolSize(size);
         config.setConnectionTimeout(5_000);
         return new HikariDataSource(config);
     }
 
     /** What the next borrower of the pool's connection finds. */
     private static void assertClean(HikariDataSource pool) throws SQLException {
-        try (Connection c = pool.getConnection();
-                Statement st = c.createStatement();
+        try (Connection c = pool.getConnection()) {
+            assertClean(c);
+        }
+    }
+
+    /** What the next borrowers find, checked on all {@code size} connections of the pool at once. */
+    private static void assertAllClean(HikariDataSource pool, int size) throws SQLException {
+        List<Connection> borrowed = new ArrayList<>();
+        try {
+            for (int i = 0; i < size; i++) {
+                borrowed.add(pool.getConnection());
+            }
+            for (Connection c : borrowed) {
+                assertClean(c);
+            }
+        } finally {
+            for (Connection c : borrowed) {
+                c.close();
+            }
+        }
+    }
+
+    private static void assertClean(Connection c) throws SQLException {
+        try (Statement st = c.createStatement();
                 ResultSet rs = st.executeQuery(
                         """
                         SELECT (SELECT count(*) FROM pg_locks WHERE pid = pg_backend_pid()
@@ -135,6 +173,102 @@ class PostgresPinnedConnectionPoolTest {
                 assertThat(again.fencingToken()).isGreaterThan(lease.fencingToken());
             }
             assertClean(pool);
+        }
+    }
+
+    /** Sessions queued for an advisory lock inside the database. */
+    private static long advisoryWaiters() {
+        try (Connection admin = DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password());
+                Statement st = admin.createStatement();
+                ResultSet rs =
+                        st.executeQuery("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted")) {
+            rs.next();
+            return rs.getLong(1);
+        } catch (SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static void awaitCondition(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out after 10 s waiting for " + what);
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    private static <T> CompletableFuture<T> inThread(Callable<T> task) {
+        CompletableFuture<T> outcome = new CompletableFuture<>();
+        Thread thread = new Thread(() -> {
+            try {
+                outcome.complete(task.call());
+            } catch (Throwable t) {
+                outcome.completeExceptionally(t);
+            }
+        });
+        thread.setDaemon(true);
+        thread.start();
+        return outcome;
+    }
+
+    /**
+     * Advisory waiters queue in PostgreSQL (pg_advisory_lock bounded by lock_timeout), not by polling:
+     * one that times out or is interrupted leaves no lock, no queue entry and no open transaction on
+     * the pool's connections, and a queued waiter gets the lock as soon as the holder releases (the
+     * 5 s poll delay could not explain it).
+     */
+    @Test
+    void advisoryWaitersQueueInTheDatabaseAndLeaveNothingWhenTheyGiveUp() throws Exception {
+        LockOptions slowPolling = LockOptions.builder()
+                .operationTimeout(Duration.ofSeconds(3))
+                .pollInitialDelay(Duration.ofSeconds(5))
+                .pollMaxDelay(Duration.ofSeconds(5))
+                .build();
+        try (HikariDataSource pool = pool(2);
+                LockClient holder =
+                        Baton.connect(JdbcFixtures.uri(server, "advisory") + "&table=queued_advisory", slowPolling);
+                LockClient waiters = JdbcLocks.builder(pool)
+                        .strategy("advisory")
+                        .table("queued_advisory")
+                        .options(slowPolling)
+                        .build()) {
+            Lease held = holder.lock("job").acquire(Duration.ofSeconds(5));
+
+            assertThatThrownBy(() -> waiters.lock("job").acquire(Duration.ofMillis(300)))
+                    .isInstanceOf(LockTimeoutException.class)
+                    .hasMessageContaining("job");
+            assertThat(advisoryWaiters()).isZero();
+            assertAllClean(pool, 2);
+
+            AtomicReference<Thread> waiterThread = new AtomicReference<>();
+            CompletableFuture<Lease> interrupted = inThread(() -> {
+                waiterThread.set(Thread.currentThread());
+                return waiters.lock("job").acquire();
+            });
+            awaitCondition("the waiter to queue in pg_advisory_lock", () -> advisoryWaiters() == 1);
+            waiterThread.get().interrupt();
+            assertThatThrownBy(() -> interrupted.get(5, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(LockException.class)
+                    .hasRootCauseInstanceOf(InterruptedException.class);
+            assertThat(advisoryWaiters())
+                    .as("the cancelled wait left the queue")
+                    .isZero();
+            assertAllClean(pool, 2);
+            assertThat(held.isValid()).isTrue();
+
+            CompletableFuture<Lease> queued = inThread(() -> waiters.lock("job").acquire(Duration.ofSeconds(30)));
+            awaitCondition("the waiter to queue in pg_advisory_lock", () -> advisoryWaiters() == 1);
+            long releasedAt = System.nanoTime();
+            held.close();
+            try (Lease lease = queued.get(5, TimeUnit.SECONDS)) {
+                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt))
+                        .as("hand-over by the database's queue")
+                        .isLessThan(1_000);
+                assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
+            }
+            assertAllClean(pool, 2);
         }
     }
 

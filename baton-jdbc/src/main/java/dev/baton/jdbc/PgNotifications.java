@@ -1,0 +1,392 @@
+package dev.baton.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.spi.ReleaseNotifications;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Release notifications of the {@code table} and {@code optimistic} strategies on PostgreSQL, over
+ * LISTEN/NOTIFY, waking the next waiting client rather than all of them.
+ *
+ * <p>Wire: each client LISTENs on a channel of its own ({@link #channel()}, {@code baton_w_} and 24
+ * random hex digits). A waiter whose attempt failed while this listener is up writes that channel
+ * into the lock row's {@code waiter} column if it is empty ({@code UPDATE ... SET waiter = ? WHERE
+ * waiter IS NULL}); the release statement itself returns the column and, only when it is set, runs
+ * {@code pg_notify(waiter, lock name)} in the same transaction, so the notification is delivered
+ * exactly when the release commits. The next grant clears the column, and the clients still waiting
+ * write it again on their next failed attempt. So a release wakes ONE client (the first to register
+ * since the last grant), a release nobody waits for sends nothing, and the other waiters keep their
+ * bounded backoff poll, which is also the fallback for any notification that gets lost (a client
+ * that died while registered, a listener that is reconnecting, a lease that expired instead of being
+ * released). Within the client the name (the payload) is dispatched to the waiters of that name
+ * only, of which the core lets one compete.
+ *
+ * <p>Why not a channel per lock name: a channel is an identifier of at most 63 bytes, which a 512-byte
+ * name does not fit, every waiter would LISTEN and UNLISTEN on each wait (a round trip each on the
+ * listener connection), and every client waiting for the name would still be woken at once.
+ *
+ * <p>Listener: ONE dedicated connection per backend, opened on the first wait, on a daemon thread
+ * that blocks in {@code PGConnection.getNotifications(timeout)}. Baton opens it outside the pool when
+ * it can (its own pool's settings, an application's HikariCP pool's settings or unpooled
+ * DataSource, PostgreSQL's {@code PGSimpleDataSource}); with any other DataSource it borrows one
+ * connection and gives it back after {@code UNLISTEN *}. The thread checks the connection every
+ * {@link #PING} and reconnects with capped exponential backoff when it breaks; while it is down,
+ * waiters simply poll and do not register, and after a reconnect every waiter is woken once to
+ * re-check. It ends after {@link #IDLE} without waiters, and on {@link #close()}.
+ *
+ * <p>Does not work behind a transaction-pooling PgBouncer: LISTEN needs a session of its own.
+ */
+final class PgNotifications implements ReleaseNotifications, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PgNotifications.class);
+    private static final AtomicInteger THREADS = new AtomicInteger();
+    static final Duration IDLE = Duration.ofSeconds(60);
+    static final Duration PING = Duration.ofSeconds(10);
+    private static final int POLL_MILLIS = 250;
+    private static final long MIN_BACKOFF_MILLIS = 100;
+    private static final long MAX_BACKOFF_MILLIS = 5_000;
+
+    private enum State {
+        STOPPED,
+        CONNECTING,
+        LISTENING,
+        DOWN
+    }
+
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final String channel;
+    private final Supplier<String> backendName;
+    private final DataSource dataSource;
+    private final ReconnectingPool ownedPool;
+    private final Duration operationTimeout;
+    private final BooleanSupplier active;
+    private final ConcurrentHashMap<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private Thread thread; // guarded by lock
+    private State state = State.STOPPED; // guarded by lock
+    private boolean closed; // guarded by lock
+    private volatile boolean closing;
+
+    /** @param active whether notifications apply (the database is PostgreSQL, or not known yet) */
+    PgNotifications(
+            Supplier<String> backendName,
+            DataSource dataSource,
+            ReconnectingPool ownedPool,
+            Duration operationTimeout,
+            BooleanSupplier active) {
+        byte[] id = new byte[12];
+        RANDOM.nextBytes(id);
+        this.channel = "baton_w_" + HexFormat.of().formatHex(id);
+        this.backendName = backendName;
+        this.dataSource = dataSource;
+        this.ownedPool = ownedPool;
+        this.operationTimeout = operationTimeout;
+        this.active = active;
+    }
+
+    /**
+     * This client's channel: {@code baton_w_} and 24 random hex digits, a safe identifier of 32
+     * characters that release statements write into {@code waiter} and NOTIFY.
+     */
+    String channel() {
+        return channel;
+    }
+
+    /** Whether a failed attempt should register this client as the lock's waiter: the listener is up. */
+    boolean registerWaiters() {
+        return listening();
+    }
+
+    @Override
+    public boolean supported() {
+        return active.getAsBoolean();
+    }
+
+    /**
+     * Registers the waiter and makes sure the listener runs. The first wait of a backend waits (at
+     * most the operation timeout) until the listener has executed LISTEN, so that a release right
+     * after the core's next attempt is seen; if the listener is down it returns at once.
+     */
+    @Override
+    public Subscription subscribe(String name, Runnable onRelease) {
+        if (!supported()) {
+            return () -> {};
+        }
+        subscribers.compute(name, (key, list) -> {
+            List<Runnable> waiters = list == null ? new CopyOnWriteArrayList<>() : list;
+            waiters.add(onRelease);
+            return waiters;
+        });
+        Subscription subscription = () -> subscribers.computeIfPresent(name, (key, list) -> {
+            list.remove(onRelease);
+            return list.isEmpty() ? null : list;
+        });
+        lock.lock();
+        try {
+            if (closed) {
+                return subscription;
+            }
+            if (thread == null) {
+                state = State.CONNECTING;
+                thread = new Thread(this::listen, "baton-jdbc-listen-" + THREADS.incrementAndGet());
+                thread.setDaemon(true);
+                thread.start();
+            }
+            long nanos = operationTimeout.toNanos();
+            while (state == State.CONNECTING && !closed && nanos > 0) {
+                nanos = changed.awaitNanos(nanos);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the core's wait sees it at once
+        } finally {
+            lock.unlock();
+        }
+        return subscription;
+    }
+
+    /** Whether the listener has executed LISTEN and is receiving. */
+    boolean listening() {
+        lock.lock();
+        try {
+            return state == State.LISTENING;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** For tests: the number of lock names with waiters. */
+    int subscribedNames() {
+        return subscribers.size();
+    }
+
+    private void setState(State next) {
+        lock.lock();
+        try {
+            state = next;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void listen() {
+        long backoff = MIN_BACKOFF_MILLIS;
+        boolean listenedBefore = false;
+        try {
+            while (!closing) {
+                Connection connection = null;
+                boolean borrowed = false;
+                try {
+                    Opened opened = open();
+                    connection = opened.connection();
+                    borrowed = opened.borrowed();
+                    org.postgresql.PGConnection pg = connection.unwrap(org.postgresql.PGConnection.class);
+                    try (Statement st = connection.createStatement()) {
+                        st.setQueryTimeout(TableLockBackend.queryTimeoutSeconds(operationTimeout));
+                        st.execute("LISTEN \"" + channel + "\"");
+                    }
+                    setState(State.LISTENING);
+                    backoff = MIN_BACKOFF_MILLIS;
+                    if (listenedBefore) {
+                        // Releases while the listener was down went unheard: let every waiter re-check.
+                        subscribers.values().forEach(list -> list.forEach(Runnable::run));
+                        log.info("Baton {}: the LISTEN connection is back; waiters are woken again", backendName.get());
+                    }
+                    listenedBefore = true;
+                    if (receive(connection, pg)) {
+                        return; // idle or closed
+                    }
+                } catch (SQLException | RuntimeException | LinkageError e) {
+                    if (!closing) {
+                        log.warn(
+                                "Baton {}: the LISTEN connection for release notifications failed; waiters poll until"
+                                        + " it is back (retrying in {} ms): {}",
+                                backendName.get(),
+                                backoff,
+                                e.toString());
+                    }
+                } finally {
+                    if (connection != null) {
+                        closeListener(connection, borrowed);
+                    }
+                }
+                setState(State.DOWN);
+                lock.lock();
+                try {
+                    if (!closed) {
+                        changed.await(backoff, TimeUnit.MILLISECONDS);
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                } finally {
+                    lock.unlock();
+                }
+                backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+            }
+        } finally {
+            lock.lock();
+            try {
+                if (thread == Thread.currentThread()) {
+                    thread = null;
+                    state = State.STOPPED;
+                }
+                changed.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Delivers notifications until the connection fails (throws), the backend closes or nobody waited
+     * for {@link #IDLE} (returns true).
+     */
+    private boolean receive(Connection connection, org.postgresql.PGConnection pg) throws SQLException {
+        long lastPing = System.nanoTime();
+        long idleSince = System.nanoTime();
+        while (!closing) {
+            org.postgresql.PGNotification[] received = pg.getNotifications(POLL_MILLIS);
+            if (received != null) {
+                for (org.postgresql.PGNotification notification : received) {
+                    if (channel.equals(notification.getName())) {
+                        List<Runnable> waiters = subscribers.get(notification.getParameter());
+                        if (waiters != null) {
+                            waiters.forEach(Runnable::run);
+                        }
+                    }
+                }
+            }
+            long now = System.nanoTime();
+            if (!subscribers.isEmpty()) {
+                idleSince = now;
+            } else if (now - idleSince > IDLE.toNanos() && stopIfIdle()) {
+                return true;
+            }
+            if (now - lastPing > PING.toNanos()) {
+                // A server that vanished without closing the socket sends nothing: ask it.
+                try (Statement st = connection.createStatement()) {
+                    st.setQueryTimeout(TableLockBackend.queryTimeoutSeconds(operationTimeout));
+                    st.execute("SELECT 1");
+                }
+                lastPing = now;
+            }
+        }
+        return true;
+    }
+
+    private boolean stopIfIdle() {
+        lock.lock();
+        try {
+            // A waiter that registers after this check finds no thread and starts a new one.
+            if (!subscribers.isEmpty()) {
+                return false;
+            }
+            thread = null;
+            state = State.STOPPED;
+            changed.signalAll();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private record Opened(Connection connection, boolean borrowed) {}
+
+    /**
+     * A connection for LISTEN, outside any pool when possible: a pool's connection would be taken from
+     * the application for as long as waiters exist, and a pool of one would then starve them.
+     */
+    private Opened open() throws SQLException {
+        if (ownedPool != null) {
+            return new Opened(ownedPool.openDedicated(), false);
+        }
+        if (dataSource.isWrapperFor(HikariDataSource.class)) {
+            HikariDataSource hikari = dataSource.unwrap(HikariDataSource.class);
+            if (hikari.getDataSource() != null) {
+                return new Opened(hikari.getDataSource().getConnection(), false);
+            }
+            if (hikari.getJdbcUrl() != null) {
+                Properties properties = new Properties();
+                properties.putAll(hikari.getDataSourceProperties());
+                if (hikari.getUsername() != null) {
+                    properties.setProperty("user", hikari.getUsername());
+                }
+                if (hikari.getPassword() != null) {
+                    properties.setProperty("password", hikari.getPassword());
+                }
+                return new Opened(DriverManager.getConnection(hikari.getJdbcUrl(), properties), false);
+            }
+        }
+        if (dataSource.isWrapperFor(org.postgresql.ds.PGSimpleDataSource.class)) {
+            return new Opened(
+                    dataSource
+                            .unwrap(org.postgresql.ds.PGSimpleDataSource.class)
+                            .getConnection(),
+                    false);
+        }
+        Connection borrowed = dataSource.getConnection();
+        if (!borrowed.getAutoCommit()) {
+            borrowed.setAutoCommit(true);
+        }
+        return new Opened(borrowed, true);
+    }
+
+    private void closeListener(Connection connection, boolean borrowed) {
+        try {
+            if (borrowed && !connection.isClosed()) {
+                try (Statement st = connection.createStatement()) {
+                    st.setQueryTimeout(TableLockBackend.queryTimeoutSeconds(operationTimeout));
+                    st.execute("UNLISTEN *");
+                }
+            }
+            connection.close();
+        } catch (SQLException e) {
+            log.debug("Baton {}: closing the LISTEN connection failed: {}", backendName.get(), e.toString());
+            if (borrowed) {
+                JdbcSession.discard(connection, null);
+            }
+        }
+    }
+
+    /** Stops the listener; waits for its thread (at most the operation timeout plus a second). */
+    @Override
+    public void close() {
+        Thread running;
+        lock.lock();
+        try {
+            closed = true;
+            closing = true;
+            running = thread;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (running != null && running != Thread.currentThread()) {
+            try {
+                running.join(operationTimeout.toMillis() + 1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,208 @@
+package dev.baton.jdbc;
+
+import dev.baton.LockUnavailableException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs a blocking lock statement ({@code pg_advisory_lock}, {@code GET_LOCK(name, timeout)}) on a
+ * helper thread while the caller waits interruptibly on its future: a thread blocked in a socket read
+ * cannot be interrupted, and the core's waiters must be.
+ *
+ * <p>Whatever ends the wait early (an interrupt, the bound, the backend being closed), the statement
+ * is cancelled through the driver ({@code cancelQuery} / {@code KILL QUERY}) and the helper is
+ * awaited, so the caller learns the statement's real outcome: if the lock was granted after all,
+ * {@code undo} gives it back before the caller sees the interrupt. A statement that does not end
+ * within the operation timeout after the cancel gets its connection aborted, which ends the session
+ * and everything it held.
+ */
+final class StatementWait implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(StatementWait.class);
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    /** Gives back what a statement that completed despite the cancel took. */
+    interface Undo<T> {
+        void undo(T result) throws SQLException;
+    }
+
+    /**
+     * The wait was interrupted. {@code connectionUsable} tells whether the connection is clean and
+     * may go back to the pool; otherwise it was aborted and must be discarded.
+     */
+    static final class Interrupted extends InterruptedException {
+        final boolean connectionUsable;
+
+        Interrupted(boolean connectionUsable) {
+            super("interrupted while waiting for the lock");
+            this.connectionUsable = connectionUsable;
+        }
+    }
+
+    private final String backendName;
+    private final long operationTimeoutMillis;
+    private final Set<Connection> waiting = ConcurrentHashMap.newKeySet();
+    private final ExecutorService threads;
+    private volatile boolean closed;
+
+    StatementWait(String threadPrefix, String backendName, long operationTimeoutMillis) {
+        this.backendName = backendName;
+        this.operationTimeoutMillis = operationTimeoutMillis;
+        this.threads = Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, threadPrefix + "-" + THREADS.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * Runs {@code statement} on a helper thread and waits for it, at most {@code waitMillis} plus the
+     * operation timeout (the statement itself is bounded by {@code waitMillis} on the server). The
+     * connection's network timeout is raised for the wait and restored after.
+     *
+     * @throws Interrupted if the caller was interrupted; the statement was cancelled and undone
+     * @throws LockUnavailableException if the backend was closed before or during the wait
+     * @throws SQLException if the statement failed, or did not end in time (SQLState 08006: the
+     *     connection was aborted)
+     */
+    <T> T run(Connection connection, long waitMillis, String lockName, Callable<T> statement, Undo<T> undo)
+            throws SQLException, Interrupted {
+        long bound = waitMillis + operationTimeoutMillis + 1000;
+        int networkBefore = connection.getNetworkTimeout();
+        connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, bound));
+        waiting.add(connection);
+        Future<T> future;
+        try {
+            if (closed) {
+                throw new RejectedExecutionException("closed");
+            }
+            future = threads.submit(statement);
+        } catch (RejectedExecutionException e) {
+            waiting.remove(connection);
+            restoreNetworkTimeout(connection, networkBefore);
+            throw closedWhileWaiting(lockName, e);
+        }
+        try {
+            return future.get(bound, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            throw new Interrupted(stop(connection, future, undo));
+        } catch (TimeoutException e) {
+            stop(connection, future, undo);
+            throw new SQLException("the lock wait did not end within " + bound + " ms", "08006", e);
+        } catch (ExecutionException e) {
+            if (closed) {
+                throw closedWhileWaiting(lockName, e.getCause());
+            }
+            if (e.getCause() instanceof SQLException sql) {
+                throw sql;
+            }
+            throw new SQLException("the lock wait failed: " + e.getCause(), e.getCause());
+        } finally {
+            waiting.remove(connection);
+            restoreNetworkTimeout(connection, networkBefore);
+        }
+    }
+
+    private LockUnavailableException closedWhileWaiting(String lockName, Throwable cause) {
+        return new LockUnavailableException(
+                "Baton lock '" + lockName + "' on " + backendName
+                        + ": the client was closed while waiting; create a new client to take locks",
+                cause);
+    }
+
+    private void restoreNetworkTimeout(Connection connection, int before) {
+        try {
+            if (!connection.isClosed()) {
+                connection.setNetworkTimeout(Runnable::run, before);
+            }
+        } catch (SQLException e) {
+            log.debug("Baton {}: could not restore the network timeout: {}", backendName, e.toString());
+        }
+    }
+
+    /**
+     * Cancels the statement and waits for it to end; undoes a grant that slipped in. Returns whether
+     * the connection is clean; if not, it has been aborted.
+     */
+    private <T> boolean stop(Connection connection, Future<T> future, Undo<T> undo) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            cancel(connection);
+            T result;
+            try {
+                result = future.get(operationTimeoutMillis + 1000, TimeUnit.MILLISECONDS);
+            } catch (ExecutionException failed) {
+                return true; // the cancelled statement failed, as expected: it took nothing
+            }
+            try {
+                undo.undo(result);
+                return true;
+            } catch (SQLException e) {
+                log.debug(
+                        "Baton {}: giving back a lock granted during the cancel failed: {}", backendName, e.toString());
+                abort(connection);
+                return false;
+            }
+        } catch (TimeoutException | InterruptedException e) {
+            interrupted |= e instanceof InterruptedException;
+            abort(connection);
+            return false;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void abort(Connection connection) {
+        try {
+            connection.abort(Runnable::run);
+        } catch (SQLException | RuntimeException e) {
+            log.debug("Baton {}: aborting a waiting connection failed: {}", backendName, e.toString());
+        }
+    }
+
+    /** Cancels whatever statement runs on {@code connection}, from another thread. */
+    void cancel(Connection connection) {
+        // The statement object lives on the helper thread; PostgreSQL's and MariaDB's connections can
+        // cancel their running query directly, reached by unwrapping the pool's proxy.
+        try {
+            if (connection.isWrapperFor(org.postgresql.PGConnection.class)) {
+                connection.unwrap(org.postgresql.jdbc.PgConnection.class).cancelQuery();
+                return;
+            }
+        } catch (SQLException | LinkageError e) {
+            log.debug("Baton {}: cancelling a PostgreSQL wait failed: {}", backendName, e.toString());
+        }
+        try {
+            if (connection.isWrapperFor(org.mariadb.jdbc.Connection.class)) {
+                connection.unwrap(org.mariadb.jdbc.Connection.class).cancelCurrentQuery();
+            }
+        } catch (SQLException | LinkageError e) {
+            log.debug("Baton {}: cancelling a MariaDB wait failed: {}", backendName, e.toString());
+        }
+    }
+
+    /** Cancels every running wait (their callers then see the backend closed) and ends the helpers. */
+    @Override
+    public void close() {
+        closed = true;
+        for (Connection connection : List.copyOf(waiting)) {
+            cancel(connection);
+        }
+        threads.shutdown();
+    }
+}

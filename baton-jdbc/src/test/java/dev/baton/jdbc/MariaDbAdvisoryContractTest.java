@@ -1,0 +1,32 @@
+package dev.baton.jdbc;
+
+import dev.baton.servers.MariaDbServer;
+import dev.baton.tck.LockBackendContract;
+import dev.baton.tck.LockBackendFixture;
+import java.util.Set;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The conformance kit on the advisory strategy, MariaDB (GET_LOCK on a private mariadbd). MariaDB has
+ * no shared named locks, so the fixture claims no {@code SHARED_MODE}: the kit checks that read locks
+ * are refused with {@link UnsupportedOperationException}.
+ */
+class MariaDbAdvisoryContractTest extends LockBackendContract {
+    private static MariaDbServer server;
+
+    @BeforeAll
+    static void startServer() {
+        server = MariaDbServer.start();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        server.close();
+    }
+
+    @Override
+    protected LockBackendFixture fixture() {
+        return JdbcFixtures.of("jdbc-advisory on MariaDB", () -> server, "advisory", Set.of());
+    }
+}

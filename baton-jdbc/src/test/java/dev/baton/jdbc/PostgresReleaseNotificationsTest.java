@@ -1,0 +1,169 @@
+package dev.baton.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.Baton;
+import dev.baton.Lease;
+import dev.baton.LockClient;
+import dev.baton.LockOptions;
+import dev.baton.servers.PostgresServer;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * LISTEN/NOTIFY wake-ups of the table and optimistic strategies on PostgreSQL: with a poll delay of
+ * 5 s, a waiter in another client gets the lock well within a second of the release, which only a
+ * notification can explain; and it still does after the listener's connection was killed and came
+ * back.
+ */
+class PostgresReleaseNotificationsTest {
+    private static final Duration POLL = Duration.ofSeconds(5);
+    private static final long WOKEN_WITHIN_MILLIS = 1_000;
+    private static PostgresServer server;
+
+    @BeforeAll
+    static void startServer() {
+        server = PostgresServer.start();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        server.close();
+    }
+
+    private static LockOptions slowPolling() {
+        return LockOptions.builder()
+                .leaseTime(Duration.ofSeconds(30))
+                .pollInitialDelay(POLL)
+                .pollMaxDelay(POLL)
+                .build();
+    }
+
+    private static String uri(String strategy) {
+        return JdbcFixtures.uri(server, strategy) + "&table=notify_" + strategy;
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"table", "optimistic"})
+    void aWaiterInAnotherClientIsWokenByNotifyLongBeforeItsPollDelay(String strategy) throws Exception {
+        try (LockClient holder = Baton.connect(uri(strategy), slowPolling());
+                LockClient waiter = Baton.connect(uri(strategy), slowPolling())) {
+            String name = "notify-" + UUID.randomUUID();
+            String table = "notify_" + strategy + (strategy.equals("optimistic") ? "_opt" : "");
+            assertThat(handOverMillis(holder, waiter, name, table))
+                    .as("hand-over through NOTIFY")
+                    .isLessThan(WOKEN_WITHIN_MILLIS);
+
+            // Kill the listener's session: it reconnects, and wake-ups work again.
+            int listenerPid = listenerPid();
+            try (Connection admin = admin();
+                    Statement st = admin.createStatement()) {
+                st.execute("SELECT pg_terminate_backend(" + listenerPid + ")");
+            }
+            awaitCondition("a new LISTEN session", () -> {
+                int pid = listenerPid();
+                return pid != 0 && pid != listenerPid;
+            });
+            assertThat(handOverMillis(holder, waiter, name, table))
+                    .as("hand-over through NOTIFY after the listener reconnected")
+                    .isLessThan(WOKEN_WITHIN_MILLIS);
+        }
+    }
+
+    /**
+     * The holder takes the lock, the waiter waits until it is parked in its 5-second poll pause (it
+     * already failed, subscribed and retried), then the holder releases. Returns how long the hand-over
+     * took.
+     */
+    private static long handOverMillis(LockClient holder, LockClient waiter, String name, String table)
+            throws Exception {
+        Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
+        CompletableFuture<Lease> got = new CompletableFuture<>();
+        Thread thread = new Thread(() -> {
+            try {
+                got.complete(waiter.lock(name).acquire(Duration.ofSeconds(30)));
+            } catch (Throwable t) {
+                got.completeExceptionally(t);
+            }
+        });
+        thread.setDaemon(true);
+        thread.start();
+        awaitCondition("the waiter to park in its poll pause", () -> parkedInPollPause(thread));
+        assertThat(registeredWaiter(table, name))
+                .as("the waiting client registered its channel for the release to notify")
+                .matches("baton_w_[0-9a-f]{24}");
+        long releasedAt = System.nanoTime();
+        held.close();
+        try (Lease lease = got.get(POLL.toMillis() * 2, TimeUnit.MILLISECONDS)) {
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt);
+            assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
+            assertThat(registeredWaiter(table, name))
+                    .as("the new grant cleared the registration")
+                    .isNull();
+            return millis;
+        }
+    }
+
+    /** The channel registered in the lock's row, or null. */
+    private static String registeredWaiter(String table, String name) {
+        try (Connection admin = admin();
+                java.sql.PreparedStatement ps =
+                        admin.prepareStatement("SELECT waiter FROM " + table + " WHERE lock_name = ?")) {
+            ps.setString(1, name);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? rs.getString(1) : null;
+            }
+        } catch (SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static boolean parkedInPollPause(Thread thread) {
+        return thread.getState() == Thread.State.TIMED_WAITING
+                && Arrays.stream(thread.getStackTrace())
+                        .anyMatch(frame -> frame.getClassName().endsWith("ReleaseSignal")
+                                && frame.getMethodName().equals("await"));
+    }
+
+    /** The pid of the session listening for release notifications (only the waiter's client has one), or 0. */
+    private static int listenerPid() {
+        try (Connection admin = admin();
+                Statement st = admin.createStatement();
+                ResultSet rs =
+                        st.executeQuery("SELECT pid FROM pg_stat_activity WHERE query LIKE 'LISTEN \"baton\\_w\\_%'")) {
+            int pid = rs.next() ? rs.getInt(1) : 0;
+            assertThat(rs.next()).as("one listening session").isFalse();
+            return pid;
+        } catch (SQLException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    private static Connection admin() throws SQLException {
+        return DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password());
+    }
+
+    private static void awaitCondition(String what, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out after 10 s waiting for " + what);
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+}
