@@ -61,9 +61,7 @@ public final class BenchMain {
                 List<LockSubject> subjects = backend.start(uri);
                 try {
                     for (Scenario scenario : scenarios) {
-                        for (LockSubject subject : subjects) {
-                            results.add(runner.run(subject, scenario));
-                        }
+                        results.addAll(runner.runInterleaved(subjects, scenario));
                     }
                 } finally {
                     subjects.forEach(LockSubject::close);

@@ -29,6 +29,97 @@ public final class BenchRunner {
         this.progress = progress;
     }
 
+    /**
+     * Runs {@code scenario} for every subject, interleaved: all subjects are warmed up first, then
+     * each measured run visits every subject in turn (starting with a different one each run), so
+     * that JIT compilation of shared code (a driver, the embedded server) and drifts of a busy
+     * machine weigh on every subject alike instead of on whichever comes first.
+     */
+    public List<ScenarioResult> runInterleaved(List<LockSubject> subjects, Scenario scenario) {
+        List<List<LockSubject.Client>> clients = new ArrayList<>();
+        try {
+            int clientCount = scenario.clientPerThread() ? settings.threadsFor(scenario) : 1;
+            List<String> prefixes = new ArrayList<>();
+            for (LockSubject subject : subjects) {
+                List<LockSubject.Client> own = new ArrayList<>();
+                clients.add(own);
+                for (int i = 0; i < clientCount; i++) {
+                    own.add(subject.newClient());
+                }
+                prefixes.add("bench-" + scenario + "-" + UUID.randomUUID());
+            }
+            for (int s = 0; s < subjects.size(); s++) {
+                progress.accept(subjects.get(s).name() + " " + scenario + ": warming up");
+                if (!settings.warmup().isZero()) {
+                    measure(
+                            clients.get(s),
+                            scenario,
+                            prefixes.get(s),
+                            settings.warmup().toNanos());
+                }
+            }
+            List<List<Measurement>> measured = new ArrayList<>();
+            subjects.forEach(subject -> measured.add(new ArrayList<>()));
+            for (int run = 1; run <= settings.runs(); run++) {
+                for (int k = 0; k < subjects.size(); k++) {
+                    int s = (k + run - 1) % subjects.size();
+                    progress.accept(subjects.get(s).name() + " " + scenario + ": run " + run + "/" + settings.runs());
+                    measured.get(s)
+                            .add(measure(
+                                    clients.get(s),
+                                    scenario,
+                                    prefixes.get(s),
+                                    settings.run().toNanos()));
+                }
+            }
+            List<ScenarioResult> results = new ArrayList<>();
+            for (int s = 0; s < subjects.size(); s++) {
+                results.add(summarise(subjects.get(s), scenario, measured.get(s)));
+            }
+            return results;
+        } finally {
+            for (int s = 0; s < clients.size(); s++) {
+                for (LockSubject.Client client : clients.get(s)) {
+                    try {
+                        client.close();
+                    } catch (RuntimeException e) {
+                        progress.accept(subjects.get(s).name() + ": closing a client failed: " + e);
+                    }
+                }
+            }
+        }
+    }
+
+    private ScenarioResult summarise(LockSubject subject, Scenario scenario, List<Measurement> runs) {
+        List<Double> rates = new ArrayList<>();
+        Histogram pairs = new Histogram(3);
+        Histogram handoffs = new Histogram(3);
+        long overlaps = 0;
+        long errors = 0;
+        for (Measurement measured : runs) {
+            rates.add(measured.pairs / (measured.elapsedNanos / 1e9));
+            pairs.add(measured.pairLatency);
+            handoffs.add(measured.handoffLatency);
+            overlaps += measured.overlaps;
+            errors += measured.errors;
+        }
+        List<Double> sorted = new ArrayList<>(rates);
+        Collections.sort(sorted);
+        double median = sorted.get(sorted.size() / 2);
+        boolean contended = scenario.contended() && handoffs.getTotalCount() > 0;
+        return new ScenarioResult(
+                subject.name(),
+                scenario,
+                median,
+                rates,
+                micros(pairs, 50),
+                micros(pairs, 99),
+                contended ? micros(handoffs, 50) : Double.NaN,
+                contended ? micros(handoffs, 99) : Double.NaN,
+                overlaps,
+                errors);
+    }
+
     public ScenarioResult run(LockSubject subject, Scenario scenario) {
         List<LockSubject.Client> clients = new ArrayList<>();
         try {
@@ -41,36 +132,12 @@ public final class BenchRunner {
             if (!settings.warmup().isZero()) {
                 measure(clients, scenario, prefix, settings.warmup().toNanos());
             }
-            List<Double> rates = new ArrayList<>();
-            Histogram pairs = new Histogram(3);
-            Histogram handoffs = new Histogram(3);
-            long overlaps = 0;
-            long errors = 0;
+            List<Measurement> runs = new ArrayList<>();
             for (int run = 1; run <= settings.runs(); run++) {
                 progress.accept(subject.name() + " " + scenario + ": run " + run + "/" + settings.runs());
-                Measurement measured =
-                        measure(clients, scenario, prefix, settings.run().toNanos());
-                rates.add(measured.pairs / (measured.elapsedNanos / 1e9));
-                pairs.add(measured.pairLatency);
-                handoffs.add(measured.handoffLatency);
-                overlaps += measured.overlaps;
-                errors += measured.errors;
+                runs.add(measure(clients, scenario, prefix, settings.run().toNanos()));
             }
-            List<Double> sorted = new ArrayList<>(rates);
-            Collections.sort(sorted);
-            double median = sorted.get(sorted.size() / 2);
-            boolean contended = scenario.contended() && handoffs.getTotalCount() > 0;
-            return new ScenarioResult(
-                    subject.name(),
-                    scenario,
-                    median,
-                    rates,
-                    micros(pairs, 50),
-                    micros(pairs, 99),
-                    contended ? micros(handoffs, 50) : Double.NaN,
-                    contended ? micros(handoffs, 99) : Double.NaN,
-                    overlaps,
-                    errors);
+            return summarise(subject, scenario, runs);
         } finally {
             for (LockSubject.Client client : clients) {
                 try {

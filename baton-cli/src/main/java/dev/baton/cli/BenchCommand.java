@@ -187,9 +187,7 @@ final class BenchCommand implements Callable<Integer> {
             Map<String, String> recovery = new LinkedHashMap<>();
             try {
                 for (Scenario scenario : rows) {
-                    for (LockSubject subject : subjects) {
-                        results.add(runner.run(subject, scenario));
-                    }
+                    results.addAll(runner.runInterleaved(subjects, scenario));
                 }
                 for (LockSubject subject : subjects) {
                     recovery.put(subject.name(), recovery(subject, err, started));

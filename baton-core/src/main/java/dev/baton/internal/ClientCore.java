@@ -235,7 +235,9 @@ public final class ClientCore implements LockClient {
             checkOpen();
         }
         hold.scheduleFirst();
-        log.debug("{}: acquired (token {})", hold.describe(), grant.fencingToken());
+        if (log.isDebugEnabled()) {
+            log.debug("{}: acquired (token {})", hold.describe(), grant.fencingToken());
+        }
         return new LeaseHandle(hold);
     }
 

@@ -156,10 +156,12 @@ final class HeldGrant {
         stopRenewal();
         try {
             boolean released = client.backend.release(grant);
-            if (released) {
-                log.debug("{}: released (token {})", describe(), grant.fencingToken());
-            } else {
-                log.debug("{}: nothing to release on the backend (already expired or taken over)", describe());
+            if (log.isDebugEnabled()) {
+                log.debug(
+                        released
+                                ? "{}: released"
+                                : "{}: nothing to release on the backend (already expired or taken over)",
+                        describe());
             }
         } catch (RuntimeException e) {
             log.warn(

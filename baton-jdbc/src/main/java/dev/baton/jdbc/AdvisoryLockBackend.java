@@ -14,6 +14,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -66,6 +67,11 @@ final class AdvisoryLockBackend implements LockBackend {
     private static final long MAX_IDLE_MILLIS = Integer.MAX_VALUE;
     /** Unlimited waits are re-issued in slices so a dead server is noticed. */
     private static final long SLICE_MILLIS = 30_000;
+    /**
+     * The expiry (database clock plus the lease bound as a parameter) in epoch milliseconds, rounded
+     * down (a little early is safe): reading a number costs the driver far less than a timestamp.
+     */
+    static final String EXPIRY_MILLIS = "floor(date_part('epoch', clock_timestamp()) * 1000)::bigint + ?";
 
     private final DataSource dataSource;
     private final ReconnectingPool ownedPool;
@@ -80,7 +86,6 @@ final class AdvisoryLockBackend implements LockBackend {
     private final String acquireShared;
     private final String unlockExclusive;
     private final String unlockShared;
-    private final String grantHeld;
     private final String waitExclusive;
     private final String waitShared;
     private final StatementWait waits;
@@ -107,29 +112,30 @@ final class AdvisoryLockBackend implements LockBackend {
                 INSERT INTO %s (lock_name, fencing_token)
                 SELECT ?, 1 FROM l WHERE l.ok AND set_config('idle_session_timeout', ?, false) IS NOT NULL
                 ON CONFLICT (lock_name) DO UPDATE SET fencing_token = %s.fencing_token + 1
-                RETURNING fencing_token, clock_timestamp() + (? * INTERVAL '1 millisecond'),
+                RETURNING fencing_token, %s,
                           (SELECT idle_before FROM l)""";
-        this.acquireExclusive = acquire.formatted("pg_try_advisory_lock", fencing, fencing);
-        this.acquireShared = acquire.formatted("pg_try_advisory_lock_shared", fencing, fencing);
+        this.acquireExclusive = acquire.formatted("pg_try_advisory_lock", fencing, fencing, EXPIRY_MILLIS);
+        this.acquireShared = acquire.formatted("pg_try_advisory_lock_shared", fencing, fencing, EXPIRY_MILLIS);
         // ? = key, the idle_session_timeout the session had: the connection goes back as it came.
         String unlock = "SELECT %s(?), set_config('idle_session_timeout', ?, false)";
         this.unlockExclusive = unlock.formatted("pg_advisory_unlock");
         this.unlockShared = unlock.formatted("pg_advisory_unlock_shared");
-        // After a queued wait the lock is already held: only the token and the idle bound remain.
-        // ? = name, idle timeout (text), lease millis.
-        this.grantHeld =
+        // The queued wait and, once granted, the token, in one round trip (a hand-off to the next
+        // waiter then costs one statement). MATERIALIZED: the timeout is set before the lock waits,
+        // and the lock is held before the counter is drawn. The idle bound is read before it changes.
+        // ? = lock_timeout millis (text), key, name, idle timeout (text), lease millis.
+        String wait =
                 """
-                WITH l AS (SELECT current_setting('idle_session_timeout') AS idle_before)
+                WITH t AS MATERIALIZED (SELECT set_config('lock_timeout', ?, true) AS lt),
+                l AS MATERIALIZED (SELECT %s(?)::text AS held, current_setting('idle_session_timeout') AS idle_before
+                                   FROM t)
                 INSERT INTO %s (lock_name, fencing_token)
                 SELECT ?, 1 FROM l WHERE set_config('idle_session_timeout', ?, false) IS NOT NULL
                 ON CONFLICT (lock_name) DO UPDATE SET fencing_token = %s.fencing_token + 1
-                RETURNING fencing_token, clock_timestamp() + (? * INTERVAL '1 millisecond'),
-                          (SELECT idle_before FROM l)"""
-                        .formatted(fencing, fencing);
-        // ? = lock_timeout millis (text), key. MATERIALIZED: the timeout is set before the lock waits.
-        String wait = "WITH t AS MATERIALIZED (SELECT set_config('lock_timeout', ?, true)) SELECT %s(?) FROM t";
-        this.waitExclusive = wait.formatted("pg_advisory_lock");
-        this.waitShared = wait.formatted("pg_advisory_lock_shared");
+                RETURNING fencing_token, %s,
+                          (SELECT idle_before FROM l)""";
+        this.waitExclusive = wait.formatted("pg_advisory_lock", fencing, fencing, EXPIRY_MILLIS);
+        this.waitShared = wait.formatted("pg_advisory_lock_shared", fencing, fencing, EXPIRY_MILLIS);
         this.waits = new StatementWait("baton-jdbc-advisory-wait", name(), operationTimeout.toMillis());
     }
 
@@ -144,14 +150,20 @@ final class AdvisoryLockBackend implements LockBackend {
 
     /** The 64-bit advisory key of a lock name; see the class comment for the collision risk. */
     static long key(TableNames names, String lockName) {
+        MessageDigest sha = SHA256.get();
+        sha.reset();
+        byte[] digest = sha.digest((names.locks() + ":" + lockName).getBytes(StandardCharsets.UTF_8));
+        return ByteBuffer.wrap(digest, 0, 8).getLong();
+    }
+
+    /** One digest per thread: looking one up costs more than the hash itself on a hot acquire path. */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(() -> {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256")
-                    .digest((names.locks() + ":" + lockName).getBytes(StandardCharsets.UTF_8));
-            return ByteBuffer.wrap(digest, 0, 8).getLong();
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
         }
-    }
+    });
 
     /** The pinned session of one grant. Renew and release take turns on it. */
     private static final class Pinned {
@@ -218,7 +230,7 @@ final class AdvisoryLockBackend implements LockBackend {
                         request.ownerId(),
                         request.mode(),
                         rs.getLong(1),
-                        JdbcSession.instant(rs, 2),
+                        Instant.ofEpochMilli(rs.getLong(2)),
                         new Pinned(connection, key, rs.getString(3))));
             }
         }
@@ -233,8 +245,9 @@ final class AdvisoryLockBackend implements LockBackend {
      * Waits in PostgreSQL's own lock queue: {@code pg_advisory_lock} ({@code _shared} for readers) on
      * the waiter's own connection, bounded by a transaction-local {@code lock_timeout} of the remaining
      * time (slices of {@link #SLICE_MILLIS} for an unlimited wait, so a dead server is noticed), so a
-     * release hands the lock over at once and in queue order. Then, holding the lock, the token is
-     * drawn as in {@link #tryAcquire}. An interrupted waiter's statement is cancelled; a lock granted
+     * release hands the lock over at once and in queue order. The same statement then, holding the
+     * lock, draws the token as in {@link #tryAcquire}, so a hand-off costs the next holder no further
+     * round trip. An interrupted waiter's statement is cancelled; a lock granted
      * in the same instant is unlocked again; either way the connection goes back without a lock, an
      * open transaction or a changed setting, or is discarded when its state is unknown.
      */
@@ -274,14 +287,15 @@ final class AdvisoryLockBackend implements LockBackend {
                     waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining + 999_999));
                 }
                 Connection c = connection;
-                boolean locked = waits.run(
-                        c, waitMillis, request.name(), () -> lockWaiting(c, shared, key, waitMillis), granted -> {
-                            if (granted) {
-                                unlock(c, shared, key);
+                Optional<Grant> granted = waits.run(
+                        c, waitMillis, request.name(), () -> lockWaiting(c, request, key, lease, waitMillis), grant -> {
+                            if (grant.isPresent()) {
+                                unlock(c, shared, key, ((Pinned) grant.get().backendState()).idleBefore);
                             }
                         });
-                if (locked) {
-                    break;
+                if (granted.isPresent()) {
+                    keep = true;
+                    return granted;
                 }
                 if (timeoutNanos > 0) {
                     return Optional.empty();
@@ -289,24 +303,6 @@ final class AdvisoryLockBackend implements LockBackend {
                 if (closed.get()) {
                     throw new LockUnavailableException("Baton lock '" + request.name() + "' on " + name()
                             + ": the client was closed while waiting; create a new client to take locks");
-                }
-            }
-            try (PreparedStatement ps = connection.prepareStatement(grantHeld)) {
-                ps.setQueryTimeout(timeout);
-                ps.setString(1, request.name());
-                ps.setString(2, String.valueOf(idleMillis(lease)));
-                ps.setLong(3, lease);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    Grant grant = new Grant(
-                            request.name(),
-                            request.ownerId(),
-                            request.mode(),
-                            rs.getLong(1),
-                            JdbcSession.instant(rs, 2),
-                            new Pinned(connection, key, rs.getString(3)));
-                    keep = true;
-                    return Optional.of(grant);
                 }
             }
         } catch (StatementWait.Interrupted e) {
@@ -328,32 +324,71 @@ final class AdvisoryLockBackend implements LockBackend {
     }
 
     /**
-     * One bounded wait in the database's queue: whether the lock was granted ({@code false} when
-     * {@code lock_timeout} ended the wait, SQLState 55P03). The timeout is transaction-local and the
+     * One bounded wait in the database's queue and, once granted, the token: the grant, or empty when
+     * {@code lock_timeout} ended the wait (SQLState 55P03). The timeout is transaction-local and the
      * statement runs in its own (auto-commit) transaction, so nothing needs restoring; the lock, being
-     * a session lock, outlives that transaction.
+     * a session lock, outlives that transaction. A statement that fails (the timeout, a cancel, a
+     * failed token upsert) may have taken the lock before failing, and a session lock survives the
+     * rollback: it is given back at once ({@code pg_advisory_unlock} of a lock not held only warns),
+     * and if even that fails the connection is aborted, so that it never goes back holding it.
      */
-    private boolean lockWaiting(Connection connection, boolean shared, long key, long waitMillis) throws SQLException {
+    private Optional<Grant> lockWaiting(
+            Connection connection, LockRequest request, long key, long lease, long waitMillis) throws SQLException {
+        boolean shared = request.mode() == LockMode.SHARED;
         try (PreparedStatement ps = connection.prepareStatement(shared ? waitShared : waitExclusive)) {
             // No JDBC query timeout: lock_timeout bounds the wait, and the caller cancels it otherwise.
             ps.setString(1, String.valueOf(waitMillis));
             ps.setLong(2, key);
-            ps.executeQuery().close();
-            return true;
+            ps.setString(3, request.name());
+            ps.setString(4, String.valueOf(idleMillis(lease)));
+            ps.setLong(5, lease);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("the token upsert returned no row", "XX000");
+                }
+                return Optional.of(new Grant(
+                        request.name(),
+                        request.ownerId(),
+                        request.mode(),
+                        rs.getLong(1),
+                        Instant.ofEpochMilli(rs.getLong(2)),
+                        new Pinned(connection, key, rs.getString(3))));
+            }
         } catch (SQLException e) {
+            try {
+                unlockIfHeld(connection, shared, key);
+            } catch (SQLException undo) {
+                e.addSuppressed(undo);
+                try {
+                    connection.abort(Runnable::run);
+                } catch (SQLException | RuntimeException aborting) {
+                    e.addSuppressed(aborting);
+                }
+                throw e;
+            }
             if ("55P03".equals(e.getSQLState())) {
-                return false;
+                return Optional.empty();
             }
             throw e;
         }
     }
 
-    /** Gives back a lock that a cancelled wait got anyway; the idle timeout was never changed. */
-    private void unlock(Connection connection, boolean shared, long key) throws SQLException {
+    /** Gives back the lock if this session holds it; a no-op (and a server warning) otherwise. */
+    private void unlockIfHeld(Connection connection, boolean shared, long key) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(
                 shared ? "SELECT pg_advisory_unlock_shared(?)" : "SELECT pg_advisory_unlock(?)")) {
             ps.setQueryTimeout(timeout);
             ps.setLong(1, key);
+            ps.executeQuery().close();
+        }
+    }
+
+    /** Gives back a lock that a cancelled wait got anyway, with the idle bound the session had. */
+    private void unlock(Connection connection, boolean shared, long key, String idleBefore) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(shared ? unlockShared : unlockExclusive)) {
+            ps.setQueryTimeout(timeout);
+            ps.setLong(1, key);
+            ps.setString(2, idleBefore);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next() || !rs.getBoolean(1)) {
                     throw new SQLException("the advisory lock granted during a cancel was not held", "55000");

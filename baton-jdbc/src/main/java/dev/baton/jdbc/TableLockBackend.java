@@ -34,7 +34,10 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>Exclusive acquire, one transaction: insert the name row ('X', owner) unless it exists; if it
- *       existed, take it over only if it has expired (guarded UPDATE) and delete its readers.
+ *       existed, take it over only if it has expired (guarded UPDATE) and delete its readers. On
+ *       PostgreSQL this is one auto-commit statement (a data-modifying CTE around {@code INSERT ... ON
+ *       CONFLICT DO UPDATE ... WHERE expired}), which also registers the waiter when the lock is busy;
+ *       a lock the statement's snapshot already shows live is answered without any write or lock.
  *   <li>Shared acquire, one transaction: insert the name row ('S', owner ''), or extend a live 'S'
  *       row, or take over an expired row of any mode as 'S' (deleting its readers); then insert the
  *       reader row. The 'S' row's expiry is the latest of its readers' expiries.
@@ -46,8 +49,13 @@ import org.slf4j.LoggerFactory;
  *   <li>The fencing token is drawn from the sequence while the transaction holds the name row's lock
  *       (after the insert, or inside the guarded update), so grants of one name draw their tokens in
  *       the order they are granted: tokens strictly increase per name although rows are deleted on
- *       release. (Drawing it in the INSERT's VALUES would not do: the value is computed before the
- *       insert meets the key, and a grant-and-release by another owner could fit in between.)
+ *       release. (Drawing it in the INSERT's VALUES would not do by itself: the value is computed
+ *       before the insert meets the key, and a grant-and-release by another owner could fit in
+ *       between.) On PostgreSQL the single-statement exclusive acquire does draw it with the insert,
+ *       and that is made safe by a transaction-level advisory lock on the name ({@code
+ *       pg_advisory_xact_lock}, two-int key space) that every grant, exclusive or shared, takes
+ *       before drawing its token and holds until it commits: no other grant of the name can happen
+ *       between the draw and the insert.
  *   <li>Renew and release match the owner id, so they never touch another owner's grant.
  *   <li>PostgreSQL: a failed attempt registers its client's LISTEN channel in the row's {@code waiter}
  *       column if it is empty; the release statement NOTIFYs that channel (see {@link
@@ -140,7 +148,8 @@ final class TableLockBackend implements LockBackend {
         Session session;
         try {
             sql = ready(request.name());
-            session = open(true);
+            // PostgreSQL's exclusive acquire is one statement in auto-commit mode; the rest, transactions.
+            session = open(request.mode() != LockMode.EXCLUSIVE || sql.acquireExclusiveOne == null);
         } catch (SQLException e) {
             unsentAttempt.set(request.ownerId());
             throw failure(request.name(), "acquire", e);
@@ -148,7 +157,14 @@ final class TableLockBackend implements LockBackend {
             unsentAttempt.set(request.ownerId());
             throw e;
         }
+        if (request.mode() == LockMode.EXCLUSIVE && sql.acquireExclusiveOne != null) {
+            return acquireExclusiveOne(session, sql, request, lease);
+        }
         try (Session tx = session) {
+            if (sql.grantLock != null) {
+                int[] key = grantKey(request.name());
+                tx.first(sql.grantLock, rs -> Boolean.TRUE, key[0], key[1]);
+            }
             Optional<Written> written = request.mode() == LockMode.EXCLUSIVE
                     ? acquireExclusive(tx, sql, request, lease)
                     : acquireShared(tx, sql, request, lease);
@@ -181,6 +197,51 @@ final class TableLockBackend implements LockBackend {
             }
             throw failure(request.name(), "acquire", e);
         }
+    }
+
+    /**
+     * PostgreSQL's exclusive acquire: one auto-commit statement that takes the lock (insert, or takeover
+     * of an expired grant) and, when the lock is busy, registers this client as its waiter.
+     */
+    private Optional<Grant> acquireExclusiveOne(Session session, Statements sql, LockRequest request, long lease) {
+        int[] key = grantKey(request.name());
+        boolean register = notifications.registerWaiters();
+        try (Session db = session) {
+            List<Object> params = new ArrayList<>(
+                    List.of(key[0], key[1], request.name(), request.name(), request.ownerId(), lease, lease));
+            if (register) {
+                params.add(notifications.channel());
+                params.add(request.name());
+            }
+            // The expiry comes as epoch milliseconds (rounded down): a number is cheaper to read.
+            Optional<Written> written = db.first(
+                    register ? sql.acquireExclusiveOneRegistering : sql.acquireExclusiveOne,
+                    rs -> new Written(rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2))),
+                    params.toArray());
+            return written.map(
+                    w -> new Grant(request.name(), request.ownerId(), request.mode(), w.token(), w.expiresAt(), null));
+        } catch (SQLException e) {
+            if (JdbcFailures.isConflict(e)) {
+                log.debug(
+                        "Baton lock '{}' on {}: acquire met a concurrent transaction: {}",
+                        request.name(),
+                        name(),
+                        e.toString());
+                return Optional.empty();
+            }
+            throw failure(request.name(), "acquire", e);
+        }
+    }
+
+    /**
+     * The key pair of a name's transaction-level advisory lock: the first 8 bytes of SHA-256 over
+     * {@code <table>#grant:<name>}, as two ints. The two-int key space of PostgreSQL's advisory locks
+     * is separate from the one-bigint space the advisory strategy uses. A collision only makes two
+     * names' grants take turns for the length of one statement.
+     */
+    private int[] grantKey(String lockName) {
+        long key = AdvisoryLockBackend.key(names, "#grant:" + lockName);
+        return new int[] {(int) (key >>> 32), (int) key};
     }
 
     private Optional<Written> acquireExclusive(Session tx, Statements sql, LockRequest request, long lease)
@@ -377,6 +438,16 @@ final class TableLockBackend implements LockBackend {
         private final TableNames names;
 
         final String insertNameRow;
+        /**
+         * PostgreSQL: the whole exclusive acquire in one auto-commit statement (see {@link
+         * #acquireExclusiveOne}); null elsewhere.
+         */
+        final String acquireExclusiveOne;
+        /** The same, registering a channel as the row's waiter when the lock is busy; null elsewhere. */
+        final String acquireExclusiveOneRegistering;
+        /** PostgreSQL: the per-name transaction-level advisory lock every grant takes first; null elsewhere. */
+        final String grantLock;
+
         final String drawToken;
         final String takeOverExpired;
         final String deleteReaders;
@@ -415,6 +486,46 @@ final class TableLockBackend implements LockBackend {
                             INSERT INTO {locks} (lock_name, lock_mode, owner_id, expires_at, fencing_token)
                             VALUES (?, ?, ?, {now+lease}, 0)"""),
                     "lock_name");
+            if (dialect == Dialect.POSTGRESQL) {
+                // One round trip, in its own (auto-commit) transaction:
+                // g: unless the snapshot shows a live row (then the lock is busy: no lock, no write),
+                //    take the name's transaction-level advisory lock. Every grant of the name, exclusive
+                //    or shared, holds it from before drawing its token until it commits, so grants draw
+                //    their tokens in the order they are granted even on the insert path, where the token
+                //    is drawn before the insert meets the key (see the class comment).
+                // t: insert the row, or take over an expired one under its row lock.
+                // d: a takeover deletes the readers of the expired grant (name row first, then readers).
+                // w: (registering variant) a busy lock gets this client's channel as its waiter.
+                // ? = key1, key2, name, now (live check), name, owner, lease, lease [, channel, name]
+                String one =
+                        """
+                        WITH g AS MATERIALIZED (
+                          SELECT pg_advisory_xact_lock(?, ?)::text AS held
+                          WHERE NOT EXISTS (SELECT 1 FROM {locks} b WHERE b.lock_name = ? AND b.expires_at > {now})),
+                        t AS (
+                          INSERT INTO {locks} AS l (lock_name, lock_mode, owner_id, expires_at, fencing_token)
+                          SELECT ?, 'X', ?, {now+lease}, {next_token} FROM g
+                          ON CONFLICT (lock_name) DO UPDATE
+                          SET lock_mode = 'X', owner_id = EXCLUDED.owner_id, expires_at = {now+lease},
+                              fencing_token = {next_token}, waiter = NULL
+                          WHERE l.expires_at <= {now}
+                          RETURNING l.lock_name, l.fencing_token, l.expires_at),
+                        d AS (DELETE FROM {readers} r USING t WHERE r.lock_name = t.lock_name)%s
+                        SELECT fencing_token, floor(date_part('epoch', expires_at) * 1000)::bigint FROM t""";
+                acquireExclusiveOne = sql(one.formatted(""));
+                acquireExclusiveOneRegistering = sql(
+                        one.formatted(
+                                """
+                        ,
+                        w AS (UPDATE {locks} SET waiter = ?
+                              WHERE lock_name = ? AND waiter IS NULL AND NOT EXISTS (SELECT 1 FROM t))"""));
+                // ? = key1, key2
+                grantLock = "SELECT pg_advisory_xact_lock(?, ?)::text";
+            } else {
+                acquireExclusiveOne = null;
+                acquireExclusiveOneRegistering = null;
+                grantLock = null;
+            }
             // ? = name
             drawToken = returning("UPDATE {locks} SET fencing_token = {next_token} WHERE lock_name = ?");
             // ? = mode, owner, lease, name

@@ -148,16 +148,24 @@ public final class RedisLockBackend implements LockBackend {
         // never later than the key's real expiry on the server.
         Instant sent = Instant.now();
         long sentNanos = System.nanoTime();
+        String owner = request.ownerId();
+        String mode = modeArg(request.mode());
+        String lease = Long.toString(Math.max(1, request.leaseTime().toMillis()));
+        String fenceTtl = Long.toString(fenceTtlMillis(request.leaseTime()));
+        String[] lockKeys = keys.keys(request.name(), request.mode());
         Long token = RedisFailures.await(
-                node.eval(
-                        RedisScripts.ACQUIRE,
-                        ScriptOutputType.INTEGER,
-                        keys.keys(request.name()),
-                        request.ownerId(),
-                        modeArg(request.mode()),
-                        Long.toString(Math.max(1, request.leaseTime().toMillis())),
-                        Long.toString(fenceTtlMillis(request.leaseTime())),
-                        waiter == null ? "" : waiter.member),
+                waiter == null
+                        ? node.eval(
+                                RedisScripts.ACQUIRE, ScriptOutputType.INTEGER, lockKeys, owner, mode, lease, fenceTtl)
+                        : node.eval(
+                                RedisScripts.ACQUIRE,
+                                ScriptOutputType.INTEGER,
+                                lockKeys,
+                                owner,
+                                mode,
+                                lease,
+                                fenceTtl,
+                                waiter.member),
                 timeoutNanos,
                 request.name(),
                 name,
@@ -181,7 +189,7 @@ public final class RedisLockBackend implements LockBackend {
                 node.eval(
                         RedisScripts.RENEW,
                         ScriptOutputType.MULTI,
-                        keys.keys(grant.name()),
+                        keys.keys(grant.name(), grant.mode()),
                         grant.ownerId(),
                         modeArg(grant.mode()),
                         Long.toString(Math.max(1, leaseTime.toMillis())),
@@ -197,15 +205,18 @@ public final class RedisLockBackend implements LockBackend {
     }
 
     CompletableFuture<Long> releaseAsync(String lockName, String ownerId, LockMode mode, String queueMember) {
-        return node.eval(
-                RedisScripts.RELEASE,
-                ScriptOutputType.INTEGER,
-                keys.keys(lockName),
-                ownerId,
-                modeArg(mode),
-                keys.channel(lockName),
-                Long.toString(fenceTtlMillis(Duration.ZERO)),
-                queueMember);
+        String[] lockKeys = keys.keys(lockName, mode);
+        String channel = keys.channel(lockName);
+        return queueMember.isEmpty()
+                ? node.eval(RedisScripts.RELEASE, ScriptOutputType.INTEGER, lockKeys, ownerId, modeArg(mode), channel)
+                : node.eval(
+                        RedisScripts.RELEASE,
+                        ScriptOutputType.INTEGER,
+                        lockKeys,
+                        ownerId,
+                        modeArg(mode),
+                        channel,
+                        queueMember);
     }
 
     @Override

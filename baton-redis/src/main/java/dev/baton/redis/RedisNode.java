@@ -211,19 +211,30 @@ final class RedisNode implements AutoCloseable {
 
     /** Runs a script by EVALSHA; loads it with EVAL when the server answers NOSCRIPT. */
     <T> CompletableFuture<T> eval(RedisScripts.Script script, ScriptOutputType type, String[] keys, String... args) {
-        return connection().thenCompose(conn -> {
-            CompletionStage<T> first = conn.async().evalsha(script.sha(), type, keys, args);
-            return first.toCompletableFuture().exceptionallyCompose(e -> {
-                Throwable cause = unwrap(e);
-                if (cause instanceof RedisNoScriptException
-                        || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
-                    log.debug("{}: script {} not cached on the server; loading it", address, script.name());
-                    return conn.async()
-                            .<T>eval(script.source(), type, keys, args)
-                            .toCompletableFuture();
-                }
-                return CompletableFuture.failedFuture(cause);
-            });
+        CompletableFuture<Commands> current = connection;
+        Commands open = null;
+        if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
+            open = current.join();
+        }
+        if (open != null) {
+            // The common case, without a stage for the connection: one stage less to complete on
+            // Lettuce's I/O thread per command.
+            return evalOn(open, script, type, keys, args);
+        }
+        return connection().thenCompose(conn -> evalOn(conn, script, type, keys, args));
+    }
+
+    private <T> CompletableFuture<T> evalOn(
+            Commands conn, RedisScripts.Script script, ScriptOutputType type, String[] keys, String... args) {
+        CompletionStage<T> first = conn.async().evalsha(script.sha(), type, keys, args);
+        return first.toCompletableFuture().exceptionallyCompose(e -> {
+            Throwable cause = unwrap(e);
+            if (cause instanceof RedisNoScriptException
+                    || (cause.getMessage() != null && cause.getMessage().startsWith("NOSCRIPT"))) {
+                log.debug("{}: script {} not cached on the server; loading it", address, script.name());
+                return conn.async().<T>eval(script.source(), type, keys, args).toCompletableFuture();
+            }
+            return CompletableFuture.failedFuture(cause);
         });
     }
 

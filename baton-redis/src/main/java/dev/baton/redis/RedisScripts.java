@@ -6,12 +6,16 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The Lua scripts. Every script gets {@code KEYS = {lock, fence, readers}} (see {@link RedisKeys})
- * and reads the time from the Redis server ({@code TIME}), never from the JVM.
+ * The Lua scripts. Every script gets {@code KEYS = {lock, fence, queue}} in exclusive mode and {@code
+ * KEYS = {lock, fence, readers}} in shared mode (see {@link RedisKeys}), and reads the time from the
+ * Redis server ({@code TIME}), never from the JVM.
  *
  * <p>Layout: the lock is a string key whose expiry (PX) is the lease. An exclusive lock's value is
  * its owner id, so taking a free lock is one {@code SET NX PX} and releasing it one compare and
- * {@code DEL}: the exclusive path costs the server barely more than the plainest Redis lock. A
+ * {@code DEL}: the exclusive path costs the server barely more than the plainest Redis lock. An
+ * attempt that finds an exclusive lock taken appends {@code +} to the value ({@code KEEPTTL}): only a
+ * lock marked so has anyone to wake, so only its release looks at the queue and publishes; an
+ * unmarked release is just the compare and {@code DEL}. A
  * shared lock's value is {@code S} (owner ids are 32 hex characters, so the two never collide); its
  * holders are members of the readers sorted set scored by their expiry in server milliseconds, and
  * the lock key then expires with the last reader.
@@ -82,24 +86,36 @@ final class RedisScripts {
                     + "local member = ARGV[5] or ''\n"
                     + "if ARGV[2] == 'X' then\n"
                     + "  if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[3]) then\n"
-                    + "    if member ~= '' then redis.call('ZREM', KEYS[4], member) end\n"
+                    + "    if member ~= '' then\n"
+                    + "      redis.call('ZREM', KEYS[3], member)\n"
+                    + "      if redis.call('ZCARD', KEYS[3]) > 0 then\n"
+                    + "        redis.call('SET', KEYS[1], ARGV[1] .. '+', 'KEEPTTL')\n"
+                    + "      end\n"
+                    + "    end\n"
                     + "    return nextToken()\n"
                     + "  end\n"
-                    + "  if member == '' then return 0 end\n"
-                    + "  if redis.call('GET', KEYS[1]) == ARGV[1] then\n"
+                    + "  local held = redis.call('GET', KEYS[1])\n"
+                    + "  if held == ARGV[1] or held == ARGV[1] .. '+' then\n"
                     + "    redis.call('PEXPIRE', KEYS[1], ARGV[3])\n"
                     + "    return tonumber(redis.call('GET', KEYS[2]))\n"
                     + "  end\n"
+                    + "  if held and held ~= 'S' and string.sub(held, -1) ~= '+' then\n"
+                    + "    redis.call('SET', KEYS[1], held .. '+', 'KEEPTTL')\n"
+                    + "  end\n"
+                    + "  if member == '' then return 0 end\n"
                     + "  local t = redis.call('TIME')\n"
                     + "  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
-                    + "  redis.call('ZADD', KEYS[4], now + tonumber(ARGV[3]), member)\n"
-                    + "  redis.call('PEXPIRE', KEYS[4], ARGV[3])\n"
+                    + "  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), member)\n"
+                    + "  redis.call('PEXPIRE', KEYS[3], ARGV[3])\n"
                     + "  return 0\n"
                     + "end\n"
                     + NOW
                     + SHARED_TTL
                     + "local held = redis.call('GET', KEYS[1])\n"
-                    + "if held and held ~= 'S' then return 0 end\n"
+                    + "if held and held ~= 'S' then\n"
+                    + "  if string.sub(held, -1) ~= '+' then redis.call('SET', KEYS[1], held .. '+', 'KEEPTTL') end\n"
+                    + "  return 0\n"
+                    + "end\n"
                     + "redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)\n"
                     + "local token = nextToken()\n"
                     + "redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), ARGV[1])\n"
@@ -115,7 +131,8 @@ final class RedisScripts {
             "renew",
             NOW
                     + "if ARGV[2] == 'X' then\n"
-                    + "  if redis.call('GET', KEYS[1]) == ARGV[1] then\n"
+                    + "  local held = redis.call('GET', KEYS[1])\n"
+                    + "  if held == ARGV[1] or held == ARGV[1] .. '+' then\n"
                     + "    redis.call('PEXPIRE', KEYS[1], ARGV[3])\n"
                     + "    redis.call('PEXPIRE', KEYS[2], ARGV[4])\n"
                     + "    return {1, now}\n"
@@ -132,30 +149,35 @@ final class RedisScripts {
                     + "return {1, now}\n");
 
     /**
-     * ARGV: owner, mode, channel, fence ttl ms, queue member or empty. Removes the owner's queue
+     * ARGV: owner, mode, channel, queue member (optional, exclusive mode). Removes the owner's queue
      * entry if given; releases only this owner's hold. An exclusive lock with a live waiter in the
      * queue goes to that waiter (see the class comment); otherwise a lock that became free is
      * announced on the channel. Returns 1 if the owner held it, else 0.
      */
     static final Script RELEASE = Script.of(
             "release",
-            "if ARGV[5] and ARGV[5] ~= '' then redis.call('ZREM', KEYS[4], ARGV[5]) end\n"
-                    + "if ARGV[2] == 'X' then\n"
-                    + "  if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end\n"
-                    + "  if redis.call('EXISTS', KEYS[4]) == 1 then\n"
+            "if ARGV[2] == 'X' then\n"
+                    + "  if ARGV[4] and ARGV[4] ~= '' then redis.call('ZREM', KEYS[3], ARGV[4]) end\n"
+                    + "  local held = redis.call('GET', KEYS[1])\n"
+                    + "  if held == ARGV[1] then\n"
+                    + "    redis.call('DEL', KEYS[1])\n"
+                    + "    return 1\n"
+                    + "  end\n"
+                    + "  if held ~= ARGV[1] .. '+' then return 0 end\n"
+                    + "  if KEYS[3] and redis.call('EXISTS', KEYS[3]) == 1 then\n"
                     + "    local t = redis.call('TIME')\n"
                     + "    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
-                    + "    redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)\n"
-                    + "    local head = redis.call('ZRANGE', KEYS[4], 0, 0)\n"
+                    + "    redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)\n"
+                    + "    local head = redis.call('ZRANGE', KEYS[3], 0, 0)\n"
                     + "    if #head == 1 then\n"
                     + "      local owner, lease, channel = string.match(head[1], '^(%S+) (%d+) (.+)$')\n"
-                    + "      redis.call('ZREM', KEYS[4], head[1])\n"
+                    + "      redis.call('ZREM', KEYS[3], head[1])\n"
                     + "      if owner then\n"
-                    + "        redis.call('SET', KEYS[1], owner, 'PX', lease)\n"
+                    + "        redis.call('SET', KEYS[1], owner .. '+', 'PX', lease)\n"
                     + "        local token = redis.call('INCR', KEYS[2])\n"
                     + "        if token == 1 then\n"
                     + "          token = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
-                    + "          local ttl = math.max(tonumber(ARGV[4]), tonumber(lease) * 10)\n"
+                    + "          local ttl = math.max(86400000, tonumber(lease) * 10)\n"
                     + "          redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ttl)\n"
                     + "        end\n"
                     + "        redis.call('PUBLISH', channel, owner .. ' ' .. string.format('%.0f', token))\n"
@@ -187,7 +209,8 @@ final class RedisScripts {
             "raise",
             "local held\n"
                     + "if ARGV[2] == 'X' then\n"
-                    + "  held = redis.call('GET', KEYS[1]) == ARGV[1]\n"
+                    + "  local value = redis.call('GET', KEYS[1])\n"
+                    + "  held = value == ARGV[1] or value == ARGV[1] .. '+'\n"
                     + "else\n"
                     + "  held = redis.call('ZSCORE', KEYS[3], ARGV[1]) ~= false\n"
                     + "end\n"
@@ -211,6 +234,7 @@ final class RedisScripts {
                     + "if held == 'S' then mode = 'S' end\n"
                     + "local out = {mode, now + redis.call('PTTL', KEYS[1]), redis.call('GET', KEYS[2]) or '0'}\n"
                     + "if mode == 'X' then\n"
+                    + "  if string.sub(held, -1) == '+' then held = string.sub(held, 1, -2) end\n"
                     + "  out[4] = held\n"
                     + "else\n"
                     + "  for _, r in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. now, '+inf')) do\n"

@@ -189,7 +189,7 @@ public final class RedlockBackend implements LockBackend {
         Duration lease = request.leaseTime();
         long drift = driftMillis(lease);
         long timeout = nodeTimeoutMillis(lease);
-        String[] lockKeys = keys.keys(request.name());
+        String[] lockKeys = keys.keys(request.name(), request.mode());
         String mode = RedisLockBackend.modeArg(request.mode());
         String fenceTtl = Long.toString(RedisLockBackend.fenceTtlMillis(lease));
         long start = System.nanoTime();
@@ -277,7 +277,7 @@ public final class RedlockBackend implements LockBackend {
     }
 
     private Round releaseEverywhere(String lockName, String ownerId, LockMode mode, long timeoutMillis) {
-        String[] lockKeys = keys.keys(lockName);
+        String[] lockKeys = keys.keys(lockName, mode);
         return round(timeoutMillis, node -> node.<Long>eval(
                         RedisScripts.RELEASE,
                         ScriptOutputType.INTEGER,
@@ -292,7 +292,7 @@ public final class RedlockBackend implements LockBackend {
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
         long drift = driftMillis(leaseTime);
         long timeout = Math.max(nodeTimeoutMillis(leaseTime), 1);
-        String[] lockKeys = keys.keys(grant.name());
+        String[] lockKeys = keys.keys(grant.name(), grant.mode());
         long start = System.nanoTime();
         Round renewed = round(
                 timeout,
@@ -357,7 +357,7 @@ public final class RedlockBackend implements LockBackend {
     public void abandon(LockRequest request) {
         // tryAcquire already released everywhere it could before failing; this covers an attempt
         // whose outcome was not seen at all. Sent without waiting, in order after the attempt.
-        String[] lockKeys = keys.keys(request.name());
+        String[] lockKeys = keys.keys(request.name(), request.mode());
         for (RedisNode node : nodes) {
             try {
                 node.eval(

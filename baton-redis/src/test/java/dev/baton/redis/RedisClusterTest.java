@@ -130,6 +130,11 @@ class RedisClusterTest {
                 LockRequest request =
                         new LockRequest(name, UUID.randomUUID().toString(), LockMode.EXCLUSIVE, Duration.ofSeconds(5));
                 var grant = holding.tryAcquire(request).orElseThrow();
+                // As the core does: an attempt that fails, then the wait. The failed attempt marks
+                // the lock as wanted, which is what makes its release publish.
+                LockRequest waiter =
+                        new LockRequest(name, UUID.randomUUID().toString(), LockMode.EXCLUSIVE, Duration.ofSeconds(5));
+                assertThat(waiting.tryAcquire(waiter)).isEmpty();
                 CountDownLatch released = new CountDownLatch(1);
                 try (ReleaseNotifications.Subscription subscription =
                         notifications.subscribe(name, released::countDown)) {

@@ -285,29 +285,38 @@ public abstract class LockBackendContract {
             Path dir = Files.createTempDirectory("baton-tck");
             Path counter = dir.resolve("counter");
             Path marker = dir.resolve("inside");
-            Files.writeString(counter, "0", StandardCharsets.UTF_8);
-            int processes = 3;
-            int iterations = 100;
-            List<ForkedJvm> children = new ArrayList<>();
-            for (int p = 0; p < processes; p++) {
-                children.add(track(ForkedJvm.start(
-                        "count",
-                        fixture().uri(),
-                        name,
-                        Integer.toString(iterations),
-                        counter.toString(),
-                        marker.toString())));
+            try {
+                Files.writeString(counter, "0", StandardCharsets.UTF_8);
+                int processes = 3;
+                int iterations = 100;
+                List<ForkedJvm> children = new ArrayList<>();
+                for (int p = 0; p < processes; p++) {
+                    children.add(track(ForkedJvm.start(
+                            "count",
+                            fixture().uri(),
+                            name,
+                            Integer.toString(iterations),
+                            counter.toString(),
+                            marker.toString())));
+                }
+                for (ForkedJvm child : children) {
+                    int exit = child.awaitExit(Duration.ofSeconds(100));
+                    assertThat(exit)
+                            .as("child exit code (3 = overlap seen); stderr:\n%s", child.stderrTail())
+                            .isZero();
+                }
+                assertThat(Long.parseLong(Files.readString(counter, StandardCharsets.UTF_8)
+                                .trim()))
+                        .isEqualTo((long) processes * iterations);
+                assertThat(marker).doesNotExist();
+            } finally {
+                try (var files = Files.list(dir)) {
+                    for (Path file : files.toList()) {
+                        Files.deleteIfExists(file);
+                    }
+                }
+                Files.deleteIfExists(dir);
             }
-            for (ForkedJvm child : children) {
-                int exit = child.awaitExit(Duration.ofSeconds(100));
-                assertThat(exit)
-                        .as("child exit code (3 = overlap seen); stderr:\n%s", child.stderrTail())
-                        .isZero();
-            }
-            assertThat(Long.parseLong(
-                            Files.readString(counter, StandardCharsets.UTF_8).trim()))
-                    .isEqualTo((long) processes * iterations);
-            assertThat(marker).doesNotExist();
         }
     }
 
