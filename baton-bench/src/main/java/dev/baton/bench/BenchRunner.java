@@ -30,64 +30,50 @@ public final class BenchRunner {
     }
 
     /**
-     * Runs {@code scenario} for every subject, interleaved: all subjects are warmed up first, then
-     * each measured run visits every subject in turn (starting with a different one each run), so
-     * that JIT compilation of shared code (a driver, the embedded server) and drifts of a busy
-     * machine weigh on every subject alike instead of on whichever comes first.
+     * Runs {@code scenario} for every subject, interleaved: each measured run visits every subject in
+     * turn (starting with a different one each run), so that JIT compilation of shared code (a
+     * driver, the embedded server) and drifts of a busy machine weigh on every subject alike instead
+     * of on whichever comes first. Only one subject's clients exist at a time (a database has a
+     * connection limit); each run starts with fresh clients and the warm-up.
      */
     public List<ScenarioResult> runInterleaved(List<LockSubject> subjects, Scenario scenario) {
-        List<List<LockSubject.Client>> clients = new ArrayList<>();
-        try {
-            int clientCount = scenario.clientPerThread() ? settings.threadsFor(scenario) : 1;
-            List<String> prefixes = new ArrayList<>();
-            for (LockSubject subject : subjects) {
-                List<LockSubject.Client> own = new ArrayList<>();
-                clients.add(own);
-                for (int i = 0; i < clientCount; i++) {
-                    own.add(subject.newClient());
-                }
-                prefixes.add("bench-" + scenario + "-" + UUID.randomUUID());
-            }
-            for (int s = 0; s < subjects.size(); s++) {
-                progress.accept(subjects.get(s).name() + " " + scenario + ": warming up");
-                if (!settings.warmup().isZero()) {
-                    measure(
-                            clients.get(s),
-                            scenario,
-                            prefixes.get(s),
-                            settings.warmup().toNanos());
-                }
-            }
-            List<List<Measurement>> measured = new ArrayList<>();
-            subjects.forEach(subject -> measured.add(new ArrayList<>()));
-            for (int run = 1; run <= settings.runs(); run++) {
-                for (int k = 0; k < subjects.size(); k++) {
-                    int s = (k + run - 1) % subjects.size();
-                    progress.accept(subjects.get(s).name() + " " + scenario + ": run " + run + "/" + settings.runs());
+        List<List<Measurement>> measured = new ArrayList<>();
+        subjects.forEach(subject -> measured.add(new ArrayList<>()));
+        for (int run = 1; run <= settings.runs(); run++) {
+            for (int k = 0; k < subjects.size(); k++) {
+                int s = (k + run - 1) % subjects.size();
+                LockSubject subject = subjects.get(s);
+                List<LockSubject.Client> clients = new ArrayList<>();
+                try {
+                    int clientCount = scenario.clientPerThread() ? settings.threadsFor(scenario) : 1;
+                    for (int i = 0; i < clientCount; i++) {
+                        clients.add(subject.newClient());
+                    }
+                    String prefix = "bench-" + scenario + "-" + UUID.randomUUID();
+                    progress.accept(subject.name() + " " + scenario + ": run " + run + "/" + settings.runs()
+                            + " (after " + settings.warmup() + " warm-up)");
+                    if (!settings.warmup().isZero()) {
+                        measure(clients, scenario, prefix, settings.warmup().toNanos());
+                    }
                     measured.get(s)
                             .add(measure(
-                                    clients.get(s),
-                                    scenario,
-                                    prefixes.get(s),
-                                    settings.run().toNanos()));
-                }
-            }
-            List<ScenarioResult> results = new ArrayList<>();
-            for (int s = 0; s < subjects.size(); s++) {
-                results.add(summarise(subjects.get(s), scenario, measured.get(s)));
-            }
-            return results;
-        } finally {
-            for (int s = 0; s < clients.size(); s++) {
-                for (LockSubject.Client client : clients.get(s)) {
-                    try {
-                        client.close();
-                    } catch (RuntimeException e) {
-                        progress.accept(subjects.get(s).name() + ": closing a client failed: " + e);
+                                    clients, scenario, prefix, settings.run().toNanos()));
+                } finally {
+                    for (LockSubject.Client client : clients) {
+                        try {
+                            client.close();
+                        } catch (RuntimeException e) {
+                            progress.accept(subject.name() + ": closing a client failed: " + e);
+                        }
                     }
                 }
             }
         }
+        List<ScenarioResult> results = new ArrayList<>();
+        for (int s = 0; s < subjects.size(); s++) {
+            results.add(summarise(subjects.get(s), scenario, measured.get(s)));
+        }
+        return results;
     }
 
     private ScenarioResult summarise(LockSubject subject, Scenario scenario, List<Measurement> runs) {
