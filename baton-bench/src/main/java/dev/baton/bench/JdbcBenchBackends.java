@@ -101,7 +101,12 @@ final class JdbcBenchBackends {
 
         @Override
         public String waiterNotification() {
-            return "poll with backoff; pessimistic: row-lock queue";
+            return switch (id) {
+                case "postgres" -> "table/optimistic: NOTIFY to one waiting client; pessimistic: row-lock queue;"
+                        + " advisory: pg_advisory_lock queue";
+                case "mariadb" -> "optimistic: poll with backoff; pessimistic: row-lock queue; advisory: GET_LOCK queue";
+                default -> "poll with backoff";
+            };
         }
 
         @Override
