@@ -140,10 +140,9 @@ final class StatementWait implements AutoCloseable {
     private <T> boolean stop(Connection connection, Future<T> future, Undo<T> undo) {
         boolean interrupted = Thread.interrupted();
         try {
-            cancel(connection);
             T result;
             try {
-                result = future.get(operationTimeoutMillis + 1000, TimeUnit.MILLISECONDS);
+                result = cancelUntilDone(connection, future, operationTimeoutMillis + 1000);
             } catch (ExecutionException failed) {
                 return true; // the cancelled statement failed, as expected: it took nothing
             }
@@ -163,6 +162,28 @@ final class StatementWait implements AutoCloseable {
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Cancels until the statement ends. A cancel that reaches the server before the statement has
+     * started is lost (PostgreSQL's cancel request and MariaDB's KILL QUERY act on what runs at that
+     * moment), so the cancel is repeated every 50 ms within the bound.
+     */
+    private <T> T cancelUntilDone(Connection connection, Future<T> future, long boundMillis)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMillis);
+        while (true) {
+            cancel(connection);
+            long remaining = deadline - System.nanoTime();
+            if (remaining <= 0) {
+                throw new TimeoutException("the cancelled statement did not end within " + boundMillis + " ms");
+            }
+            try {
+                return future.get(Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException stillRunning) {
+                // not ended yet: cancel again
             }
         }
     }
