@@ -14,6 +14,7 @@ import java.util.function.Supplier;
  *
  * <pre>
  * java -cp ... dev.baton.bench.BenchMain --backends h2,postgres --run 5s --warmup 2s --runs 3 --scenarios A1,A8,B8,C8
+ *     [--subjects baton,raw]   (only subjects whose name contains one of these)
  * </pre>
  */
 public final class BenchMain {
@@ -26,6 +27,7 @@ public final class BenchMain {
         Duration run = Duration.ofSeconds(5);
         int runs = 3;
         String uri = null;
+        List<String> subjectFilter = List.of();
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : "";
             switch (args[i]) {
@@ -36,11 +38,13 @@ public final class BenchMain {
                 case "--run" -> run = parse(value);
                 case "--runs" -> runs = Integer.parseInt(value);
                 case "--uri" -> uri = value;
+                case "--subjects" -> subjectFilter = Arrays.asList(value.split(","));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
             i++;
         }
-        List<ScenarioResult> results = run(backends, scenarios, new BenchSettings(warmup, run, runs), uri, System.out);
+        List<ScenarioResult> results =
+                run(backends, scenarios, new BenchSettings(warmup, run, runs), uri, subjectFilter, System.out);
         System.out.println();
         System.out.print(ResultTable.markdown(results));
     }
@@ -48,6 +52,20 @@ public final class BenchMain {
     /** Runs every subject of every named backend through every scenario. */
     public static List<ScenarioResult> run(
             List<String> backendIds, List<Scenario> scenarios, BenchSettings settings, String uri, PrintStream log) {
+        return run(backendIds, scenarios, settings, uri, List.of(), log);
+    }
+
+    /**
+     * As above, measuring only the subjects whose name contains one of {@code subjectFilter} (all
+     * when it is empty); the others are started and closed but not run.
+     */
+    public static List<ScenarioResult> run(
+            List<String> backendIds,
+            List<Scenario> scenarios,
+            BenchSettings settings,
+            String uri,
+            List<String> subjectFilter,
+            PrintStream log) {
         Map<String, Supplier<BenchBackend>> known = BenchBackends.all();
         List<ScenarioResult> results = new ArrayList<>();
         BenchRunner runner = new BenchRunner(settings, line -> log.println("  " + line));
@@ -59,9 +77,13 @@ public final class BenchMain {
             try (BenchBackend backend = factory.get()) {
                 log.println(id + ": starting");
                 List<LockSubject> subjects = backend.start(uri);
+                List<LockSubject> measured = subjects.stream()
+                        .filter(s -> subjectFilter.isEmpty()
+                                || subjectFilter.stream().anyMatch(f -> s.name().contains(f)))
+                        .toList();
                 try {
                     for (Scenario scenario : scenarios) {
-                        results.addAll(runner.runInterleaved(subjects, scenario));
+                        results.addAll(runner.runInterleaved(measured, scenario));
                     }
                 } finally {
                     subjects.forEach(LockSubject::close);

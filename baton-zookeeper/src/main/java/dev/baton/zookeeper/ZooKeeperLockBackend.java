@@ -14,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -25,6 +24,8 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
@@ -68,6 +69,10 @@ final class ZooKeeperLockBackend implements LockBackend {
     private final ScheduledThreadPoolExecutor leaseTimer;
     private volatile boolean closed;
     private volatile boolean suspended;
+    /** False once the lock nodes turned out not writable for this client (see {@link #enter}). */
+    private volatile boolean lockNodeWritable = true;
+
+    private static final byte[] EMPTY = new byte[0];
 
     ZooKeeperLockBackend(ZooKeeperUri uri, LockOptions options, CuratorFramework curator) {
         this.uri = uri;
@@ -138,89 +143,73 @@ final class ZooKeeperLockBackend implements LockBackend {
     private record Entered(QueueNode own, List<String> children) {}
 
     /**
-     * Creates the queue node and lists the queue in one round trip: ZooKeeper handles one session's
-     * requests in order, so a listing sent right behind the create sees the new node. Anything
-     * unusual (missing parents, a connection loss) falls back to the protected {@link #create}.
+     * Creates the queue node in one round trip that also tells whether it is alone in the queue: a
+     * multi of the create and an empty write of the lock node's data. Both are one transaction, so
+     * the lock node's stat that the write returns counts the children at the moment our node
+     * joined, and its mzxid is our node's czxid (the fencing token). Alone means first, and first
+     * stays first, because nodes only ever join behind it: the lock is held without listing the
+     * queue. Otherwise the queue is listed. The lock node's data is never read (Curator's recipes
+     * leave it empty and do not watch it); only its version moves.
+     *
+     * <p>Anything unusual falls back to the protected {@link #create}: a missing lock node (created
+     * there with its parents), a lock node this client may not write (then the multi is not tried
+     * again), a connection loss (the node is looked up by its protection prefix first).
      */
     private Entered enter(LockRequest request, String lockPath, long deadline) throws InterruptedException {
         checkOpen(request.name());
         ZooKeeper zk = null;
-        try {
-            if (curator.getZookeeperClient().isConnected()) {
-                zk = curator.getZookeeperClient().getZooKeeper();
+        if (lockNodeWritable) {
+            try {
+                if (curator.getZookeeperClient().isConnected()) {
+                    zk = curator.getZookeeperClient().getZooKeeper();
+                }
+            } catch (Exception e) {
+                zk = null;
             }
-        } catch (Exception e) {
-            zk = null;
         }
         if (zk == null) {
             return new Entered(create(request, lockPath, deadline), null);
         }
         String base = lockPath + "/"
                 + ZooKeeperLockQueue.nodePrefix(request.ownerId(), request.mode(), uri.curatorReadWriteNodes());
-        CompletableFuture<QueueNode> created = new CompletableFuture<>();
-        CompletableFuture<List<String>> listed = new CompletableFuture<>();
-        int[] createCode = new int[1];
-        zk.create(
-                namespace + base,
-                request.ownerId().getBytes(StandardCharsets.UTF_8),
-                acl,
-                CreateMode.EPHEMERAL_SEQUENTIAL,
-                (rc, path, ctx, name, stat) -> {
-                    createCode[0] = rc;
-                    if (rc == KeeperException.Code.OK.intValue() && name != null && stat != null) {
-                        String own = name.substring(namespace.length());
-                        created.complete(new QueueNode(own, own.substring(lockPath.length() + 1), stat.getCzxid()));
-                    } else {
-                        created.complete(null);
-                    }
-                },
-                null);
-        zk.getChildren(
-                namespace + lockPath,
-                false,
-                (rc, path, ctx, children) ->
-                        listed.complete(rc == KeeperException.Code.OK.intValue() ? children : null),
-                null);
-        QueueNode own;
+        List<OpResult> results;
         try {
-            own = created.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (InterruptedException e) {
-            cleanUpAfterInterrupt(request, lockPath);
-            throw e;
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            cleanUpAfterInterrupt(request, lockPath);
-            throw new LockUnavailableException(
-                    describe(request.name()) + ": ZooKeeper did not answer the create within the operation timeout ("
-                            + Duration.ofNanos(operationTimeoutNanos) + "); check that a quorum of "
-                            + uri.connectString() + " is reachable",
-                    e);
-        }
-        if (own == null) {
-            if (createCode[0] != KeeperException.Code.NONODE.intValue()) {
-                // Possibly created before the connection broke: the protected path looks for it.
-                awaitConnection(
-                        request.name(),
-                        "creating the queue node",
-                        deadline,
-                        KeeperException.create(KeeperException.Code.get(createCode[0])));
-                QueueNode found = findOwn(
-                        request.name(), lockPath, ZooKeeperLockQueue.protectionPrefix(request.ownerId()), deadline);
-                if (found != null) {
-                    return new Entered(found, null);
-                }
-            }
+            results = zk.multi(List.of(
+                    Op.create(
+                            namespace + base,
+                            request.ownerId().getBytes(StandardCharsets.UTF_8),
+                            acl,
+                            CreateMode.EPHEMERAL_SEQUENTIAL),
+                    Op.setData(namespace + lockPath, EMPTY, -1)));
+        } catch (KeeperException.NoNodeException e) {
             return new Entered(create(request, lockPath, deadline), null);
-        }
-        List<String> children;
-        try {
-            children = listed.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (KeeperException.NoAuthException e) {
+            lockNodeWritable = false;
+            log.info(
+                    "{}: may not write lock node {} ({}); entering queues with a separate listing from now on",
+                    name,
+                    lockPath,
+                    e.toString());
+            return new Entered(create(request, lockPath, deadline), null);
+        } catch (KeeperException.ConnectionLossException
+                | KeeperException.OperationTimeoutException
+                | KeeperException.SessionMovedException e) {
+            // Possibly applied before the connection broke: the protected path looks for it.
+            awaitConnection(request.name(), "creating the queue node", deadline, e);
+            QueueNode found =
+                    findOwn(request.name(), lockPath, ZooKeeperLockQueue.protectionPrefix(request.ownerId()), deadline);
+            return new Entered(found != null ? found : create(request, lockPath, deadline), null);
+        } catch (KeeperException e) {
+            // An expired session, or a failure the protected path reports with its context.
+            return new Entered(create(request, lockPath, deadline), null);
         } catch (InterruptedException e) {
-            deleteQuietly(request.name(), own.path());
+            cleanUpAfterInterrupt(request, lockPath);
             throw e;
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-            children = null;
         }
-        return new Entered(own, children != null && children.contains(own.node()) ? children : null);
+        String own = ((OpResult.CreateResult) results.get(0)).getPath().substring(namespace.length());
+        Stat lockNode = ((OpResult.SetDataResult) results.get(1)).getStat();
+        QueueNode node = new QueueNode(own, own.substring(lockPath.length() + 1), lockNode.getMzxid());
+        return new Entered(node, lockNode.getNumChildren() == 1 ? List.of(node.node()) : null);
     }
 
     private QueueNode create(LockRequest request, String lockPath, long deadline) throws InterruptedException {

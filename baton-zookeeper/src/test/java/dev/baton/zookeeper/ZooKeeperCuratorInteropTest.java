@@ -152,6 +152,53 @@ class ZooKeeperCuratorInteropTest {
     }
 
     @Test
+    void aLockNodeThatMayNotBeWrittenStillQueuesAndHandsOver() throws Exception {
+        // Baton enters a queue with a multi that also writes the lock node's data; a lock node made by
+        // someone else with create and delete rights only must still work, by listing the queue.
+        String name = "interop-" + UUID.randomUUID();
+        List<org.apache.zookeeper.data.ACL> createAndDeleteOnly = List.of(new org.apache.zookeeper.data.ACL(
+                org.apache.zookeeper.ZooDefs.Perms.READ
+                        | org.apache.zookeeper.ZooDefs.Perms.CREATE
+                        | org.apache.zookeeper.ZooDefs.Perms.DELETE,
+                org.apache.zookeeper.ZooDefs.Ids.ANYONE_ID_UNSAFE));
+        CuratorFramework curator = curator();
+        curator.create().creatingParentsIfNeeded().withACL(createAndDeleteOnly).forPath(pathOf(name));
+        LockClient baton = baton("sessionTimeout=10s");
+        LockClient other = baton("sessionTimeout=10s");
+
+        long firstToken;
+        try (Lease first = baton.lock(name).acquire(Duration.ofSeconds(5))) {
+            firstToken = first.fencingToken();
+            assertThat(other.lock(name).tryAcquire()).as("held by the first").isEmpty();
+            Future<Long> waiter = threads.submit(() -> {
+                try (Lease second = other.lock(name).acquire(Duration.ofSeconds(20))) {
+                    return second.fencingToken();
+                }
+            });
+            awaitQueued(curator, pathOf(name), 2);
+            first.close();
+            assertThat(waiter.get(20, TimeUnit.SECONDS)).isGreaterThan(firstToken);
+        }
+        try (Lease again = baton.lock(name).acquire(Duration.ofSeconds(5))) {
+            assertThat(again.fencingToken()).isGreaterThan(firstToken);
+        }
+        assertThat(curator.getChildren().forPath(pathOf(name))).isEmpty();
+        assertThat(curator.checkExists().forPath(pathOf(name)).getVersion())
+                .as("the lock node was never written")
+                .isZero();
+    }
+
+    private static void awaitQueued(CuratorFramework curator, String path, int nodes) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (curator.getChildren().forPath(path).size() < nodes) {
+            assertThat(System.nanoTime() - deadline)
+                    .as("%s nodes queued in time", nodes)
+                    .isNegative();
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
     void mutexUnderContentionFromBothLibraries() throws Exception {
         String name = "interop-" + UUID.randomUUID();
         Room room = new Room();
