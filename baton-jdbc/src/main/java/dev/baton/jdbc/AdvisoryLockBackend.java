@@ -34,9 +34,12 @@ import org.slf4j.LoggerFactory;
  *
  * <ul>
  *   <li>Acquire: on a borrowed connection, one statement takes the advisory lock and, only if it got
- *       it, sets the session's {@code idle_session_timeout} to the lease time and increments the
- *       name's fencing counter in {@code <table>_fencing} (upsert). The counter is drawn while the
- *       lock is held, so tokens strictly increase per name. Not granted: the connection goes back.
+ *       it, sets the session's {@code idle_session_timeout} to the lease time and draws the fencing
+ *       token from the sequence {@code <table>_adv_seq}. The token is drawn while the lock is held,
+ *       so tokens strictly increase per name. A sequence writes no row and needs no commit flush
+ *       (it logs once per 32 values, ahead of them, so a crash never repeats a token), so a grant
+ *       costs the database little more than the advisory lock itself. Not granted: the connection
+ *       goes back.
  *   <li>Renew: sets {@code idle_session_timeout} again on the pinned connection, which proves the
  *       session (and so the lock) is still alive. A broken connection means the session and its
  *       lock are gone: the lease is reported lost.
@@ -102,45 +105,40 @@ final class AdvisoryLockBackend implements LockBackend {
         this.operationTimeout = operationTimeout;
         this.timeout = TableLockBackend.queryTimeoutSeconds(operationTimeout);
         this.ownedPool = ownedPool;
-        String fencing = fencingTable();
-        // ? = key, name, idle timeout (text), lease millis. The CTE runs first (and reads the
-        // session's idle_session_timeout before it is changed); the INSERT's SELECT yields its row,
-        // and set_config runs, only when the lock was taken.
+        String sequence = sequence();
+        // ? = key, idle timeout (text), lease millis. The CTE runs first (and reads the session's
+        // idle_session_timeout before it is changed); the SELECT yields a row, and set_config and
+        // nextval run, only when the lock was taken.
         String acquire =
                 """
                 WITH l AS (SELECT %s(?) AS ok, current_setting('idle_session_timeout') AS idle_before)
-                INSERT INTO %s (lock_name, fencing_token)
-                SELECT ?, 1 FROM l WHERE l.ok AND set_config('idle_session_timeout', ?, false) IS NOT NULL
-                ON CONFLICT (lock_name) DO UPDATE SET fencing_token = %s.fencing_token + 1
-                RETURNING fencing_token, %s,
-                          (SELECT idle_before FROM l)""";
-        this.acquireExclusive = acquire.formatted("pg_try_advisory_lock", fencing, fencing, EXPIRY_MILLIS);
-        this.acquireShared = acquire.formatted("pg_try_advisory_lock_shared", fencing, fencing, EXPIRY_MILLIS);
+                SELECT nextval('%s'), %s, idle_before
+                FROM l WHERE l.ok AND set_config('idle_session_timeout', ?, false) IS NOT NULL""";
+        this.acquireExclusive = acquire.formatted("pg_try_advisory_lock", sequence, EXPIRY_MILLIS);
+        this.acquireShared = acquire.formatted("pg_try_advisory_lock_shared", sequence, EXPIRY_MILLIS);
         // ? = key, the idle_session_timeout the session had: the connection goes back as it came.
         String unlock = "SELECT %s(?), set_config('idle_session_timeout', ?, false)";
         this.unlockExclusive = unlock.formatted("pg_advisory_unlock");
         this.unlockShared = unlock.formatted("pg_advisory_unlock_shared");
         // The queued wait and, once granted, the token, in one round trip (a hand-off to the next
         // waiter then costs one statement). MATERIALIZED: the timeout is set before the lock waits,
-        // and the lock is held before the counter is drawn. The idle bound is read before it changes.
-        // ? = lock_timeout millis (text), key, name, idle timeout (text), lease millis.
+        // and the lock is held before the token is drawn. The idle bound is read before it changes.
+        // ? = lock_timeout millis (text), key, idle timeout (text), lease millis.
         String wait =
                 """
                 WITH t AS MATERIALIZED (SELECT set_config('lock_timeout', ?, true) AS lt),
                 l AS MATERIALIZED (SELECT %s(?)::text AS held, current_setting('idle_session_timeout') AS idle_before
                                    FROM t)
-                INSERT INTO %s (lock_name, fencing_token)
-                SELECT ?, 1 FROM l WHERE set_config('idle_session_timeout', ?, false) IS NOT NULL
-                ON CONFLICT (lock_name) DO UPDATE SET fencing_token = %s.fencing_token + 1
-                RETURNING fencing_token, %s,
-                          (SELECT idle_before FROM l)""";
-        this.waitExclusive = wait.formatted("pg_advisory_lock", fencing, fencing, EXPIRY_MILLIS);
-        this.waitShared = wait.formatted("pg_advisory_lock_shared", fencing, fencing, EXPIRY_MILLIS);
+                SELECT nextval('%s'), %s, idle_before
+                FROM l WHERE set_config('idle_session_timeout', ?, false) IS NOT NULL""";
+        this.waitExclusive = wait.formatted("pg_advisory_lock", sequence, EXPIRY_MILLIS);
+        this.waitShared = wait.formatted("pg_advisory_lock_shared", sequence, EXPIRY_MILLIS);
         this.waits = new StatementWait("baton-jdbc-advisory-wait", name(), operationTimeout.toMillis());
     }
 
-    private String fencingTable() {
-        return names.locks() + "_fencing";
+    /** The fencing-token sequence, {@code <table>_adv_seq}. */
+    private String sequence() {
+        return names.locks() + "_adv_seq";
     }
 
     @Override
@@ -218,9 +216,8 @@ final class AdvisoryLockBackend implements LockBackend {
                 connection.prepareStatement(request.mode() == LockMode.SHARED ? acquireShared : acquireExclusive)) {
             ps.setQueryTimeout(timeout);
             ps.setLong(1, key);
-            ps.setString(2, request.name());
+            ps.setLong(2, lease);
             ps.setString(3, String.valueOf(idleMillis(lease)));
-            ps.setLong(4, lease);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     return Optional.empty();
@@ -328,7 +325,7 @@ final class AdvisoryLockBackend implements LockBackend {
      * {@code lock_timeout} ended the wait (SQLState 55P03). The timeout is transaction-local and the
      * statement runs in its own (auto-commit) transaction, so nothing needs restoring; the lock, being
      * a session lock, outlives that transaction. A statement that fails (the timeout, a cancel, a
-     * failed token upsert) may have taken the lock before failing, and a session lock survives the
+     * failed token draw) may have taken the lock before failing, and a session lock survives the
      * rollback: it is given back at once ({@code pg_advisory_unlock} of a lock not held only warns),
      * and if even that fails the connection is aborted, so that it never goes back holding it.
      */
@@ -339,12 +336,11 @@ final class AdvisoryLockBackend implements LockBackend {
             // No JDBC query timeout: lock_timeout bounds the wait, and the caller cancels it otherwise.
             ps.setString(1, String.valueOf(waitMillis));
             ps.setLong(2, key);
-            ps.setString(3, request.name());
+            ps.setLong(3, lease);
             ps.setString(4, String.valueOf(idleMillis(lease)));
-            ps.setLong(5, lease);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
-                    throw new SQLException("the token upsert returned no row", "XX000");
+                    throw new SQLException("the wait statement returned no row", "XX000");
                 }
                 return Optional.of(new Grant(
                         request.name(),
@@ -517,7 +513,7 @@ final class AdvisoryLockBackend implements LockBackend {
                 JdbcSchema.ensure(
                         db.connection,
                         JdbcSchema.ddl(Strategy.ADVISORY, Dialect.POSTGRESQL, names),
-                        java.util.List.of(fencingTable()),
+                        java.util.List.of(sequence()),
                         createSchema,
                         timeout,
                         "Baton lock '" + lockName + "' on " + name());
