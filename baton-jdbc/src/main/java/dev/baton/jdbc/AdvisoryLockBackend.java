@@ -163,16 +163,13 @@ final class AdvisoryLockBackend implements LockBackend {
         }
     });
 
-    /** The pinned session of one grant. Renew and release take turns on it. */
-    private static final class Pinned {
-        final Connection connection;
+    /** The pinned session of one grant, with its advisory key and the idle bound to restore. */
+    private static final class Pinned extends PinnedSession {
         final long key;
         final String idleBefore;
-        final ReentrantLock turn = new ReentrantLock();
-        boolean done;
 
-        Pinned(Connection connection, long key, String idleBefore) {
-            this.connection = connection;
+        Pinned(Connection connection, ReconnectingPool ownedPool, long key, String idleBefore) {
+            super(connection, ownedPool);
             this.key = key;
             this.idleBefore = idleBefore;
         }
@@ -228,7 +225,7 @@ final class AdvisoryLockBackend implements LockBackend {
                         request.mode(),
                         rs.getLong(1),
                         Instant.ofEpochMilli(rs.getLong(2)),
-                        new Pinned(connection, key, rs.getString(3))));
+                        new Pinned(connection, ownedPool, key, rs.getString(3))));
             }
         }
     }
@@ -348,7 +345,7 @@ final class AdvisoryLockBackend implements LockBackend {
                         request.mode(),
                         rs.getLong(1),
                         Instant.ofEpochMilli(rs.getLong(2)),
-                        new Pinned(connection, key, rs.getString(3))));
+                        new Pinned(connection, ownedPool, key, rs.getString(3))));
             }
         } catch (SQLException e) {
             try {
@@ -408,37 +405,25 @@ final class AdvisoryLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
-        Pinned pinned = (Pinned) grant.backendState();
         long lease = OptimisticLockBackend.leaseMillis(leaseTime);
-        pinned.turn.lock();
-        try {
-            if (pinned.done) {
-                return Optional.empty();
-            }
-            try (PreparedStatement ps =
-                    pinned.connection.prepareStatement("SELECT set_config('idle_session_timeout', ?, false),"
-                            + " clock_timestamp() + (? * INTERVAL '1 millisecond')")) {
-                ps.setQueryTimeout(timeout);
-                ps.setString(1, String.valueOf(idleMillis(lease)));
-                ps.setLong(2, lease);
-                try (ResultSet rs = ps.executeQuery()) {
-                    rs.next();
-                    return Optional.of(grant.withExpiresAt(JdbcSession.instant(rs, 2)));
-                }
-            } catch (SQLException e) {
-                if (JdbcFailures.isBrokenConnection(e)) {
-                    // The session is gone, and with it the lock: lost for certain.
-                    pinned.done = true;
-                    JdbcSession.discard(pinned.connection, ownedPool);
-                    log.debug(
-                            "Baton lock '{}' on {}: the pinned session broke: {}", grant.name(), name(), e.toString());
-                    return Optional.empty();
-                }
-                throw failure(grant.name(), "renew", e);
-            }
-        } finally {
-            pinned.turn.unlock();
-        }
+        return ((Pinned) grant.backendState())
+                .renew(
+                        grant,
+                        name(),
+                        connection -> {
+                            try (PreparedStatement ps =
+                                    connection.prepareStatement("SELECT set_config('idle_session_timeout', ?, false),"
+                                            + " clock_timestamp() + (? * INTERVAL '1 millisecond')")) {
+                                ps.setQueryTimeout(timeout);
+                                ps.setString(1, String.valueOf(idleMillis(lease)));
+                                ps.setLong(2, lease);
+                                try (ResultSet rs = ps.executeQuery()) {
+                                    rs.next();
+                                    return Optional.of(grant.withExpiresAt(JdbcSession.instant(rs, 2)));
+                                }
+                            }
+                        },
+                        e -> failure(grant.name(), "renew", e));
     }
 
     @Override
@@ -446,34 +431,19 @@ final class AdvisoryLockBackend implements LockBackend {
         if (!(grant.backendState() instanceof Pinned pinned)) {
             return false; // an abandoned attempt: tryAcquire already ended its session
         }
-        pinned.turn.lock();
-        try {
-            if (pinned.done) {
-                return false;
-            }
-            pinned.done = true;
-            try (PreparedStatement ps = pinned.connection.prepareStatement(
-                    grant.mode() == LockMode.SHARED ? unlockShared : unlockExclusive)) {
-                ps.setQueryTimeout(timeout);
-                ps.setLong(1, pinned.key);
-                ps.setString(2, pinned.idleBefore);
-                boolean held;
-                try (ResultSet rs = ps.executeQuery()) {
-                    held = rs.next() && rs.getBoolean(1);
-                }
-                pinned.connection.close();
-                return held;
-            } catch (SQLException e) {
-                // Ending the session frees the lock whatever state it was in.
-                JdbcSession.discard(pinned.connection, ownedPool);
-                if (JdbcFailures.isBrokenConnection(e)) {
-                    return false;
-                }
-                throw failure(grant.name(), "release", e);
-            }
-        } finally {
-            pinned.turn.unlock();
-        }
+        return pinned.release(
+                connection -> {
+                    try (PreparedStatement ps = connection.prepareStatement(
+                            grant.mode() == LockMode.SHARED ? unlockShared : unlockExclusive)) {
+                        ps.setQueryTimeout(timeout);
+                        ps.setLong(1, pinned.key);
+                        ps.setString(2, pinned.idleBefore);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            return rs.next() && rs.getBoolean(1);
+                        }
+                    }
+                },
+                e -> failure(grant.name(), "release", e));
     }
 
     /** A failed attempt discarded its connection in {@link #tryAcquire}, which ended its session. */
@@ -486,13 +456,7 @@ final class AdvisoryLockBackend implements LockBackend {
             return;
         }
         waits.close();
-        if (ownedPool != null) {
-            try {
-                ownedPool.close();
-            } catch (RuntimeException e) {
-                log.warn("Baton {}: closing the connection pool failed", name(), e);
-            }
-        }
+        JdbcSession.closeOwnedPool(ownedPool, name());
     }
 
     private void ready(String lockName) {

@@ -104,6 +104,17 @@ final class JdbcFailures {
                         || in(H2_BROKEN_CONNECTION_STATES, s));
     }
 
+    /**
+     * Whether the database session behind a connection has ended, taking its session locks and open
+     * transaction with it: the connection broke, or PostgreSQL terminated the backend (57P01 by an
+     * administrator or {@code pg_terminate_backend}, 57P02 in a crash).
+     */
+    static boolean isSessionEnded(SQLException e) {
+        return isBrokenConnection(e)
+                || isConnection(e)
+                || any(e, s -> "57P01".equals(s.getSQLState()) || "57P02".equals(s.getSQLState()));
+    }
+
     static boolean isPermission(SQLException e) {
         return any(e, s -> in(PERMISSION_STATES, s));
     }

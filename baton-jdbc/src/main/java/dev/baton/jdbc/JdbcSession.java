@@ -231,4 +231,16 @@ final class JdbcSession implements AutoCloseable {
             }
         }
     }
+
+    /** Closes the pool a backend made for itself (none when the application gave a DataSource). */
+    static void closeOwnedPool(ReconnectingPool ownedPool, String backendName) {
+        if (ownedPool == null) {
+            return;
+        }
+        try {
+            ownedPool.close();
+        } catch (RuntimeException e) {
+            log.warn("Baton {}: closing the connection pool failed", backendName, e);
+        }
+    }
 }

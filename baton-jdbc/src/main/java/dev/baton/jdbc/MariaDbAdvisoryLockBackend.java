@@ -136,15 +136,12 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
     }
 
     /** The pinned session of one grant. Renew and release take turns on it. */
-    private static final class Pinned {
-        final Connection connection;
+    private static final class Pinned extends PinnedSession {
         final String serverName;
         final long waitTimeoutBefore;
-        final ReentrantLock turn = new ReentrantLock();
-        boolean done;
 
-        Pinned(Connection connection, String serverName, long waitTimeoutBefore) {
-            this.connection = connection;
+        Pinned(Connection connection, ReconnectingPool ownedPool, String serverName, long waitTimeoutBefore) {
+            super(connection, ownedPool);
             this.serverName = serverName;
             this.waitTimeoutBefore = waitTimeoutBefore;
         }
@@ -244,7 +241,7 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
                     request.mode(),
                     token,
                     Instant.now().plusMillis(lease),
-                    new Pinned(connection, serverName, attempt.waitTimeout()));
+                    new Pinned(connection, ownedPool, serverName, attempt.waitTimeout()));
             keep = true;
             return Optional.of(grant);
         } catch (StatementWait.Interrupted e) {
@@ -312,40 +309,25 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
         Pinned pinned = (Pinned) grant.backendState();
         long lease = OptimisticLockBackend.leaseMillis(leaseTime);
-        pinned.turn.lock();
-        try {
-            if (pinned.done) {
-                return Optional.empty();
-            }
-            // Any statement resets the session's idle clock (wait_timeout); this one also proves the
-            // lock is still this session's.
-            try (PreparedStatement ps =
-                    pinned.connection.prepareStatement("SELECT IS_USED_LOCK(?) = CONNECTION_ID()")) {
-                ps.setQueryTimeout(timeout);
-                ps.setString(1, pinned.serverName);
-                try (ResultSet rs = ps.executeQuery()) {
-                    if (rs.next() && rs.getInt(1) == 1) {
-                        return Optional.of(grant.withExpiresAt(Instant.now().plusMillis(lease)));
+        return pinned.renew(
+                grant,
+                name(),
+                connection -> {
+                    // Any statement resets the session's idle clock (wait_timeout); this one also
+                    // proves the lock is still this session's.
+                    try (PreparedStatement ps =
+                            connection.prepareStatement("SELECT IS_USED_LOCK(?) = CONNECTION_ID()")) {
+                        ps.setQueryTimeout(timeout);
+                        ps.setString(1, pinned.serverName);
+                        try (ResultSet rs = ps.executeQuery()) {
+                            return rs.next() && rs.getInt(1) == 1
+                                    ? Optional.of(
+                                            grant.withExpiresAt(Instant.now().plusMillis(lease)))
+                                    : Optional.empty();
+                        }
                     }
-                }
-                log.debug("Baton lock '{}' on {}: the pinned session no longer holds the lock", grant.name(), name());
-                pinned.done = true;
-                JdbcSession.discard(pinned.connection, ownedPool);
-                return Optional.empty();
-            } catch (SQLException e) {
-                if (JdbcFailures.isBrokenConnection(e) || JdbcFailures.isConnection(e)) {
-                    // The session is gone, and with it the lock: lost for certain.
-                    pinned.done = true;
-                    JdbcSession.discard(pinned.connection, ownedPool);
-                    log.debug(
-                            "Baton lock '{}' on {}: the pinned session broke: {}", grant.name(), name(), e.toString());
-                    return Optional.empty();
-                }
-                throw failure(grant.name(), "renew", e);
-            }
-        } finally {
-            pinned.turn.unlock();
-        }
+                },
+                e -> failure(grant.name(), "renew", e));
     }
 
     @Override
@@ -353,31 +335,16 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
         if (!(grant.backendState() instanceof Pinned pinned)) {
             return false; // an abandoned attempt: acquire already ended its session
         }
-        pinned.turn.lock();
-        try {
-            if (pinned.done) {
-                return false;
-            }
-            pinned.done = true;
-            try {
-                boolean held = releaseLock(pinned.connection, pinned.serverName);
-                try (Statement st = pinned.connection.createStatement()) {
-                    st.setQueryTimeout(timeout);
-                    st.execute("SET SESSION wait_timeout = " + pinned.waitTimeoutBefore);
-                }
-                pinned.connection.close();
-                return held;
-            } catch (SQLException e) {
-                // Ending the session frees the lock whatever state it was in.
-                JdbcSession.discard(pinned.connection, ownedPool);
-                if (JdbcFailures.isBrokenConnection(e) || JdbcFailures.isConnection(e)) {
-                    return false;
-                }
-                throw failure(grant.name(), "release", e);
-            }
-        } finally {
-            pinned.turn.unlock();
-        }
+        return pinned.release(
+                connection -> {
+                    boolean held = releaseLock(connection, pinned.serverName);
+                    try (Statement st = connection.createStatement()) {
+                        st.setQueryTimeout(timeout);
+                        st.execute("SET SESSION wait_timeout = " + pinned.waitTimeoutBefore);
+                    }
+                    return held;
+                },
+                e -> failure(grant.name(), "release", e));
     }
 
     /** A failed attempt discarded its connection in {@link #acquire}, which ended its session. */
@@ -390,13 +357,7 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
             return;
         }
         waits.close();
-        if (ownedPool != null) {
-            try {
-                ownedPool.close();
-            } catch (RuntimeException e) {
-                log.warn("Baton {}: closing the connection pool failed", name(), e);
-            }
-        }
+        JdbcSession.closeOwnedPool(ownedPool, name());
     }
 
     /** Checks the schema once and returns the namespace of server-side lock names. */

@@ -162,15 +162,12 @@ final class PessimisticLockBackend implements LockBackend {
     // The protocol
 
     /** A held row lock: its connection, in an open transaction. Renew and release take turns. */
-    private static final class Held {
-        final Connection connection;
+    private static final class Held extends PinnedSession {
         final boolean autoCommitBefore;
         final int isolationBefore;
-        final ReentrantLock turn = new ReentrantLock();
-        boolean done;
 
-        Held(Connection connection, boolean autoCommitBefore, int isolationBefore) {
-            this.connection = connection;
+        Held(Connection connection, ReconnectingPool ownedPool, boolean autoCommitBefore, int isolationBefore) {
+            super(connection, ownedPool);
             this.autoCommitBefore = autoCommitBefore;
             this.isolationBefore = isolationBefore;
         }
@@ -206,7 +203,7 @@ final class PessimisticLockBackend implements LockBackend {
             JdbcSession.discard(connection, ownedPool);
             throw failure(request.name(), "acquire", e);
         }
-        Held held = new Held(connection, autoCommitBefore, isolationBefore);
+        Held held = new Held(connection, ownedPool, autoCommitBefore, isolationBefore);
         boolean granted = false;
         try {
             long lease = OptimisticLockBackend.leaseMillis(request.leaseTime());
@@ -240,7 +237,7 @@ final class PessimisticLockBackend implements LockBackend {
             throw failure(request.name(), "acquire", e);
         } finally {
             if (!granted) {
-                finish(held, false);
+                held.endOnce(() -> finish(held, false));
             }
         }
     }
@@ -444,34 +441,25 @@ final class PessimisticLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
-        Held held = (Held) grant.backendState();
         long lease = OptimisticLockBackend.leaseMillis(leaseTime);
-        held.turn.lock();
-        try {
-            if (held.done) {
-                return Optional.empty();
-            }
-            if (dialect == Dialect.POSTGRESQL) {
-                try (PreparedStatement ps = held.connection.prepareStatement(
-                        "SELECT set_config('idle_in_transaction_session_timeout', ?, false)")) {
-                    ps.setQueryTimeout(timeout);
-                    ps.setString(1, String.valueOf(idleMillis(lease)));
-                    ps.executeQuery().close();
-                }
-            } else {
-                setMariaDbIdleBound(held.connection, lease);
-            }
-            return Optional.of(grant.withExpiresAt(Instant.now().plusMillis(lease)));
-        } catch (SQLException e) {
-            if (JdbcFailures.isBrokenConnection(e) || JdbcFailures.isConnection(e)) {
-                held.done = true; // the transaction, and with it the row lock, is gone
-                JdbcSession.discard(held.connection, ownedPool);
-                return Optional.empty();
-            }
-            throw failure(grant.name(), "renew", e);
-        } finally {
-            held.turn.unlock();
-        }
+        return ((Held) grant.backendState())
+                .renew(
+                        grant,
+                        name(),
+                        connection -> {
+                            if (dialect == Dialect.POSTGRESQL) {
+                                try (PreparedStatement ps = connection.prepareStatement(
+                                        "SELECT set_config('idle_in_transaction_session_timeout', ?, false)")) {
+                                    ps.setQueryTimeout(timeout);
+                                    ps.setString(1, String.valueOf(idleMillis(lease)));
+                                    ps.executeQuery().close();
+                                }
+                            } else {
+                                setMariaDbIdleBound(connection, lease);
+                            }
+                            return Optional.of(grant.withExpiresAt(Instant.now().plusMillis(lease)));
+                        },
+                        e -> failure(grant.name(), "renew", e));
     }
 
     @Override
@@ -479,15 +467,7 @@ final class PessimisticLockBackend implements LockBackend {
         if (!(grant.backendState() instanceof Held held)) {
             return false; // an abandoned attempt: acquire already ended its transaction
         }
-        held.turn.lock();
-        try {
-            if (held.done) {
-                return false;
-            }
-            return finish(held, true);
-        } finally {
-            held.turn.unlock();
-        }
+        return held.endOnce(() -> finish(held, true));
     }
 
     /**
@@ -495,7 +475,6 @@ final class PessimisticLockBackend implements LockBackend {
      * on any failure. Returns whether the rollback reached a live transaction.
      */
     private boolean finish(Held held, boolean report) {
-        held.done = true;
         Connection connection = held.connection;
         try {
             connection.rollback();
@@ -536,13 +515,7 @@ final class PessimisticLockBackend implements LockBackend {
             cancel(connection);
         }
         waits.shutdown();
-        if (ownedPool != null) {
-            try {
-                ownedPool.close();
-            } catch (RuntimeException e) {
-                log.warn("Baton {}: closing the connection pool failed", name(), e);
-            }
-        }
+        JdbcSession.closeOwnedPool(ownedPool, name());
     }
 
     private Dialect ready(String lockName) {
