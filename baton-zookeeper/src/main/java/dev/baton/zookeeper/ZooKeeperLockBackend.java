@@ -69,8 +69,13 @@ final class ZooKeeperLockBackend implements LockBackend {
     private final ScheduledThreadPoolExecutor leaseTimer;
     private volatile boolean closed;
     private volatile boolean suspended;
-    /** False once the lock nodes turned out not writable for this client (see {@link #enter}). */
-    private volatile boolean lockNodeWritable = true;
+    /**
+     * Lock nodes this client may not write (see {@link #enter}), remembered so that their queues are
+     * entered without a failing multi first; bounded by forgetting them all now and then.
+     */
+    private final Set<String> unwritableLockNodes = ConcurrentHashMap.newKeySet();
+
+    private static final int UNWRITABLE_REMEMBERED = 10_000;
 
     private static final byte[] EMPTY = new byte[0];
 
@@ -153,12 +158,12 @@ final class ZooKeeperLockBackend implements LockBackend {
      *
      * <p>Anything unusual falls back to the protected {@link #create}: a missing lock node (created
      * there with its parents), a lock node this client may not write (then the multi is not tried
-     * again), a connection loss (the node is looked up by its protection prefix first).
+     * again on that node), a connection loss (the node is looked up by its protection prefix first).
      */
     private Entered enter(LockRequest request, String lockPath, long deadline) throws InterruptedException {
         checkOpen(request.name());
         ZooKeeper zk = null;
-        if (lockNodeWritable) {
+        if (!unwritableLockNodes.contains(lockPath)) {
             try {
                 if (curator.getZookeeperClient().isConnected()) {
                     zk = curator.getZookeeperClient().getZooKeeper();
@@ -184,12 +189,16 @@ final class ZooKeeperLockBackend implements LockBackend {
         } catch (KeeperException.NoNodeException e) {
             return new Entered(create(request, lockPath, deadline), null);
         } catch (KeeperException.NoAuthException e) {
-            lockNodeWritable = false;
-            log.info(
-                    "{}: may not write lock node {} ({}); entering queues with a separate listing from now on",
-                    name,
-                    lockPath,
-                    e.toString());
+            if (unwritableLockNodes.size() >= UNWRITABLE_REMEMBERED) {
+                unwritableLockNodes.clear();
+            }
+            if (unwritableLockNodes.add(lockPath)) {
+                log.debug(
+                        "{}: may not write lock node {} ({}); entering its queue with a separate listing",
+                        name,
+                        lockPath,
+                        e.toString());
+            }
             return new Entered(create(request, lockPath, deadline), null);
         } catch (KeeperException.ConnectionLossException
                 | KeeperException.OperationTimeoutException

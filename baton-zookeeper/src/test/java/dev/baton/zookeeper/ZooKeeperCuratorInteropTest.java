@@ -186,6 +186,25 @@ class ZooKeeperCuratorInteropTest {
         assertThat(curator.checkExists().forPath(pathOf(name)).getVersion())
                 .as("the lock node was never written")
                 .isZero();
+
+        // Where the lock node may be written, each entry into the queue is the one multi, which
+        // writes it once (and whose stat spares the alone-in-the-queue acquire its listing). The lock
+        // node is made persistent here, so that the server's container reaper cannot take it between
+        // the acquires (Baton's first acquire of a new name creates it as a container instead).
+        String open = "interop-" + UUID.randomUUID();
+        curator.create().creatingParentsIfNeeded().forPath(pathOf(open));
+        baton.lock(open).acquire(Duration.ofSeconds(5)).close();
+        assertThat(curator.checkExists().forPath(pathOf(open)).getVersion()).isEqualTo(1);
+        try (Lease second = baton.lock(open).acquire(Duration.ofSeconds(5))) {
+            assertThat(curator.checkExists().forPath(pathOf(open)).getVersion()).isEqualTo(2);
+            String node = curator.getChildren().forPath(pathOf(open)).get(0);
+            assertThat(second.fencingToken())
+                    .as("the token is the node's czxid, which the multi's write shares")
+                    .isEqualTo(curator.checkExists()
+                            .forPath(pathOf(open) + "/" + node)
+                            .getCzxid());
+        }
+        assertThat(curator.getChildren().forPath(pathOf(open))).isEmpty();
     }
 
     private static void awaitQueued(CuratorFramework curator, String path, int nodes) throws Exception {
