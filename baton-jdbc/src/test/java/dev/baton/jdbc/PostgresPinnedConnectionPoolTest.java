@@ -1,5 +1,7 @@
 package dev.baton.jdbc;
 
+import static dev.baton.jdbc.TestThreads.awaitCondition;
+import static dev.baton.jdbc.TestThreads.inThread;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -21,12 +23,9 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -187,30 +186,6 @@ class PostgresPinnedConnectionPoolTest {
         } catch (SQLException e) {
             throw new AssertionError(e);
         }
-    }
-
-    private static void awaitCondition(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after 10 s waiting for " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
-    }
-
-    private static <T> CompletableFuture<T> inThread(Callable<T> task) {
-        CompletableFuture<T> outcome = new CompletableFuture<>();
-        Thread thread = new Thread(() -> {
-            try {
-                outcome.complete(task.call());
-            } catch (Throwable t) {
-                outcome.completeExceptionally(t);
-            }
-        });
-        thread.setDaemon(true);
-        thread.start();
-        return outcome;
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.baton.jdbc;
 
+import static dev.baton.jdbc.TestThreads.awaitCondition;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Baton;
@@ -17,8 +18,6 @@ import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -155,15 +154,5 @@ class PostgresReleaseNotificationsTest {
 
     private static Connection admin() throws SQLException {
         return DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password());
-    }
-
-    private static void awaitCondition(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after 10 s waiting for " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
     }
 }
