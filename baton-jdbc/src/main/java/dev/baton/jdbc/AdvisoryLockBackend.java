@@ -16,7 +16,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
@@ -68,8 +67,6 @@ final class AdvisoryLockBackend implements LockBackend {
     private static final Logger log = LoggerFactory.getLogger(AdvisoryLockBackend.class);
     /** idle_session_timeout is an int of milliseconds; longer leases disable it (0). */
     private static final long MAX_IDLE_MILLIS = Integer.MAX_VALUE;
-    /** Unlimited waits are re-issued in slices so a dead server is noticed. */
-    private static final long SLICE_MILLIS = 30_000;
     /**
      * The expiry (database clock plus the lease bound as a parameter) in epoch milliseconds, rounded
      * down (a little early is safe): reading a number costs the driver far less than a timestamp.
@@ -180,12 +177,7 @@ final class AdvisoryLockBackend implements LockBackend {
         ready(request.name());
         long key = key(names, request.name());
         long lease = OptimisticLockBackend.leaseMillis(request.leaseTime());
-        Connection connection;
-        try (JdbcSession db = JdbcSession.open(dataSource, ownedPool, timeout, false)) {
-            connection = db.detach();
-        } catch (SQLException e) {
-            throw failure(request.name(), "acquire", e);
-        }
+        Connection connection = borrow(request.name());
         boolean keep = false;
         try {
             Optional<Grant> grant = tryOn(connection, request, key, lease);
@@ -203,6 +195,15 @@ final class AdvisoryLockBackend implements LockBackend {
             if (!keep && connection != null) {
                 giveBack(connection);
             }
+        }
+    }
+
+    /** A connection of its own for one attempt, taken out of the session (it may be pinned). */
+    private Connection borrow(String lockName) {
+        try (JdbcSession db = JdbcSession.open(dataSource, ownedPool, timeout, false)) {
+            return db.detach();
+        } catch (SQLException e) {
+            throw failure(lockName, "acquire", e);
         }
     }
 
@@ -238,7 +239,7 @@ final class AdvisoryLockBackend implements LockBackend {
     /**
      * Waits in PostgreSQL's own lock queue: {@code pg_advisory_lock} ({@code _shared} for readers) on
      * the waiter's own connection, bounded by a transaction-local {@code lock_timeout} of the remaining
-     * time (slices of {@link #SLICE_MILLIS} for an unlimited wait, so a dead server is noticed), so a
+     * time (slices of {@link StatementWait#SLICE_MILLIS} for an unlimited wait, so a dead server is noticed), so a
      * release hands the lock over at once and in queue order. The same statement then, holding the
      * lock, draws the token as in {@link #tryAcquire}, so a hand-off costs the next holder no further
      * round trip. An interrupted waiter's statement is cancelled; a lock granted
@@ -254,12 +255,7 @@ final class AdvisoryLockBackend implements LockBackend {
         long key = key(names, request.name());
         long lease = OptimisticLockBackend.leaseMillis(request.leaseTime());
         boolean shared = request.mode() == LockMode.SHARED;
-        Connection connection;
-        try (JdbcSession db = JdbcSession.open(dataSource, ownedPool, timeout, false)) {
-            connection = db.detach();
-        } catch (SQLException e) {
-            throw failure(request.name(), "acquire", e);
-        }
+        Connection connection = borrow(request.name());
         boolean keep = false;
         try {
             // Uncontended, the one-round-trip try is all it takes; only a busy lock joins the queue.
@@ -270,15 +266,9 @@ final class AdvisoryLockBackend implements LockBackend {
             }
             long deadline = System.nanoTime() + timeoutNanos;
             while (true) {
-                long waitMillis;
-                if (timeoutNanos < 0) {
-                    waitMillis = SLICE_MILLIS;
-                } else {
-                    long remaining = deadline - System.nanoTime();
-                    if (remaining <= 0) {
-                        return Optional.empty();
-                    }
-                    waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining + 999_999));
+                long waitMillis = StatementWait.nextWaitMillis(timeoutNanos, deadline);
+                if (waitMillis == 0) {
+                    return Optional.empty();
                 }
                 Connection c = connection;
                 Optional<Grant> granted = waits.run(

@@ -19,7 +19,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
@@ -66,8 +65,6 @@ import org.slf4j.LoggerFactory;
  */
 final class MariaDbAdvisoryLockBackend implements LockBackend {
     private static final Logger log = LoggerFactory.getLogger(MariaDbAdvisoryLockBackend.class);
-    /** Unlimited waits are re-issued in slices so a dead server is noticed. */
-    private static final long SLICE_MILLIS = 30_000;
 
     private static final int MAX_NAME_CHARS = 64;
     private static final Pattern PLAIN_NAME = Pattern.compile("[a-z0-9._:/-]{1," + MAX_NAME_CHARS + "}");
@@ -187,15 +184,9 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
             if (timeoutNanos != 0 && attempt.status() != null && !attempt.granted()) {
                 long deadline = System.nanoTime() + timeoutNanos;
                 while (true) {
-                    long waitMillis;
-                    if (timeoutNanos < 0) {
-                        waitMillis = SLICE_MILLIS;
-                    } else {
-                        long remaining = deadline - System.nanoTime();
-                        if (remaining <= 0) {
-                            return Optional.empty();
-                        }
-                        waitMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining + 999_999));
+                    long waitMillis = StatementWait.nextWaitMillis(timeoutNanos, deadline);
+                    if (waitMillis == 0) {
+                        return Optional.empty();
                     }
                     Connection c = connection;
                     attempt = waits.run(
