@@ -16,8 +16,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -77,11 +75,8 @@ final class AdvisoryLockBackend implements LockBackend {
     private final ReconnectingPool ownedPool;
     private final TableNames names;
     private final boolean createSchema;
-    private final Duration operationTimeout;
     private final int timeout;
-    private final ReentrantLock setup = new ReentrantLock();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private volatile boolean ready;
+    private final SchemaGate<Boolean> gate;
     private final String acquireExclusive;
     private final String acquireShared;
     private final String unlockExclusive;
@@ -99,9 +94,9 @@ final class AdvisoryLockBackend implements LockBackend {
         this.dataSource = dataSource;
         this.names = names;
         this.createSchema = createSchema;
-        this.operationTimeout = operationTimeout;
         this.timeout = TableLockBackend.queryTimeoutSeconds(operationTimeout);
         this.ownedPool = ownedPool;
+        this.gate = new SchemaGate<>(this::name, operationTimeout, names);
         String sequence = sequence();
         // ? = key, idle timeout (text), lease millis. The CTE runs first (and reads the session's
         // idle_session_timeout before it is changed); the SELECT yields a row, and set_config and
@@ -284,7 +279,7 @@ final class AdvisoryLockBackend implements LockBackend {
                 if (timeoutNanos > 0) {
                     return Optional.empty();
                 }
-                if (closed.get()) {
+                if (gate.isClosed()) {
                     throw new LockUnavailableException("Baton lock '" + request.name() + "' on " + name()
                             + ": the client was closed while waiting; create a new client to take locks");
                 }
@@ -442,7 +437,7 @@ final class AdvisoryLockBackend implements LockBackend {
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!gate.close()) {
             return;
         }
         waits.close();
@@ -450,18 +445,7 @@ final class AdvisoryLockBackend implements LockBackend {
     }
 
     private void ready(String lockName) {
-        if (closed.get()) {
-            throw new LockUnavailableException("Baton lock '" + lockName + "' on " + name()
-                    + ": the backend is closed; create a new client to take locks again");
-        }
-        if (ready) {
-            return;
-        }
-        setup.lock();
-        try {
-            if (ready) {
-                return;
-            }
+        gate.pass(lockName, () -> {
             try (JdbcSession db = JdbcSession.open(dataSource, ownedPool, timeout, false)) {
                 OptimisticLockBackend.detect(db, lockName, Strategy.ADVISORY);
                 JdbcSchema.ensure(
@@ -471,22 +455,12 @@ final class AdvisoryLockBackend implements LockBackend {
                         createSchema,
                         timeout,
                         "Baton lock '" + lockName + "' on " + name());
-                ready = true;
-            } catch (SQLException e) {
-                throw failure(lockName, "checking the lock tables", e);
+                return Boolean.TRUE;
             }
-        } finally {
-            setup.unlock();
-        }
+        });
     }
 
     private LockUnavailableException failure(String lockName, String action, SQLException e) {
-        if (JdbcFailures.isMissingObject(e)) {
-            ready = false;
-        }
-        return new LockUnavailableException(
-                "Baton lock '" + lockName + "' on " + name() + ": " + action + " failed: "
-                        + JdbcFailures.explain(e, operationTimeout, names),
-                e);
+        return gate.failure(lockName, action, e);
     }
 }

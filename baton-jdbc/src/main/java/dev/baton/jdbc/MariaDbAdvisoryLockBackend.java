@@ -19,8 +19,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -74,13 +72,11 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
     private final ReconnectingPool ownedPool;
     private final TableNames names;
     private final boolean createSchema;
-    private final Duration operationTimeout;
     private final int timeout;
-    private final ReentrantLock setup = new ReentrantLock();
-    private final AtomicBoolean closed = new AtomicBoolean();
     private final StatementWait waits;
     private final String upsertToken;
-    private volatile String namespace;
+    /** Passed with the namespace of server-side lock names. */
+    private final SchemaGate<String> gate;
 
     MariaDbAdvisoryLockBackend(
             DataSource dataSource,
@@ -91,9 +87,9 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
         this.dataSource = dataSource;
         this.names = names;
         this.createSchema = createSchema;
-        this.operationTimeout = operationTimeout;
         this.timeout = TableLockBackend.queryTimeoutSeconds(operationTimeout);
         this.ownedPool = ownedPool;
+        this.gate = new SchemaGate<>(this::name, operationTimeout, names);
         this.waits = new StatementWait("baton-jdbc-getlock-wait", name(), operationTimeout.toMillis());
         // ? = name. LAST_INSERT_ID(expr) makes the session remember the new token for the next query.
         this.upsertToken = "INSERT INTO " + fencingTable() + " (lock_name, fencing_token) VALUES (?, LAST_INSERT_ID(1))"
@@ -198,7 +194,7 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
                     if (attempt.granted() || timeoutNanos > 0) {
                         break;
                     }
-                    if (closed.get()) {
+                    if (gate.isClosed()) {
                         throw new LockUnavailableException("Baton lock '" + request.name() + "' on " + name()
                                 + ": the client was closed while waiting; create a new client to take locks");
                     }
@@ -344,7 +340,7 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!gate.close()) {
             return;
         }
         waits.close();
@@ -353,19 +349,7 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
 
     /** Checks the schema once and returns the namespace of server-side lock names. */
     private String ready(String lockName) {
-        if (closed.get()) {
-            throw new LockUnavailableException("Baton lock '" + lockName + "' on " + name()
-                    + ": the backend is closed; create a new client to take locks again");
-        }
-        String known = namespace;
-        if (known != null) {
-            return known;
-        }
-        setup.lock();
-        try {
-            if (namespace != null) {
-                return namespace;
-            }
+        return gate.pass(lockName, () -> {
             try (JdbcSession db = JdbcSession.open(dataSource, ownedPool, timeout, false)) {
                 OptimisticLockBackend.detect(db, lockName, Strategy.ADVISORY);
                 JdbcSchema.ensure(
@@ -382,23 +366,12 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
                             db.first("SELECT DATABASE()", rs -> rs.getString(1)).orElse("");
                     table = database + "." + table;
                 }
-                namespace = table;
                 return table;
-            } catch (SQLException e) {
-                throw failure(lockName, "checking the lock tables", e);
             }
-        } finally {
-            setup.unlock();
-        }
+        });
     }
 
     private LockUnavailableException failure(String lockName, String action, SQLException e) {
-        if (JdbcFailures.isMissingObject(e)) {
-            namespace = null;
-        }
-        return new LockUnavailableException(
-                "Baton lock '" + lockName + "' on " + name() + ": " + action + " failed: "
-                        + JdbcFailures.explain(e, operationTimeout, names),
-                e);
+        return gate.failure(lockName, action, e);
     }
 }

@@ -15,11 +15,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The {@code optimistic} strategy: one row per lock name in {@code <table>_opt} that is never
@@ -53,18 +49,14 @@ import org.slf4j.LoggerFactory;
  * exclusive case; contenders that lose a CAS poll again.
  */
 final class OptimisticLockBackend implements LockBackend {
-    private static final Logger log = LoggerFactory.getLogger(OptimisticLockBackend.class);
-
     private final DataSource dataSource;
     private final ReconnectingPool ownedPool;
     private final TableNames names;
     private final boolean createSchema;
-    private final Duration operationTimeout;
     private final int timeout;
-    private final ReentrantLock setup = new ReentrantLock();
-    private final AtomicBoolean closed = new AtomicBoolean();
     private volatile Dialect dialect;
-    private volatile Statements statements;
+    /** Passed with the statements, once the dialect is known and the schema exists. */
+    private final SchemaGate<Statements> gate;
     /** LISTEN/NOTIFY wake-ups on PostgreSQL; unsupported (waiters poll) on H2 and MariaDB. */
     private final PgNotifications notifications;
 
@@ -79,9 +71,9 @@ final class OptimisticLockBackend implements LockBackend {
         this.dialect = dialect;
         this.names = names;
         this.createSchema = createSchema;
-        this.operationTimeout = operationTimeout;
         this.timeout = TableLockBackend.queryTimeoutSeconds(operationTimeout);
         this.ownedPool = ownedPool;
+        this.gate = new SchemaGate<>(this::name, operationTimeout, names);
         this.notifications = new PgNotifications(this::name, dataSource, ownedPool, operationTimeout, () -> {
             Dialect known = this.dialect;
             return known == null || known == Dialect.POSTGRESQL;
@@ -283,17 +275,11 @@ final class OptimisticLockBackend implements LockBackend {
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!gate.close()) {
             return;
         }
         notifications.close();
-        if (ownedPool != null) {
-            try {
-                ownedPool.close();
-            } catch (RuntimeException e) {
-                log.warn("Baton {}: closing the connection pool failed", name(), e);
-            }
-        }
+        JdbcSession.closeOwnedPool(ownedPool, name());
     }
 
     static long leaseMillis(Duration leaseTime) {
@@ -438,19 +424,7 @@ final class OptimisticLockBackend implements LockBackend {
     // Schema and dialect, checked once
 
     private Statements ready(String lockName) {
-        if (closed.get()) {
-            throw new LockUnavailableException("Baton lock '" + lockName + "' on " + name()
-                    + ": the backend is closed; create a new client to take locks again");
-        }
-        Statements known = statements;
-        if (known != null) {
-            return known;
-        }
-        setup.lock();
-        try {
-            if (statements != null) {
-                return statements;
-            }
+        return gate.pass(lockName, () -> {
             try (JdbcSession db = JdbcSession.open(dataSource, ownedPool, timeout, false)) {
                 Dialect d = dialect;
                 if (d == null) {
@@ -465,14 +439,9 @@ final class OptimisticLockBackend implements LockBackend {
                         createSchema,
                         timeout,
                         "Baton lock '" + lockName + "' on " + name());
-                statements = sql;
                 return sql;
-            } catch (SQLException e) {
-                throw failure(lockName, "checking the lock tables", e);
             }
-        } finally {
-            setup.unlock();
-        }
+        });
     }
 
     /** The dialect of an application's DataSource, checked against the strategy. */
@@ -487,12 +456,6 @@ final class OptimisticLockBackend implements LockBackend {
     }
 
     private LockUnavailableException failure(String lockName, String action, SQLException e) {
-        if (JdbcFailures.isMissingObject(e)) {
-            statements = null; // dropped while in use: check (and perhaps create) again next time
-        }
-        return new LockUnavailableException(
-                "Baton lock '" + lockName + "' on " + name() + ": " + action + " failed: "
-                        + JdbcFailures.explain(e, operationTimeout, names),
-                e);
+        return gate.failure(lockName, action, e);
     }
 }

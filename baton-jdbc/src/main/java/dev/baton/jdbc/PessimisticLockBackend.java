@@ -23,9 +23,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,8 +71,6 @@ final class PessimisticLockBackend implements LockBackend {
     private final boolean createSchema;
     private final Duration operationTimeout;
     private final int timeout;
-    private final ReentrantLock setup = new ReentrantLock();
-    private final AtomicBoolean closed = new AtomicBoolean();
     private final Set<Connection> waiting = ConcurrentHashMap.newKeySet();
     private final ExecutorService waits = Executors.newCachedThreadPool(runnable -> {
         Thread thread = new Thread(runnable, "baton-jdbc-wait-" + THREADS.incrementAndGet());
@@ -82,7 +78,8 @@ final class PessimisticLockBackend implements LockBackend {
         return thread;
     });
     private volatile Dialect dialect;
-    private volatile boolean ready;
+    /** Passed with the dialect, once the schema is known to exist. */
+    private final SchemaGate<Dialect> gate;
 
     PessimisticLockBackend(
             DataSource dataSource,
@@ -98,6 +95,7 @@ final class PessimisticLockBackend implements LockBackend {
         this.operationTimeout = operationTimeout;
         this.timeout = TableLockBackend.queryTimeoutSeconds(operationTimeout);
         this.ownedPool = ownedPool;
+        this.gate = new SchemaGate<>(this::name, operationTimeout, names);
     }
 
     @Override
@@ -272,7 +270,7 @@ final class PessimisticLockBackend implements LockBackend {
                         return false;
                     }
                     connection.rollback();
-                    if (waitMillis < 0 && !closed.get()) {
+                    if (waitMillis < 0 && !gate.isClosed()) {
                         continue; // the slice of an unlimited wait ran out: queue again
                     }
                     return false;
@@ -346,7 +344,7 @@ final class PessimisticLockBackend implements LockBackend {
         waiting.add(connection);
         Future<Boolean> wait;
         try {
-            if (closed.get()) {
+            if (gate.isClosed()) {
                 throw new java.util.concurrent.RejectedExecutionException("closed");
             }
             wait = waits.submit(() -> lockNow(d, held, request, waitMillis));
@@ -367,7 +365,7 @@ final class PessimisticLockBackend implements LockBackend {
             throw new SQLException("the lock wait did not end within " + bound + " ms", "08006", e);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof SQLException sql) {
-                if (closed.get()) {
+                if (gate.isClosed()) {
                     throw new LockUnavailableException(
                             "Baton lock '" + request.name() + "' on " + name()
                                     + ": the client was closed while waiting; create a new client to take locks",
@@ -508,7 +506,7 @@ final class PessimisticLockBackend implements LockBackend {
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!gate.close()) {
             return;
         }
         for (Connection connection : List.copyOf(waiting)) {
@@ -519,18 +517,7 @@ final class PessimisticLockBackend implements LockBackend {
     }
 
     private Dialect ready(String lockName) {
-        if (closed.get()) {
-            throw new LockUnavailableException("Baton lock '" + lockName + "' on " + name()
-                    + ": the backend is closed; create a new client to take locks again");
-        }
-        if (ready) {
-            return dialect;
-        }
-        setup.lock();
-        try {
-            if (ready) {
-                return dialect;
-            }
+        return gate.pass(lockName, () -> {
             try (JdbcSession db = JdbcSession.open(dataSource, ownedPool, timeout, false)) {
                 Dialect d = dialect;
                 if (d == null) {
@@ -544,23 +531,12 @@ final class PessimisticLockBackend implements LockBackend {
                         createSchema,
                         timeout,
                         "Baton lock '" + lockName + "' on " + name());
-                ready = true;
                 return d;
-            } catch (SQLException e) {
-                throw failure(lockName, "checking the lock tables", e);
             }
-        } finally {
-            setup.unlock();
-        }
+        });
     }
 
     private LockUnavailableException failure(String lockName, String action, SQLException e) {
-        if (JdbcFailures.isMissingObject(e)) {
-            ready = false;
-        }
-        return new LockUnavailableException(
-                "Baton lock '" + lockName + "' on " + name() + ": " + action + " failed: "
-                        + JdbcFailures.explain(e, operationTimeout, names),
-                e);
+        return gate.failure(lockName, action, e);
     }
 }

@@ -20,8 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,12 +76,10 @@ final class TableLockBackend implements LockBackend {
     private final boolean createSchema;
     private final Duration operationTimeout;
     private final int queryTimeoutSeconds;
-    private final ReentrantLock setup = new ReentrantLock();
-    private final AtomicBoolean closed = new AtomicBoolean();
 
     private volatile Dialect dialect;
-    /** Set once the schema is known to exist; reset when a statement finds it missing. */
-    private volatile Statements statements;
+    /** Passed with the statements, once the dialect is known and the schema exists. */
+    private final SchemaGate<Statements> gate;
     /** The isolation level the DataSource hands out, when it is not READ COMMITTED; -1 otherwise. */
     private volatile int isolationToRestore = -1;
     /** The owner id of this thread's last acquire attempt if it failed before reaching the database. */
@@ -110,6 +106,7 @@ final class TableLockBackend implements LockBackend {
         this.operationTimeout = operationTimeout;
         this.queryTimeoutSeconds = queryTimeoutSeconds(operationTimeout);
         this.ownedPool = ownedPool;
+        this.gate = new SchemaGate<>(this::name, operationTimeout, names);
         this.notifications = new PgNotifications(this::name, dataSource, ownedPool, operationTimeout, () -> {
             Dialect known = this.dialect;
             return known == null || known == Dialect.POSTGRESQL;
@@ -389,17 +386,11 @@ final class TableLockBackend implements LockBackend {
 
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (!gate.close()) {
             return;
         }
         notifications.close();
-        if (ownedPool != null) {
-            try {
-                ownedPool.close();
-            } catch (Exception e) {
-                log.warn("Baton {}: closing the connection pool failed", name(), e);
-            }
-        }
+        JdbcSession.closeOwnedPool(ownedPool, name());
     }
 
     /** For tests: the pool this backend built and closes, or null. */
@@ -630,19 +621,7 @@ final class TableLockBackend implements LockBackend {
 
     /** The statements, once the dialect is known and the schema exists. */
     private Statements ready(String lockName) {
-        if (closed.get()) {
-            throw new LockUnavailableException("Baton lock '" + lockName + "' on " + name()
-                    + ": the backend is closed; create a new client to take locks again");
-        }
-        Statements known = statements;
-        if (known != null) {
-            return known;
-        }
-        setup.lock();
-        try {
-            if (statements != null) {
-                return statements;
-            }
+        return gate.pass(lockName, () -> {
             for (int attempt = 1; ; attempt++) {
                 try (Session session = open(false)) {
                     Dialect d = dialect;
@@ -654,14 +633,13 @@ final class TableLockBackend implements LockBackend {
                     ensureSchema(session.connection, d, sql, lockName);
                     int isolation = session.connection.getTransactionIsolation();
                     isolationToRestore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;
-                    statements = sql;
                     return sql;
                 } catch (SQLException e) {
                     // Several clients checking and creating the schema at once can trip a database's
                     // catalogue (H2 answers a general error): look again a few times before giving up.
                     // Anything else (connection, authentication) is final at once.
                     if (attempt >= 3 || !"HY000".equals(e.getSQLState())) {
-                        throw failure(lockName, "checking the lock tables", e);
+                        throw e;
                     }
                     log.debug(
                             "Baton lock '{}' on {}: schema check failed, retrying: {}", lockName, name(), e.toString());
@@ -669,9 +647,7 @@ final class TableLockBackend implements LockBackend {
                             java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(20L * attempt));
                 }
             }
-        } finally {
-            setup.unlock();
-        }
+        });
     }
 
     private Dialect detect(Connection connection, String lockName) throws SQLException {
@@ -764,13 +740,7 @@ final class TableLockBackend implements LockBackend {
     }
 
     private LockUnavailableException failure(String lockName, String action, SQLException e) {
-        if (JdbcFailures.isMissingObject(e)) {
-            statements = null; // dropped while in use: check (and perhaps create) again next time
-        }
-        return new LockUnavailableException(
-                "Baton lock '" + lockName + "' on " + name() + ": " + action + " failed: "
-                        + JdbcFailures.explain(e, operationTimeout, names),
-                e);
+        return gate.failure(lockName, action, e);
     }
 
     // ---------------------------------------------------------------------------------------------
