@@ -321,33 +321,46 @@ final class ZooKeeperLockBackend implements LockBackend {
                 if (timeoutNanos == 0) {
                     return Optional.empty();
                 }
-                // Watch the nearest blocker; also the one before it, so that when that one goes we
-                // re-list early and learn that the nearest blocker is now the only one: then its
-                // deletion hands the lock over without another round trip.
+                // Watch the nearest blocker and the one before it. Blockers only ever go (nodes join
+                // behind us), so the nearest one's deletion means we hold when it was the only blocker
+                // left, or when the one before it was the first and has gone too; when only the one
+                // before goes, and it was not the first, we list again early, while the nearest still
+                // blocks, to learn whether its deletion will hand the lock over without a listing.
+                // A watch already set in this wait is not set again.
                 String nearest = lockPath + "/" + blocking.get(blocking.size() - 1);
-                boolean nearestIsLast = blocking.size() == 1;
                 String before = blocking.size() >= 2 ? lockPath + "/" + blocking.get(blocking.size() - 2) : null;
-                Watcher watcher = signal.newRound(nearest);
-                if (!watch(request.name(), nearest, watcher)) {
+                boolean beforeIsFirst = blocking.size() == 2;
+                if (!watch(request.name(), nearest, signal)
+                        || (before != null && !watch(request.name(), before, signal))) {
                     continue;
                 }
-                if (before != null && !watch(request.name(), before, watcher)) {
-                    continue;
-                }
-                // close() sets the flag before it wakes waiters: checking after the new round began
-                // means a close is either seen here or wakes the wait below.
-                checkOpen(request.name());
-                long remaining = timeoutNanos < 0 ? Long.MAX_VALUE : timeoutNanos - (System.nanoTime() - start);
-                if (remaining <= 0) {
-                    return Optional.empty();
-                }
-                WaitSignal.Outcome outcome = signal.await(remaining);
-                if (outcome == WaitSignal.Outcome.TIMED_OUT) {
-                    return Optional.empty();
-                }
-                if (outcome == WaitSignal.Outcome.NEAREST_DELETED && nearestIsLast && !closed) {
-                    // Nodes only ever join behind us, so with our only blocker gone we hold.
-                    return Optional.of(grant(request, own));
+                while (true) {
+                    // close() sets the flag before it wakes waiters: a close is either seen here or
+                    // wakes the wait below.
+                    checkOpen(request.name());
+                    long remaining = timeoutNanos < 0 ? Long.MAX_VALUE : timeoutNanos - (System.nanoTime() - start);
+                    if (remaining <= 0) {
+                        return Optional.empty();
+                    }
+                    if (!signal.await(nearest, before, remaining)) {
+                        return Optional.empty();
+                    }
+                    if (signal.takeChanged()) {
+                        break; // list again
+                    }
+                    boolean beforeGone = before != null && signal.isGone(before);
+                    if (signal.isGone(nearest)) {
+                        if (before == null || (beforeGone && beforeIsFirst)) {
+                            checkOpen(request.name());
+                            return Optional.of(grant(request, own));
+                        }
+                        break;
+                    }
+                    if (!beforeIsFirst) {
+                        break;
+                    }
+                    // The first blocker went: the nearest is the last one; keep waiting for it alone.
+                    before = null;
                 }
             }
         } finally {
@@ -355,17 +368,27 @@ final class ZooKeeperLockBackend implements LockBackend {
         }
     }
 
-    /** Sets a one-shot watch on {@code path}; false if it is already gone. */
-    private boolean watch(String lockName, String path, Watcher watcher) throws InterruptedException {
+    /**
+     * Sets the wait's watch on {@code path} unless it is set already; false if the node is already
+     * gone (and then recorded so).
+     */
+    private boolean watch(String lockName, String path, WaitSignal signal) throws InterruptedException {
+        if (!signal.arm(path)) {
+            return !signal.isGone(path);
+        }
         try {
             bounded(
                     lockName,
                     "watching the predecessor",
                     System.nanoTime() + operationTimeoutNanos,
-                    () -> curator.getData().usingWatcher(watcher).forPath(path));
+                    () -> curator.getData().usingWatcher(signal).forPath(path));
             return true;
         } catch (NoNodeRuntime e) {
+            signal.gone(path);
             return false;
+        } catch (RuntimeException | InterruptedException e) {
+            signal.disarm(path);
+            throw e;
         }
     }
 
@@ -772,79 +795,127 @@ final class ZooKeeperLockBackend implements LockBackend {
      * What a waiter waits for: a watch event of its current round. Each round (one listing of the
      * queue) gets its own watcher, so that events of watches set in earlier rounds are ignored.
      */
-    private static final class WaitSignal {
-        enum Outcome {
-            NEAREST_DELETED,
-            CHANGED,
-            TIMED_OUT
-        }
-
+    /**
+     * One waiter's view of the queue nodes it watches: one watcher for the whole wait (so a watch is
+     * set once per node), the watched nodes seen deleted (queue nodes never come back), and whether
+     * anything else happened that calls for listing the queue again.
+     */
+    private static final class WaitSignal implements Watcher {
         private final ReentrantLock lock = new ReentrantLock();
-        private final Condition changed = lock.newCondition();
-        private long round;
-        private String nearest;
-        private Outcome outcome;
+        private final Condition signalled = lock.newCondition();
+        /** Nodes with this wait's watch set and not yet fired. */
+        private final Set<String> armed = new java.util.HashSet<>();
+        /** Watched nodes seen deleted. */
+        private final Set<String> deleted = new java.util.HashSet<>();
+        /** Something other than a deletion: list again (and set the watches again). */
+        private boolean changed;
 
-        Watcher newRound(String nearestPath) {
+        @Override
+        public void process(WatchedEvent event) {
             lock.lock();
             try {
-                long current = ++round;
-                nearest = nearestPath;
-                outcome = null;
-                return event -> onEvent(current, event);
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        private void onEvent(long eventRound, WatchedEvent event) {
-            if (event.getType() == Watcher.Event.EventType.None
-                    && event.getState() != Watcher.Event.KeeperState.Expired
-                    && event.getState() != Watcher.Event.KeeperState.Closed) {
-                // Disconnected / reconnected: watches survive within the session.
-                return;
-            }
-            lock.lock();
-            try {
-                if (eventRound != round || outcome != null) {
+                if (event.getType() == Event.EventType.None) {
+                    if (event.getState() != Event.KeeperState.Expired && event.getState() != Event.KeeperState.Closed) {
+                        return; // disconnected / reconnected: watches survive within the session
+                    }
+                    armed.clear();
+                    changed = true;
+                } else if (event.getPath() != null && armed.remove(event.getPath())) {
+                    if (event.getType() == Event.EventType.NodeDeleted) {
+                        deleted.add(event.getPath());
+                    } else {
+                        changed = true;
+                    }
+                } else {
                     return;
                 }
-                outcome = event.getType() == Watcher.Event.EventType.NodeDeleted && nearest.equals(event.getPath())
-                        ? Outcome.NEAREST_DELETED
-                        : Outcome.CHANGED;
-                changed.signalAll();
+                signalled.signalAll();
             } finally {
                 lock.unlock();
             }
         }
 
+        /** Marks {@code path} as watched; false if it already is, or is known to be gone. */
+        boolean arm(String path) {
+            lock.lock();
+            try {
+                return !deleted.contains(path) && armed.add(path);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void disarm(String path) {
+            lock.lock();
+            try {
+                armed.remove(path);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        void gone(String path) {
+            lock.lock();
+            try {
+                armed.remove(path);
+                deleted.add(path);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        boolean isGone(String path) {
+            lock.lock();
+            try {
+                return deleted.contains(path);
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** Whether something called for a new listing since the last call; clears it. */
+        boolean takeChanged() {
+            lock.lock();
+            try {
+                boolean was = changed;
+                changed = false;
+                return was;
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /** Close, loss or reconnection: the waiter looks again; its watches are set again. */
         void wake() {
             lock.lock();
             try {
-                if (outcome == null) {
-                    outcome = Outcome.CHANGED;
-                }
-                changed.signalAll();
+                armed.clear();
+                changed = true;
+                signalled.signalAll();
             } finally {
                 lock.unlock();
             }
         }
 
-        Outcome await(long timeoutNanos) throws InterruptedException {
+        /**
+         * Waits until {@code nearest} or {@code before} (may be null) is gone or something else
+         * changed; false if the time ran out first.
+         */
+        boolean await(String nearest, String before, long timeoutNanos) throws InterruptedException {
             lock.lock();
             try {
                 long remaining = timeoutNanos;
-                while (outcome == null) {
+                while (!changed && !deleted.contains(nearest) && (before == null || !deleted.contains(before))) {
                     if (timeoutNanos == Long.MAX_VALUE) {
-                        changed.await();
+                        signalled.await();
                     } else {
                         if (remaining <= 0) {
-                            return Outcome.TIMED_OUT;
+                            return false;
                         }
-                        remaining = changed.awaitNanos(remaining);
+                        remaining = signalled.awaitNanos(remaining);
                     }
                 }
-                return outcome;
+                return true;
             } finally {
                 lock.unlock();
             }
