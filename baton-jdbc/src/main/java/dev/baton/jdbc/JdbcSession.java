@@ -38,11 +38,15 @@ final class JdbcSession implements AutoCloseable {
     private boolean broken;
     private boolean detached;
 
+    /** For {@link #open(DataSource, ReconnectingPool, int, boolean, int)}: ask the connection. */
+    static final int ASK_ISOLATION = -2;
+
     private JdbcSession(
             Connection connection,
             ReconnectingPool ownedPool,
             int queryTimeoutSeconds,
             boolean transaction,
+            int isolationToRestore,
             boolean interrupted)
             throws SQLException {
         this.connection = connection;
@@ -51,7 +55,9 @@ final class JdbcSession implements AutoCloseable {
         this.transaction = transaction;
         this.interrupted = interrupted;
         this.autoCommitBefore = connection.getAutoCommit();
-        int isolation = transaction ? connection.getTransactionIsolation() : -1;
+        int isolation = !transaction
+                ? -1
+                : isolationToRestore == ASK_ISOLATION ? connection.getTransactionIsolation() : isolationToRestore;
         this.isolationBefore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;
         if (isolationBefore != -1) {
             connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
@@ -63,6 +69,21 @@ final class JdbcSession implements AutoCloseable {
 
     /** Borrows a connection from {@code dataSource}; retries a wait that an interrupt cut short. */
     static JdbcSession open(DataSource dataSource, ReconnectingPool ownedPool, int queryTimeoutSeconds, boolean tx)
+            throws SQLException {
+        return open(dataSource, ownedPool, queryTimeoutSeconds, tx, ASK_ISOLATION);
+    }
+
+    /**
+     * The same, when the isolation level the DataSource hands out is known: -1 for READ COMMITTED
+     * (nothing to restore), the level to restore otherwise, or {@link #ASK_ISOLATION} (one more round
+     * trip on some drivers).
+     */
+    static JdbcSession open(
+            DataSource dataSource,
+            ReconnectingPool ownedPool,
+            int queryTimeoutSeconds,
+            boolean tx,
+            int isolationToRestore)
             throws SQLException {
         boolean interrupted = Thread.interrupted();
         Connection connection = null;
@@ -77,7 +98,8 @@ final class JdbcSession implements AutoCloseable {
                     interrupted |= Thread.interrupted();
                 }
             }
-            JdbcSession session = new JdbcSession(connection, ownedPool, queryTimeoutSeconds, tx, interrupted);
+            JdbcSession session =
+                    new JdbcSession(connection, ownedPool, queryTimeoutSeconds, tx, isolationToRestore, interrupted);
             interrupted = false; // the session restores it
             return session;
         } catch (SQLException | RuntimeException e) {

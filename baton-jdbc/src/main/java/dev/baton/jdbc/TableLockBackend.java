@@ -9,7 +9,6 @@ import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -142,7 +141,7 @@ final class TableLockBackend implements LockBackend {
         unsentAttempt.remove();
         long lease = leaseMillis(request.leaseTime());
         Statements sql;
-        Session session;
+        JdbcSession session;
         try {
             sql = ready(request.name());
             // PostgreSQL's exclusive acquire is one statement in auto-commit mode; the rest, transactions.
@@ -157,7 +156,7 @@ final class TableLockBackend implements LockBackend {
         if (request.mode() == LockMode.EXCLUSIVE && sql.acquireExclusiveOne != null) {
             return acquireExclusiveOne(session, sql, request, lease);
         }
-        try (Session tx = session) {
+        try (JdbcSession tx = session) {
             if (sql.grantLock != null) {
                 int[] key = grantKey(request.name());
                 tx.first(sql.grantLock, rs -> Boolean.TRUE, key[0], key[1]);
@@ -200,10 +199,10 @@ final class TableLockBackend implements LockBackend {
      * PostgreSQL's exclusive acquire: one auto-commit statement that takes the lock (insert, or takeover
      * of an expired grant) and, when the lock is busy, registers this client as its waiter.
      */
-    private Optional<Grant> acquireExclusiveOne(Session session, Statements sql, LockRequest request, long lease) {
+    private Optional<Grant> acquireExclusiveOne(JdbcSession session, Statements sql, LockRequest request, long lease) {
         int[] key = grantKey(request.name());
         boolean register = notifications.registerWaiters();
-        try (Session db = session) {
+        try (JdbcSession db = session) {
             List<Object> params = new ArrayList<>(
                     List.of(key[0], key[1], request.name(), request.name(), request.ownerId(), lease, lease));
             if (register) {
@@ -241,29 +240,29 @@ final class TableLockBackend implements LockBackend {
         return new int[] {(int) (key >>> 32), (int) key};
     }
 
-    private Optional<Written> acquireExclusive(Session tx, Statements sql, LockRequest request, long lease)
+    private Optional<Written> acquireExclusive(JdbcSession tx, Statements sql, LockRequest request, long lease)
             throws SQLException {
         if (tx.insertIfAbsent(sql.insertNameRow, request.name(), "X", request.ownerId(), lease)) {
-            return tx.written(sql.drawToken, request.name());
+            return written(tx, sql.drawToken, request.name());
         }
-        Optional<Written> taken = tx.written(sql.takeOverExpired, "X", request.ownerId(), lease, request.name());
+        Optional<Written> taken = written(tx, sql.takeOverExpired, "X", request.ownerId(), lease, request.name());
         if (taken.isPresent()) {
             tx.update(sql.deleteReaders, request.name());
         }
         return taken;
     }
 
-    private Optional<Written> acquireShared(Session tx, Statements sql, LockRequest request, long lease)
+    private Optional<Written> acquireShared(JdbcSession tx, Statements sql, LockRequest request, long lease)
             throws SQLException {
         boolean haveNameRow = tx.insertIfAbsent(sql.insertNameRow, request.name(), "S", "", lease)
                 || tx.update(sql.extendShared, lease, request.name()) == 1;
         if (!haveNameRow) {
-            if (tx.written(sql.takeOverExpired, "S", "", lease, request.name()).isEmpty()) {
+            if (written(tx, sql.takeOverExpired, "S", "", lease, request.name()).isEmpty()) {
                 return Optional.empty();
             }
             tx.update(sql.deleteReaders, request.name());
         }
-        return tx.written(sql.insertReader, request.name(), request.ownerId(), lease, request.name());
+        return written(tx, sql.insertReader, request.name(), request.ownerId(), lease, request.name());
     }
 
     @Override
@@ -271,20 +270,20 @@ final class TableLockBackend implements LockBackend {
         Statements sql = ready(grant.name());
         long lease = leaseMillis(leaseTime);
         boolean shared = grant.mode() == LockMode.SHARED;
-        try (Session tx = open(shared)) {
+        try (JdbcSession tx = open(shared)) {
             Optional<Written> renewed;
             if (shared) {
                 // Name row first (lock order), then the reader row; both or neither.
                 if (tx.update(sql.extendShared, lease, grant.name()) != 1) {
                     return Optional.empty();
                 }
-                renewed = tx.written(sql.renewReader, lease, grant.name(), grant.name(), grant.ownerId());
+                renewed = written(tx, sql.renewReader, lease, grant.name(), grant.name(), grant.ownerId());
                 if (renewed.isEmpty()) {
                     return Optional.empty();
                 }
                 tx.commit();
             } else {
-                renewed = tx.written(sql.renewExclusive, lease, grant.name(), grant.ownerId());
+                renewed = written(tx, sql.renewExclusive, lease, grant.name(), grant.ownerId());
             }
             return renewed.map(written -> grant.withExpiresAt(written.expiresAt()));
         } catch (SQLException e) {
@@ -314,7 +313,7 @@ final class TableLockBackend implements LockBackend {
 
     private boolean release(String name, String ownerId, LockMode mode) {
         Statements sql = ready(name);
-        try (Session tx = open(mode == LockMode.SHARED)) {
+        try (JdbcSession tx = open(mode == LockMode.SHARED)) {
             if (mode == LockMode.EXCLUSIVE) {
                 return sql.notifies
                         ? tx.all(sql.releaseExclusive, TableLockBackend::countRows, name, ownerId) == 1
@@ -347,7 +346,7 @@ final class TableLockBackend implements LockBackend {
     @Override
     public Optional<LockInfo> inspect(String name) {
         Statements sql = ready(name);
-        try (Session session = open(false)) {
+        try (JdbcSession session = open(false)) {
             return session.all(sql.inspect, rs -> toLockInfo(name, rs), name);
         } catch (SQLException e) {
             throw failure(name, "inspect", e);
@@ -623,7 +622,7 @@ final class TableLockBackend implements LockBackend {
     private Statements ready(String lockName) {
         return gate.pass(lockName, () -> {
             for (int attempt = 1; ; attempt++) {
-                try (Session session = open(false)) {
+                try (JdbcSession session = open(false)) {
                     Dialect d = dialect;
                     if (d == null) {
                         d = detect(session.connection, lockName);
@@ -752,184 +751,16 @@ final class TableLockBackend implements LockBackend {
      * but every operation is short and bounded by the operation timeout, so it finishes and the caller
      * (the core's interruptible wait) sees the interrupt right after.
      */
-    private Session open(boolean transaction) throws SQLException {
-        boolean interrupted = Thread.interrupted();
-        Connection connection = null;
-        try {
-            for (int attempt = 1; connection == null; attempt++) {
-                try {
-                    connection = dataSource.getConnection();
-                } catch (SQLException e) {
-                    if (attempt >= 3 || !JdbcFailures.isInterrupt(e)) {
-                        throw e;
-                    }
-                    interrupted |= Thread.interrupted();
-                }
-            }
-            Session session = new Session(connection, transaction, interrupted);
-            interrupted = false; // the session restores it
-            return session;
-        } catch (SQLException | RuntimeException e) {
-            if (connection != null) {
-                if (ownedPool != null && e instanceof SQLException sql && JdbcFailures.isBrokenConnection(sql)) {
-                    ownedPool.evict(connection);
-                } else {
-                    try {
-                        connection.close();
-                    } catch (SQLException closing) {
-                        e.addSuppressed(closing);
-                    }
-                }
-            }
-            throw e;
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private interface RowsReader<T> {
-        T read(ResultSet rs) throws SQLException;
-    }
-
     /**
-     * One borrowed connection, either in one READ COMMITTED transaction or in auto-commit mode. Closing
-     * it rolls back whatever was not committed and puts the connection back as it was found, on every
-     * path, so the application's pool gets it back clean.
+     * One borrowed connection (see {@link JdbcSession}), in one READ COMMITTED transaction or in
+     * auto-commit mode; the isolation the DataSource hands out is known from the first check.
      */
-    private final class Session implements AutoCloseable {
-        final Connection connection;
-        private final boolean transaction;
-        private final boolean autoCommitBefore;
-        private final int isolationBefore;
-        private final boolean interrupted;
-        private boolean broken;
+    private JdbcSession open(boolean transaction) throws SQLException {
+        return JdbcSession.open(dataSource, ownedPool, queryTimeoutSeconds, transaction, isolationToRestore);
+    }
 
-        Session(Connection connection, boolean transaction, boolean interrupted) throws SQLException {
-            this.connection = connection;
-            this.transaction = transaction;
-            this.interrupted = interrupted;
-            this.autoCommitBefore = connection.getAutoCommit();
-            this.isolationBefore = transaction ? isolationToRestore : -1;
-            if (isolationBefore != -1) {
-                connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
-            }
-            if (autoCommitBefore == transaction) {
-                connection.setAutoCommit(!transaction);
-            }
-        }
-
-        /** Runs an INSERT that meets an existing key quietly; {@code true} if it inserted a row. */
-        boolean insertIfAbsent(String sql, Object... params) throws SQLException {
-            try {
-                return update(sql, params) == 1;
-            } catch (SQLException e) {
-                if (JdbcFailures.isDuplicateKey(e)) {
-                    return false; // H2; the failed statement does not spoil the transaction there
-                }
-                throw e;
-            }
-        }
-
-        int update(String sql, Object... params) throws SQLException {
-            try (PreparedStatement ps = prepare(sql, params)) {
-                return ps.executeUpdate();
-            } catch (SQLException e) {
-                throw noted(e);
-            }
-        }
-
-        /** Runs a "returns" statement; the row written, if any. */
-        Optional<Written> written(String sql, Object... params) throws SQLException {
-            return first(
-                    sql,
-                    rs -> new Written(
-                            rs.getLong(1), rs.getObject(2, OffsetDateTime.class).toInstant()),
-                    params);
-        }
-
-        /** The first row, mapped; empty if there is none or it maps to null. */
-        <T> Optional<T> first(String sql, RowsReader<T> row, Object... params) throws SQLException {
-            return all(sql, rs -> rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty(), params);
-        }
-
-        <T> T all(String sql, RowsReader<T> rows, Object... params) throws SQLException {
-            try (PreparedStatement ps = prepare(sql, params);
-                    ResultSet rs = ps.executeQuery()) {
-                return rows.read(rs);
-            } catch (SQLException e) {
-                throw noted(e);
-            }
-        }
-
-        /** Remembers a failure that leaves the connection unusable, so that close() discards it. */
-        private SQLException noted(SQLException e) {
-            broken |= JdbcFailures.isBrokenConnection(e);
-            return e;
-        }
-
-        private PreparedStatement prepare(String sql, Object... params) throws SQLException {
-            PreparedStatement ps = connection.prepareStatement(sql);
-            try {
-                ps.setQueryTimeout(queryTimeoutSeconds);
-                for (int i = 0; i < params.length; i++) {
-                    if (params[i] instanceof Long value) {
-                        ps.setLong(i + 1, value);
-                    } else if (params[i] instanceof String value) {
-                        ps.setString(i + 1, value);
-                    } else {
-                        ps.setObject(i + 1, params[i]);
-                    }
-                }
-                return ps;
-            } catch (SQLException | RuntimeException e) {
-                ps.close();
-                throw e;
-            }
-        }
-
-        void commit() throws SQLException {
-            try {
-                connection.commit();
-            } catch (SQLException e) {
-                throw noted(e);
-            }
-        }
-
-        @Override
-        public void close() {
-            if (broken && ownedPool != null) {
-                ownedPool.evict(connection);
-                restoreInterrupt();
-                return;
-            }
-            try {
-                if (transaction) {
-                    connection.rollback(); // nothing to do after a commit
-                }
-                if (isolationBefore != -1) {
-                    connection.setTransactionIsolation(isolationBefore);
-                }
-                if (connection.getAutoCommit() != autoCommitBefore) {
-                    connection.setAutoCommit(autoCommitBefore);
-                }
-            } catch (SQLException e) {
-                log.debug("Baton {}: could not reset a connection before returning it: {}", name(), e.toString());
-            } finally {
-                try {
-                    connection.close();
-                } catch (SQLException e) {
-                    log.debug("Baton {}: closing a connection failed: {}", name(), e.toString());
-                }
-                restoreInterrupt();
-            }
-        }
-
-        private void restoreInterrupt() {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+    /** Runs a "returns" statement; the row written, if any. */
+    private static Optional<Written> written(JdbcSession tx, String sql, Object... params) throws SQLException {
+        return tx.first(sql, rs -> new Written(rs.getLong(1), JdbcSession.instant(rs, 2)), params);
     }
 }
