@@ -8,18 +8,24 @@ import java.util.Optional;
 public final class ResultTable {
     private ResultTable() {}
 
+    /**
+     * One row per subject and scenario. "pairs/s" is the median of the runs; "per run" lists every
+     * run in the order they ran, so that a reader can see the spread, and compare subjects run by run
+     * (the runs of all subjects take turns, so run i of each subject ran at about the same time).
+     */
     public static String markdown(List<ScenarioResult> results) {
         StringBuilder out = new StringBuilder();
-        out.append(
-                "| subject | scenario | pairs/s | pair p50 µs | pair p99 µs | hand-off p50 µs | hand-off p99 µs | overlaps | errors |\n");
-        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+        out.append("| subject | scenario | pairs/s | per run | pair p50 µs | pair p99 µs | hand-off p50 µs"
+                + " | hand-off p99 µs | overlaps | errors |\n");
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (ScenarioResult r : results) {
             out.append(String.format(
                     Locale.ROOT,
-                    "| %s | %s | %,.0f | %s | %s | %s | %s | %d | %d |%n",
+                    "| %s | %s | %,.0f | %s | %s | %s | %s | %s | %d | %d |%n",
                     r.subject(),
                     r.scenario(),
                     r.pairsPerSecond(),
+                    perRun(r.runRates()),
                     number(r.pairP50Micros()),
                     number(r.pairP99Micros()),
                     number(r.handoffP50Micros()),
@@ -28,6 +34,17 @@ public final class ResultTable {
                     r.errors()));
         }
         return out.toString();
+    }
+
+    private static String perRun(List<Double> rates) {
+        StringBuilder runs = new StringBuilder();
+        for (double rate : rates) {
+            if (runs.length() > 0) {
+                runs.append(" / ");
+            }
+            runs.append(String.format(Locale.ROOT, "%,.0f", rate));
+        }
+        return runs.toString();
     }
 
     private static String number(double value) {

@@ -39,6 +39,14 @@ class BenchRunnerTest {
     }
 
     @Test
+    void theTableListsEveryRunBesidesTheMedian() {
+        ScenarioResult result = new ScenarioResult(
+                "baton x", Scenario.C8, 2_000, List.of(1_500.0, 2_000.0, 12_345.6), 10, 20, 5, 9, 0, 0);
+        assertThat(ResultTable.markdown(List.of(result)))
+                .contains("| baton x | C8 | 2,000 | 1,500 / 2,000 / 12,346 | 10 | 20 | 5 | 9 | 0 | 0 |");
+    }
+
+    @Test
     void durationsParse() {
         assertThat(BenchMain.parse("500ms")).isEqualTo(Duration.ofMillis(500));
         assertThat(BenchMain.parse("1.5s")).isEqualTo(Duration.ofMillis(1500));
