@@ -1,0 +1,210 @@
+package dev.baton.zookeeper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.LockOptions;
+import dev.baton.servers.ZooKeeperServer;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockMode;
+import dev.baton.spi.LockRequest;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.IntSupplier;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryNTimes;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.Stat;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A waiter takes the lock on the deletion of its last blocker alone, without listing the queue
+ * again: when its predecessor was the head, and when it watched the last two blockers and both went.
+ * The waiter's ZooKeeper handle counts its listings and watch reads.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ZooKeeperHandOverTest {
+    private static final LockOptions OPTIONS = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(10))
+            .operationTimeout(Duration.ofSeconds(5))
+            .build();
+    private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static ZooKeeperServer server;
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final ExecutorService threads = Executors.newCachedThreadPool();
+
+    @BeforeAll
+    static void startServer() {
+        server = ZooKeeperServer.start();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        server.close();
+    }
+
+    @AfterEach
+    void closeResources() throws Exception {
+        threads.shutdownNow();
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+    }
+
+    /** A ZooKeeper handle that counts the listings and the data reads (watches) made through it. */
+    static final class CountingZooKeeper extends ZooKeeper {
+        final AtomicInteger listings = new AtomicInteger();
+        final AtomicInteger reads = new AtomicInteger();
+
+        CountingZooKeeper(String connect, int sessionTimeout, Watcher watcher, boolean readOnly) throws IOException {
+            super(connect, sessionTimeout, watcher, readOnly);
+        }
+
+        @Override
+        public List<String> getChildren(String path, boolean watch, Stat stat)
+                throws KeeperException, InterruptedException {
+            listings.incrementAndGet();
+            return super.getChildren(path, watch, stat);
+        }
+
+        @Override
+        public List<String> getChildren(String path, Watcher watcher, Stat stat)
+                throws KeeperException, InterruptedException {
+            listings.incrementAndGet();
+            return super.getChildren(path, watcher, stat);
+        }
+
+        @Override
+        public byte[] getData(String path, boolean watch, Stat stat) throws KeeperException, InterruptedException {
+            byte[] data = super.getData(path, watch, stat);
+            reads.incrementAndGet(); // counted once the server has the watch
+            return data;
+        }
+
+        @Override
+        public byte[] getData(String path, Watcher watcher, Stat stat) throws KeeperException, InterruptedException {
+            byte[] data = super.getData(path, watcher, stat);
+            reads.incrementAndGet();
+            return data;
+        }
+    }
+
+    private record Client(ZooKeeperLockBackend backend, AtomicReference<CountingZooKeeper> zk) {
+        int listings() {
+            return zk.get().listings.get();
+        }
+
+        int reads() {
+            return zk.get().reads.get();
+        }
+    }
+
+    private Client client() throws InterruptedException {
+        AtomicReference<CountingZooKeeper> handle = new AtomicReference<>();
+        CuratorFramework curator = CuratorFrameworkFactory.builder()
+                .connectString(server.connectString())
+                .sessionTimeoutMs(10_000)
+                .connectionTimeoutMs(5_000)
+                .retryPolicy(new RetryNTimes(0, 0))
+                .zookeeperFactory((connect, timeout, watcher, readOnly) -> {
+                    CountingZooKeeper zk = new CountingZooKeeper(connect, timeout, watcher, readOnly);
+                    handle.set(zk);
+                    return zk;
+                })
+                .build();
+        curator.start();
+        ZooKeeperLockBackend backend =
+                new ZooKeeperLockBackend(ZooKeeperUri.parse("zookeeper://" + server.connectString()), OPTIONS, curator);
+        resources.add(backend);
+        assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        return new Client(backend, handle);
+    }
+
+    private static LockRequest request(String name) {
+        return new LockRequest(name, UUID.randomUUID().toString(), LockMode.EXCLUSIVE, Duration.ofSeconds(10));
+    }
+
+    private Future<Optional<Grant>> acquireInThread(Client client, String name) {
+        return threads.submit(() -> client.backend().acquire(request(name), WAIT_NANOS));
+    }
+
+    /** Waits (bounded) until the waiter's watches are set on the server. */
+    private static void awaitAtLeast(IntSupplier count, int expected, String what) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (count.getAsInt() < expected) {
+            assertThat(System.nanoTime() - deadline).as(what).isNegative();
+            Thread.onSpinWait();
+        }
+    }
+
+    @Test
+    void aWaiterBehindTheHeadTakesTheLockOnItsDeletionWithoutListingAgain() throws Exception {
+        String name = "behind-head-" + UUID.randomUUID();
+        Client holder = client();
+        Client waiter = client();
+        Grant first = holder.backend().tryAcquire(request(name)).orElseThrow();
+
+        Future<Optional<Grant>> waiting = acquireInThread(waiter, name);
+        awaitAtLeast(waiter::reads, 1, "the waiter watches the head");
+        int listings = waiter.listings();
+        assertThat(listings).as("the waiter listed the queue once, on joining").isEqualTo(1);
+
+        assertThat(holder.backend().release(first)).isTrue();
+        Grant second = waiting.get(10, TimeUnit.SECONDS).orElseThrow();
+
+        assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+        assertThat(waiter.listings()).as("listings after the hand-over").isEqualTo(listings);
+        assertThat(waiter.backend().release(second)).isTrue();
+    }
+
+    @Test
+    void aWaiterTwoPlacesBackTakesTheLockWhenBothBlockersGoWithoutListingAgain() throws Exception {
+        String name = "two-back-" + UUID.randomUUID();
+        Client holder = client();
+        Client middle = client();
+        Client last = client();
+        Grant first = holder.backend().tryAcquire(request(name)).orElseThrow();
+
+        Future<Optional<Grant>> middleWaiting = acquireInThread(middle, name);
+        awaitAtLeast(middle::reads, 1, "the middle waiter watches the head");
+        Future<Optional<Grant>> lastWaiting = acquireInThread(last, name);
+        awaitAtLeast(last::reads, 2, "the last waiter watches both nodes ahead");
+        int listings = last.listings();
+        assertThat(listings)
+                .as("the last waiter listed the queue once, on joining")
+                .isEqualTo(1);
+
+        assertThat(holder.backend().release(first)).isTrue();
+        Grant second = middleWaiting.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertThat(lastWaiting)
+                .as("the last waiter still waits behind the new holder")
+                .isNotDone();
+        assertThat(middle.backend().release(second)).isTrue();
+        Grant third = lastWaiting.get(10, TimeUnit.SECONDS).orElseThrow();
+
+        assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+        assertThat(third.fencingToken()).isGreaterThan(second.fencingToken());
+        assertThat(last.listings())
+                .as("the last waiter's listings after both hand-overs")
+                .isEqualTo(listings);
+        assertThat(last.reads()).as("no watch set again").isEqualTo(2);
+        assertThat(last.backend().release(third)).isTrue();
+    }
+}
