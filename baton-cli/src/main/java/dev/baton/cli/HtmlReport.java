@@ -66,7 +66,8 @@ final class HtmlReport {
                     .append(image(handoffChart(outcomes, labels)));
         }
         html.append("<h2>All rows</h2>\n").append(markdownToHtml(dev.baton.bench.ResultTable.markdown(all)));
-        html.append("<p>pairs/s: acquire+release pairs per second, median of the runs. Hand-off: from the holder's"
+        html.append("<p>pairs/s: acquire+release pairs per second, median of the runs (per run: each run, in the order"
+                        + " they ran). Hand-off: from the holder's"
                         + " release() call to the next holder's acquire returning. Overlaps: critical sections that"
                         + " saw another holder inside (must be 0).</p>\n")
                 .append("</body></html>\n");
