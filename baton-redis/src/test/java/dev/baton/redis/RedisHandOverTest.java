@@ -9,6 +9,7 @@ import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.servers.RedisServer;
+import dev.baton.tck.Await;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -20,7 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -82,14 +82,6 @@ class RedisHandOverTest {
         return 0;
     }
 
-    private static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime() - deadline).as(what).isNegative();
-            Thread.sleep(5); // polling a condition with a bound, not synchronising on a guess
-        }
-    }
-
     @Test
     void oneReleaseWakesExactlyOneWaiterWhichOwnsTheLockWithoutAnotherRoundTrip() throws Exception {
         String name = "handover-" + UUID.randomUUID();
@@ -106,7 +98,7 @@ class RedisHandOverTest {
                 waiting.add(CompletableFuture.supplyAsync(
                         () -> waiter.lock(name).acquire(Duration.ofSeconds(20)), threads));
             }
-            awaitTrue("three waiters queued", () -> redis.zcard(queueKey(name)) == 3);
+            Await.condition("three waiters queued", Duration.ofSeconds(10), () -> redis.zcard(queueKey(name)) == 3);
 
             long callsBefore = evalshaCalls();
             holder.close();
@@ -159,7 +151,8 @@ class RedisHandOverTest {
             Lease holder = holderClient.lock(name).acquire(Duration.ofSeconds(5));
             assertThatThrownBy(() -> quitter.lock(name).acquire(Duration.ofMillis(300)))
                     .isInstanceOf(LockTimeoutException.class);
-            awaitTrue("the quitter left the queue", () -> redis.zcard(queueKey(name)) == 0);
+            Await.condition(
+                    "the quitter left the queue", Duration.ofSeconds(10), () -> redis.zcard(queueKey(name)) == 0);
 
             holder.close();
             assertThat(redis.exists(lockKey(name)))

@@ -150,26 +150,6 @@ public abstract class LockBackendContract {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
     }
 
-    /** Waits until {@code condition} holds, checking every few milliseconds, at most {@code timeout}. */
-    private static void awaitCondition(String what, Duration timeout, java.util.function.BooleanSupplier condition) {
-        awaitCondition(what, timeout, condition, () -> "");
-    }
-
-    /** As above; {@code details} describes, on timeout, what is still in the way. */
-    private static void awaitCondition(
-            String what,
-            Duration timeout,
-            java.util.function.BooleanSupplier condition,
-            java.util.function.Supplier<String> details) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + timeout + " waiting for: " + what + details.get());
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
-    }
-
     /**
      * Whether {@code thread} belongs to a JVM-wide pool that a library starts on first use and keeps
      * for every later user, so that no client can own or stop it: the common fork-join pool, the
@@ -205,7 +185,7 @@ public abstract class LockBackendContract {
     }
 
     private static void awaitWaiting(Thread thread) {
-        awaitCondition(
+        Await.condition(
                 "thread " + thread.getName() + " to wait for the lock",
                 Duration.ofSeconds(10),
                 () -> thread.getState() == Thread.State.WAITING || thread.getState() == Thread.State.TIMED_WAITING);
@@ -912,7 +892,7 @@ public abstract class LockBackendContract {
             // The client's own threads must end, and so must any other new non-daemon thread (one
             // would keep the application's JVM from exiting).
             List<Thread> leftovers = new ArrayList<>();
-            awaitCondition(
+            Await.condition(
                     "the closed client's threads to end",
                     Duration.ofSeconds(10),
                     () -> {

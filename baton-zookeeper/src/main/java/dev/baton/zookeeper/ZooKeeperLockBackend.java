@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -804,9 +805,9 @@ final class ZooKeeperLockBackend implements LockBackend {
         private final ReentrantLock lock = new ReentrantLock();
         private final Condition signalled = lock.newCondition();
         /** Nodes with this wait's watch set and not yet fired. */
-        private final Set<String> armed = new java.util.HashSet<>();
+        private final Set<String> armed = new HashSet<>();
         /** Watched nodes seen deleted. */
-        private final Set<String> deleted = new java.util.HashSet<>();
+        private final Set<String> deleted = new HashSet<>();
         /** Something other than a deletion: list again (and set the watches again). */
         private boolean changed;
 

@@ -8,6 +8,7 @@ import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.servers.ZooKeeperServer;
+import dev.baton.tck.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -207,14 +208,14 @@ class ZooKeeperCuratorInteropTest {
         assertThat(curator.getChildren().forPath(pathOf(open))).isEmpty();
     }
 
-    private static void awaitQueued(CuratorFramework curator, String path, int nodes) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (curator.getChildren().forPath(path).size() < nodes) {
-            assertThat(System.nanoTime() - deadline)
-                    .as("%s nodes queued in time", nodes)
-                    .isNegative();
-            Thread.onSpinWait();
-        }
+    private static void awaitQueued(CuratorFramework curator, String path, int nodes) {
+        Await.condition(nodes + " nodes queued", Duration.ofSeconds(10), () -> {
+            try {
+                return curator.getChildren().forPath(path).size() >= nodes;
+            } catch (Exception e) {
+                throw new AssertionError("listing " + path + " failed", e);
+            }
+        });
     }
 
     @Test

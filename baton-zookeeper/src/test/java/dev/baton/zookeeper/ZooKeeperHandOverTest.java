@@ -7,6 +7,7 @@ import dev.baton.servers.ZooKeeperServer;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
+import dev.baton.tck.Await;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,7 +20,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.IntSupplier;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryNTimes;
@@ -45,6 +45,9 @@ class ZooKeeperHandOverTest {
             .operationTimeout(Duration.ofSeconds(5))
             .build();
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** How long a waiter may take to list the queue and set its watches. */
+    private static final Duration WATCHES_SET = Duration.ofSeconds(10);
+
     private static ZooKeeperServer server;
 
     private final List<AutoCloseable> resources = new ArrayList<>();
@@ -145,15 +148,6 @@ class ZooKeeperHandOverTest {
         return threads.submit(() -> client.backend().acquire(request(name), WAIT_NANOS));
     }
 
-    /** Waits (bounded) until the waiter's watches are set on the server. */
-    private static void awaitAtLeast(IntSupplier count, int expected, String what) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (count.getAsInt() < expected) {
-            assertThat(System.nanoTime() - deadline).as(what).isNegative();
-            Thread.onSpinWait();
-        }
-    }
-
     @Test
     void aWaiterBehindTheHeadTakesTheLockOnItsDeletionWithoutListingAgain() throws Exception {
         String name = "behind-head-" + UUID.randomUUID();
@@ -162,7 +156,7 @@ class ZooKeeperHandOverTest {
         Grant first = holder.backend().tryAcquire(request(name)).orElseThrow();
 
         Future<Optional<Grant>> waiting = acquireInThread(waiter, name);
-        awaitAtLeast(waiter::reads, 1, "the waiter watches the head");
+        Await.condition("the waiter watches the head", WATCHES_SET, () -> waiter.reads() >= 1);
         int listings = waiter.listings();
         assertThat(listings).as("the waiter listed the queue once, on joining").isEqualTo(1);
 
@@ -183,9 +177,9 @@ class ZooKeeperHandOverTest {
         Grant first = holder.backend().tryAcquire(request(name)).orElseThrow();
 
         Future<Optional<Grant>> middleWaiting = acquireInThread(middle, name);
-        awaitAtLeast(middle::reads, 1, "the middle waiter watches the head");
+        Await.condition("the middle waiter watches the head", WATCHES_SET, () -> middle.reads() >= 1);
         Future<Optional<Grant>> lastWaiting = acquireInThread(last, name);
-        awaitAtLeast(last::reads, 2, "the last waiter watches both nodes ahead");
+        Await.condition("the last waiter watches both nodes ahead", WATCHES_SET, () -> last.reads() >= 2);
         int listings = last.listings();
         assertThat(listings)
                 .as("the last waiter listed the queue once, on joining")
