@@ -15,6 +15,7 @@ import java.util.function.Supplier;
  * <pre>
  * java -cp ... dev.baton.bench.BenchMain --backends h2,postgres --run 5s --warmup 2s --runs 3 --scenarios A1,A8,B8,C8
  *     [--subjects baton,raw]   (only subjects whose name contains one of these)
+ *     [--hold 1ms]             (each holder keeps the lock this long before releasing)
  * </pre>
  */
 public final class BenchMain {
@@ -26,6 +27,7 @@ public final class BenchMain {
         Duration warmup = Duration.ofSeconds(2);
         Duration run = Duration.ofSeconds(5);
         int runs = 3;
+        Duration hold = Duration.ZERO;
         String uri = null;
         List<String> subjectFilter = List.of();
         for (int i = 0; i < args.length; i++) {
@@ -37,6 +39,7 @@ public final class BenchMain {
                 case "--warmup" -> warmup = parse(value);
                 case "--run" -> run = parse(value);
                 case "--runs" -> runs = Integer.parseInt(value);
+                case "--hold" -> hold = parse(value);
                 case "--uri" -> uri = value;
                 case "--subjects" -> subjectFilter = Arrays.asList(value.split(","));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
@@ -44,7 +47,7 @@ public final class BenchMain {
             i++;
         }
         List<ScenarioResult> results =
-                run(backends, scenarios, new BenchSettings(warmup, run, runs), uri, subjectFilter, System.out);
+                run(backends, scenarios, new BenchSettings(warmup, run, runs, 8, hold), uri, subjectFilter, System.out);
         System.out.println();
         System.out.print(ResultTable.markdown(results));
     }

@@ -10,14 +10,15 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
 /**
  * Runs a {@link Scenario} against a {@link LockSubject}: the same loop for every subject, so rows
- * compare like with like. Each iteration acquires, checks occupancy inside the critical section, and
- * releases; pair latency is from the acquire call to the release returning; hand-off latency is from
+ * compare like with like. Each iteration acquires, checks occupancy inside the critical section
+ * (before and after the {@linkplain BenchSettings#hold() hold}, if any), and releases; pair latency is from the acquire call to the release returning; hand-off latency is from
  * a holder's release() call to the next holder's acquire returning (other thread only).
  */
 public final class BenchRunner {
@@ -135,6 +136,17 @@ public final class BenchRunner {
         }
     }
 
+    /**
+     * Keeps the lock until {@code until} ({@link System#nanoTime()}) without using the CPU, like a
+     * critical section that waits on I/O. Not a synchronisation: the lock is what excludes others.
+     */
+    private static void hold(long until) {
+        long left;
+        while ((left = until - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(left);
+        }
+    }
+
     private static double micros(Histogram histogram, double percentile) {
         return histogram.getTotalCount() == 0 ? Double.NaN : histogram.getValueAtPercentile(percentile) / 1000.0;
     }
@@ -150,6 +162,7 @@ public final class BenchRunner {
     private Measurement measure(
             List<LockSubject.Client> clients, Scenario scenario, String prefix, long durationNanos) {
         int threads = settings.threadsFor(scenario);
+        long holdNanos = settings.hold().toNanos();
         Recorder pairLatency = new Recorder(3);
         Recorder handoffLatency = new Recorder(3);
         LongAdder pairs = new LongAdder();
@@ -191,6 +204,12 @@ public final class BenchRunner {
                                 }
                                 if (inside.incrementAndGet() > 1) {
                                     overlaps.increment();
+                                }
+                                if (holdNanos > 0) {
+                                    hold(acquired + holdNanos);
+                                    if (inside.get() > 1) {
+                                        overlaps.increment();
+                                    }
                                 }
                                 inside.decrementAndGet();
                                 if (scenario.contended()) {

@@ -39,6 +39,38 @@ class BenchRunnerTest {
     }
 
     @Test
+    void aHoldKeepsEachHolderInsideForThatLongAndStillMeasuresHandOffs() {
+        Duration hold = Duration.ofMillis(20);
+        List<ScenarioResult> results = BenchMain.run(
+                List.of("h2"),
+                List.of(Scenario.A1, Scenario.B8),
+                new BenchSettings(Duration.ZERO, Duration.ofMillis(400), 1, 4, hold),
+                null,
+                List.of("baton table"),
+                new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
+        assertThat(results).hasSize(2);
+        for (ScenarioResult result : results) {
+            assertThat(result.errors()).as("%s errors", result.scenario()).isZero();
+            assertThat(result.overlaps()).as("%s overlaps", result.scenario()).isZero();
+            // One name per row: holders follow each other, each inside for at least the hold.
+            assertThat(result.pairsPerSecond())
+                    .as("%s rate with a %s hold", result.scenario(), hold)
+                    .isPositive()
+                    .isLessThanOrEqualTo(1000.0 / hold.toMillis());
+            assertThat(result.pairP50Micros()).isGreaterThanOrEqualTo(hold.toNanos() / 1000.0);
+        }
+        assertThat(results.get(1).handoffP50Micros()).isPositive();
+    }
+
+    @Test
+    void settingsRefuseANegativeHold() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> new BenchSettings(Duration.ZERO, Duration.ofSeconds(1), 1, 8, Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("hold >= 0");
+    }
+
+    @Test
     void theTableListsEveryRunBesidesTheMedian() {
         ScenarioResult result = new ScenarioResult(
                 "baton x", Scenario.C8, 2_000, List.of(1_500.0, 2_000.0, 12_345.6), 10, 20, 5, 9, 0, 0);

@@ -80,6 +80,15 @@ final class BenchCommand implements Callable<Integer> {
             description = "Threads of the A8, B8 and C8 rows (default ${DEFAULT-VALUE})")
     int threads;
 
+    @Option(
+            names = "--hold",
+            defaultValue = "0s",
+            converter = DurationConverter.class,
+            description = "How long each holder keeps the lock before releasing it (default ${DEFAULT-VALUE}: the"
+                    + " lock alone); e.g. 1ms models a critical section waiting on I/O, so hand-offs happen with the"
+                    + " waiters queued and the CPU free")
+    Duration hold;
+
     @Option(names = "--scenarios", split = ",", description = "Scenarios (default: all): A1, A8, B8, C8")
     List<Scenario> scenarios;
 
@@ -132,7 +141,7 @@ final class BenchCommand implements Callable<Integer> {
         Duration warm = warmup != null
                 ? warmup
                 : duration.compareTo(Duration.ofSeconds(2)) < 0 ? duration : Duration.ofSeconds(2);
-        BenchSettings settings = new BenchSettings(warm, duration, runs, threads);
+        BenchSettings settings = new BenchSettings(warm, duration, runs, threads, hold);
         List<Scenario> rows = scenarios != null ? scenarios : List.of(Scenario.values());
         long started = System.nanoTime();
         BenchRunner runner = new BenchRunner(settings, line -> {

@@ -46,7 +46,7 @@ final class HtmlReport {
                 .append("<h1>Baton bench</h1>\n<p>")
                 .append(escape(String.format(
                         Locale.ROOT,
-                        "%s; %d cores; %s %s; Java %s; %d run(s) of %s after a %s warm-up per row; %d threads",
+                        "%s; %d cores; %s %s; Java %s; %d run(s) of %s after a %s warm-up per row; %d threads%s",
                         ZonedDateTime.now().format(DateTimeFormatter.RFC_1123_DATE_TIME),
                         Runtime.getRuntime().availableProcessors(),
                         System.getProperty("os.name"),
@@ -55,7 +55,10 @@ final class HtmlReport {
                         settings.runs(),
                         settings.run(),
                         settings.warmup(),
-                        settings.threads())))
+                        settings.threads(),
+                        settings.hold().isZero()
+                                ? ""
+                                : "; each holder keeps the lock " + settings.hold() + " before releasing")))
                 .append("</p>\n");
         html.append("<h2>Summary</h2>\n")
                 .append(markdownToHtml(BenchCommand.summaryTable(outcomes, settings.threads())));
