@@ -17,4 +17,14 @@ public final class BenchBackends {
         backends.put("zookeeper", ZooKeeperBenchBackend::create);
         return backends;
     }
+
+    /**
+     * {@link #all()} and the probes that measure protocols rather than Baton (for {@link BenchMain}
+     * only): {@code zookeeper-protocols}.
+     */
+    public static Map<String, Supplier<BenchBackend>> withProbes() {
+        Map<String, Supplier<BenchBackend>> backends = all();
+        backends.put("zookeeper-protocols", ZooKeeperBenchBackend::protocols);
+        return backends;
+    }
 }

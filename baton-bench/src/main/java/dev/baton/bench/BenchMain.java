@@ -17,6 +17,14 @@ import java.util.function.Supplier;
  *     [--subjects baton,raw]   (only subjects whose name contains one of these)
  *     [--hold 1ms]             (each holder keeps the lock this long before releasing)
  * </pre>
+ *
+ * <p>Besides the backends of {@code baton bench}, {@code --backends zookeeper-protocols} measures
+ * Baton's and Curator's queue protocols on the bare ZooKeeper client beside Curator's mutex and the
+ * raw baseline ({@link ZooKeeperProtocolSubjects}):
+ *
+ * <pre>
+ * java -cp ... dev.baton.bench.BenchMain --backends zookeeper-protocols --scenarios A8,C8 --run 1s --warmup 1s --runs 15
+ * </pre>
  */
 public final class BenchMain {
     private BenchMain() {}
@@ -69,7 +77,7 @@ public final class BenchMain {
             String uri,
             List<String> subjectFilter,
             PrintStream log) {
-        Map<String, Supplier<BenchBackend>> known = BenchBackends.all();
+        Map<String, Supplier<BenchBackend>> known = BenchBackends.withProbes();
         List<ScenarioResult> results = new ArrayList<>();
         BenchRunner runner = new BenchRunner(settings, line -> log.println("  " + line));
         for (String id : backendIds) {

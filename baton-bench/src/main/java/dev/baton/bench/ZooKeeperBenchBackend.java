@@ -26,15 +26,28 @@ final class ZooKeeperBenchBackend implements BenchBackend {
             .build();
     private static final int SESSION_MILLIS = 10_000;
 
+    private final boolean protocols;
     private ZooKeeperServer server;
 
+    private ZooKeeperBenchBackend(boolean protocols) {
+        this.protocols = protocols;
+    }
+
     static BenchBackend create() {
-        return new ZooKeeperBenchBackend();
+        return new ZooKeeperBenchBackend(false);
+    }
+
+    /**
+     * The protocol floors ({@link ZooKeeperProtocolSubjects}: Baton's and Curator's queue protocols on
+     * the bare client) beside Curator's mutex and the raw baseline, instead of Baton itself.
+     */
+    static BenchBackend protocols() {
+        return new ZooKeeperBenchBackend(true);
     }
 
     @Override
     public String id() {
-        return "zookeeper";
+        return protocols ? "zookeeper-protocols" : "zookeeper";
     }
 
     @Override
@@ -47,6 +60,13 @@ final class ZooKeeperBenchBackend implements BenchBackend {
         } else {
             server = ZooKeeperServer.start();
             connect = server.connectString();
+        }
+        if (protocols) {
+            List<LockSubject> subjects =
+                    new java.util.ArrayList<>(ZooKeeperProtocolSubjects.subjects(connect, SESSION_MILLIS));
+            subjects.add(new CuratorSubject("curator InterProcessMutex", connect, false));
+            subjects.add(new CuratorSubject("raw create+delete", connect, true));
+            return subjects;
         }
         String uri = "zookeeper://" + connect + "/bench?sessionTimeout=" + SESSION_MILLIS + "ms";
         return List.of(
