@@ -19,8 +19,8 @@ import java.util.function.Supplier;
  * </pre>
  *
  * <p>Besides the backends of {@code baton bench}, {@code --backends zookeeper-protocols} measures
- * Baton's and Curator's queue protocols on the bare ZooKeeper client beside Curator's mutex and the
- * raw baseline ({@link ZooKeeperProtocolSubjects}):
+ * Baton's and Curator's queue protocols on the bare ZooKeeper client beside Baton, Curator's mutex
+ * and the raw baseline ({@link ZooKeeperProtocolSubjects}):
  *
  * <pre>
  * java -cp ... dev.baton.bench.BenchMain --backends zookeeper-protocols --scenarios A8,C8 --run 1s --warmup 1s --runs 15

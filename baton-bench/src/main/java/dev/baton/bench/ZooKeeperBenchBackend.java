@@ -39,7 +39,7 @@ final class ZooKeeperBenchBackend implements BenchBackend {
 
     /**
      * The protocol floors ({@link ZooKeeperProtocolSubjects}: Baton's and Curator's queue protocols on
-     * the bare client) beside Curator's mutex and the raw baseline, instead of Baton itself.
+     * the bare client) beside Baton, Curator's mutex and the raw baseline, all in one run.
      */
     static BenchBackend protocols() {
         return new ZooKeeperBenchBackend(true);
@@ -61,14 +61,15 @@ final class ZooKeeperBenchBackend implements BenchBackend {
             server = ZooKeeperServer.start();
             connect = server.connectString();
         }
+        String uri = "zookeeper://" + connect + "/bench?sessionTimeout=" + SESSION_MILLIS + "ms";
         if (protocols) {
             List<LockSubject> subjects =
                     new java.util.ArrayList<>(ZooKeeperProtocolSubjects.subjects(connect, SESSION_MILLIS));
+            subjects.add(BatonSubject.of("baton zookeeper", uri, OPTIONS));
             subjects.add(new CuratorSubject("curator InterProcessMutex", connect, false));
             subjects.add(new CuratorSubject("raw create+delete", connect, true));
             return subjects;
         }
-        String uri = "zookeeper://" + connect + "/bench?sessionTimeout=" + SESSION_MILLIS + "ms";
         return List.of(
                 BatonSubject.of("baton zookeeper", uri, OPTIONS),
                 new CuratorSubject("curator InterProcessMutex", connect, false),
