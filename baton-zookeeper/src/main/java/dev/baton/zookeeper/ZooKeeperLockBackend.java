@@ -163,16 +163,7 @@ final class ZooKeeperLockBackend implements LockBackend {
      */
     private Entered enter(LockRequest request, String lockPath, long deadline) throws InterruptedException {
         checkOpen(request.name());
-        ZooKeeper zk = null;
-        if (!unwritableLockNodes.contains(lockPath)) {
-            try {
-                if (curator.getZookeeperClient().isConnected()) {
-                    zk = curator.getZookeeperClient().getZooKeeper();
-                }
-            } catch (Exception e) {
-                zk = null;
-            }
-        }
+        ZooKeeper zk = unwritableLockNodes.contains(lockPath) ? null : connectedHandle();
         if (zk == null) {
             return new Entered(create(request, lockPath, deadline), null);
         }
@@ -220,6 +211,17 @@ final class ZooKeeperLockBackend implements LockBackend {
         Stat lockNode = ((OpResult.SetDataResult) results.get(1)).getStat();
         QueueNode node = new QueueNode(own, own.substring(lockPath.length() + 1), lockNode.getMzxid());
         return new Entered(node, lockNode.getNumChildren() == 1 ? List.of(node.node()) : null);
+    }
+
+    /** The ZooKeeper handle if the client is connected now, else null (then Curator's calls wait). */
+    private ZooKeeper connectedHandle() {
+        try {
+            return curator.getZookeeperClient().isConnected()
+                    ? curator.getZookeeperClient().getZooKeeper()
+                    : null;
+        } catch (Exception e) {
+            return null;
+        }
     }
 
     private QueueNode create(LockRequest request, String lockPath, long deadline) throws InterruptedException {
@@ -505,8 +507,24 @@ final class ZooKeeperLockBackend implements LockBackend {
         }
     }
 
-    /** Deletes {@code path}; false if it did not exist. */
+    /**
+     * Deletes {@code path}; false if it did not exist. One call on the connected handle; anything
+     * but success or "no node" (a connection loss, say) goes through Curator's guaranteed delete,
+     * which retries within {@code deadline} and otherwise keeps trying in the background.
+     */
     private boolean delete(String lockName, String path, long deadline) throws InterruptedException {
+        checkOpen(lockName);
+        ZooKeeper zk = connectedHandle();
+        if (zk != null) {
+            try {
+                zk.delete(namespace + path, -1);
+                return true;
+            } catch (KeeperException.NoNodeException e) {
+                return false;
+            } catch (KeeperException e) {
+                log.debug("{}: deleting {} failed ({}); retrying through Curator", name, path, e.toString());
+            }
+        }
         try {
             bounded(lockName, "deleting the queue node", deadline, () -> {
                 curator.delete().guaranteed().forPath(path);

@@ -19,6 +19,9 @@ final class ZooKeeperLockPaths {
     }
 
     static String encode(String name) {
+        if (isPlain(name)) {
+            return name; // the common case, without a copy
+        }
         boolean dotsOnly = !name.isEmpty() && name.chars().allMatch(c -> c == '.');
         byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
         StringBuilder out = new StringBuilder(bytes.length + 16);
@@ -37,5 +40,20 @@ final class ZooKeeperLockPaths {
             }
         }
         return out.toString();
+    }
+
+    /** Whether {@link #encode} keeps every character: plain ASCII only, and not dots only. */
+    private static boolean isPlain(String name) {
+        boolean dotsOnly = true;
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            boolean plain =
+                    (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+            if (!plain && c != '.') {
+                return false;
+            }
+            dotsOnly &= c == '.';
+        }
+        return !dotsOnly || name.isEmpty();
     }
 }

@@ -46,6 +46,18 @@ final class ZooKeeperLockQueue {
      * random bits), so that an attempt can always find the node it may have created.
      */
     static String protectionPrefix(String ownerId) {
+        if (isAsciiHex(ownerId, 32)) {
+            // Baton's own owner ids: the UUID of the 128 bits they spell is the id itself, lower-cased
+            // and dashed like UUID.toString(), written here without parsing it (one per attempt).
+            StringBuilder out = new StringBuilder(40).append("_c_");
+            for (int i = 0; i < 32; i++) {
+                if (i == 8 || i == 12 || i == 16 || i == 20) {
+                    out.append('-');
+                }
+                out.append(Character.toLowerCase(ownerId.charAt(i)));
+            }
+            return out.append('-').toString();
+        }
         UUID uuid;
         if (ownerId.length() == 32 && ownerId.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
             uuid = new UUID(
@@ -55,6 +67,19 @@ final class ZooKeeperLockQueue {
             uuid = UUID.nameUUIDFromBytes(ownerId.getBytes(StandardCharsets.UTF_8));
         }
         return "_c_" + uuid + "-";
+    }
+
+    private static boolean isAsciiHex(String text, int length) {
+        if (text.length() != length) {
+            return false;
+        }
+        for (int i = 0; i < length; i++) {
+            char c = text.charAt(i);
+            if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     static String sequence(String node) {

@@ -71,6 +71,30 @@ class ZooKeeperUriTest {
         assertThat(ZooKeeperLockPaths.encode("a%2F")).isNotEqualTo(ZooKeeperLockPaths.encode("a/"));
         assertThat(ZooKeeperLockPaths.encode("é")).isEqualTo("%C3%A9");
         assertThat(ZooKeeperLockPaths.lockPath("/baton/locks", "a/b")).isEqualTo("/baton/locks/a%2Fb");
+        assertThat(ZooKeeperLockPaths.encode("v1.2_Z-9")).isEqualTo("v1.2_Z-9");
+        assertThat(ZooKeeperLockPaths.encode("..a")).isEqualTo("..a");
+        assertThat(ZooKeeperLockPaths.encode("a b")).isEqualTo("a%20b");
+        assertThat(ZooKeeperLockPaths.encode("a\u0663")).isEqualTo("a%D9%A3");
+    }
+
+    @Test
+    void protectionPrefixIsTheUuidOfTheOwnerIdAsCuratorWritesIt() {
+        java.util.Random random = new java.util.Random(42);
+        for (int i = 0; i < 1_000; i++) {
+            java.util.UUID uuid = new java.util.UUID(random.nextLong(), random.nextLong());
+            String hex = uuid.toString().replace("-", "");
+            String id = i % 2 == 0 ? hex : hex.toUpperCase(java.util.Locale.ROOT);
+            assertThat(ZooKeeperLockQueue.protectionPrefix(id)).isEqualTo("_c_" + uuid + "-");
+        }
+        // Not a hex id: a name-based UUID of the id.
+        assertThat(ZooKeeperLockQueue.protectionPrefix("owner-1"))
+                .isEqualTo("_c_"
+                        + java.util.UUID.nameUUIDFromBytes("owner-1".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                        + "-");
+        assertThat(ZooKeeperLockQueue.protectionPrefix("owner-1"))
+                .startsWith("_c_")
+                .endsWith("-")
+                .hasSize(40);
     }
 
     @Test
