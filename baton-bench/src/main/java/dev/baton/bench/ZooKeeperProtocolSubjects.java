@@ -45,27 +45,13 @@ final class ZooKeeperProtocolSubjects {
                 new Subject("bare: curator loop", connect, sessionMillis, false));
     }
 
-    private static final class Subject implements LockSubject {
-        private final String name;
-        private final String connect;
-        private final int sessionMillis;
-        private final boolean batonProtocol;
-
-        Subject(String name, String connect, int sessionMillis, boolean batonProtocol) {
-            this.name = name;
-            this.connect = connect;
-            this.sessionMillis = sessionMillis;
-            this.batonProtocol = batonProtocol;
-        }
-
-        @Override
-        public String name() {
-            return name;
-        }
+    /** One protocol: Baton's ({@code batonProtocol}) or Curator's loop, one session per client. */
+    private record Subject(String name, String connect, int sessionMillis, boolean batonProtocol)
+            implements LockSubject {
 
         @Override
         public Client newClient() {
-            ZooKeeper zk = connect();
+            ZooKeeper zk = openSession();
             String root = batonProtocol ? "/bench-bare-baton/" : "/bench-bare-curator/";
             return new Client() {
                 @Override
@@ -96,7 +82,7 @@ final class ZooKeeperProtocolSubjects {
             };
         }
 
-        private ZooKeeper connect() {
+        private ZooKeeper openSession() {
             CountDownLatch connected = new CountDownLatch(1);
             try {
                 ZooKeeper zk = new ZooKeeper(connect, sessionMillis, event -> {
