@@ -18,8 +18,9 @@ import org.HdrHistogram.Recorder;
 /**
  * Runs a {@link Scenario} against a {@link LockSubject}: the same loop for every subject, so rows
  * compare like with like. Each iteration acquires, checks occupancy inside the critical section
- * (before and after the {@linkplain BenchSettings#hold() hold}, if any), and releases; pair latency is from the acquire call to the release returning; hand-off latency is from
- * a holder's release() call to the next holder's acquire returning (other thread only).
+ * (before and after the {@linkplain BenchSettings#hold() hold}, if any), and releases; pair latency
+ * is from the acquire call to the release returning; hand-off latency is from a holder's release()
+ * call to the next holder's acquire returning (other thread only).
  */
 public final class BenchRunner {
     private final BenchSettings settings;
