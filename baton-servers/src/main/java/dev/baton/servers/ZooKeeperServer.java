@@ -9,7 +9,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
@@ -43,6 +45,13 @@ public final class ZooKeeperServer implements AutoCloseable {
     public static final int MIN_SESSION_MILLIS = 500;
     public static final int MAX_SESSION_MILLIS = 60_000;
 
+    /**
+     * Every server thread: servers are started from a thread of this group, and the threads they
+     * start (also later, on demand, such as request workers) inherit it. See {@link
+     * #isServerThread(Thread)}.
+     */
+    private static final ThreadGroup SERVER_THREADS = new ThreadGroup("baton-zookeeper-servers");
+
     private final String connectString;
     private final TestingServer single; // null for an ensemble or external
     private final TestingCluster cluster; // null for a single server or external
@@ -65,7 +74,7 @@ public final class ZooKeeperServer implements AutoCloseable {
         }
         InstanceSpec spec = spec(1, new HashSet<>());
         try {
-            TestingServer server = new TestingServer(spec, true);
+            TestingServer server = inServerThreads(() -> new TestingServer(spec, true));
             log.info("ZooKeeper started at {} (data {})", server.getConnectString(), spec.getDataDirectory());
             return new ZooKeeperServer(server.getConnectString(), server, null, List.of(spec));
         } catch (Exception e) {
@@ -92,7 +101,10 @@ public final class ZooKeeperServer implements AutoCloseable {
         }
         TestingCluster cluster = new TestingCluster(specs);
         try {
-            cluster.start();
+            inServerThreads(() -> {
+                cluster.start();
+                return null;
+            });
         } catch (Exception e) {
             try {
                 cluster.close();
@@ -106,6 +118,53 @@ public final class ZooKeeperServer implements AutoCloseable {
         }
         log.info("ZooKeeper ensemble of {} started at {}", size, cluster.getConnectString());
         return new ZooKeeperServer(cluster.getConnectString(), null, cluster, List.copyOf(specs));
+    }
+
+    /**
+     * Runs {@code start} on a new thread of {@link #SERVER_THREADS} and waits for it, so that the
+     * threads the server starts belong to that group.
+     */
+    private static <T> T inServerThreads(Callable<T> start) throws Exception {
+        AtomicReference<T> result = new AtomicReference<>();
+        AtomicReference<Exception> failure = new AtomicReference<>();
+        Thread starter = new Thread(
+                SERVER_THREADS,
+                () -> {
+                    try {
+                        result.set(start.call());
+                    } catch (Exception e) {
+                        failure.set(e);
+                    }
+                },
+                "baton-zookeeper-start");
+        starter.start();
+        try {
+            starter.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw e;
+        }
+        if (failure.get() != null) {
+            throw failure.get();
+        }
+        return result.get();
+    }
+
+    /**
+     * Whether {@code thread} is one of the threads of the servers this class started in this JVM
+     * (false for every thread when the server is external): tests that check a client leaves no
+     * thread behind skip these.
+     */
+    public boolean isServerThread(Thread thread) {
+        if (external()) {
+            return false;
+        }
+        for (ThreadGroup group = thread.getThreadGroup(); group != null; group = group.getParent()) {
+            if (group == SERVER_THREADS) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A free port not in {@code taken} (a port just probed free may be handed out twice). */
@@ -183,7 +242,7 @@ public final class ZooKeeperServer implements AutoCloseable {
     public void restart(int index) {
         requireCluster("restart");
         try {
-            cluster.restartServer(specs.get(index));
+            inServerThreads(() -> cluster.restartServer(specs.get(index)));
         } catch (Exception e) {
             throw new IllegalStateException("could not restart ZooKeeper server " + index + ": " + e, e);
         }

@@ -29,6 +29,12 @@ class ZooKeeperServerTest {
             address = server.address(0);
             assertThat(server.connectString()).isEqualTo("127.0.0.1:" + address.getPort());
             assertThat(srvr(address)).contains("Zookeeper version");
+            // The server's threads, also those started after it was up, are told apart from others.
+            assertThat(liveServerThreadNames(server))
+                    .anyMatch(name -> name.startsWith("SyncThread"))
+                    .anyMatch(name -> name.startsWith("NIOServerCxnFactory"))
+                    .anyMatch(name -> name.startsWith("NIOWorkerThread"));
+            assertThat(server.isServerThread(Thread.currentThread())).isFalse();
             assertThatThrownBy(() -> server.kill(0))
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("ensemble");
@@ -44,6 +50,16 @@ class ZooKeeperServerTest {
             ensemble.kill(0);
             assertThatThrownBy(() -> srvr(ensemble.address(0))).isInstanceOf(IOException.class);
             ensemble.restart(0);
+            assertThat(liveServerThreadNames(ensemble))
+                    .filteredOn(name -> name.startsWith("QuorumPeer[myid="))
+                    .hasSize(3);
         }
+    }
+
+    private static java.util.List<String> liveServerThreadNames(ZooKeeperServer server) {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(server::isServerThread)
+                .map(Thread::getName)
+                .toList();
     }
 }

@@ -880,7 +880,8 @@ public abstract class LockBackendContract {
             client.lock(second).lock();
             Set<Thread> ownedByClient = new HashSet<>(Thread.getAllStackTraces().keySet());
             ownedByClient.removeAll(before);
-            ownedByClient.removeIf(LockBackendContract::isSharedLibraryThread);
+            ownedByClient.removeIf(
+                    thread -> isSharedLibraryThread(thread) || fixture().isServerThread(thread));
 
             client.close();
             assertThat(lease.isValid()).isFalse();
@@ -899,8 +900,10 @@ public abstract class LockBackendContract {
                         leftovers.clear();
                         for (Thread thread : Thread.getAllStackTraces().keySet()) {
                             boolean owned = ownedByClient.contains(thread);
-                            boolean newNonDaemon =
-                                    !before.contains(thread) && !thread.isDaemon() && !isSharedLibraryThread(thread);
+                            boolean newNonDaemon = !before.contains(thread)
+                                    && !thread.isDaemon()
+                                    && !isSharedLibraryThread(thread)
+                                    && !fixture().isServerThread(thread);
                             if ((owned || newNonDaemon) && thread.isAlive()) {
                                 leftovers.add(thread);
                             }

@@ -45,6 +45,16 @@ public interface LockBackendFixture {
     Set<Capability> capabilities();
 
     /**
+     * Whether {@code thread} belongs to a server that this fixture runs inside the test JVM (an
+     * embedded ZooKeeper, say) rather than to a client. Such servers start threads on demand at any
+     * time, so the kit's check that a closed client leaves no thread behind skips them. Default:
+     * none (the server runs in its own process).
+     */
+    default boolean isServerThread(Thread thread) {
+        return false;
+    }
+
+    /**
      * A fixture for a server that is reached by URI. The suppliers are read on every call, so a
      * fixture may be created before its server starts.
      */

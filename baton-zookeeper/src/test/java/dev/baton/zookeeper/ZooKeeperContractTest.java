@@ -48,6 +48,11 @@ class ZooKeeperContractTest extends LockBackendContract {
             public Set<Capability> capabilities() {
                 return Set.of(Capability.SHARED_MODE);
             }
+
+            @Override
+            public boolean isServerThread(Thread thread) {
+                return server.isServerThread(thread);
+            }
         };
     }
 }

@@ -92,6 +92,11 @@ class ZooKeeperEnsembleContractTest extends LockBackendContract {
             public Set<Capability> capabilities() {
                 return Set.of(Capability.SHARED_MODE);
             }
+
+            @Override
+            public boolean isServerThread(Thread thread) {
+                return ensemble.isServerThread(thread);
+            }
         };
     }
 }
