@@ -7,15 +7,12 @@ import dev.baton.DistributedReadWriteLock;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
-import dev.baton.servers.ZooKeeperServer;
 import dev.baton.tck.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,9 +21,6 @@ import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -35,34 +29,12 @@ import org.junit.jupiter.api.Timeout;
  * exclude the other's, under contention, for the mutex and for the read/write lock.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
-class ZooKeeperCuratorInteropTest {
+class ZooKeeperCuratorInteropTest extends OneServerTestBase {
     private static final String NAMESPACE = "interop";
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(10))
             .operationTimeout(Duration.ofSeconds(5))
             .build();
-    private static ZooKeeperServer server;
-
-    private final List<AutoCloseable> resources = new ArrayList<>();
-    private final ExecutorService threads = Executors.newCachedThreadPool();
-
-    @BeforeAll
-    static void startServer() {
-        server = ZooKeeperServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        server.close();
-    }
-
-    @AfterEach
-    void closeResources() throws Exception {
-        threads.shutdownNow();
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            resources.get(i).close();
-        }
-    }
 
     private LockClient baton(String params) {
         LockClient client =

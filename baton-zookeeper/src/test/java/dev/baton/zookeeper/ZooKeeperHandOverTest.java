@@ -3,19 +3,15 @@ package dev.baton.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.LockOptions;
-import dev.baton.servers.ZooKeeperServer;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.tck.Await;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,9 +23,6 @@ import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -39,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
  * The waiter's ZooKeeper handle counts its listings and watch reads.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class ZooKeeperHandOverTest {
+class ZooKeeperHandOverTest extends OneServerTestBase {
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(10))
             .operationTimeout(Duration.ofSeconds(5))
@@ -47,29 +40,6 @@ class ZooKeeperHandOverTest {
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** How long a waiter may take to list the queue and set its watches. */
     private static final Duration WATCHES_SET = Duration.ofSeconds(10);
-
-    private static ZooKeeperServer server;
-
-    private final List<AutoCloseable> resources = new ArrayList<>();
-    private final ExecutorService threads = Executors.newCachedThreadPool();
-
-    @BeforeAll
-    static void startServer() {
-        server = ZooKeeperServer.start();
-    }
-
-    @AfterAll
-    static void stopServer() {
-        server.close();
-    }
-
-    @AfterEach
-    void closeResources() throws Exception {
-        threads.shutdownNow();
-        for (int i = resources.size() - 1; i >= 0; i--) {
-            resources.get(i).close();
-        }
-    }
 
     /** A ZooKeeper handle that counts the listings and the data reads (watches) made through it. */
     static final class CountingZooKeeper extends ZooKeeper {
