@@ -3,6 +3,8 @@ package dev.baton.servers;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -44,6 +46,12 @@ public final class ZooKeeperServer implements AutoCloseable {
 
     public static final int MIN_SESSION_MILLIS = 500;
     public static final int MAX_SESSION_MILLIS = 60_000;
+
+    /**
+     * How long {@link #kill(int)} waits for the killed peer's main thread to end, and {@link
+     * #restart(int)} for the restarted peer to serve.
+     */
+    static final long KILL_WAIT_MILLIS = 30_000;
 
     /**
      * Every server thread: servers are started from a thread of this group, and the threads they
@@ -156,9 +164,10 @@ public final class ZooKeeperServer implements AutoCloseable {
      * thread behind skip these.
      */
     public boolean isServerThread(Thread thread) {
-        if (external()) {
-            return false;
-        }
+        return !external() && isInServerThreads(thread);
+    }
+
+    private static boolean isInServerThreads(Thread thread) {
         for (ThreadGroup group = thread.getThreadGroup(); group != null; group = group.getParent()) {
             if (group == SERVER_THREADS) {
                 return true;
@@ -226,25 +235,95 @@ public final class ZooKeeperServer implements AutoCloseable {
         return single == null && cluster == null;
     }
 
-    /** Stops server {@code index} of an ensemble abruptly (its data directory is kept). */
+    /**
+     * Stops server {@code index} of an ensemble abruptly (its data directory is kept) and returns
+     * once its main thread has ended, so that a {@link #restart(int)} never runs beside the dying
+     * peer.
+     *
+     * @throws IllegalStateException if the server was not running, or its main thread is still
+     *     running {@link #KILL_WAIT_MILLIS} ms after the kill
+     */
     public void kill(int index) {
         requireCluster("kill");
+        InstanceSpec spec = specs.get(index);
+        List<Thread> peers = peerThreads(spec.getServerId());
         try {
-            if (!cluster.killServer(specs.get(index))) {
+            if (!cluster.killServer(spec)) {
                 throw new IllegalStateException("ZooKeeper server " + index + " was not running");
             }
+            for (Thread peer : peers) {
+                peer.join(KILL_WAIT_MILLIS);
+                if (peer.isAlive()) {
+                    throw new IllegalStateException(
+                            "thread " + peer.getName() + " still runs " + KILL_WAIT_MILLIS + " ms after the kill");
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while killing ZooKeeper server " + index, e);
         } catch (Exception e) {
             throw new IllegalStateException("could not kill ZooKeeper server " + index + ": " + e, e);
         }
     }
 
-    /** Restarts server {@code index} of an ensemble after {@link #kill(int)}. */
+    /** The main thread of the peer with id {@code serverId} (ZooKeeper names it QuorumPeer[myid=N]...). */
+    private static List<Thread> peerThreads(int serverId) {
+        String prefix = "QuorumPeer[myid=" + serverId + "]";
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(thread -> thread.getName().startsWith(prefix))
+                .filter(ZooKeeperServer::isInServerThreads)
+                .toList();
+    }
+
+    /**
+     * Restarts server {@code index} of an ensemble after {@link #kill(int)} and returns once it
+     * serves clients again (it has joined the quorum as leader or follower).
+     *
+     * @throws IllegalStateException if it cannot start, or does not serve within {@link
+     *     #KILL_WAIT_MILLIS} ms
+     */
     public void restart(int index) {
         requireCluster("restart");
         try {
             inServerThreads(() -> cluster.restartServer(specs.get(index)));
+            awaitServing(index);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while restarting ZooKeeper server " + index, e);
         } catch (Exception e) {
             throw new IllegalStateException("could not restart ZooKeeper server " + index + ": " + e, e);
+        }
+    }
+
+    /**
+     * Polls server {@code index} with ZooKeeper's "srvr" command until it reports a mode (a peer
+     * that has not joined the quorum answers that it is not serving requests).
+     */
+    private void awaitServing(int index) throws InterruptedException {
+        long deadline = System.nanoTime() + KILL_WAIT_MILLIS * 1_000_000;
+        String last = "no answer";
+        while (System.nanoTime() - deadline < 0) {
+            try {
+                last = srvr(address(index));
+                if (last.contains("Mode: ")) {
+                    return;
+                }
+            } catch (IOException e) {
+                last = e.toString();
+            }
+            Thread.sleep(20);
+        }
+        throw new IllegalStateException(
+                "ZooKeeper server " + index + " does not serve " + KILL_WAIT_MILLIS + " ms after its restart: " + last);
+    }
+
+    /** ZooKeeper's four-letter "srvr" command: the server answers with its mode and version. */
+    static String srvr(InetSocketAddress address) throws IOException {
+        try (Socket socket = new Socket(address.getAddress(), address.getPort())) {
+            socket.setSoTimeout(5000);
+            socket.getOutputStream().write("srvr".getBytes(StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
         }
     }
 

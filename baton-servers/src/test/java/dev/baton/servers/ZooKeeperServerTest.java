@@ -5,21 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 
 class ZooKeeperServerTest {
-
-    /** ZooKeeper's four-letter "srvr" command: the server answers with its mode and version. */
-    private static String srvr(InetSocketAddress address) throws IOException {
-        try (Socket socket = new Socket(address.getAddress(), address.getPort())) {
-            socket.setSoTimeout(5000);
-            socket.getOutputStream().write("srvr".getBytes(StandardCharsets.US_ASCII));
-            socket.getOutputStream().flush();
-            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.US_ASCII);
-        }
-    }
 
     @Test
     void singleServerAnswersOnLoopbackAndStops() throws IOException {
@@ -28,7 +16,7 @@ class ZooKeeperServerTest {
             assertThat(server.size()).isEqualTo(1);
             address = server.address(0);
             assertThat(server.connectString()).isEqualTo("127.0.0.1:" + address.getPort());
-            assertThat(srvr(address)).contains("Zookeeper version");
+            assertThat(ZooKeeperServer.srvr(address)).contains("Zookeeper version");
             // The server's threads, also those started after it was up, are told apart from others.
             assertThat(liveServerThreadNames(server))
                     .anyMatch(name -> name.startsWith("SyncThread"))
@@ -39,7 +27,7 @@ class ZooKeeperServerTest {
                     .isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining("ensemble");
         }
-        assertThatThrownBy(() -> srvr(address)).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> ZooKeeperServer.srvr(address)).isInstanceOf(IOException.class);
     }
 
     @Test
@@ -48,11 +36,20 @@ class ZooKeeperServerTest {
             assertThat(ensemble.size()).isEqualTo(3);
             assertThat(ensemble.connectString().split(",")).hasSize(3);
             ensemble.kill(0);
-            assertThatThrownBy(() -> srvr(ensemble.address(0))).isInstanceOf(IOException.class);
-            ensemble.restart(0);
+            assertThatThrownBy(() -> ZooKeeperServer.srvr(ensemble.address(0))).isInstanceOf(IOException.class);
+            // kill returns once the peer's main thread has ended: only the two others are left.
             assertThat(liveServerThreadNames(ensemble))
                     .filteredOn(name -> name.startsWith("QuorumPeer[myid="))
-                    .hasSize(3);
+                    .map(name -> name.substring(0, name.indexOf(']') + 1))
+                    .containsExactlyInAnyOrder("QuorumPeer[myid=2]", "QuorumPeer[myid=3]");
+            ensemble.restart(0);
+            // restart returns once the peer serves again.
+            assertThat(ZooKeeperServer.srvr(ensemble.address(0))).contains("Mode: ");
+            // The restarted peer's threads are known as server threads too.
+            assertThat(liveServerThreadNames(ensemble))
+                    .filteredOn(name -> name.startsWith("QuorumPeer[myid="))
+                    .map(name -> name.substring(0, name.indexOf(']') + 1))
+                    .containsExactlyInAnyOrder("QuorumPeer[myid=1]", "QuorumPeer[myid=2]", "QuorumPeer[myid=3]");
         }
     }
 
