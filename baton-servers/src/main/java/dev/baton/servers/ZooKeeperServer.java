@@ -51,7 +51,7 @@ public final class ZooKeeperServer implements AutoCloseable {
      * How long {@link #kill(int)} waits for the killed peer's main thread to end, and {@link
      * #restart(int)} for the restarted peer to serve.
      */
-    static final long KILL_WAIT_MILLIS = 30_000;
+    static final long FAULT_WAIT_MILLIS = 30_000;
 
     /**
      * Every server thread: servers are started from a thread of this group, and the threads they
@@ -241,7 +241,7 @@ public final class ZooKeeperServer implements AutoCloseable {
      * peer.
      *
      * @throws IllegalStateException if the server was not running, or its main thread is still
-     *     running {@link #KILL_WAIT_MILLIS} ms after the kill
+     *     running {@link #FAULT_WAIT_MILLIS} ms after the kill
      */
     public void kill(int index) {
         requireCluster("kill");
@@ -252,10 +252,10 @@ public final class ZooKeeperServer implements AutoCloseable {
                 throw new IllegalStateException("ZooKeeper server " + index + " was not running");
             }
             for (Thread peer : peers) {
-                peer.join(KILL_WAIT_MILLIS);
+                peer.join(FAULT_WAIT_MILLIS);
                 if (peer.isAlive()) {
                     throw new IllegalStateException(
-                            "thread " + peer.getName() + " still runs " + KILL_WAIT_MILLIS + " ms after the kill");
+                            "thread " + peer.getName() + " still runs " + FAULT_WAIT_MILLIS + " ms after the kill");
                 }
             }
         } catch (InterruptedException e) {
@@ -280,7 +280,7 @@ public final class ZooKeeperServer implements AutoCloseable {
      * serves clients again (it has joined the quorum as leader or follower).
      *
      * @throws IllegalStateException if it cannot start, or does not serve within {@link
-     *     #KILL_WAIT_MILLIS} ms
+     *     #FAULT_WAIT_MILLIS} ms
      */
     public void restart(int index) {
         requireCluster("restart");
@@ -300,7 +300,7 @@ public final class ZooKeeperServer implements AutoCloseable {
      * that has not joined the quorum answers that it is not serving requests).
      */
     private void awaitServing(int index) throws InterruptedException {
-        long deadline = System.nanoTime() + KILL_WAIT_MILLIS * 1_000_000;
+        long deadline = System.nanoTime() + FAULT_WAIT_MILLIS * 1_000_000;
         String last = "no answer";
         while (System.nanoTime() - deadline < 0) {
             try {
@@ -313,8 +313,8 @@ public final class ZooKeeperServer implements AutoCloseable {
             }
             Thread.sleep(20);
         }
-        throw new IllegalStateException(
-                "ZooKeeper server " + index + " does not serve " + KILL_WAIT_MILLIS + " ms after its restart: " + last);
+        throw new IllegalStateException("ZooKeeper server " + index + " does not serve " + FAULT_WAIT_MILLIS
+                + " ms after its restart: " + last);
     }
 
     /** ZooKeeper's four-letter "srvr" command: the server answers with its mode and version. */
