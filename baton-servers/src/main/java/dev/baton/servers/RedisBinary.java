@@ -2,15 +2,10 @@ package dev.baton.servers;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.security.DigestInputStream;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Locale;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -19,8 +14,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The {@code redis-server} executable shipped inside {@code com.github.codemonstur:embedded-redis}
  * (only the binary is used, not that library's launcher), copied once into a cache directory under
- * {@code java.io.tmpdir} keyed by its SHA-256. The copy goes to a temporary file that is then
- * renamed into place, so concurrent JVMs never run a half-written binary.
+ * {@code java.io.tmpdir} keyed by its SHA-256 (see {@link BinaryCache}).
  */
 final class RedisBinary {
     private static final Logger log = LoggerFactory.getLogger(RedisBinary.class);
@@ -74,50 +68,25 @@ final class RedisBinary {
             throw new IllegalStateException("no Redis binary '" + name + "' on the classpath; add"
                     + " com.github.codemonstur:embedded-redis or set BATON_REDIS_URI to use an external server");
         }
-        String user = System.getProperty("user.name", "user").replaceAll("[^A-Za-z0-9._-]", "_");
-        Path cacheRoot = Path.of(System.getProperty("java.io.tmpdir"), "baton-redis-" + user);
+        String hash;
         try {
-            String hash = sha256(resource).substring(0, 16);
-            Path target = cacheRoot.resolve(name + "-" + hash);
-            if (Files.isExecutable(target)) {
-                return target;
-            }
-            Files.createDirectories(cacheRoot);
-            Path tmp = Files.createTempFile(cacheRoot, ".copy-", ".tmp");
-            try {
-                try (InputStream in = resource.openStream()) {
-                    Files.copy(in, tmp, StandardCopyOption.REPLACE_EXISTING);
-                }
-                if (!tmp.toFile().setExecutable(true, false)) {
-                    throw new IllegalStateException("cannot make " + tmp + " executable");
-                }
-                try {
-                    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
-                    log.info("copied {} to {}", name, target);
-                } catch (IOException e) {
-                    if (!Files.isExecutable(target)) {
-                        throw e;
-                    }
-                }
-            } finally {
-                Files.deleteIfExists(tmp);
-            }
-            return target;
+            hash = BinaryCache.sha256(resource).substring(0, 16);
         } catch (IOException e) {
-            throw new IllegalStateException("could not copy the Redis binary " + resource + " into " + cacheRoot, e);
+            throw new IllegalStateException("could not read the Redis binary " + resource + ": " + e, e);
         }
-    }
-
-    private static String sha256(URL resource) throws IOException {
-        MessageDigest digest;
-        try {
-            digest = MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-        try (InputStream in = new DigestInputStream(resource.openStream(), digest)) {
-            in.transferTo(OutputStream.nullOutputStream());
-        }
-        return HexFormat.of().formatHex(digest.digest());
+        return BinaryCache.install(
+                "the Redis binary " + name,
+                BinaryCache.root("redis"),
+                name + "-" + hash,
+                false,
+                Files::isExecutable,
+                into -> {
+                    try (InputStream in = resource.openStream()) {
+                        Files.copy(in, into, StandardCopyOption.REPLACE_EXISTING);
+                    }
+                    if (!into.toFile().setExecutable(true, false)) {
+                        throw new IOException("cannot make " + into + " executable");
+                    }
+                });
     }
 }
