@@ -47,6 +47,7 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * The contract every Baton backend must honour, as one abstract JUnit 5 suite grouped with {@link
@@ -57,6 +58,7 @@ import org.junit.jupiter.api.Timeout;
  * waiting is on latches, futures, process output, or a bounded condition loop.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@ExtendWith(BackendInFailures.class)
 public abstract class LockBackendContract {
     /** Lease time for most tests: short so that expiry tests finish quickly. */
     protected static final Duration LEASE = Duration.ofSeconds(2);
