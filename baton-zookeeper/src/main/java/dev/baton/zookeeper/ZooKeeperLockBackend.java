@@ -167,8 +167,7 @@ final class ZooKeeperLockBackend implements LockBackend {
         if (zk == null) {
             return new Entered(create(request, lockPath, deadline), null);
         }
-        String base = lockPath + "/"
-                + ZooKeeperLockQueue.nodePrefix(request.ownerId(), request.mode(), uri.curatorReadWriteNodes());
+        String base = lockPath + "/" + ZooKeeperLockQueue.nodePrefix(request.ownerId(), request.kind());
         List<OpResult> results;
         try {
             results = zk.multi(List.of(
@@ -226,8 +225,7 @@ final class ZooKeeperLockBackend implements LockBackend {
 
     private QueueNode create(LockRequest request, String lockPath, long deadline) throws InterruptedException {
         String protection = ZooKeeperLockQueue.protectionPrefix(request.ownerId());
-        String base = lockPath + "/"
-                + ZooKeeperLockQueue.nodePrefix(request.ownerId(), request.mode(), uri.curatorReadWriteNodes());
+        String base = lockPath + "/" + ZooKeeperLockQueue.nodePrefix(request.ownerId(), request.kind());
         byte[] data = request.ownerId().getBytes(StandardCharsets.UTF_8);
         while (true) {
             checkOpen(request.name());
