@@ -3,6 +3,8 @@ package dev.baton.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Baton;
+import dev.baton.DistributedLock;
+import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.tck.Await;
@@ -99,6 +101,13 @@ abstract class CuratorInteropTestBase extends OneServerTestBase {
             }
             return null;
         };
+    }
+
+    /** Runs {@code section} holding a Baton lock. */
+    static void holding(DistributedLock lock, Runnable section) {
+        try (Lease lease = lock.acquire(WAIT)) {
+            section.run();
+        }
     }
 
     /** Runs {@code section} holding a Curator lock (a mutex or either side of a read/write lock). */

@@ -110,11 +110,7 @@ class ZooKeeperCuratorInteropTest extends CuratorInteropTestBase {
         List<Callable<Void>> tasks = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             DistributedLock batonLock = baton().lock(name);
-            tasks.add(repeat(rounds, () -> {
-                try (Lease lease = batonLock.acquire(WAIT)) {
-                    room.write();
-                }
-            }));
+            tasks.add(repeat(rounds, () -> holding(batonLock, room::write)));
             InterProcessMutex curatorLock = new InterProcessMutex(curator(), pathOf(name));
             tasks.add(repeat(rounds, () -> holding(curatorLock, room::write)));
         }

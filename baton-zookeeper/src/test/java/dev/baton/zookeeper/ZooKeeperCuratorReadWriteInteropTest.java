@@ -87,17 +87,9 @@ class ZooKeeperCuratorReadWriteInteropTest extends CuratorInteropTestBase {
         List<Callable<Void>> tasks = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             DistributedReadWriteLock batonWriter = baton().readWriteLock(name);
-            tasks.add(repeat(rounds, () -> {
-                try (Lease lease = batonWriter.writeLock().acquire(WAIT)) {
-                    room.write();
-                }
-            }));
+            tasks.add(repeat(rounds, () -> holding(batonWriter.writeLock(), room::write)));
             DistributedReadWriteLock batonReader = baton().readWriteLock(name);
-            tasks.add(repeat(rounds, () -> {
-                try (Lease lease = batonReader.readLock().acquire(WAIT)) {
-                    room.read();
-                }
-            }));
+            tasks.add(repeat(rounds, () -> holding(batonReader.readLock(), room::read)));
             InterProcessReadWriteLock curatorWriter = new InterProcessReadWriteLock(curator(), pathOf(name));
             tasks.add(repeat(rounds, () -> holding(curatorWriter.writeLock(), room::write)));
             InterProcessReadWriteLock curatorReader = new InterProcessReadWriteLock(curator(), pathOf(name));

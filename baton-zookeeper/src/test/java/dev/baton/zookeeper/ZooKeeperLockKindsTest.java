@@ -68,23 +68,11 @@ class ZooKeeperLockKindsTest extends CuratorInteropTestBase {
         List<Callable<Void>> tasks = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             DistributedLock plain = baton().lock(name);
-            tasks.add(repeat(rounds, () -> {
-                try (Lease lease = plain.acquire(WAIT)) {
-                    room.write();
-                }
-            }));
+            tasks.add(repeat(rounds, () -> holding(plain, room::write)));
             DistributedLock writer = baton().readWriteLock(name).writeLock();
-            tasks.add(repeat(rounds, () -> {
-                try (Lease lease = writer.acquire(WAIT)) {
-                    room.write();
-                }
-            }));
+            tasks.add(repeat(rounds, () -> holding(writer, room::write)));
             DistributedLock reader = baton().readWriteLock(name).readLock();
-            tasks.add(repeat(rounds, () -> {
-                try (Lease lease = reader.acquire(WAIT)) {
-                    room.read();
-                }
-            }));
+            tasks.add(repeat(rounds, () -> holding(reader, room::read)));
         }
         runAll(tasks);
         assertThat(room.violations.get())
