@@ -18,16 +18,18 @@ import java.util.logging.Logger;
  * slf4j-simple, which always prints a throwable's stack trace, java.util.logging lets one formatter
  * decide, and its levels can be changed after the first logger exists.
  *
- * <p>By default the command speaks in one line per failure: Baton's own warnings and errors print as
- * one line each, the client libraries' only when they are errors (a ZooKeeper client that cannot
- * connect warns once per reconnect attempt, which is what Baton's own message then sums up), and no
- * stack trace. {@code --verbose} shows every warning of every library with its stack trace.
+ * <p>By default the command speaks in one line per failure. It reports a failure itself (an
+ * unreachable backend, a lost lease), so the warnings that lead up to it or follow from it stay out
+ * of the way: a ZooKeeper client warns once per reconnect attempt, Baton when it retries a renewal,
+ * when the lease is lost and when releasing the lost lease fails. Only errors are logged, one line
+ * each, without stack trace. {@code --verbose} shows every warning, Baton's and the client
+ * libraries', with its stack trace.
  */
 final class CliLogging {
-    /** Baton's own loggers; library code under it logs through SLF4J. */
-    private static final Logger BATON = Logger.getLogger("dev.baton");
-
-    /** Everything else: the client libraries and the embedded servers. */
+    /**
+     * The parent of every logger. Held here because java.util.logging keeps loggers weakly: a level
+     * set on a logger nobody references could vanish with it.
+     */
     private static final Logger ROOT = Logger.getLogger("");
 
     private CliLogging() {}
@@ -37,7 +39,6 @@ final class CliLogging {
         for (Handler handler : ROOT.getHandlers()) {
             ROOT.removeHandler(handler);
         }
-        BATON.setLevel(Level.WARNING);
         ROOT.setLevel(verbose ? Level.WARNING : Level.SEVERE);
         ROOT.addHandler(new WriterHandler(err, verbose ? new FullFormatter() : new OneLineFormatter()));
     }
