@@ -26,7 +26,8 @@ public final class BatonCommand implements Runnable {
     @Option(
             names = "--verbose",
             scope = CommandLine.ScopeType.INHERIT,
-            description = "Show the client libraries' warnings with their stack traces (default: one line per failure)")
+            description = "Show every warning, Baton's and the client libraries', with its stack trace (default: one"
+                    + " line per failure)")
     boolean verbose;
 
     public static void main(String[] args) {

@@ -63,7 +63,8 @@ final class BenchCommand implements Callable<Integer> {
             names = "--full",
             description = "The long, repeated comparison: every scenario, each row the median of 3 runs of 10s after"
                     + " a 2s warm-up (about 40 min on 2 cores). Default: a quick comparison of A8 and C8, one run of"
-                    + " 3s after a 1s warm-up per row (about 3 min). The options below override either.")
+                    + " 3s after a 1s warm-up per row (about 3 min). --scenarios, --duration, --warmup and --runs"
+                    + " override either.")
     boolean full;
 
     @Option(

@@ -18,8 +18,8 @@ import java.util.function.LongSupplier;
  * down within a step and drops when a backend is skipped.
  *
  * <p>On a terminal the current step is one line, redrawn every second, below the lines that stay
- * (servers starting, backends skipped, errors); elsewhere (a CI log, a file) every step is a line of
- * its own and nothing is redrawn.
+ * (a backend skipped and why, an error); elsewhere (a CI log, a file) every step is a line of its own
+ * and nothing is redrawn.
  */
 final class BenchProgress implements BenchRunner.Progress, AutoCloseable {
     /** Set by the {@code baton} launcher, which can ask the shell; Java cannot tell. */
