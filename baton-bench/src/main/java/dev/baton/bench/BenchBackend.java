@@ -14,6 +14,23 @@ public interface BenchBackend extends AutoCloseable {
     /** Starts the embedded server, or connects to {@code externalUri} when it is not null. */
     List<LockSubject> start(String externalUri);
 
+    /**
+     * What {@link #start} will return, known before any server starts, so that a run can be planned
+     * and its length told up front.
+     *
+     * @param external whether {@link #start} will be given an external URI
+     */
+    PlannedSubjects plannedSubjects(boolean external);
+
+    /**
+     * How many subjects a backend offers.
+     *
+     * @param total all subjects: Baton's, peers and raw baselines
+     * @param baton Baton's own subjects, reachable by URI from another process ({@link
+     *     BatonSubject#uri()}), so the ones whose recovery after a killed holder can be measured
+     */
+    record PlannedSubjects(int total, int baton) {}
+
     /** Facts for the summary table. */
     default String consistencyModel() {
         return "";

@@ -24,11 +24,36 @@ import org.HdrHistogram.Recorder;
  */
 public final class BenchRunner {
     private final BenchSettings settings;
-    private final Consumer<String> progress;
+    private final Progress progress;
 
-    public BenchRunner(BenchSettings settings, Consumer<String> progress) {
+    /** What the runner reports while it works. */
+    public interface Progress {
+        /** A run of {@code subject} in {@code scenario} starts: its warm-up, then the measured run. */
+        void runStarting(LockSubject subject, Scenario scenario, int run);
+
+        /** Anything else worth a line: an iteration that failed, a client that would not close. */
+        void note(String line);
+    }
+
+    public BenchRunner(BenchSettings settings, Progress progress) {
         this.settings = settings;
         this.progress = progress;
+    }
+
+    /** Reports every run and note as one line of text. */
+    public BenchRunner(BenchSettings settings, Consumer<String> progress) {
+        this(settings, new Progress() {
+            @Override
+            public void runStarting(LockSubject subject, Scenario scenario, int run) {
+                progress.accept(subject.name() + " " + scenario + ": run " + run + "/" + settings.runs() + " (after "
+                        + settings.warmup() + " warm-up)");
+            }
+
+            @Override
+            public void note(String line) {
+                progress.accept(line);
+            }
+        });
     }
 
     /**
@@ -52,8 +77,7 @@ public final class BenchRunner {
                         clients.add(subject.newClient());
                     }
                     String prefix = "bench-" + scenario + "-" + UUID.randomUUID();
-                    progress.accept(subject.name() + " " + scenario + ": run " + run + "/" + settings.runs()
-                            + " (after " + settings.warmup() + " warm-up)");
+                    progress.runStarting(subject, scenario, run);
                     if (!settings.warmup().isZero()) {
                         measure(clients, scenario, prefix, settings.warmup().toNanos());
                     }
@@ -65,7 +89,7 @@ public final class BenchRunner {
                         try {
                             client.close();
                         } catch (RuntimeException e) {
-                            progress.accept(subject.name() + ": closing a client failed: " + e);
+                            progress.note(subject.name() + ": closing a client failed: " + e);
                         }
                     }
                 }
@@ -116,13 +140,13 @@ public final class BenchRunner {
                 clients.add(subject.newClient());
             }
             String prefix = "bench-" + scenario + "-" + UUID.randomUUID();
-            progress.accept(subject.name() + " " + scenario + ": warming up");
+            progress.note(subject.name() + " " + scenario + ": warming up");
             if (!settings.warmup().isZero()) {
                 measure(clients, scenario, prefix, settings.warmup().toNanos());
             }
             List<Measurement> runs = new ArrayList<>();
             for (int run = 1; run <= settings.runs(); run++) {
-                progress.accept(subject.name() + " " + scenario + ": run " + run + "/" + settings.runs());
+                progress.note(subject.name() + " " + scenario + ": run " + run + "/" + settings.runs());
                 runs.add(measure(clients, scenario, prefix, settings.run().toNanos()));
             }
             return summarise(subject, scenario, runs);
@@ -131,7 +155,7 @@ public final class BenchRunner {
                 try {
                     client.close();
                 } catch (RuntimeException e) {
-                    progress.accept(subject.name() + ": closing a client failed: " + e);
+                    progress.note(subject.name() + ": closing a client failed: " + e);
                 }
             }
         }
@@ -223,7 +247,7 @@ public final class BenchRunner {
                             } catch (RuntimeException e) {
                                 errors.increment();
                                 if (errors.sum() == 1) {
-                                    progress.accept("error: " + e);
+                                    progress.note("error: " + e);
                                 }
                             }
                         }

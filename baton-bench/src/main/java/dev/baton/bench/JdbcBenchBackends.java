@@ -29,7 +29,7 @@ final class JdbcBenchBackends {
             .build();
 
     static BenchBackend h2() {
-        return new ServerBackend("h2", H2Server::start, server -> {
+        return new ServerBackend("h2", new BenchBackend.PlannedSubjects(2, 2), H2Server::start, server -> {
             String uri = server.jdbcUrl() + ";USER=" + server.user() + ";PASSWORD=" + server.password();
             return List.of(
                     BatonSubject.of("baton table", uri, OPTIONS),
@@ -38,7 +38,7 @@ final class JdbcBenchBackends {
     }
 
     static BenchBackend postgres() {
-        return new ServerBackend("postgres", PostgresServer::start, server -> {
+        return new ServerBackend("postgres", new BenchBackend.PlannedSubjects(7, 4), PostgresServer::start, server -> {
             String uri = withCredentials(server);
             List<LockSubject> subjects = new ArrayList<>();
             subjects.add(BatonSubject.of("baton table", uri, OPTIONS));
@@ -53,7 +53,7 @@ final class JdbcBenchBackends {
     }
 
     static BenchBackend mariadb() {
-        return new ServerBackend("mariadb", MariaDbServer::start, server -> {
+        return new ServerBackend("mariadb", new BenchBackend.PlannedSubjects(2, 2), MariaDbServer::start, server -> {
             String uri = withCredentials(server);
             return List.of(
                     BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", OPTIONS),
@@ -67,14 +67,22 @@ final class JdbcBenchBackends {
     }
 
     private static final class ServerBackend implements BenchBackend {
+        /** An external server: only Baton's default strategy, reached by the given URI. */
+        private static final PlannedSubjects EXTERNAL = new PlannedSubjects(1, 1);
+
         private final String id;
+        private final PlannedSubjects planned;
         private final Supplier<DatabaseServer> starter;
         private final Function<DatabaseServer, List<LockSubject>> subjectsOf;
         private DatabaseServer server;
 
         ServerBackend(
-                String id, Supplier<DatabaseServer> starter, Function<DatabaseServer, List<LockSubject>> subjectsOf) {
+                String id,
+                PlannedSubjects planned,
+                Supplier<DatabaseServer> starter,
+                Function<DatabaseServer, List<LockSubject>> subjectsOf) {
             this.id = id;
+            this.planned = planned;
             this.starter = starter;
             this.subjectsOf = subjectsOf;
         }
@@ -87,11 +95,15 @@ final class JdbcBenchBackends {
         @Override
         public List<LockSubject> start(String externalUri) {
             if (externalUri != null) {
-                // An external server: only Baton's default strategy, reached by the given URI.
                 return List.of(BatonSubject.of("baton table", externalUri, OPTIONS));
             }
             server = starter.get();
             return subjectsOf.apply(server);
+        }
+
+        @Override
+        public PlannedSubjects plannedSubjects(boolean external) {
+            return external ? EXTERNAL : planned;
         }
 
         @Override

@@ -50,6 +50,11 @@ final class RedisBenchBackend implements BenchBackend {
     }
 
     @Override
+    public PlannedSubjects plannedSubjects(boolean external) {
+        return new PlannedSubjects(3, 1);
+    }
+
+    @Override
     public String consistencyModel() {
         return "single Redis server (asynchronous replication if any)";
     }

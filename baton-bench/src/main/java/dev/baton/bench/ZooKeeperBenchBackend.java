@@ -77,6 +77,15 @@ final class ZooKeeperBenchBackend implements BenchBackend {
     }
 
     @Override
+    public PlannedSubjects plannedSubjects(boolean external) {
+        // The protocol subjects are records that connect only in newClient(): listing them is free.
+        int probes = protocols
+                ? ZooKeeperProtocolSubjects.subjects("", SESSION_MILLIS).size()
+                : 0;
+        return new PlannedSubjects(probes + 3, 1);
+    }
+
+    @Override
     public String consistencyModel() {
         return "ZAB quorum, session-bound ephemeral nodes";
     }

@@ -2,6 +2,7 @@ package dev.baton.cli;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /** The {@code baton} command. */
 @Command(
@@ -22,12 +23,15 @@ public final class BatonCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
+    @Option(
+            names = "--verbose",
+            scope = CommandLine.ScopeType.INHERIT,
+            description = "Show every warning, Baton's and the client libraries', with its stack trace (default: one"
+                    + " line per failure)")
+    boolean verbose;
+
     public static void main(String[] args) {
         System.setProperty("java.awt.headless", "true");
-        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-            // The command speaks for itself; library chatter (pool start/stop) only on request.
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        }
         System.exit(commandLine().execute(args));
     }
 
@@ -39,7 +43,22 @@ public final class BatonCommand implements Runnable {
             command.getCommandSpec().exitCodeOnExecutionException(ExitCodes.SOFTWARE);
         }
         commandLine.getSubcommands().get("exec").getCommandSpec().usageMessage().footer(ExitCodes.help());
+        commandLine.setExecutionStrategy(parseResult -> {
+            // Here rather than in main: tests run the command in-process and capture its error writer.
+            CliLogging.configure(verbose(parseResult), commandLine.getErr());
+            return new CommandLine.RunLast().execute(parseResult);
+        });
         return commandLine;
+    }
+
+    /** Whether --verbose was given, before or after the subcommand's name. */
+    private static boolean verbose(CommandLine.ParseResult parseResult) {
+        for (CommandLine.ParseResult level = parseResult; level != null; level = level.subcommand()) {
+            if (level.hasMatchedOption("--verbose")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static java.util.List<CommandLine> allCommands(CommandLine root) {

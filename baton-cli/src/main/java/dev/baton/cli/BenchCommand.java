@@ -2,6 +2,7 @@ package dev.baton.cli;
 
 import dev.baton.bench.BatonSubject;
 import dev.baton.bench.BenchBackend;
+import dev.baton.bench.BenchBackend.PlannedSubjects;
 import dev.baton.bench.BenchBackends;
 import dev.baton.bench.BenchRunner;
 import dev.baton.bench.BenchSettings;
@@ -22,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -58,21 +60,27 @@ final class BenchCommand implements Callable<Integer> {
     List<String> uris = new ArrayList<>();
 
     @Option(
+            names = "--full",
+            description = "The long, repeated comparison: every scenario, each row the median of 3 runs of 10s after"
+                    + " a 2s warm-up (about 40 min on 2 cores). Default: a quick comparison of A8 and C8, one run of"
+                    + " 3s after a 1s warm-up per row (about 3 min). --scenarios, --duration, --warmup and --runs"
+                    + " override either.")
+    boolean full;
+
+    @Option(
             names = "--duration",
-            defaultValue = "10s",
             converter = DurationConverter.class,
-            description =
-                    "Length of one measured run (default ${DEFAULT-VALUE}); each row is the median of --runs runs")
+            description = "Length of one measured run (default 3s, --full 10s); each row is the median of --runs runs")
     Duration duration;
 
     @Option(
             names = "--warmup",
             converter = DurationConverter.class,
-            description = "Untimed warm-up before each row (default: the shorter of 2s and --duration)")
+            description = "Untimed warm-up before each run (default 1s, --full 2s, never longer than --duration)")
     Duration warmup;
 
-    @Option(names = "--runs", defaultValue = "3", description = "Measured runs per row (default ${DEFAULT-VALUE})")
-    int runs;
+    @Option(names = "--runs", description = "Measured runs per row (default 1, --full 3)")
+    Integer runs;
 
     @Option(
             names = "--threads",
@@ -89,7 +97,7 @@ final class BenchCommand implements Callable<Integer> {
                     + " waiters queued and the CPU free")
     Duration hold;
 
-    @Option(names = "--scenarios", split = ",", description = "Scenarios (default: all): A1, A8, B8, C8")
+    @Option(names = "--scenarios", split = ",", description = "Scenarios (default A8,C8, --full all): A1, A8, B8, C8")
     List<Scenario> scenarios;
 
     @Option(
@@ -134,24 +142,32 @@ final class BenchCommand implements Callable<Integer> {
                 return ExitCodes.USAGE;
             }
         }
-        if (runs < 1 || threads < 1 || duration.isZero()) {
+        if ((runs != null && runs < 1) || threads < 1 || (duration != null && duration.isZero())) {
             err.println("baton bench: --runs and --threads must be at least 1 and --duration positive");
             return ExitCodes.USAGE;
         }
-        Duration warm = warmup != null
-                ? warmup
-                : duration.compareTo(Duration.ofSeconds(2)) < 0 ? duration : Duration.ofSeconds(2);
-        BenchSettings settings = new BenchSettings(warm, duration, runs, threads, hold);
-        List<Scenario> rows = scenarios != null ? scenarios : List.of(Scenario.values());
-        long started = System.nanoTime();
-        BenchRunner runner = new BenchRunner(settings, line -> {
-            err.printf(Locale.ROOT, "[%5.1fs] %s%n", (System.nanoTime() - started) / 1e9, line);
-            err.flush();
-        });
+        BenchPreset preset = full ? BenchPreset.FULL : BenchPreset.QUICK;
+        BenchSettings settings = preset.settings(warmup, duration, runs, threads, hold);
+        Map<String, BenchBackend> chosen = new LinkedHashMap<>();
+        List<BenchPlan.Backend> planned = new ArrayList<>();
+        for (String id : selected) {
+            BenchBackend backend = known.get(id).get();
+            chosen.put(id, backend);
+            planned.add(new BenchPlan.Backend(id, backend.plannedSubjects(external.containsKey(id))));
+        }
+        BenchPlan plan = new BenchPlan(planned, preset.scenarios(scenarios), settings, !noRecovery);
+        err.println("baton bench: " + preset.name() + ": " + describe(plan));
+        err.flush();
 
         List<BackendOutcome> outcomes = new ArrayList<>();
-        for (String id : selected) {
-            outcomes.add(runBackend(id, known.get(id), external.get(id), rows, runner, err, started));
+        Duration took;
+        try (BenchProgress progress =
+                new BenchProgress(plan, err, BenchProgress.stderrIsTerminal(), System::nanoTime)) {
+            BenchRunner runner = new BenchRunner(settings, progress);
+            for (Map.Entry<String, BenchBackend> backend : chosen.entrySet()) {
+                outcomes.add(runBackend(backend.getValue(), external.get(backend.getKey()), plan, runner, progress));
+            }
+            took = progress.elapsed();
         }
         out.println();
         out.print(summaryTable(outcomes, threads));
@@ -167,6 +183,8 @@ final class BenchCommand implements Callable<Integer> {
             err.println("baton bench: cannot write the report " + report + ": " + e.getMessage());
             return ExitCodes.SOFTWARE;
         }
+        err.println("baton bench: done in " + BenchPlan.approximately(took) + " (estimated "
+                + BenchPlan.approximately(plan.estimate()) + ")");
         if (overlaps > 0) {
             err.println("baton bench: SAFETY VIOLATION: " + overlaps + " overlapping critical sections were observed");
             return ExitCodes.SOFTWARE;
@@ -174,32 +192,60 @@ final class BenchCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * What will run and about how long it takes, e.g. {@code 30 rows: 15 subjects (h2, postgres, redis,
+     * zookeeper) x A8, C8, 1 run of 3s after a 1s warm-up each: about 2 min 50 s}, and how long --full
+     * would take instead of the defaults.
+     */
+    String describe(BenchPlan plan) {
+        BenchSettings settings = plan.settings();
+        String text = String.format(
+                Locale.ROOT,
+                "%d rows: %d subjects (%s) x %s, %d run%s of %s after a %s warm-up each: about %s",
+                plan.rows(),
+                plan.rows() / plan.scenarios().size(),
+                plan.backends().stream().map(BenchPlan.Backend::id).collect(Collectors.joining(", ")),
+                plan.scenarios().stream().map(Scenario::name).collect(Collectors.joining(", ")),
+                settings.runs(),
+                settings.runs() == 1 ? "" : "s",
+                BenchPlan.option(settings.run()),
+                BenchPlan.option(settings.warmup()),
+                BenchPlan.approximately(plan.estimate()));
+        boolean defaults = warmup == null && duration == null && runs == null && scenarios == null;
+        if (full || !defaults) {
+            return text;
+        }
+        BenchPreset longer = BenchPreset.FULL;
+        BenchPlan fullPlan = plan.with(
+                longer.settings(null, null, null, settings.threads(), settings.hold()), longer.scenarios(null));
+        return text + "; --full (every scenario, median of " + longer.runs() + " runs of "
+                + BenchPlan.option(longer.duration()) + "): about " + BenchPlan.approximately(fullPlan.estimate());
+    }
+
     private BackendOutcome runBackend(
-            String id,
-            Supplier<BenchBackend> factory,
-            String uri,
-            List<Scenario> rows,
-            BenchRunner runner,
-            PrintWriter err,
-            long started) {
-        try (BenchBackend backend = factory.get()) {
-            log(err, started, id + ": " + (uri == null ? "starting embedded server" : "connecting to " + uri));
+            BenchBackend backend, String uri, BenchPlan plan, BenchRunner runner, BenchProgress progress) {
+        String id = backend.id();
+        try (backend) {
+            progress.backendStarting(
+                    id, id + ": " + (uri == null ? "starting embedded server" : "connecting to " + uri));
             List<LockSubject> subjects;
             try {
                 subjects = backend.start(uri);
             } catch (RuntimeException | LinkageError e) {
                 String reason = rootMessage(e);
-                log(err, started, id + ": skipped: " + reason);
+                progress.note(id + ": skipped: " + reason);
                 return BackendOutcome.skipped(id, reason);
             }
+            progress.backendStarted(new PlannedSubjects(subjects.size(), (int)
+                    subjects.stream().filter(BenchCommand::probed).count()));
             List<ScenarioResult> results = new ArrayList<>();
             Map<String, String> recovery = new LinkedHashMap<>();
             try {
-                for (Scenario scenario : rows) {
+                for (Scenario scenario : plan.scenarios()) {
                     results.addAll(runner.runInterleaved(subjects, scenario));
                 }
                 for (LockSubject subject : subjects) {
-                    recovery.put(subject.name(), recovery(subject, err, started));
+                    recovery.put(subject.name(), recovery(subject, progress));
                 }
             } finally {
                 subjects.forEach(LockSubject::close);
@@ -208,34 +254,32 @@ final class BenchCommand implements Callable<Integer> {
                     id, null, results, recovery, backend.consistencyModel(), backend.waiterNotification());
         } catch (RuntimeException e) {
             String reason = rootMessage(e);
-            log(err, started, id + ": failed: " + reason);
+            progress.note(id + ": failed: " + reason);
             return BackendOutcome.skipped(id, "failed: " + reason);
+        } finally {
+            progress.backendDone();
         }
     }
 
-    private String recovery(LockSubject subject, PrintWriter err, long started) {
+    /** Whether the subject gets a recovery probe: Baton, reachable by URI from another process. */
+    private static boolean probed(LockSubject subject) {
+        return subject instanceof BatonSubject baton && baton.uri().isPresent();
+    }
+
+    private String recovery(LockSubject subject, BenchProgress progress) {
         if (noRecovery) {
             return "not measured";
         }
-        Optional<String> uri = subject instanceof BatonSubject baton ? baton.uri() : Optional.empty();
-        if (uri.isEmpty()) {
+        if (!probed(subject)) {
             return "-";
         }
-        log(
-                err,
-                started,
-                subject.name() + ": measuring recovery after SIGKILL of a holder (lease "
-                        + RecoveryProbe.HOLDER_LEASE.toSeconds() + " s)");
+        progress.probeStarting(subject.name());
         try {
-            return BackendOutcome.formatRecovery(RecoveryProbe.measure(uri.get()));
+            return BackendOutcome.formatRecovery(
+                    RecoveryProbe.measure(((BatonSubject) subject).uri().orElseThrow()));
         } catch (RuntimeException e) {
             return "n/a (" + rootMessage(e) + ")";
         }
-    }
-
-    private static void log(PrintWriter err, long started, String line) {
-        err.printf(Locale.ROOT, "[%5.1fs] %s%n", (System.nanoTime() - started) / 1e9, line);
-        err.flush();
     }
 
     static String rootMessage(Throwable e) {

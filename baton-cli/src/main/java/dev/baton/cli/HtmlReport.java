@@ -53,8 +53,8 @@ final class HtmlReport {
                         System.getProperty("os.arch"),
                         System.getProperty("java.version"),
                         settings.runs(),
-                        settings.run(),
-                        settings.warmup(),
+                        BenchPlan.option(settings.run()),
+                        BenchPlan.option(settings.warmup()),
                         settings.threads(),
                         settings.hold().isZero()
                                 ? ""
@@ -166,12 +166,18 @@ final class HtmlReport {
             String[] cells =
                     lines.get(i).substring(1, lines.get(i).length() - 1).split("\\|", -1);
             String tag = i == 0 ? "th" : "td";
+            // A row with a name and a sentence only (a skipped backend and why): the sentence gets one
+            // wide cell rather than stretching its column for every other row.
+            boolean sentence = cells.length > 2 && filledCells(cells) == 2;
+            int shown = sentence ? 2 : cells.length;
             html.append("<tr>");
-            for (String cell : cells) {
-                html.append('<')
-                        .append(tag)
-                        .append('>')
-                        .append(escape(cell.trim()))
+            for (int c = 0; c < shown; c++) {
+                html.append('<').append(tag);
+                if (sentence && c == 1) {
+                    html.append(" colspan=\"").append(cells.length - 1).append("\" style=\"text-align:left\"");
+                }
+                html.append('>')
+                        .append(escape(cells[c].trim()))
                         .append("</")
                         .append(tag)
                         .append('>');
@@ -179,6 +185,15 @@ final class HtmlReport {
             html.append("</tr>\n");
         }
         return html.append("</table>\n").toString();
+    }
+
+    /** The cells up to the last one that is not empty. */
+    private static int filledCells(String[] cells) {
+        int filled = cells.length;
+        while (filled > 1 && cells[filled - 1].isBlank()) {
+            filled--;
+        }
+        return filled;
     }
 
     static String escape(String text) {

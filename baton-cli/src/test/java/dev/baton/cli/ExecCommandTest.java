@@ -162,7 +162,14 @@ class ExecCommandTest {
             proxy.cut();
             CliRun run = exec.get(30, TimeUnit.SECONDS);
             assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.LEASE_LOST);
-            assertThat(run.err()).contains("lease lost").contains(name);
+            assertThat(run.err().lines().toList())
+                    .as("one line for the failure, not the renewal and release warnings around it")
+                    .singleElement()
+                    .satisfies(line -> assertThat(line)
+                            .startsWith("baton exec: ")
+                            .contains(name)
+                            .contains("lease lost")
+                            .contains("terminating the command"));
             assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))
                     .as("the command was terminated")
                     .isFalse();

@@ -1,0 +1,33 @@
+package dev.baton.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Each backend tells before starting what {@link BenchBackend#start} returns: {@code baton bench}
+ * plans its run and tells its length from it. Checked on the servers that need only a JDK.
+ */
+class PlannedSubjectsTest {
+
+    @Test
+    void theEmbeddedBackendsOfferTheSubjectsTheyPlan() {
+        for (String id : List.of("h2", "postgres", "redis", "zookeeper")) {
+            try (BenchBackend backend = BenchBackends.all().get(id).get()) {
+                BenchBackend.PlannedSubjects planned = backend.plannedSubjects(false);
+                List<LockSubject> subjects = backend.start(null);
+                try {
+                    long baton = subjects.stream()
+                            .filter(s -> s instanceof BatonSubject b && b.uri().isPresent())
+                            .count();
+                    assertThat(new BenchBackend.PlannedSubjects(subjects.size(), (int) baton))
+                            .as(id)
+                            .isEqualTo(planned);
+                } finally {
+                    subjects.forEach(LockSubject::close);
+                }
+            }
+        }
+    }
+}

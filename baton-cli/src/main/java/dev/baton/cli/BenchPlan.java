@@ -1,0 +1,130 @@
+package dev.baton.cli;
+
+import dev.baton.bench.BenchBackend.PlannedSubjects;
+import dev.baton.bench.BenchSettings;
+import dev.baton.bench.Scenario;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What a {@code baton bench} run will do, known before any server starts, and about how long it
+ * takes. A row is one subject in one scenario; each row is measured {@code runs} times, each run after
+ * its warm-up. The overheads below were measured on the project's 2-core build machine (one run of
+ * every backend, 2026-11-25); runs themselves last exactly as long as asked.
+ *
+ * @param backends the backends to run, in order, with the subjects each will offer
+ * @param scenarios the scenarios every subject runs
+ * @param settings warm-up, run length and runs per row
+ * @param recovery whether each Baton subject gets a recovery probe
+ */
+record BenchPlan(List<Backend> backends, List<Scenario> scenarios, BenchSettings settings, boolean recovery) {
+
+    /** Starting the embedded server and the first connection's class loading: 0.3 s (H2) to 4 s (Redis). */
+    static final Duration START_UP = Duration.ofSeconds(2);
+
+    /** Opening and closing a run's client: about 0.1 s. */
+    static final Duration RUN_OVERHEAD = Duration.ofMillis(100);
+
+    /** A scenario with a client per thread opens 8 of them: 0.1 s (JDBC) to 1.5 s (Curator, Redisson). */
+    static final Duration CLIENTS_OVERHEAD = Duration.ofMillis(500);
+
+    /**
+     * A recovery probe forks a JVM that takes the lock with a 2 s lease and is killed: 1 to 3 s, and 11
+     * s for ZooKeeper, whose lock lives as long as the bench's 10 s session; 3 s on average.
+     */
+    static final Duration PROBE = Duration.ofSeconds(3);
+
+    /** The command's own JVM start and the report. */
+    static final Duration FIXED = Duration.ofSeconds(4);
+
+    /** One backend of the plan. */
+    record Backend(String id, PlannedSubjects subjects) {}
+
+    BenchPlan {
+        backends = List.copyOf(backends);
+        scenarios = List.copyOf(scenarios);
+    }
+
+    /** The subjects the plan counts for backend {@code id}. */
+    PlannedSubjects subjects(String id) {
+        return backends.stream()
+                .filter(b -> b.id().equals(id))
+                .findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("backend " + id + " is not in the plan"))
+                .subjects();
+    }
+
+    /** Subjects x scenarios, over all backends. */
+    int rows() {
+        return backends.stream().mapToInt(b -> b.subjects().total()).sum() * scenarios.size();
+    }
+
+    /** Measured runs, over all backends: rows x runs. */
+    int runs() {
+        return rows() * settings.runs();
+    }
+
+    /** The whole run, from the command's start to the report. */
+    Duration estimate() {
+        Duration total = FIXED;
+        for (Backend backend : backends) {
+            total = total.plus(START_UP).plus(afterStart(backend.subjects()));
+        }
+        return total;
+    }
+
+    /** What a backend with these subjects costs once its server runs: its runs, then its probes. */
+    Duration afterStart(PlannedSubjects subjects) {
+        Duration rowsOfOneSubject = Duration.ZERO;
+        for (Scenario scenario : scenarios) {
+            rowsOfOneSubject = rowsOfOneSubject.plus(run(scenario));
+        }
+        Duration probes = recovery ? PROBE.multipliedBy(subjects.baton()) : Duration.ZERO;
+        return rowsOfOneSubject
+                .multipliedBy((long) subjects.total() * settings.runs())
+                .plus(probes);
+    }
+
+    /** One run of one subject: its warm-up, the measured run and opening its clients. */
+    Duration run(Scenario scenario) {
+        return settings.warmup()
+                .plus(settings.run())
+                .plus(RUN_OVERHEAD)
+                .plus(scenario.clientPerThread() ? CLIENTS_OVERHEAD : Duration.ZERO);
+    }
+
+    /** This plan with other settings and scenarios: what the same backends would take with them. */
+    BenchPlan with(BenchSettings otherSettings, List<Scenario> otherScenarios) {
+        return new BenchPlan(backends, otherScenarios, otherSettings, recovery);
+    }
+
+    /** {@code 45 s}, {@code 2 min 50 s}, {@code 38 min}: estimates, rounded to what matters. */
+    static String approximately(Duration duration) {
+        long seconds = duration.toSeconds();
+        if (seconds < 60) {
+            return seconds + " s";
+        }
+        if (seconds < 600) {
+            long tens = Math.round(seconds / 10.0) * 10;
+            return tens % 60 == 0 ? tens / 60 + " min" : tens / 60 + " min " + tens % 60 + " s";
+        }
+        return Math.round(seconds / 60.0) + " min";
+    }
+
+    /** {@code 1:05}, {@code 38:10}: a clock reading for elapsed and remaining time. */
+    static String clock(Duration duration) {
+        long seconds = Math.max(0, duration.toSeconds());
+        return String.format(Locale.ROOT, "%d:%02d", seconds / 60, seconds % 60);
+    }
+
+    /** {@code 500ms}, {@code 3s}, {@code 2m}: an option's value as one would type it. */
+    static String option(Duration duration) {
+        long millis = duration.toMillis();
+        if (millis % 1000 != 0) {
+            return millis + "ms";
+        }
+        long seconds = millis / 1000;
+        return seconds >= 60 && seconds % 60 == 0 ? seconds / 60 + "m" : seconds + "s";
+    }
+}
