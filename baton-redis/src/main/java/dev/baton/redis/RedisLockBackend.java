@@ -185,23 +185,29 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
-        List<Object> reply = RedisFailures.await(
-                node.eval(
-                        RedisScripts.RENEW,
-                        ScriptOutputType.MULTI,
-                        keys.keys(grant.name(), grant.mode()),
-                        grant.ownerId(),
-                        modeArg(grant.mode()),
-                        Long.toString(Math.max(1, leaseTime.toMillis())),
-                        Long.toString(fenceTtlMillis(leaseTime))),
+        return renewAll(List.of(grant), leaseTime).get(0);
+    }
+
+    @Override
+    public int renewalBatchSize() {
+        return RedisRenewals.BATCH;
+    }
+
+    /** One script call for all {@code grants} (on a Cluster, one per hash slot, sent together). */
+    @Override
+    public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
+        long leaseMillis = Math.max(1, leaseTime.toMillis());
+        List<Optional<Long>> answers = RedisFailures.await(
+                RedisRenewals.renew(node, keys, grants, leaseMillis, fenceTtlMillis(leaseTime)),
                 timeoutNanos,
-                grant.name(),
+                grants.get(0).name() + (grants.size() > 1 ? "' and " + (grants.size() - 1) + " more '" : ""),
                 name,
                 "renew");
-        if (number(reply.get(0)) != 1) {
-            return Optional.empty();
+        List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
+        for (int i = 0; i < grants.size(); i++) {
+            renewed.add(RedisRenewals.renewed(grants.get(i), answers.get(i), leaseMillis));
         }
-        return Optional.of(grant.withExpiresAt(Instant.ofEpochMilli(number(reply.get(1)) + leaseTime.toMillis())));
+        return renewed;
     }
 
     CompletableFuture<Long> releaseAsync(String lockName, String ownerId, LockMode mode, String queueMember) {
