@@ -39,7 +39,8 @@ final class LeaseRenewer {
     /** Renewal calls one client has in flight at most. */
     static final int CALLS_IN_FLIGHT = 16;
 
-    private static final long IDLE_SECONDS = 10;
+    /** Longer than a default renewal interval (10 s), so that a quiet client keeps its threads. */
+    private static final long IDLE_SECONDS = 60;
 
     private final LockBackend backend;
     private final Ticker ticker;

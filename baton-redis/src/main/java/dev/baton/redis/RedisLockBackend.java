@@ -33,6 +33,19 @@ import org.slf4j.LoggerFactory;
  * restart without persistence, a second owner may be granted while the first still holds, which
  * the first learns at its next renewal. Use the fencing token to reject its late writes.
  *
+ * <p>Renewal: up to {@link RedisRenewals#BATCH} of a client's grants in one script call ({@link
+ * #renewAll}); on a Cluster, one call per hash slot of the batch, sent together.
+ *
+ * <p>Server memory per distinct lock name: besides the lock key (gone with its lease), the fencing
+ * counter key {@code <prefix>{<name>}:fence} stays for {@link #fenceTtlMillis its time to live}
+ * after the name's last grant or renewal: at least a day and ten lease times. It costs the key's
+ * length plus on the order of 100 bytes (an integer value with an expiry), so a workload that locks
+ * a million distinct names a day keeps about a million such keys. That time to live is the bound:
+ * once it expires, the next grant of the name reseeds the counter from the server clock (see
+ * {@link RedisScripts}), so tokens keep increasing. To watch or evict these keys separately, give
+ * such workloads their own key prefix ({@code ?prefix=}); better, reuse names (one lock per
+ * resource, not per request).
+ *
  * <p>Failure behaviour: every call is bounded by the operation timeout and reports an unreachable,
  * refusing or non-scripting server with {@link dev.baton.LockUnavailableException}.
  */
