@@ -149,17 +149,18 @@ final class RenewalTimer {
     }
 
     /**
-     * Runs the tasks due now, and the renewals due within their look-ahead once any task is due:
-     * watchdog and expiry tasks at once, renewals handed to the renewer together.
+     * Runs the tasks due now; once renewals are due, also takes the renewals due within their
+     * look-ahead: watchdog and expiry tasks run at once, renewals go to the renewer together. A
+     * watchdog or expiry task inside the look-ahead but not yet due waits for its time.
      */
     private void runDue(long now) {
         List<HeldGrant> renewals = new ArrayList<>();
-        boolean triggered = false;
+        List<Task> notYetDue = List.of();
+        long horizon = now;
         while (!due.isEmpty() && !stopped) {
             Task task = due.peek();
-            if (task.dueNanos - now <= 0) {
-                triggered = true;
-            } else if (!triggered || task.dueNanos - task.aheadNanos - now > 0) {
+            boolean isDue = task.dueNanos - now <= 0;
+            if (!isDue && task.dueNanos - horizon > 0) {
                 break;
             }
             due.poll();
@@ -167,7 +168,17 @@ final class RenewalTimer {
                 continue;
             }
             if (task.kind == Kind.RENEW) {
+                if (isDue && now + task.aheadNanos - horizon > 0) {
+                    horizon = now + task.aheadNanos;
+                }
                 renewals.add(task.grant);
+                continue;
+            }
+            if (!isDue) {
+                if (notYetDue.isEmpty()) {
+                    notYetDue = new ArrayList<>();
+                }
+                notYetDue.add(task);
                 continue;
             }
             try {
@@ -180,6 +191,7 @@ final class RenewalTimer {
                 log.error("{}: a lease check failed", task.grant.describe(), e);
             }
         }
+        due.addAll(notYetDue);
         if (!renewals.isEmpty()) {
             try {
                 renewer.dispatch(renewals);
@@ -189,7 +201,7 @@ final class RenewalTimer {
         }
     }
 
-    /** Stops the thread and waits for it (a running renewal is given {@code waitMillis}). */
+    /** Stops the thread and waits for it (a loss listener still running is given {@code waitMillis}). */
     boolean stop(long waitMillis) {
         stopped = true;
         Thread current = thread;
