@@ -34,6 +34,7 @@ public final class ClientCore implements LockClient {
     final LockBackend backend;
     final Ticker ticker;
     final RenewalTimer renewals;
+    private final LeaseRenewer renewer;
     private final LockOptions options;
     private final ReleaseNotifications notifications;
     private final ConcurrentHashMap<LocalLockState.Key, LocalLockState> states = new ConcurrentHashMap<>();
@@ -49,7 +50,9 @@ public final class ClientCore implements LockClient {
         this.options = options;
         this.ticker = ticker;
         this.notifications = backend.releaseNotifications();
-        this.renewals = new RenewalTimer("baton-renewal-" + CLIENTS.incrementAndGet(), ticker);
+        String threadName = "baton-renewal-" + CLIENTS.incrementAndGet();
+        this.renewer = new LeaseRenewer(threadName, backend, ticker);
+        this.renewals = new RenewalTimer(threadName, ticker, renewer);
     }
 
     @Override
@@ -341,8 +344,9 @@ public final class ClientCore implements LockClient {
             local.gate.release(local.gate.getQueueLength() + 1);
             local.signal.signal();
         }
-        if (!renewals.stop(options.operationTimeout().toMillis() + 1000)) {
-            log.warn("Baton client for {}: renewal thread did not stop in time", backend.name());
+        long waitMillis = options.operationTimeout().toMillis() + 1000;
+        if (!renewals.stop(waitMillis) | !renewer.stop(waitMillis)) {
+            log.warn("Baton client for {}: renewal threads did not stop in time", backend.name());
         }
         try {
             backend.close();

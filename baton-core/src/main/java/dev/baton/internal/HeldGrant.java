@@ -5,7 +5,6 @@ import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -16,11 +15,16 @@ import org.slf4j.LoggerFactory;
  * validity deadline, its renewal and its loss listeners. Shared by every {@link LeaseHandle} and by
  * the thread-bound {@code Lock} view of the thread that acquired it.
  *
- * <p>Locking: {@code state} guards the hold count, the state and the listeners, and is never held
- * across I/O. {@code renewing} is held while a renewal talks to the backend, so that a release can
- * wait for an in-flight renewal to finish before it releases: renewal never outlives unlock.
- * Scheduled renewals are not cancelled: they run on the client's {@link RenewalTimer}, which drops
- * or skips them once the grant is no longer held.
+ * <p>Locking: {@code state} guards the hold count, the state, the listeners and the validity
+ * deadline's updates, and is never held across I/O. {@code renewing} is held while a renewal call
+ * that includes this grant talks to the backend ({@link LeaseRenewer}), so that a release can wait
+ * for an in-flight renewal to finish before it releases: renewal never outlives unlock. Scheduled
+ * tasks are not cancelled: they run on the client's {@link RenewalTimer}, which drops or skips them
+ * once the grant is no longer held.
+ *
+ * <p>Loss is judged by the clock: {@link #isValid()} turns false at the validity deadline (counted
+ * from when the last successful renewal was sent), and the watchdog armed with each renewal reports
+ * the loss to listeners then, even while that renewal call still hangs.
  */
 final class HeldGrant {
     private static final Logger log = LoggerFactory.getLogger(HeldGrant.class);
@@ -183,9 +187,9 @@ final class HeldGrant {
 
     void scheduleFirst() {
         if (options.autoRenew()) {
-            schedule(this::renewNow, renewInterval());
+            scheduleRenewal(renewInterval());
         } else {
-            schedule(this::expireIfUnrenewed, validUntilNanos - client.ticker.nanoTime());
+            schedule(RenewalTimer.Kind.EXPIRE, validUntilNanos - client.ticker.nanoTime(), 0);
         }
     }
 
@@ -195,69 +199,123 @@ final class HeldGrant {
         return Math.max(1, Math.min(options.leaseTime().toNanos() / 3, left / 2));
     }
 
-    private void schedule(Runnable task, long delayNanos) {
-        if (status == Status.HELD && !client.renewals.schedule(this, task, delayNanos)) {
+    /** Renews after {@code delayNanos}, or up to a tenth of it earlier together with other grants. */
+    private void scheduleRenewal(long delayNanos) {
+        schedule(RenewalTimer.Kind.RENEW, delayNanos, delayNanos / 10);
+    }
+
+    private void schedule(RenewalTimer.Kind kind, long delayNanos, long aheadNanos) {
+        if (status == Status.HELD && !client.renewals.schedule(this, kind, delayNanos, aheadNanos)) {
             // The client is closing: it releases every grant itself.
             log.debug("{}: not scheduling renewal, the client is closing", describe());
         }
     }
 
-    private void renewNow() {
-        renewing.lock();
-        try {
-            if (status != Status.HELD) {
-                return;
-            }
-            long sentAt = client.ticker.nanoTime();
-            Optional<Grant> renewed;
-            try {
-                renewed = client.backend.renew(grant, options.leaseTime());
-            } catch (RuntimeException e) {
-                long remaining = validUntilNanos - client.ticker.nanoTime();
-                if (remaining <= 0) {
-                    markLost("it could not be renewed before its lease time (" + options.leaseTime() + ") ran out", e);
-                } else {
-                    log.warn(
-                            "{}: renewal failed, retrying while the lease is still valid: {}",
-                            describe(),
-                            e.toString());
-                    schedule(this::renewNow, Math.min(renewInterval() / 2, remaining));
-                }
-                return;
-            }
-            if (renewed.isEmpty()) {
-                markLost(
-                        "the backend no longer has this grant (it expired and may have been taken by another owner)",
-                        null);
-                return;
-            }
-            grant = renewed.get();
-            validUntilNanos = sentAt + grant.validityNanos(options.leaseTime());
-            log.trace("{}: renewed until {}", describe(), grant.expiresAt());
-            schedule(this::renewNow, renewInterval());
-        } catch (RuntimeException e) {
-            log.error("{}: unexpected failure in renewal", describe(), e);
-            markLost("renewal failed unexpectedly: " + e, e);
-        } finally {
-            renewing.unlock();
+    /**
+     * Arms the watchdog for a renewal about to be sent: at the current validity deadline the grant
+     * is reported lost unless a renewal moved the deadline first, however long the call hangs.
+     */
+    void armWatchdog() {
+        schedule(RenewalTimer.Kind.WATCH, validUntilNanos - client.ticker.nanoTime(), 0);
+    }
+
+    /** The watchdog's check, on the timer thread: lost if the validity deadline has passed. */
+    void watchdog() {
+        if (client.ticker.nanoTime() - validUntilNanos >= 0) {
+            markLost(
+                    "it was not renewed within its validity (lease time " + options.leaseTime()
+                            + "); the renewal did not answer in time",
+                    null,
+                    true);
         }
     }
 
-    private void expireIfUnrenewed() {
+    /**
+     * Takes this grant for a renewal call: false if it is no longer held, or being released right
+     * now. While taken, a release waits ({@link #stopRenewal}), so renewal never outlives release.
+     * Only the thread that took it may {@link #endRenewal}.
+     */
+    boolean beginRenewal() {
+        if (!renewing.tryLock()) {
+            return false;
+        }
+        if (status != Status.HELD) {
+            renewing.unlock();
+            return false;
+        }
+        return true;
+    }
+
+    void endRenewal() {
+        renewing.unlock();
+    }
+
+    /**
+     * A renewal sent at {@code sentAt} extended the grant. Validity counts from the send time. An
+     * answer that arrives after the validity deadline does not bring the grant back: by then
+     * isValid() has turned false and the watchdog reports (or has reported) the loss, so the grant
+     * stays lost, and the renewed grant is released best-effort so that another owner need not wait
+     * a whole lease time for it.
+     */
+    void renewed(Grant renewed, long sentAt) {
+        state.lock();
+        try {
+            if (status == Status.HELD && client.ticker.nanoTime() - validUntilNanos < 0) {
+                grant = renewed;
+                validUntilNanos = sentAt + renewed.validityNanos(options.leaseTime());
+                log.trace("{}: renewed until {}", describe(), renewed.expiresAt());
+                scheduleRenewal(renewInterval());
+                return;
+            }
+        } finally {
+            state.unlock();
+        }
+        markLost("its renewal answered only after its validity had run out", null, false);
+        if (status == Status.LOST) {
+            try {
+                client.backend.release(renewed);
+            } catch (RuntimeException e) {
+                log.debug("{}: releasing the late-renewed grant failed: {}", describe(), e.toString());
+            }
+        }
+    }
+
+    /** The backend no longer has this grant. */
+    void renewalRefused() {
+        markLost("the backend no longer has this grant (it expired and may have been taken by another owner)", null);
+    }
+
+    /** A renewal call failed for this grant: retried while it is still valid. */
+    void renewalFailed(RuntimeException failure) {
+        long remaining = validUntilNanos - client.ticker.nanoTime();
+        if (remaining <= 0) {
+            markLost("it could not be renewed before its lease time (" + options.leaseTime() + ") ran out", failure);
+            return;
+        }
+        log.warn("{}: renewal failed, retrying while the lease is still valid: {}", describe(), failure.toString());
+        schedule(RenewalTimer.Kind.RENEW, Math.min(renewInterval() / 2, remaining), 0);
+    }
+
+    void expireIfUnrenewed() {
         long remaining = validUntilNanos - client.ticker.nanoTime();
         if (remaining > 0) {
-            schedule(this::expireIfUnrenewed, remaining);
+            schedule(RenewalTimer.Kind.EXPIRE, remaining, 0);
             return;
         }
         markLost("its lease time (" + options.leaseTime() + ") elapsed and auto-renewal is off", null);
     }
 
     void markLost(String why, Throwable cause) {
+        markLost(why, cause, false);
+    }
+
+    /** Reports the loss once; with {@code onlyIfExpired}, only if the deadline has still passed. */
+    private void markLost(String why, Throwable cause, boolean onlyIfExpired) {
         List<Consumer<LockLostException>> toCall;
         LockLostException lost;
         state.lock();
         try {
-            if (status != Status.HELD) {
+            if (status != Status.HELD || (onlyIfExpired && client.ticker.nanoTime() - validUntilNanos < 0)) {
                 return;
             }
             lost = new LockLostException(

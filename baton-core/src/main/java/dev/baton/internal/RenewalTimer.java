@@ -1,5 +1,7 @@
 package dev.baton.internal;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -9,7 +11,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one renewal thread of a client, and when it runs each grant's renewal (or expiry check).
+ * The one timer thread of a client: when each grant's renewal is due, and when each grant's
+ * validity runs out (its watchdog, and the expiry of a grant without auto-renewal).
+ *
+ * <p>It never talks to the backend: renewals that come due are handed, together, to the client's
+ * {@link LeaseRenewer}, which sends them in batches on its own threads. Renewals due a little later
+ * (within {@link Task#aheadNanos} of now, a tenth of their interval) go with the ones due now, so a
+ * client holding many grants renews them in few calls. Watchdog and expiry tasks only change local
+ * state and call loss listeners, so a hung renewal call never delays a loss report.
  *
  * <p>Why not a {@code ScheduledThreadPoolExecutor}: scheduling there takes the queue's lock, sifts a
  * heap, often wakes the timer thread (a new earliest task), and the release has to cancel and remove
@@ -32,11 +41,25 @@ final class RenewalTimer {
     /** Longest time a newly added task waits before the thread looks at it. */
     static final long DRAIN_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
-    /** A task for one grant, due at a point of the client's ticker. */
-    record Task(HeldGrant grant, long dueNanos, Runnable action) {}
+    /** What a task does when it comes due. */
+    enum Kind {
+        /** Renew the grant (through the {@link LeaseRenewer}). */
+        RENEW,
+        /** Report the grant lost if it was not renewed by now, its validity deadline. */
+        WATCH,
+        /** Report a grant without auto-renewal lost once its lease time elapsed. */
+        EXPIRE
+    }
+
+    /**
+     * A task for one grant, due at a point of the client's ticker; once some task is due, a task
+     * due within {@code aheadNanos} runs with it.
+     */
+    record Task(HeldGrant grant, long dueNanos, long aheadNanos, Kind kind) {}
 
     private final String threadName;
     private final Ticker ticker;
+    private final LeaseRenewer renewer;
     private final ConcurrentLinkedQueue<Task> incoming = new ConcurrentLinkedQueue<>();
     /** Confined to the timer thread. */
     private final PriorityQueue<Task> due = new PriorityQueue<>((a, b) -> Long.compare(a.dueNanos, b.dueNanos));
@@ -46,24 +69,25 @@ final class RenewalTimer {
     private volatile long wakeAt = Long.MAX_VALUE;
     private volatile boolean stopped;
 
-    RenewalTimer(String threadName, Ticker ticker) {
+    RenewalTimer(String threadName, Ticker ticker, LeaseRenewer renewer) {
         this.threadName = threadName;
         this.ticker = ticker;
+        this.renewer = renewer;
     }
 
     /**
-     * Runs {@code action} on the timer thread once {@code delayNanos} have passed, if the grant is
-     * still held then.
+     * Runs a task of {@code kind} for {@code grant} once {@code delayNanos} have passed (a renewal up
+     * to {@code aheadNanos} earlier, with others), if the grant is still held then.
      *
      * @return false if the timer was stopped (the client is closing and releases every grant itself)
      */
-    boolean schedule(HeldGrant grant, Runnable action, long delayNanos) {
+    boolean schedule(HeldGrant grant, Kind kind, long delayNanos, long aheadNanos) {
         if (stopped) {
             return false;
         }
         long now = ticker.nanoTime();
         long dueNanos = now + Math.max(0, delayNanos);
-        incoming.add(new Task(grant, dueNanos, action));
+        incoming.add(new Task(grant, dueNanos, aheadNanos, kind));
         Thread current = thread;
         if (current == null) {
             start();
@@ -102,18 +126,8 @@ final class RenewalTimer {
                     due.add(task);
                 }
             }
-            while (!due.isEmpty() && due.peek().dueNanos - now <= 0 && !stopped) {
-                Task task = due.poll();
-                if (task.grant.status() != HeldGrant.Status.HELD) {
-                    continue;
-                }
-                try {
-                    task.action.run();
-                } catch (RuntimeException e) {
-                    log.error("{}: a renewal task failed", task.grant.describe(), e);
-                }
-                now = ticker.nanoTime();
-            }
+            runDue(now);
+            now = ticker.nanoTime();
             if (stopped) {
                 break;
             }
@@ -134,7 +148,60 @@ final class RenewalTimer {
         due.clear();
     }
 
-    /** Stops the thread and waits for it (a running renewal is given {@code waitMillis}). */
+    /**
+     * Runs the tasks due now; once renewals are due, also takes the renewals due within their
+     * look-ahead: watchdog and expiry tasks run at once, renewals go to the renewer together. A
+     * watchdog or expiry task inside the look-ahead but not yet due waits for its time.
+     */
+    private void runDue(long now) {
+        List<HeldGrant> renewals = new ArrayList<>();
+        List<Task> notYetDue = List.of();
+        long horizon = now;
+        while (!due.isEmpty() && !stopped) {
+            Task task = due.peek();
+            boolean isDue = task.dueNanos - now <= 0;
+            if (!isDue && task.dueNanos - horizon > 0) {
+                break;
+            }
+            due.poll();
+            if (task.grant.status() != HeldGrant.Status.HELD) {
+                continue;
+            }
+            if (task.kind == Kind.RENEW) {
+                if (isDue && now + task.aheadNanos - horizon > 0) {
+                    horizon = now + task.aheadNanos;
+                }
+                renewals.add(task.grant);
+                continue;
+            }
+            if (!isDue) {
+                if (notYetDue.isEmpty()) {
+                    notYetDue = new ArrayList<>();
+                }
+                notYetDue.add(task);
+                continue;
+            }
+            try {
+                if (task.kind == Kind.WATCH) {
+                    task.grant.watchdog();
+                } else {
+                    task.grant.expireIfUnrenewed();
+                }
+            } catch (RuntimeException e) {
+                log.error("{}: a lease check failed", task.grant.describe(), e);
+            }
+        }
+        due.addAll(notYetDue);
+        if (!renewals.isEmpty()) {
+            try {
+                renewer.dispatch(renewals);
+            } catch (RuntimeException e) {
+                log.error("{}: handing {} renewal(s) to the renewer failed", threadName, renewals.size(), e);
+            }
+        }
+    }
+
+    /** Stops the thread and waits for it (a loss listener still running is given {@code waitMillis}). */
     boolean stop(long waitMillis) {
         stopped = true;
         Thread current = thread;

@@ -2,6 +2,8 @@ package dev.baton.spi;
 
 import dev.baton.LockUnavailableException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -60,6 +62,46 @@ public interface LockBackend extends AutoCloseable {
      *     lease's validity runs out
      */
     Optional<Grant> renew(Grant grant, Duration leaseTime);
+
+    /**
+     * The most grants the core hands to one {@link #renewAll} call. The default, 1, means that the
+     * backend renews grant by grant: the core then calls {@link #renew} once per grant, each call on
+     * its own, so that no grant's renewal waits for another's round trip. A backend that renews many
+     * grants in one round trip (one script, one statement) returns how many it takes per call, and
+     * overrides {@link #renewAll}.
+     */
+    default int renewalBatchSize() {
+        return 1;
+    }
+
+    /**
+     * Extends several grants of this client, all with the same {@code leaseTime}, in as few round
+     * trips as the backend allows: at most {@link #renewalBatchSize()} grants per call.
+     *
+     * <p>Why synchronous: the core calls it on a small pool of its own (a few calls in flight per
+     * client, each with up to a batch of grants), so a blocking JDBC statement or a Lettuce call
+     * bounded by its command timeout is all a backend writes, and a call that hangs holds only its
+     * own grants back, never the other calls in flight.
+     *
+     * <p>Failure semantics: the result holds one entry per grant, in the order given; an entry is
+     * the renewed grant, or empty when the backend no longer has that grant (it is then reported
+     * lost), exactly as {@link #renew} would say for it alone. A call that throws {@link
+     * LockUnavailableException} failed for every grant in it: the core retries each one while it is
+     * still valid, so a backend that renews in parts (one call per Cluster slot, one per Redlock
+     * master) may throw when one part failed, and renewing the other parts again is harmless.
+     *
+     * <p>The default renews grant by grant with {@link #renew}.
+     *
+     * @throws LockUnavailableException if the backend could not be asked; every grant in the call
+     *     counts as not renewed this round
+     */
+    default List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
+        List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
+        for (Grant grant : grants) {
+            renewed.add(renew(grant, leaseTime));
+        }
+        return renewed;
+    }
 
     /**
      * Releases a grant if, and only if, it is still held by its owner; never touches another owner's

@@ -57,6 +57,8 @@ final class OptimisticLockBackend implements LockBackend {
     private volatile Dialect dialect;
     /** Passed with the statements, once the dialect is known and the schema exists. */
     private final SchemaGate<Statements> gate;
+
+    private final BatchRenewal batchRenewal;
     /** LISTEN/NOTIFY wake-ups on PostgreSQL; unsupported (waiters poll) on H2 and MariaDB. */
     private final PgNotifications notifications;
 
@@ -74,6 +76,12 @@ final class OptimisticLockBackend implements LockBackend {
         this.timeout = TableLockBackend.queryTimeoutSeconds(operationTimeout);
         this.ownedPool = ownedPool;
         this.gate = new SchemaGate<>(this::name, operationTimeout, names);
+        this.batchRenewal = new BatchRenewal(
+                () -> JdbcSession.open(dataSource, ownedPool, timeout, false),
+                grant -> ready(grant.name()).renewExclusiveIn,
+                grant -> List.of(grant.name(), grant.fencingToken(), grant.ownerId()),
+                this::renew,
+                (grant, e) -> failure(grant.name(), "renew", e));
         this.notifications = new PgNotifications(this::name, dataSource, ownedPool, operationTimeout, () -> {
             Dialect known = this.dialect;
             return known == null || known == Dialect.POSTGRESQL;
@@ -207,6 +215,21 @@ final class OptimisticLockBackend implements LockBackend {
         }
     }
 
+    /**
+     * Exclusive grants in one statement per call ({@link BatchRenewal}), matched by name, version
+     * and owner; shared ones one by one.
+     */
+    @Override
+    public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
+        return batchRenewal.renewAll(grants, leaseTime);
+    }
+
+    /** Up to {@link BatchRenewal#SIZE} exclusive grants per statement. */
+    @Override
+    public int renewalBatchSize() {
+        return BatchRenewal.SIZE;
+    }
+
     @Override
     public boolean release(Grant grant) {
         return release(grant.name(), grant.ownerId(), grant.mode(), grant.fencingToken());
@@ -312,6 +335,9 @@ final class OptimisticLockBackend implements LockBackend {
         final String deleteReaders;
         final String insertReader;
         final String renewExclusive;
+        /** The batch renewal up to its IN list; ? = lease, then each grant's key ({@link BatchRenewal}). */
+        final String renewExclusiveIn;
+
         final String extendShared;
         final String renewReader;
         final String releaseExclusive;
@@ -354,6 +380,9 @@ final class OptimisticLockBackend implements LockBackend {
             // ? = lease, name, version, owner
             renewExclusive = sql("UPDATE {opt} SET expires_at = {now+lease} WHERE lock_name = ? AND version = ?"
                     + " AND owner_id = ? AND lock_mode = 'X' AND expires_at > {now}");
+            // ? = lease, then name, version and owner of each grant
+            renewExclusiveIn = sql("UPDATE {opt} SET expires_at = {now+lease}"
+                    + " WHERE lock_mode = 'X' AND expires_at > {now} AND (lock_name, version, owner_id) IN ");
             // ? = lease, name
             extendShared = sql("UPDATE {opt} SET expires_at = GREATEST(expires_at, {now+lease})"
                     + " WHERE lock_name = ? AND lock_mode = 'S' AND expires_at > {now}");

@@ -79,6 +79,8 @@ final class TableLockBackend implements LockBackend {
     private volatile Dialect dialect;
     /** Passed with the statements, once the dialect is known and the schema exists. */
     private final SchemaGate<Statements> gate;
+
+    private final BatchRenewal batchRenewal;
     /** The isolation level the DataSource hands out, when it is not READ COMMITTED; -1 otherwise. */
     private volatile int isolationToRestore = -1;
     /** The owner id of this thread's last acquire attempt if it failed before reaching the database. */
@@ -106,6 +108,12 @@ final class TableLockBackend implements LockBackend {
         this.queryTimeoutSeconds = queryTimeoutSeconds(operationTimeout);
         this.ownedPool = ownedPool;
         this.gate = new SchemaGate<>(this::name, operationTimeout, names);
+        this.batchRenewal = new BatchRenewal(
+                () -> open(false),
+                grant -> ready(grant.name()).renewExclusiveIn,
+                grant -> List.of(grant.name(), grant.ownerId()),
+                this::renew,
+                (grant, e) -> failure(grant.name(), "renew", e));
         this.notifications = new PgNotifications(this::name, dataSource, ownedPool, operationTimeout, () -> {
             Dialect known = this.dialect;
             return known == null || known == Dialect.POSTGRESQL;
@@ -293,6 +301,17 @@ final class TableLockBackend implements LockBackend {
     }
 
     @Override
+    public int renewalBatchSize() {
+        return BatchRenewal.SIZE;
+    }
+
+    /** Exclusive grants in one statement per call ({@link BatchRenewal}), shared ones one by one. */
+    @Override
+    public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
+        return batchRenewal.renewAll(grants, leaseTime);
+    }
+
+    @Override
     public boolean release(Grant grant) {
         return release(grant.name(), grant.ownerId(), grant.mode());
     }
@@ -444,6 +463,9 @@ final class TableLockBackend implements LockBackend {
         final String extendShared;
         final String insertReader;
         final String renewExclusive;
+        /** The batch renewal up to its IN list; ? = lease, then each grant's key ({@link BatchRenewal}). */
+        final String renewExclusiveIn;
+
         final String renewReader;
         final String releaseExclusive;
         final String lockSharedRow;
@@ -545,6 +567,9 @@ final class TableLockBackend implements LockBackend {
                     """
                     UPDATE {locks} SET expires_at = {now+lease}
                     WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X' AND expires_at > {now}""");
+            // ? = lease, then name and owner of each grant
+            renewExclusiveIn = sql("UPDATE {locks} SET expires_at = {now+lease}"
+                    + " WHERE lock_mode = 'X' AND expires_at > {now} AND (lock_name, owner_id) IN ");
             // ? = lease, name, name, owner
             renewReader = returning(
                     """

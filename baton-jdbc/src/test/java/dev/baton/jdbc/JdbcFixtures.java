@@ -24,11 +24,48 @@ final class JdbcFixtures {
     /** The same with the capabilities the pair claims (the kit checks that the others are refused). */
     static LockBackendFixture of(
             String name, Supplier<? extends DatabaseServer> server, String strategy, Set<Capability> capabilities) {
-        return LockBackendFixture.of(
+        LockBackendFixture fixture = LockBackendFixture.of(
                 name,
                 () -> uri(server.get(), strategy),
                 () -> new InetSocketAddress(server.get().host(), server.get().port()),
                 capabilities);
+        if (strategy == null || !Strategy.of(strategy, name).pinsConnections()) {
+            return fixture;
+        }
+        return new PinnedFixture(fixture);
+    }
+
+    /**
+     * A pinned strategy keeps one pooled connection per held lease (at most {@link
+     * #PINNED_LEASES} of the pool's 40, leaving room for the kit's other work).
+     */
+    private record PinnedFixture(LockBackendFixture fixture) implements LockBackendFixture {
+        static final int PINNED_LEASES = 20;
+
+        @Override
+        public String name() {
+            return fixture.name();
+        }
+
+        @Override
+        public String uri() {
+            return fixture.uri();
+        }
+
+        @Override
+        public InetSocketAddress serverAddress() {
+            return fixture.serverAddress();
+        }
+
+        @Override
+        public Set<Capability> capabilities() {
+            return fixture.capabilities();
+        }
+
+        @Override
+        public int heldLeaseLimit() {
+            return PINNED_LEASES;
+        }
     }
 
     /** The server's URL with credentials and strategy, in H2's {@code ;} or the others' query syntax. */

@@ -240,6 +240,36 @@ abstract class TableLockBackendTest {
     }
 
     @Test
+    void renewAllRenewsHeldGrantsTogetherAndReportsEachOneNoLongerHeld() {
+        TableLockBackend backend = backend(freshTable());
+        List<Grant> grants = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            grants.add(backend.tryAcquire(exclusive(lockName(), owner(), SHORT)).orElseThrow());
+        }
+        grants.add(backend.tryAcquire(shared(lockName(), owner(), SHORT)).orElseThrow());
+        Grant held = grants.get(0);
+        grants.add(new Grant(held.name(), owner(), LockMode.EXCLUSIVE, held.fencingToken(), held.expiresAt(), null));
+        backend.release(grants.get(2));
+
+        List<Optional<Grant>> renewed = backend.renewAll(grants, LONG);
+        assertThat(renewed).hasSize(grants.size());
+        for (int i : List.of(0, 1, 3, 4, 5)) {
+            assertThat(renewed.get(i)).as("grant %d, held", i).hasValueSatisfying(grant -> assertThat(
+                            grant.fencingToken())
+                    .isEqualTo(grants.get(i).fencingToken()));
+        }
+        assertThat(renewed.get(2)).as("released before").isEmpty();
+        assertThat(renewed.get(6)).as("a stranger's grant").isEmpty();
+        for (int i : List.of(0, 1, 3, 4, 5)) {
+            Grant grant = grants.get(i);
+            assertThat(backend.inspect(grant.name()))
+                    .as("grant %d renewed to the long lease on the database", i)
+                    .hasValueSatisfying(info -> assertThat(info.expiresAt())
+                            .isAfter(grant.expiresAt().plus(LONG.minus(SHORT).dividedBy(2))));
+        }
+    }
+
+    @Test
     void releaseOfSomeoneElsesGrantDoesNothing() {
         TableLockBackend backend = backend(freshTable());
         String name = lockName();

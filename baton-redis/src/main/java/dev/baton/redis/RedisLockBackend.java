@@ -33,6 +33,19 @@ import org.slf4j.LoggerFactory;
  * restart without persistence, a second owner may be granted while the first still holds, which
  * the first learns at its next renewal. Use the fencing token to reject its late writes.
  *
+ * <p>Renewal: up to {@link RedisRenewals#BATCH} of a client's grants in one script call ({@link
+ * #renewAll}); on a Cluster, one call per hash slot of the batch, sent together.
+ *
+ * <p>Server memory per distinct lock name: besides the lock key (gone with its lease), the fencing
+ * counter key {@code <prefix>{<name>}:fence} stays for {@link #fenceTtlMillis its time to live}
+ * after the name's last grant or renewal: at least a day and ten lease times. It costs the key's
+ * length plus on the order of 100 bytes (an integer value with an expiry), so a workload that locks
+ * a million distinct names a day keeps about a million such keys. That time to live is the bound:
+ * once it expires, the next grant of the name reseeds the counter from the server clock (see
+ * {@link RedisScripts}), so tokens keep increasing. To watch or evict these keys separately, give
+ * such workloads their own key prefix ({@code ?prefix=}); better, reuse names (one lock per
+ * resource, not per request).
+ *
  * <p>Failure behaviour: every call is bounded by the operation timeout and reports an unreachable,
  * refusing or non-scripting server with {@link dev.baton.LockUnavailableException}.
  */
@@ -185,23 +198,29 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
-        List<Object> reply = RedisFailures.await(
-                node.eval(
-                        RedisScripts.RENEW,
-                        ScriptOutputType.MULTI,
-                        keys.keys(grant.name(), grant.mode()),
-                        grant.ownerId(),
-                        modeArg(grant.mode()),
-                        Long.toString(Math.max(1, leaseTime.toMillis())),
-                        Long.toString(fenceTtlMillis(leaseTime))),
+        return renewAll(List.of(grant), leaseTime).get(0);
+    }
+
+    @Override
+    public int renewalBatchSize() {
+        return RedisRenewals.BATCH;
+    }
+
+    /** One script call for all {@code grants} (on a Cluster, one per hash slot, sent together). */
+    @Override
+    public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
+        long leaseMillis = Math.max(1, leaseTime.toMillis());
+        List<Optional<Long>> answers = RedisFailures.await(
+                RedisRenewals.renew(node, keys, grants, leaseMillis, fenceTtlMillis(leaseTime)),
                 timeoutNanos,
-                grant.name(),
+                grants.get(0).name() + (grants.size() > 1 ? "' and " + (grants.size() - 1) + " more '" : ""),
                 name,
                 "renew");
-        if (number(reply.get(0)) != 1) {
-            return Optional.empty();
+        List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
+        for (int i = 0; i < grants.size(); i++) {
+            renewed.add(RedisRenewals.renewed(grants.get(i), answers.get(i), leaseMillis));
         }
-        return Optional.of(grant.withExpiresAt(Instant.ofEpochMilli(number(reply.get(1)) + leaseTime.toMillis())));
+        return renewed;
     }
 
     CompletableFuture<Long> releaseAsync(String lockName, String ownerId, LockMode mode, String queueMember) {

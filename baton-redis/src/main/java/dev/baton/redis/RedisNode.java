@@ -68,6 +68,7 @@ final class RedisNode implements AutoCloseable {
     private volatile CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubsub;
     private final ConcurrentHashMap<String, List<Consumer<String>>> channelListeners = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    private final boolean cluster;
 
     /**
      * A single server, or the master a Sentinel names ({@code uri} carries the Sentinels).
@@ -82,6 +83,12 @@ final class RedisNode implements AutoCloseable {
     private RedisNode(Connector connector) {
         this.connector = connector;
         this.address = connector.address();
+        this.cluster = connector.client() instanceof RedisClusterClient;
+    }
+
+    /** Whether this is a Redis Cluster: one script call may then only touch keys of one slot. */
+    boolean isCluster() {
+        return cluster;
     }
 
     private static Connector standalone(

@@ -124,29 +124,41 @@ final class RedisScripts {
                     + "return token\n");
 
     /**
-     * ARGV: owner, mode, lease ms, fence ttl ms. Returns {1, server now ms} if extended, {0, now} if
-     * not held.
+     * Renews many locks of one client in one call (see {@link RedisRenewals}); each is extended only
+     * if this owner still holds it. KEYS: the three keys of each lock in turn; ARGV: lease ms, fence ttl ms, then owner and mode of each
+     * lock in turn. Returns {server now ms, then 1 (extended) or 0 (not held) for each lock}. On a
+     * Cluster every lock of one call must live in one slot.
      */
-    static final Script RENEW = Script.of(
-            "renew",
+    static final Script RENEW_ALL = Script.of(
+            "renew-all",
             NOW
-                    + "if ARGV[2] == 'X' then\n"
-                    + "  local held = redis.call('GET', KEYS[1])\n"
-                    + "  if held == ARGV[1] or held == ARGV[1] .. '+' then\n"
-                    + "    redis.call('PEXPIRE', KEYS[1], ARGV[3])\n"
-                    + "    redis.call('PEXPIRE', KEYS[2], ARGV[4])\n"
-                    + "    return {1, now}\n"
+                    + "local lease = tonumber(ARGV[1])\n"
+                    + "local out = {now}\n"
+                    + "for i = 1, (#ARGV - 2) / 2 do\n"
+                    + "  local lock, fence, third = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]\n"
+                    + "  local owner, mode = ARGV[2 * i + 1], ARGV[2 * i + 2]\n"
+                    + "  local held = redis.call('GET', lock)\n"
+                    + "  local ok = 0\n"
+                    + "  if mode == 'X' then\n"
+                    + "    if held == owner or held == owner .. '+' then\n"
+                    + "      redis.call('PEXPIRE', lock, lease)\n"
+                    + "      ok = 1\n"
+                    + "    end\n"
+                    + "  elseif held == 'S' then\n"
+                    + "    local score = redis.call('ZSCORE', third, owner)\n"
+                    + "    if score and tonumber(score) > now then\n"
+                    + "      redis.call('ZADD', third, now + lease, owner)\n"
+                    + "      local last = redis.call('ZRANGE', third, -1, -1, 'WITHSCORES')\n"
+                    + "      local ttl = math.max(1, tonumber(last[2]) - now)\n"
+                    + "      redis.call('PEXPIRE', lock, ttl)\n"
+                    + "      redis.call('PEXPIRE', third, ttl)\n"
+                    + "      ok = 1\n"
+                    + "    end\n"
                     + "  end\n"
-                    + "  return {0, now}\n"
+                    + "  if ok == 1 then redis.call('PEXPIRE', fence, ARGV[2]) end\n"
+                    + "  out[i + 1] = ok\n"
                     + "end\n"
-                    + SHARED_TTL
-                    + "if redis.call('GET', KEYS[1]) ~= 'S' then return {0, now} end\n"
-                    + "local score = redis.call('ZSCORE', KEYS[3], ARGV[1])\n"
-                    + "if (not score) or tonumber(score) <= now then return {0, now} end\n"
-                    + "redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), ARGV[1])\n"
-                    + "sharedTtl(now)\n"
-                    + "redis.call('PEXPIRE', KEYS[2], ARGV[4])\n"
-                    + "return {1, now}\n");
+                    + "return out\n");
 
     /**
      * ARGV: owner, mode, channel, queue member (optional, exclusive mode). Removes the owner's queue

@@ -288,48 +288,63 @@ public final class RedlockBackend implements LockBackend {
                 .thenApply(RedlockBackend::single));
     }
 
+    /** Extends the grant on all masters at once; held while a majority extended it within validity. */
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        return renewAll(List.of(grant), leaseTime).get(0);
+    }
+
+    /**
+     * One script call per master for all {@code grants}, on every master at once; each grant is
+     * decided as {@link #renew} decides it. If any grant is left undecided (neither a majority
+     * extended it nor a majority no longer has it), the whole call fails and the core retries every
+     * grant in it while they are valid.
+     */
+    @Override
+    public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
         long drift = driftMillis(leaseTime);
         long timeout = Math.max(nodeTimeoutMillis(leaseTime), 1);
-        String[] lockKeys = keys.keys(grant.name(), grant.mode());
         long start = System.nanoTime();
-        Round renewed = round(
-                timeout,
-                node -> node.eval(
-                        RedisScripts.RENEW,
-                        ScriptOutputType.MULTI,
-                        lockKeys,
-                        grant.ownerId(),
-                        RedisLockBackend.modeArg(grant.mode()),
-                        Long.toString(leaseTime.toMillis() + drift),
-                        Long.toString(RedisLockBackend.fenceTtlMillis(leaseTime))));
-        int extended = 0;
-        int notHeld = 0;
-        for (List<Object> reply : renewed.replies()) {
-            if (reply == null) {
-                continue;
-            }
-            if (RedisLockBackend.number(reply.get(0)) == 1) {
-                extended++;
-            } else {
-                notHeld++;
-            }
-        }
+        int count = grants.size();
+        Round renewed = round(timeout, node -> RedisRenewals.renew(
+                        node, keys, grants, leaseTime.toMillis() + drift, RedisLockBackend.fenceTtlMillis(leaseTime))
+                .thenApply(answers -> new ArrayList<Object>(answers)));
         long validity = leaseTime.toMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - drift;
-        if (extended >= quorum && validity > 0) {
-            return Optional.of(grant.withExpiresAt(Instant.now().plusMillis(validity)));
+        List<Optional<Grant>> out = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int extended = 0;
+            int notHeld = 0;
+            for (List<Object> reply : renewed.replies()) {
+                if (reply != null) {
+                    if (((Optional<?>) reply.get(i)).isPresent()) {
+                        extended++;
+                    } else {
+                        notHeld++;
+                    }
+                }
+            }
+            if (extended >= quorum && validity > 0) {
+                out.add(Optional.of(grants.get(i).withExpiresAt(Instant.now().plusMillis(validity))));
+            } else if (notHeld > nodes.size() - quorum) {
+                out.add(Optional.empty()); // a majority no longer has it: lost
+            } else {
+                throw RedisFailures.unavailable(
+                        grants.get(i).name(),
+                        name,
+                        "renew",
+                        new IllegalStateException("only " + extended + " of " + nodes.size()
+                                + " masters extended the lease, " + quorum
+                                + " needed; retrying while the lease lasts (first failure: "
+                                + renewed.firstFailure() + ")"));
+            }
         }
-        if (notHeld > nodes.size() - quorum) {
-            return Optional.empty(); // a majority no longer has it: lost
-        }
-        throw RedisFailures.unavailable(
-                grant.name(),
-                name,
-                "renew",
-                new IllegalStateException("only " + extended + " of " + nodes.size() + " masters extended the lease, "
-                        + quorum + " needed; retrying while the lease lasts (first failure: "
-                        + renewed.firstFailure() + ")"));
+        return out;
+    }
+
+    /** Up to {@link RedisRenewals#BATCH} grants per call to each master. */
+    @Override
+    public int renewalBatchSize() {
+        return RedisRenewals.BATCH;
     }
 
     @Override

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.TestInfo;
  * cluster client talks to every master at the address the master announces, not through a seed.
  * So the fixture reaches the cluster through the proxy the way a client behind NAT does: the proxy
  * is the seed and {@code natMap} sends the connections to the first master through it, and the
- * loss-detection tests name their locks so that they live on that master. Cutting the proxy then
+ * loss-detection and renewal-at-scale tests name their locks so that they live on that master. Cutting the proxy then
  * cuts the client from the master that holds its lock, as a network partition would.
  */
 class RedisClusterContractTest extends LockBackendContract {
@@ -42,7 +42,8 @@ class RedisClusterContractTest extends LockBackendContract {
     @BeforeEach
     void pinLossDetectionLocks(TestInfo info) {
         pinToFirstMaster = info.getTestClass()
-                .map(type -> type.getSimpleName().equals("LossDetection"))
+                .map(type -> type.getSimpleName().equals("LossDetection")
+                        || type.getSimpleName().equals("RenewalAtScale"))
                 .orElse(false);
     }
 

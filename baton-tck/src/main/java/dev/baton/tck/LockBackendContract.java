@@ -134,7 +134,7 @@ public abstract class LockBackendContract {
         return threads.submit(task);
     }
 
-    private RecordingBackend recordingBackend(LockOptions options) {
+    RecordingBackend recordingBackend(LockOptions options) {
         String uri = fixture().uri();
         String lower = uri.toLowerCase(Locale.ROOT);
         for (LockBackendProvider provider : ServiceLoader.load(LockBackendProvider.class)) {
@@ -719,6 +719,14 @@ public abstract class LockBackendContract {
                     .isInstanceOf(LockUnavailableException.class);
             assertThat(millisSince(start))
                     .isLessThanOrEqualTo(OPERATION_TIMEOUT.plus(SLACK).toMillis());
+        }
+    }
+
+    /** Renewal of many leases, pipelined, and loss reported on time: see {@link RenewalAtScaleProperty}. */
+    @Nested
+    class RenewalAtScale extends RenewalAtScaleProperty {
+        RenewalAtScale() {
+            super(LockBackendContract.this);
         }
     }
 

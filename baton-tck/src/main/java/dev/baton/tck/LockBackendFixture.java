@@ -45,6 +45,16 @@ public interface LockBackendFixture {
     Set<Capability> capabilities();
 
     /**
+     * How many leases one client of this backend can hold at once, when that is bounded by more than
+     * the server's memory: a pinned JDBC strategy keeps one pooled connection per held lease. The kit
+     * holds at most this many in its renewal-at-scale tests (and a few hundred otherwise). Default:
+     * no such bound.
+     */
+    default int heldLeaseLimit() {
+        return Integer.MAX_VALUE;
+    }
+
+    /**
      * Whether {@code thread} belongs to a server that this fixture runs inside the test JVM (an
      * embedded ZooKeeper, say) rather than to a client. Such servers start threads on demand at any
      * time, so the kit's check that a closed client leaves no thread behind skips them. Default:

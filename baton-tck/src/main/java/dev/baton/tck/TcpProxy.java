@@ -8,22 +8,30 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.SocketException;
+import java.time.Duration;
+import java.util.Arrays;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * A loopback TCP proxy for fault injection: forwards to a real server until {@link #cut()} closes
- * every connection and refuses new ones, and {@link #restore()} accepts again on the same port.
+ * every connection and refuses new ones, and {@link #restore()} accepts again on the same port. It
+ * can add {@link #latency(Duration) latency} and {@link #pause() hold back} traffic on connections
+ * that stay open.
  */
 public final class TcpProxy implements AutoCloseable {
+    private static final long PAUSED_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+
     private final InetSocketAddress target;
     private final int port;
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private volatile ServerSocket listener;
     private volatile boolean closed;
+    private volatile long delayNanos;
+    private volatile boolean paused;
 
     private TcpProxy(InetSocketAddress target) throws IOException {
         this.target = target;
@@ -77,6 +85,28 @@ public final class TcpProxy implements AutoCloseable {
         startAccepting(listener);
     }
 
+    /**
+     * Delays every byte by {@code oneWay} in each direction from now on (a round trip gains twice
+     * that); zero forwards at once.
+     */
+    public void latency(Duration oneWay) {
+        delayNanos = oneWay.toNanos();
+    }
+
+    /**
+     * Holds back every byte in both directions while connections stay open, as a link that silently
+     * drops traffic does: calls through it hang until their own timeout. {@link #resume()} delivers
+     * what was held back.
+     */
+    public void pause() {
+        paused = true;
+    }
+
+    /** Delivers again, starting with what {@link #pause()} held back. */
+    public void resume() {
+        paused = false;
+    }
+
     @Override
     public synchronized void close() {
         closed = true;
@@ -126,21 +156,45 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * Forwards one direction: a reader stamps each chunk with when it may be delivered (now plus the
+     * delay) and a writer delivers it then, so that added latency delays every message without
+     * limiting how many are under way, as a long link does.
+     */
     private void pump(Socket from, Socket to) {
-        Thread thread = new Thread(
+        LinkedBlockingQueue<Chunk> chunks = new LinkedBlockingQueue<>();
+        Thread reader = new Thread(
                 () -> {
                     byte[] buffer = new byte[16 * 1024];
-                    try (InputStream in = from.getInputStream();
-                            OutputStream out = to.getOutputStream()) {
+                    try (InputStream in = from.getInputStream()) {
                         int read;
                         while ((read = in.read(buffer)) >= 0) {
-                            out.write(buffer, 0, read);
+                            chunks.add(new Chunk(Arrays.copyOf(buffer, read), System.nanoTime() + delayNanos));
+                        }
+                    } catch (IOException e) {
+                        // closed by cut() or by a peer, or the connection broke; nothing to keep
+                    } finally {
+                        chunks.add(Chunk.END);
+                    }
+                },
+                "tck-proxy-read-" + port);
+        Thread writer = new Thread(
+                () -> {
+                    try (OutputStream out = to.getOutputStream()) {
+                        while (true) {
+                            Chunk chunk = chunks.take();
+                            if (chunk == Chunk.END) {
+                                break;
+                            }
+                            awaitDelivery(chunk.dueNanos, to);
+                            if (to.isClosed()) {
+                                break;
+                            }
+                            out.write(chunk.bytes);
                             out.flush();
                         }
-                    } catch (SocketException e) {
-                        // closed by cut() or by a peer
-                    } catch (IOException e) {
-                        // the connection broke; nothing to keep
+                    } catch (IOException | InterruptedException e) {
+                        // closed by cut() or by a peer; nothing to keep
                     } finally {
                         closeQuietly(from);
                         closeQuietly(to);
@@ -148,9 +202,24 @@ public final class TcpProxy implements AutoCloseable {
                         sockets.remove(to);
                     }
                 },
-                "tck-proxy-pump-" + port);
-        thread.setDaemon(true);
-        thread.start();
+                "tck-proxy-write-" + port);
+        reader.setDaemon(true);
+        writer.setDaemon(true);
+        reader.start();
+        writer.start();
+    }
+
+    /** Waits until {@code dueNanos} and while the proxy is paused, or until the socket closes. */
+    private void awaitDelivery(long dueNanos, Socket to) {
+        while (!to.isClosed() && (paused || System.nanoTime() - dueNanos < 0)) {
+            long wait = paused ? PAUSED_POLL_NANOS : dueNanos - System.nanoTime();
+            LockSupport.parkNanos(Math.max(1, Math.min(wait, PAUSED_POLL_NANOS)));
+        }
+    }
+
+    /** Bytes read from one side, and when they may be delivered to the other. */
+    private record Chunk(byte[] bytes, long dueNanos) {
+        static final Chunk END = new Chunk(new byte[0], 0);
     }
 
     private static void closeQuietly(AutoCloseable closeable) {

@@ -1,0 +1,152 @@
+package dev.baton.internal;
+
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockBackend;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends a client's due renewals to the backend: batched, pipelined and bounded.
+ *
+ * <p>The {@link RenewalTimer} hands over every grant due now (and those due within a tenth of their
+ * interval); they are grouped by lease time and cut into calls of at most {@link
+ * LockBackend#renewalBatchSize()} grants ({@link LockBackend#renewAll}). At most {@link
+ * #CALLS_IN_FLIGHT} calls run at once, each on its own thread of this renewer, so no renewal waits
+ * for another's round trip, and a call that hangs (up to the operation timeout) holds back only the
+ * grants in it. Calls beyond the window queue in order; a queued grant is still watched.
+ *
+ * <p>Before a grant is sent, its watchdog is armed ({@link HeldGrant#armWatchdog()}): the loss of a
+ * grant whose renewal does not answer in time is reported at its validity deadline by the timer
+ * thread, which never does I/O, however long the call or the queue before it takes.
+ *
+ * <p>Threads: up to {@link #CALLS_IN_FLIGHT}, started on demand, ended after {@link #IDLE_SECONDS}
+ * without work and by {@link #stop}.
+ */
+final class LeaseRenewer {
+    private static final Logger log = LoggerFactory.getLogger(LeaseRenewer.class);
+
+    /** Renewal calls one client has in flight at most. */
+    static final int CALLS_IN_FLIGHT = 16;
+
+    /** Longer than a default renewal interval (10 s), so that a quiet client keeps its threads. */
+    private static final long IDLE_SECONDS = 60;
+
+    private final LockBackend backend;
+    private final Ticker ticker;
+    private final ThreadPoolExecutor calls;
+
+    LeaseRenewer(String threadName, LockBackend backend, Ticker ticker) {
+        this.backend = backend;
+        this.ticker = ticker;
+        AtomicInteger count = new AtomicInteger();
+        ThreadFactory threads = runnable -> {
+            Thread thread = new Thread(runnable, threadName + "-call-" + count.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        };
+        this.calls = new ThreadPoolExecutor(
+                CALLS_IN_FLIGHT, CALLS_IN_FLIGHT, IDLE_SECONDS, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), threads);
+        this.calls.allowCoreThreadTimeOut(true);
+    }
+
+    /** Called on the timer thread with the held grants due for renewal; never blocks. */
+    void dispatch(List<HeldGrant> due) {
+        int batchSize = Math.max(1, backend.renewalBatchSize());
+        Map<Duration, List<HeldGrant>> byLeaseTime = new LinkedHashMap<>();
+        for (HeldGrant grant : due) {
+            grant.armWatchdog();
+            byLeaseTime
+                    .computeIfAbsent(grant.options.leaseTime(), leaseTime -> new ArrayList<>())
+                    .add(grant);
+        }
+        byLeaseTime.forEach((leaseTime, grants) -> {
+            for (int from = 0; from < grants.size(); from += batchSize) {
+                List<HeldGrant> call = grants.subList(from, Math.min(grants.size(), from + batchSize));
+                calls.execute(() -> renew(call, leaseTime));
+            }
+        });
+    }
+
+    /** One call: takes the grants still held, renews them together and applies each answer. */
+    private void renew(List<HeldGrant> call, Duration leaseTime) {
+        List<HeldGrant> taken = new ArrayList<>(call.size());
+        try {
+            for (HeldGrant grant : call) {
+                if (grant.beginRenewal()) {
+                    taken.add(grant);
+                }
+            }
+            if (taken.isEmpty()) {
+                return;
+            }
+            List<Grant> grants = new ArrayList<>(taken.size());
+            for (HeldGrant grant : taken) {
+                grants.add(grant.grant());
+            }
+            long sentAt = ticker.nanoTime();
+            List<Optional<Grant>> answers;
+            try {
+                answers = backend.renewAll(grants, leaseTime);
+                if (answers == null || answers.size() != grants.size()) {
+                    throw new IllegalStateException(backend.name() + " answered a renewal of " + grants.size()
+                            + " grant(s) with " + (answers == null ? "null" : answers.size() + " answer(s)"));
+                }
+            } catch (RuntimeException e) {
+                for (HeldGrant grant : taken) {
+                    grant.renewalFailed(e);
+                }
+                return;
+            }
+            for (int i = 0; i < taken.size(); i++) {
+                HeldGrant grant = taken.get(i);
+                Optional<Grant> answer = answers.get(i);
+                if (answer.isPresent()) {
+                    grant.renewed(answer.get(), sentAt);
+                } else {
+                    grant.renewalRefused();
+                }
+            }
+        } catch (RuntimeException e) {
+            log.error("{}: unexpected failure in renewal", backend.name(), e);
+            for (HeldGrant grant : taken) {
+                grant.markLost("renewal failed unexpectedly: " + e, e);
+            }
+        } finally {
+            for (HeldGrant grant : taken) {
+                grant.endRenewal();
+            }
+        }
+    }
+
+    /**
+     * Stops taking calls and waits up to {@code waitMillis} for those in flight (they are bounded by
+     * the operation timeout); interrupts them if they take longer.
+     *
+     * @return whether every renewal thread has ended
+     */
+    boolean stop(long waitMillis) {
+        calls.shutdown();
+        try {
+            if (!calls.awaitTermination(waitMillis, TimeUnit.MILLISECONDS)) {
+                calls.shutdownNow();
+                return calls.awaitTermination(waitMillis, TimeUnit.MILLISECONDS);
+            }
+            return true;
+        } catch (InterruptedException e) {
+            calls.shutdownNow();
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}

@@ -1,0 +1,184 @@
+package dev.baton.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.Lease;
+import dev.baton.LockClient;
+import dev.baton.LockLostException;
+import dev.baton.LockOptions;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** Renewal in batches, bounded, and loss reported by the clock, against an in-memory backend. */
+@Timeout(60)
+class LeaseRenewerTest {
+    private static final Duration LEASE = Duration.ofMillis(600);
+
+    /** Grants every request; records renewal calls; can hold renewal calls back. */
+    private static final class MemoryBackend implements LockBackend {
+        final List<Integer> callSizes = new CopyOnWriteArrayList<>();
+        final List<String> events = new CopyOnWriteArrayList<>();
+        final CountDownLatch unblock = new CountDownLatch(1);
+        final CountDownLatch blocked = new CountDownLatch(1);
+        volatile boolean blockRenewals;
+        private final AtomicLong tokens = new AtomicLong();
+
+        @Override
+        public String name() {
+            return "memory";
+        }
+
+        @Override
+        public Optional<Grant> tryAcquire(LockRequest request) {
+            return Optional.of(new Grant(
+                    request.name(),
+                    request.ownerId(),
+                    request.mode(),
+                    tokens.incrementAndGet(),
+                    Instant.now().plus(request.leaseTime()),
+                    null));
+        }
+
+        @Override
+        public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+            return renewAll(List.of(grant), leaseTime).get(0);
+        }
+
+        @Override
+        public int renewalBatchSize() {
+            return 100;
+        }
+
+        @Override
+        public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
+            callSizes.add(grants.size());
+            if (blockRenewals) {
+                blocked.countDown();
+                try {
+                    unblock.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            List<Optional<Grant>> renewed = new ArrayList<>();
+            for (Grant grant : grants) {
+                renewed.add(Optional.of(grant.withExpiresAt(Instant.now().plus(leaseTime))));
+            }
+            events.add("renewed " + grants.size());
+            return renewed;
+        }
+
+        @Override
+        public boolean release(Grant grant) {
+            events.add("released " + grant.name());
+            return true;
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    private static LockClient client(MemoryBackend backend) {
+        return new ClientCore(
+                backend, LockOptions.defaults().toBuilder().leaseTime(LEASE).build());
+    }
+
+    private static void await(String what, Duration timeout, BooleanSupplier condition) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    @Test
+    void grantsDueTogetherAreRenewedInCallsOfAtMostTheBatchSize() {
+        MemoryBackend backend = new MemoryBackend();
+        // A clock that stands still while the grants are taken, so that all of them come due at once.
+        AtomicLong now = new AtomicLong(System.nanoTime());
+        try (LockClient client = new ClientCore(
+                backend, LockOptions.defaults().toBuilder().leaseTime(LEASE).build(), now::get)) {
+            List<Lease> leases = new ArrayList<>();
+            for (int i = 0; i < 250; i++) {
+                leases.add(client.lock("lock-" + i).acquire(Duration.ofSeconds(1)));
+            }
+            now.addAndGet(LEASE.dividedBy(3).plusMillis(10).toNanos());
+            await(
+                    "250 renewals",
+                    Duration.ofSeconds(20),
+                    () -> backend.callSizes.stream().mapToInt(Integer::intValue).sum() >= 250);
+            assertThat(backend.callSizes).containsExactlyInAnyOrder(100, 100, 50);
+            assertThat(leases).allMatch(Lease::isValid);
+        }
+    }
+
+    @Test
+    void lossIsReportedAtTheValidityDeadlineWhileTheRenewalHangsAndALateAnswerDoesNotRevive() throws Exception {
+        MemoryBackend backend = new MemoryBackend();
+        backend.blockRenewals = true;
+        try (LockClient client = client(backend)) {
+            long start = System.nanoTime();
+            Lease lease = client.lock("hung").acquire(Duration.ofSeconds(1));
+            CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+            lease.onLost(lost::complete);
+            assertThat(backend.blocked.await(10, TimeUnit.SECONDS)).isTrue();
+
+            assertThat(lost.get(10, TimeUnit.SECONDS)).hasMessageContaining("hung");
+            long reportedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(reportedMillis)
+                    .as("reported within the lease (%s) plus slack, while the renewal hangs", LEASE)
+                    .isLessThan(LEASE.toMillis() + 1000);
+            assertThat(lease.isValid()).isFalse();
+
+            backend.unblock.countDown();
+            await("the late renewal answer", Duration.ofSeconds(10), () -> backend.events.contains("renewed 1"));
+            await(
+                    "the late-renewed grant released best-effort",
+                    Duration.ofSeconds(10),
+                    () -> backend.events.contains("released hung"));
+            assertThat(lease.isValid())
+                    .as("a late answer does not revive a lost lease")
+                    .isFalse();
+            lease.close(); // never throws for a lost lease
+        }
+    }
+
+    @Test
+    void releaseWaitsForTheRenewalInFlightSoThatRenewalNeverOutlivesIt() throws Exception {
+        MemoryBackend backend = new MemoryBackend();
+        backend.blockRenewals = true;
+        try (LockClient client = client(backend)) {
+            Lease lease = client.lock("held").acquire(Duration.ofSeconds(1));
+            assertThat(backend.blocked.await(10, TimeUnit.SECONDS)).isTrue();
+            Thread releaser = new Thread(lease::close, "releaser");
+            releaser.start();
+            await(
+                    "the release to wait for the renewal",
+                    Duration.ofSeconds(10),
+                    () -> releaser.getState() == Thread.State.WAITING);
+            assertThat(backend.events).isEmpty();
+
+            backend.unblock.countDown();
+            releaser.join(10_000);
+            assertThat(releaser.isAlive()).isFalse();
+            assertThat(backend.events).containsExactly("renewed 1", "released held");
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package dev.baton.redis;
+
+import dev.baton.spi.Grant;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.cluster.SlotHash;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * Renewal of many grants of one client in one script call ({@link RedisScripts#RENEW_ALL}): up to
+ * {@link #BATCH} grants in one round trip, as Redisson's watchdog renews up to 100 locks at once.
+ * On a Redis Cluster the grants are sent in one call per hash slot (a script may only touch one
+ * slot's keys), all at once on Lettuce's cluster connection.
+ */
+final class RedisRenewals {
+    /** Grants per call: a script of a few hundred keys runs in well under a millisecond. */
+    static final int BATCH = 100;
+
+    private RedisRenewals() {}
+
+    /** One RENEW_ALL call for {@code grants} (all in one slot on a Cluster). */
+    static CompletableFuture<List<Object>> send(
+            RedisNode node, RedisKeys keys, List<Grant> grants, long leaseMillis, long fenceTtlMillis) {
+        String[] keyArgs = new String[grants.size() * 3];
+        String[] args = new String[2 + grants.size() * 2];
+        args[0] = Long.toString(Math.max(1, leaseMillis));
+        args[1] = Long.toString(fenceTtlMillis);
+        for (int i = 0; i < grants.size(); i++) {
+            Grant grant = grants.get(i);
+            System.arraycopy(keys.keys(grant.name(), grant.mode()), 0, keyArgs, i * 3, 3);
+            args[2 + i * 2] = grant.ownerId();
+            args[3 + i * 2] = RedisLockBackend.modeArg(grant.mode());
+        }
+        return node.eval(RedisScripts.RENEW_ALL, ScriptOutputType.MULTI, keyArgs, args);
+    }
+
+    /**
+     * Sends {@code grants} in as few calls as the deployment allows: one, or one per slot on a
+     * Cluster. The future completes with one reply per grant, in order: empty when the server no
+     * longer has it, else the server's time in ms when it extended it; it fails when any call did.
+     */
+    static CompletableFuture<List<Optional<Long>>> renew(
+            RedisNode node, RedisKeys keys, List<Grant> grants, long leaseMillis, long fenceTtlMillis) {
+        Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+        for (int i = 0; i < grants.size(); i++) {
+            Grant grant = grants.get(i);
+            int slot = node.isCluster() ? SlotHash.getSlot(keys.keys(grant.name(), grant.mode())[0]) : 0;
+            bySlot.computeIfAbsent(slot, s -> new ArrayList<>()).add(i);
+        }
+        // The server time of each grant's extension, or -1 where the server no longer has it.
+        AtomicLongArray answers = new AtomicLongArray(grants.size());
+        List<CompletableFuture<?>> calls = new ArrayList<>(bySlot.size());
+        for (List<Integer> indexes : bySlot.values()) {
+            List<Grant> part = new ArrayList<>(indexes.size());
+            for (int index : indexes) {
+                part.add(grants.get(index));
+            }
+            calls.add(send(node, keys, part, leaseMillis, fenceTtlMillis).thenAccept(reply -> {
+                long now = RedisLockBackend.number(reply.get(0));
+                for (int i = 0; i < indexes.size(); i++) {
+                    answers.set(indexes.get(i), RedisLockBackend.number(reply.get(i + 1)) == 1 ? now : -1);
+                }
+            }));
+        }
+        return CompletableFuture.allOf(calls.toArray(CompletableFuture[]::new)).thenApply(done -> {
+            List<Optional<Long>> out = new ArrayList<>(grants.size());
+            for (int i = 0; i < grants.size(); i++) {
+                long now = answers.get(i);
+                out.add(now < 0 ? Optional.empty() : Optional.of(now));
+            }
+            return out;
+        });
+    }
+
+    /** The renewed grant, expiring {@code leaseMillis} after the server time of the reply. */
+    static Optional<Grant> renewed(Grant grant, Optional<Long> serverNow, long leaseMillis) {
+        return serverNow.map(now -> grant.withExpiresAt(Instant.ofEpochMilli(now + leaseMillis)));
+    }
+}
