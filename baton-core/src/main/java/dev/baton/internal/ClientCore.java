@@ -9,6 +9,7 @@ import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockKind;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
@@ -61,7 +62,7 @@ public final class ClientCore implements LockClient {
 
     @Override
     public DistributedLock lock(String name, LockOptions lockOptions) {
-        return new LockHandle(this, LockNames.validate(name, backend.name()), LockMode.EXCLUSIVE, check(lockOptions));
+        return new LockHandle(this, LockNames.validate(name, backend.name()), LockKind.MUTEX, check(lockOptions));
     }
 
     @Override
@@ -75,8 +76,8 @@ public final class ClientCore implements LockClient {
         LockOptions checked = check(lockOptions);
         return new ReadWriteHandle(
                 valid,
-                new LockHandle(this, valid, LockMode.SHARED, checked),
-                new LockHandle(this, valid, LockMode.EXCLUSIVE, checked));
+                new LockHandle(this, valid, LockKind.READ, checked),
+                new LockHandle(this, valid, LockKind.WRITE, checked));
     }
 
     private LockOptions check(LockOptions lockOptions) {
@@ -97,7 +98,12 @@ public final class ClientCore implements LockClient {
         return backend.name();
     }
 
-    /** The hold of {@code thread} on (name, mode), or null. */
+    /**
+     * The hold of {@code thread} on (name, mode), or null. Holds, reentrancy and the local gate go by
+     * mode, not kind: a thread that holds {@code lock(name)} and takes {@code
+     * readWriteLock(name).writeLock()} re-enters its grant instead of queueing behind itself on the
+     * backend, and the threads of one client wait for either exclusive kind at the one local gate.
+     */
     HeldGrant holdOf(String name, LockMode mode, Thread thread) {
         LocalLockState state = states.get(new LocalLockState.Key(name, mode));
         return state == null ? null : state.holders.get(thread);
@@ -154,7 +160,7 @@ public final class ClientCore implements LockClient {
                 checkOpen();
             }
             LockRequest request = new LockRequest(
-                    lock.name(), OwnerIds.next(), lock.mode(), lock.options().leaseTime());
+                    lock.name(), OwnerIds.next(), lock.kind(), lock.options().leaseTime());
             Backoff backoff = new Backoff(
                     lock.options().pollInitialDelay(), lock.options().pollMaxDelay());
             if (backend.queuesWaiters()) {

@@ -6,28 +6,38 @@ import dev.baton.LockConfigurationException;
 import dev.baton.LockException;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
+import dev.baton.spi.LockKind;
 import dev.baton.spi.LockMode;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
-/** A cheap handle on one (name, mode); all state lives in the client. */
+/**
+ * A cheap handle on one (name, kind); all state lives in the client. The kind travels to the
+ * backend with each request; holds are kept per (name, mode), see {@link ClientCore#holdOf}.
+ */
 final class LockHandle implements DistributedLock {
     private final ClientCore client;
     private final String name;
+    private final LockKind kind;
     private final LockMode mode;
     private final LockOptions options;
 
-    LockHandle(ClientCore client, String name, LockMode mode, LockOptions options) {
+    LockHandle(ClientCore client, String name, LockKind kind, LockOptions options) {
         this.client = client;
         this.name = name;
-        this.mode = mode;
+        this.kind = kind;
+        this.mode = kind.mode();
         this.options = options;
     }
 
     @Override
     public String name() {
         return name;
+    }
+
+    LockKind kind() {
+        return kind;
     }
 
     LockMode mode() {

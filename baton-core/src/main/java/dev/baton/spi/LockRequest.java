@@ -9,14 +9,35 @@ import java.util.Objects;
  * @param name the validated lock name
  * @param ownerId 32 lowercase hex characters, unique to this acquisition (across processes too); the
  *     backend stores it and releases or renews only when it matches
- * @param mode exclusive or shared
+ * @param kind what the caller asked for (a plain lock, or the read or write side of a read/write
+ *     lock); its {@link #mode()} says exclusive or shared. Backends with one form per mode ignore it
  * @param leaseTime how long the grant lives without renewal, measured by the backend's clock
  */
-public record LockRequest(String name, String ownerId, LockMode mode, Duration leaseTime) {
+public record LockRequest(String name, String ownerId, LockKind kind, Duration leaseTime) {
     public LockRequest {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(ownerId, "ownerId");
-        Objects.requireNonNull(mode, "mode");
+        Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(leaseTime, "leaseTime");
+    }
+
+    /**
+     * A request for callers that know only the mode: exclusive is a {@link LockKind#MUTEX}, shared a
+     * {@link LockKind#READ}.
+     */
+    public LockRequest(String name, String ownerId, LockMode mode, Duration leaseTime) {
+        this(name, ownerId, kindOf(mode), leaseTime);
+    }
+
+    private static LockKind kindOf(LockMode mode) {
+        return switch (Objects.requireNonNull(mode, "mode")) {
+            case EXCLUSIVE -> LockKind.MUTEX;
+            case SHARED -> LockKind.READ;
+        };
+    }
+
+    /** Exclusive or shared, as the kind says. */
+    public LockMode mode() {
+        return kind.mode();
     }
 }

@@ -21,7 +21,7 @@ import org.apache.zookeeper.data.ACL;
  *
  * <pre>
  * zookeeper://[user:password@]host1:2181,host2:2181[/chroot][?sessionTimeout=30s&amp;connectionTimeout=5s
- *     &amp;onSuspended=lose|wait&amp;acl=open|creator&amp;exclusiveNodes=mutex|readwrite&amp;root=/baton/locks]
+ *     &amp;onSuspended=lose|wait&amp;acl=open|creator&amp;root=/baton/locks]
  * </pre>
  *
  * <ul>
@@ -36,10 +36,14 @@ import org.apache.zookeeper.data.ACL;
  *       reports loss only when the session is lost.
  *   <li>Credentials in the URI authenticate with the {@code digest} scheme; with them the nodes Baton
  *       creates get the creator-only ACL unless {@code acl=open}.
- *   <li>{@code exclusiveNodes}: {@code mutex} (default) makes exclusive locks interoperate with
- *       Curator's InterProcessMutex on the same path; {@code readwrite} with the write lock of
- *       Curator's InterProcessReadWriteLock. Read locks always use Curator's read nodes.
+ *   <li>{@code root} (default {@code /baton/locks}): the parent of every lock path, inside the
+ *       chroot.
  * </ul>
+ *
+ * <p>No parameter chooses the wire form: it follows the kind of lock asked for. {@code lock(name)}
+ * writes Curator InterProcessMutex nodes, {@code readWriteLock(name)} Curator InterProcessReadWriteLock
+ * nodes, so each interoperates with that Curator recipe on the path {@code <root>/<encoded name>}. The
+ * parameter {@code exclusiveNodes} of earlier versions is refused with a message saying so.
  *
  * <p>{@link #create} does no I/O: the connection is made in the background, and an unreachable
  * ensemble shows up as {@link dev.baton.LockUnavailableException} on first use, within the operation

@@ -1,6 +1,6 @@
 package dev.baton.zookeeper;
 
-import dev.baton.spi.LockMode;
+import dev.baton.spi.LockKind;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -15,14 +15,23 @@ import java.util.UUID;
  *   <li>Every entry is an ephemeral sequential child {@code _c_<uuid>-<marker><sequence>}: the
  *       {@code _c_<uuid>-} prefix is Curator's "protection" prefix, which lets a client find its own
  *       node after a connection loss during create.
- *   <li>Markers: {@code lock-} (InterProcessMutex), {@code __READ__} and {@code __WRIT__}
- *       (InterProcessReadWriteLock; both eight characters long so that Curator can strip either).
+ *   <li>Markers follow the kind of lock asked for: {@code lock-} for a plain lock (Curator's
+ *       InterProcessMutex), {@code __READ__} and {@code __WRIT__} for the two sides of a read/write
+ *       lock (InterProcessReadWriteLock; both eight characters long so that Curator can strip
+ *       either).
  *   <li>Order: by the ten-digit sequence suffix, which ZooKeeper assigns from one counter per parent,
- *       so a node created later always sorts later.
- *   <li>An exclusive entry (any marker but {@code __READ__}) holds when it is first; a read entry
- *       holds when no exclusive entry precedes it (Curator's rules for the mutex, the write lock and
- *       the read lock).
+ *       so a node created later always sorts later, whatever its marker. Children without a sequence
+ *       suffix are no queue entries (Curator's InterProcessSemaphoreMutex keeps its {@code locks} and
+ *       {@code leases} nodes there) and are left out.
+ *   <li>An exclusive entry (any marker but {@code __READ__}, also one Baton does not know) holds when
+ *       it is first; a read entry holds when no exclusive entry precedes it (Curator's rules for the
+ *       mutex, the write lock and the read lock).
  * </ul>
+ *
+ * <p>So Baton's locks of both kinds on one name exclude each other. Curator's recipes do not look
+ * that far: each sorts by the text after its own markers, so the other recipe's nodes sort after
+ * all of its own and never block it. A Curator mutex therefore ignores Baton's read/write nodes, and
+ * a Curator read/write lock ignores Baton's mutex nodes.
  */
 final class ZooKeeperLockQueue {
     static final String MUTEX_MARKER = "lock-";
@@ -35,10 +44,21 @@ final class ZooKeeperLockQueue {
 
     private ZooKeeperLockQueue() {}
 
-    /** The node name prefix for one attempt (the sequence is appended by ZooKeeper). */
-    static String nodePrefix(String ownerId, LockMode mode, boolean curatorReadWriteNodes) {
-        String marker = mode == LockMode.SHARED ? READ_MARKER : curatorReadWriteNodes ? WRITE_MARKER : MUTEX_MARKER;
-        return protectionPrefix(ownerId) + marker;
+    /**
+     * The node name prefix for one attempt (the sequence is appended by ZooKeeper): the marker of the
+     * Curator recipe that matches the kind asked for, so that a Curator client of that recipe on the
+     * same path sees the node.
+     */
+    static String nodePrefix(String ownerId, LockKind kind) {
+        return protectionPrefix(ownerId) + marker(kind);
+    }
+
+    static String marker(LockKind kind) {
+        return switch (kind) {
+            case MUTEX -> MUTEX_MARKER;
+            case READ -> READ_MARKER;
+            case WRITE -> WRITE_MARKER;
+        };
     }
 
     /**
@@ -90,10 +110,30 @@ final class ZooKeeperLockQueue {
         return node.contains(READ_MARKER);
     }
 
+    /** The queue entries among {@code children}, in queue order. */
     static List<String> sorted(List<String> children) {
-        List<String> copy = new ArrayList<>(children);
-        copy.sort(ORDER);
-        return copy;
+        List<String> entries = new ArrayList<>(children.size());
+        for (String child : children) {
+            if (isQueueEntry(child)) {
+                entries.add(child);
+            }
+        }
+        entries.sort(ORDER);
+        return entries;
+    }
+
+    /** Whether {@code child} ends with a sequence suffix, as every sequential node does. */
+    static boolean isQueueEntry(String child) {
+        if (child.length() <= SEQUENCE_DIGITS) {
+            return false;
+        }
+        for (int i = child.length() - SEQUENCE_DIGITS; i < child.length(); i++) {
+            char c = child.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

@@ -29,9 +29,6 @@ import java.util.Set;
  * @param digest {@code user:password} for digest authentication, or null
  * @param creatorOnlyAcl param {@code acl}: {@code creator} (default when credentials are given: the
  *     nodes Baton creates are readable and writable only by the authenticated user) or {@code open}
- * @param curatorReadWriteNodes param {@code exclusiveNodes}: {@code mutex} (default; exclusive locks
- *     create Curator InterProcessMutex nodes {@code -lock-}) or {@code readwrite} (exclusive locks
- *     create the write nodes {@code __WRIT__} of Curator's InterProcessReadWriteLock)
  */
 record ZooKeeperUri(
         String connectString,
@@ -41,12 +38,13 @@ record ZooKeeperUri(
         Duration connectionTimeout,
         boolean waitForReconnect,
         String digest,
-        boolean creatorOnlyAcl,
-        boolean curatorReadWriteNodes) {
+        boolean creatorOnlyAcl) {
 
     static final String SCHEME = "zookeeper";
     private static final Set<String> PARAMS =
-            Set.of("root", "sessionTimeout", "connectionTimeout", "onSuspended", "acl", "exclusiveNodes");
+            Set.of("root", "sessionTimeout", "connectionTimeout", "onSuspended", "acl");
+    /** A parameter of earlier versions, refused with what replaced it. */
+    private static final String REMOVED_EXCLUSIVE_NODES = "exclusiveNodes";
 
     static ZooKeeperUri parse(String uri) {
         if (uri == null) {
@@ -110,6 +108,13 @@ record ZooKeeperUri(
                 int eq = pair.indexOf('=');
                 String key = eq < 0 ? pair : pair.substring(0, eq);
                 String value = eq < 0 ? "" : decode(uri, pair.substring(eq + 1));
+                if (key.equals(REMOVED_EXCLUSIVE_NODES)) {
+                    throw bad(
+                            uri,
+                            "exclusiveNodes is gone: the nodes now follow the kind of lock asked for"
+                                    + " (lock(name): Curator mutex nodes; readWriteLock(name): Curator read/write nodes);"
+                                    + " remove the parameter");
+                }
                 if (!PARAMS.contains(key)) {
                     throw bad(uri, "unknown parameter '" + key + "'; known: " + PARAMS);
                 }
@@ -135,20 +140,8 @@ record ZooKeeperUri(
         if (acl.equals("creator") && digest == null) {
             throw bad(uri, "acl=creator needs credentials: zookeeper://user:password@host:2181");
         }
-        String exclusive = params.getOrDefault("exclusiveNodes", "mutex").toLowerCase(Locale.ROOT);
-        if (!exclusive.equals("mutex") && !exclusive.equals("readwrite")) {
-            throw bad(uri, "exclusiveNodes must be 'mutex' or 'readwrite', not '" + exclusive + "'");
-        }
         return new ZooKeeperUri(
-                rest,
-                chroot,
-                root,
-                session,
-                connection,
-                onSuspended.equals("wait"),
-                digest,
-                acl.equals("creator"),
-                exclusive.equals("readwrite"));
+                rest, chroot, root, session, connection, onSuspended.equals("wait"), digest, acl.equals("creator"));
     }
 
     /** The connect string with the chroot, as the ZooKeeper client takes it. */
@@ -212,7 +205,7 @@ record ZooKeeperUri(
         return new LockConfigurationException("Baton ZooKeeper backend: invalid URI '" + redact(uri) + "': " + why
                 + ". Expected zookeeper://[user:password@]host:2181[,host:2181][/chroot]"
                 + "[?sessionTimeout=30s&connectionTimeout=5s&onSuspended=lose|wait&acl=open|creator"
-                + "&exclusiveNodes=mutex|readwrite&root=/baton/locks]");
+                + "&root=/baton/locks]");
     }
 
     /** Hides the password in messages. */

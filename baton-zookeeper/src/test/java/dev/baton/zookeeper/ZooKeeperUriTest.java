@@ -12,7 +12,7 @@ class ZooKeeperUriTest {
     @Test
     void parsesServersChrootCredentialsAndParameters() {
         ZooKeeperUri uri = ZooKeeperUri.parse("zookeeper://app:s%40cret@zk1:2181,zk2:2182/apps/billing"
-                + "?sessionTimeout=4s&connectionTimeout=1500ms&onSuspended=wait&exclusiveNodes=readwrite");
+                + "?sessionTimeout=4s&connectionTimeout=1500ms&onSuspended=wait");
         assertThat(uri.connectString()).isEqualTo("zk1:2181,zk2:2182");
         assertThat(uri.chroot()).isEqualTo("/apps/billing");
         assertThat(uri.root()).isEqualTo("/baton/locks");
@@ -23,7 +23,6 @@ class ZooKeeperUriTest {
         assertThat(uri.creatorOnlyAcl())
                 .as("credentials default to the creator-only ACL")
                 .isTrue();
-        assertThat(uri.curatorReadWriteNodes()).isTrue();
     }
 
     @Test
@@ -35,7 +34,6 @@ class ZooKeeperUriTest {
         assertThat(uri.waitForReconnect()).isFalse();
         assertThat(uri.digest()).isNull();
         assertThat(uri.creatorOnlyAcl()).isFalse();
-        assertThat(uri.curatorReadWriteNodes()).isFalse();
     }
 
     @Test
@@ -63,6 +61,14 @@ class ZooKeeperUriTest {
     }
 
     @Test
+    void theRemovedExclusiveNodesParameterIsRefusedWithWhatReplacedIt() {
+        assertThatThrownBy(() -> ZooKeeperUri.parse("zookeeper://h:1?exclusiveNodes=readwrite"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("exclusiveNodes is gone")
+                .hasMessageContaining("readWriteLock(name): Curator read/write nodes");
+    }
+
+    @Test
     void namesBecomeOneSafeInjectivePathSegment() {
         assertThat(ZooKeeperLockPaths.encode("invoice-42")).isEqualTo("invoice-42");
         assertThat(ZooKeeperLockPaths.encode("../../etc/passwd")).isEqualTo("..%2F..%2Fetc%2Fpasswd");
@@ -75,45 +81,5 @@ class ZooKeeperUriTest {
         assertThat(ZooKeeperLockPaths.encode("..a")).isEqualTo("..a");
         assertThat(ZooKeeperLockPaths.encode("a b")).isEqualTo("a%20b");
         assertThat(ZooKeeperLockPaths.encode("a\u0663")).isEqualTo("a%D9%A3");
-    }
-
-    @Test
-    void protectionPrefixIsTheUuidOfTheOwnerIdAsCuratorWritesIt() {
-        java.util.Random random = new java.util.Random(42);
-        for (int i = 0; i < 1_000; i++) {
-            java.util.UUID uuid = new java.util.UUID(random.nextLong(), random.nextLong());
-            String hex = uuid.toString().replace("-", "");
-            String id = i % 2 == 0 ? hex : hex.toUpperCase(java.util.Locale.ROOT);
-            assertThat(ZooKeeperLockQueue.protectionPrefix(id)).isEqualTo("_c_" + uuid + "-");
-        }
-        // Not a hex id: a name-based UUID of the id.
-        assertThat(ZooKeeperLockQueue.protectionPrefix("owner-1"))
-                .isEqualTo("_c_"
-                        + java.util.UUID.nameUUIDFromBytes("owner-1".getBytes(java.nio.charset.StandardCharsets.UTF_8))
-                        + "-");
-        assertThat(ZooKeeperLockQueue.protectionPrefix("owner-1"))
-                .startsWith("_c_")
-                .endsWith("-")
-                .hasSize(40);
-    }
-
-    @Test
-    void nodeNamesFollowCuratorAndSortBySequence() {
-        String owner = "0123456789abcdef0123456789abcdef";
-        assertThat(ZooKeeperLockQueue.nodePrefix(owner, dev.baton.spi.LockMode.EXCLUSIVE, false))
-                .isEqualTo("_c_01234567-89ab-cdef-0123-456789abcdef-lock-");
-        assertThat(ZooKeeperLockQueue.nodePrefix(owner, dev.baton.spi.LockMode.EXCLUSIVE, true))
-                .endsWith("-__WRIT__");
-        assertThat(ZooKeeperLockQueue.nodePrefix(owner, dev.baton.spi.LockMode.SHARED, false))
-                .endsWith("-__READ__");
-        var sorted = ZooKeeperLockQueue.sorted(
-                java.util.List.of("_c_b-__WRIT__0000000003", "_c_a-lock-0000000002", "_c_c-__READ__0000000001"));
-        assertThat(sorted)
-                .containsExactly("_c_c-__READ__0000000001", "_c_a-lock-0000000002", "_c_b-__WRIT__0000000003");
-        assertThat(ZooKeeperLockQueue.holders(sorted)).containsExactly("_c_c-__READ__0000000001");
-        assertThat(ZooKeeperLockQueue.blockers(sorted, 2, false)).hasSize(2);
-        assertThat(ZooKeeperLockQueue.blockers(
-                        java.util.List.of("_c_x-__READ__0000000001", "_c_y-__READ__0000000002"), 1, true))
-                .isEmpty();
     }
 }

@@ -1,0 +1,34 @@
+package dev.baton.spi;
+
+/**
+ * What kind of lock the caller asked for, as the core passes it to a backend in every {@link
+ * LockRequest}. The {@link LockMode} follows from the kind; the kind adds which API the request came
+ * from, so that a backend whose peers give each kind its own wire form (ZooKeeper: Curator's mutex
+ * nodes and its read/write nodes) can write the form of the matching peer recipe.
+ *
+ * <p>A backend that has one form for every kind of the same mode ignores the kind and reads {@link
+ * LockRequest#mode()}. Whatever forms a backend writes, its grants of different kinds on one name
+ * must still exclude each other as their modes say: a {@link #MUTEX} holder and a {@link #WRITE}
+ * waiter of the same name never hold together. Kinds may be added (a semaphore's permit, say): a
+ * backend that writes one form per kind refuses a kind it has no form for with {@link
+ * UnsupportedOperationException} rather than guessing one.
+ */
+public enum LockKind {
+    /** {@code LockClient.lock(name)}: a plain exclusive lock. */
+    MUTEX(LockMode.EXCLUSIVE),
+    /** The read side of {@code LockClient.readWriteLock(name)}: shared with other readers. */
+    READ(LockMode.SHARED),
+    /** The write side of {@code LockClient.readWriteLock(name)}: exclusive. */
+    WRITE(LockMode.EXCLUSIVE);
+
+    private final LockMode mode;
+
+    LockKind(LockMode mode) {
+        this.mode = mode;
+    }
+
+    /** How a grant of this kind shares the lock with other grants of the same name. */
+    public LockMode mode() {
+        return mode;
+    }
+}

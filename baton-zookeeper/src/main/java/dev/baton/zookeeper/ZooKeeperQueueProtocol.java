@@ -1,0 +1,317 @@
+package dev.baton.zookeeper;
+
+import dev.baton.LockUnavailableException;
+import dev.baton.spi.LockMode;
+import dev.baton.spi.LockRequest;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.data.ACL;
+import org.apache.zookeeper.data.Stat;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One client's side of the lock queues (their node names and rules are in {@link
+ * ZooKeeperLockQueue}): joining a queue ({@link #enter}), waiting for the turn ({@link #awaitTurn})
+ * and leaving a queue whose node may or may not exist ({@link #removeOwn}); a node that is known is
+ * deleted with {@link ZooKeeperCalls#delete}.
+ *
+ * <p>Joining is protected: after a connection loss during create, the node is looked up by its
+ * unique prefix before creating it again, so an attempt never leaves a duplicate. Waiting watches
+ * the nearest blocker and the one before it, so that a node is watched by at most two waiters (no
+ * herd).
+ */
+final class ZooKeeperQueueProtocol {
+    private static final Logger log = LoggerFactory.getLogger(ZooKeeperQueueProtocol.class);
+    private static final byte[] EMPTY = new byte[0];
+    private static final int UNWRITABLE_REMEMBERED = 10_000;
+
+    private final ZooKeeperCalls calls;
+    private final List<ACL> acl;
+    /** The parent of every lock path, for messages. */
+    private final String root;
+
+    private final Set<ZooKeeperQueueWatch> waiters = ConcurrentHashMap.newKeySet();
+    /**
+     * Lock nodes this client may not write (see {@link #enter}), remembered so that their queues are
+     * entered without a failing multi first; bounded by forgetting them all now and then.
+     */
+    private final Set<String> unwritableLockNodes = ConcurrentHashMap.newKeySet();
+
+    ZooKeeperQueueProtocol(ZooKeeperCalls calls, List<ACL> acl, String root) {
+        this.calls = calls;
+        this.acl = acl;
+        this.root = root;
+    }
+
+    /** A queue node: its path, its name in the queue, and its czxid (the fencing token). */
+    record QueueNode(String path, String node, long czxid) {}
+
+    /** The new queue node, and the queue as listed right after it was created (null if unknown). */
+    record Entered(QueueNode own, List<String> children) {}
+
+    /** Close, session loss or reconnection: every waiter looks at its queue again. */
+    void wakeWaiters() {
+        waiters.forEach(ZooKeeperQueueWatch::wake);
+    }
+
+    /**
+     * Creates the queue node in one round trip that also tells whether it is alone in the queue: a
+     * multi of the create and an empty write of the lock node's data. Both are one transaction, so
+     * the lock node's stat that the write returns counts the children at the moment our node
+     * joined, and its mzxid is our node's czxid (the fencing token). Alone means first, and first
+     * stays first, because nodes only ever join behind it: the lock is held without listing the
+     * queue. Otherwise the queue is listed. The lock node's data is never read (Curator's recipes
+     * leave it empty and do not watch it); only its version moves.
+     *
+     * <p>Anything unusual falls back to the protected {@link #create}: a missing lock node (created
+     * there with its parents), a lock node this client may not write (then the multi is not tried
+     * again on that node), a connection loss (the node is looked up by its protection prefix first).
+     */
+    Entered enter(LockRequest request, String lockPath, long deadline) throws InterruptedException {
+        calls.checkOpen(request.name());
+        ZooKeeper zk = unwritableLockNodes.contains(lockPath) ? null : calls.connectedHandle();
+        if (zk == null) {
+            return new Entered(create(request, lockPath, deadline), null);
+        }
+        String base = lockPath + "/" + ZooKeeperLockQueue.nodePrefix(request.ownerId(), request.kind());
+        List<OpResult> results;
+        try {
+            results = zk.multi(List.of(
+                    Op.create(
+                            calls.namespace + base,
+                            request.ownerId().getBytes(StandardCharsets.UTF_8),
+                            acl,
+                            CreateMode.EPHEMERAL_SEQUENTIAL),
+                    Op.setData(calls.namespace + lockPath, EMPTY, -1)));
+        } catch (KeeperException.NoNodeException e) {
+            return new Entered(create(request, lockPath, deadline), null);
+        } catch (KeeperException.NoAuthException e) {
+            if (unwritableLockNodes.size() >= UNWRITABLE_REMEMBERED) {
+                unwritableLockNodes.clear();
+            }
+            if (unwritableLockNodes.add(lockPath)) {
+                log.debug(
+                        "{}: may not write lock node {} ({}); entering its queue with a separate listing",
+                        calls.backendName(),
+                        lockPath,
+                        e.toString());
+            }
+            return new Entered(create(request, lockPath, deadline), null);
+        } catch (KeeperException.ConnectionLossException
+                | KeeperException.OperationTimeoutException
+                | KeeperException.SessionMovedException e) {
+            // Possibly applied before the connection broke: the protected path looks for it.
+            calls.awaitConnection(request.name(), "creating the queue node", deadline, e);
+            QueueNode found =
+                    findOwn(request.name(), lockPath, ZooKeeperLockQueue.protectionPrefix(request.ownerId()), deadline);
+            return new Entered(found != null ? found : create(request, lockPath, deadline), null);
+        } catch (KeeperException e) {
+            // An expired session, or a failure the protected path reports with its context.
+            return new Entered(create(request, lockPath, deadline), null);
+        } catch (InterruptedException e) {
+            cleanUpAfterInterrupt(request, lockPath);
+            throw e;
+        }
+        String own = ((OpResult.CreateResult) results.get(0)).getPath().substring(calls.namespace.length());
+        Stat lockNode = ((OpResult.SetDataResult) results.get(1)).getStat();
+        QueueNode node = new QueueNode(own, own.substring(lockPath.length() + 1), lockNode.getMzxid());
+        return new Entered(node, lockNode.getNumChildren() == 1 ? List.of(node.node()) : null);
+    }
+
+    private QueueNode create(LockRequest request, String lockPath, long deadline) throws InterruptedException {
+        String protection = ZooKeeperLockQueue.protectionPrefix(request.ownerId());
+        String base = lockPath + "/" + ZooKeeperLockQueue.nodePrefix(request.ownerId(), request.kind());
+        byte[] data = request.ownerId().getBytes(StandardCharsets.UTF_8);
+        while (true) {
+            calls.checkOpen(request.name());
+            Stat stat = new Stat();
+            try {
+                String path = calls.curator
+                        .create()
+                        .storingStatIn(stat)
+                        .creatingParentContainersIfNeeded()
+                        .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                        .forPath(base, data);
+                return new QueueNode(path, path.substring(lockPath.length() + 1), stat.getCzxid());
+            } catch (KeeperException.ConnectionLossException
+                    | KeeperException.OperationTimeoutException
+                    | KeeperException.SessionMovedException e) {
+                // The create may have succeeded before the connection broke: look for our node.
+                calls.awaitConnection(request.name(), "creating the queue node", deadline, e);
+                QueueNode found = findOwn(request.name(), lockPath, protection, deadline);
+                if (found != null) {
+                    return found;
+                }
+            } catch (KeeperException.SessionExpiredException e) {
+                // An ephemeral node of an expired session is gone: just create again.
+                calls.awaitConnection(request.name(), "creating the queue node", deadline, e);
+            } catch (KeeperException.NoAuthException e) {
+                throw new LockUnavailableException(
+                        calls.describe(request.name()) + ": ZooKeeper refused to create " + base
+                                + " (no permission); give the URI's user create rights on " + root,
+                        e);
+            } catch (InterruptedException e) {
+                // The create may have reached the server: remove what it may have left.
+                cleanUpAfterInterrupt(request, lockPath);
+                throw e;
+            } catch (Exception e) {
+                throw calls.failure(request.name(), "creating the queue node", e);
+            }
+        }
+    }
+
+    private QueueNode findOwn(String lockName, String lockPath, String protection, long deadline)
+            throws InterruptedException {
+        for (String child : calls.children(lockName, lockPath, deadline)) {
+            if (child.startsWith(protection)) {
+                String path = lockPath + "/" + child;
+                Stat stat = calls.bounded(lockName, "reading the queue node", deadline, () -> calls.curator
+                        .checkExists()
+                        .forPath(path));
+                if (stat != null) {
+                    return new QueueNode(path, child, stat.getCzxid());
+                }
+            }
+        }
+        return null;
+    }
+
+    private void cleanUpAfterInterrupt(LockRequest request, String lockPath) {
+        try {
+            removeOwn(request, lockPath);
+        } catch (RuntimeException | InterruptedException cleanup) {
+            log.warn(
+                    "{}: could not remove the queue node of an interrupted attempt; ZooKeeper removes it when"
+                            + " the session ends: {}",
+                    calls.describe(request.name()),
+                    cleanup.toString());
+        }
+    }
+
+    /**
+     * Waits until {@code entered}'s node holds the lock, watching at most two of the nodes ahead.
+     *
+     * @param start when the attempt began ({@link System#nanoTime()}), which {@code timeoutNanos}
+     *     counts from
+     * @param timeoutNanos 0 to look once, negative to wait without limit
+     * @return true when the node holds the lock, false when the time ran out first
+     */
+    boolean awaitTurn(LockRequest request, String lockPath, Entered entered, long start, long timeoutNanos)
+            throws InterruptedException {
+        QueueNode own = entered.own();
+        List<String> firstListing = entered.children();
+        boolean ownIsRead = request.mode() == LockMode.SHARED;
+        ZooKeeperQueueWatch signal = new ZooKeeperQueueWatch();
+        waiters.add(signal);
+        try {
+            while (true) {
+                calls.checkOpen(request.name());
+                List<String> listing = firstListing != null
+                        ? firstListing
+                        : calls.children(request.name(), lockPath, calls.deadline());
+                firstListing = null;
+                List<String> sorted = ZooKeeperLockQueue.sorted(listing);
+                int index = sorted.indexOf(own.node());
+                if (index < 0) {
+                    throw new LockUnavailableException(calls.describe(request.name()) + ": the queue node " + own.path()
+                            + " vanished while waiting (the ZooKeeper session expired); retry");
+                }
+                List<String> blocking = ZooKeeperLockQueue.blockers(sorted, index, ownIsRead);
+                if (blocking.isEmpty()) {
+                    return true;
+                }
+                if (timeoutNanos == 0) {
+                    return false;
+                }
+                // Watch the nearest blocker and the one before it. Blockers only ever go (nodes join
+                // behind us), so the nearest one's deletion means we hold when it was the only blocker
+                // left, or when the one before it was the first and has gone too; when only the one
+                // before goes, and it was not the first, we list again early, while the nearest still
+                // blocks, to learn whether its deletion will hand the lock over without a listing.
+                // A watch already set in this wait is not set again.
+                String nearest = lockPath + "/" + blocking.get(blocking.size() - 1);
+                String before = blocking.size() >= 2 ? lockPath + "/" + blocking.get(blocking.size() - 2) : null;
+                boolean beforeIsFirst = blocking.size() == 2;
+                if (!watch(request.name(), nearest, signal)
+                        || (before != null && !watch(request.name(), before, signal))) {
+                    continue;
+                }
+                while (true) {
+                    // close() sets the flag before it wakes waiters: a close is either seen here or
+                    // wakes the wait below.
+                    calls.checkOpen(request.name());
+                    long remaining = timeoutNanos < 0 ? Long.MAX_VALUE : timeoutNanos - (System.nanoTime() - start);
+                    if (remaining <= 0) {
+                        return false;
+                    }
+                    if (!signal.await(nearest, before, remaining)) {
+                        return false;
+                    }
+                    if (signal.takeChanged()) {
+                        break; // list again
+                    }
+                    boolean beforeGone = before != null && signal.isGone(before);
+                    if (signal.isGone(nearest)) {
+                        if (before == null || (beforeGone && beforeIsFirst)) {
+                            calls.checkOpen(request.name());
+                            return true;
+                        }
+                        break;
+                    }
+                    if (!beforeIsFirst) {
+                        break;
+                    }
+                    // The first blocker went: the nearest is the last one; keep waiting for it alone.
+                    before = null;
+                }
+            }
+        } finally {
+            waiters.remove(signal);
+        }
+    }
+
+    /**
+     * Sets the wait's watch on {@code path} unless it is set already; false if the node is already
+     * gone (and then recorded so).
+     */
+    private boolean watch(String lockName, String path, ZooKeeperQueueWatch signal) throws InterruptedException {
+        if (!signal.arm(path)) {
+            return !signal.isGone(path);
+        }
+        try {
+            calls.bounded(lockName, "watching the predecessor", calls.deadline(), () -> calls.curator
+                    .getData()
+                    .usingWatcher(signal)
+                    .forPath(path));
+            return true;
+        } catch (ZooKeeperCalls.NoNode e) {
+            signal.gone(path);
+            return false;
+        } catch (RuntimeException | InterruptedException e) {
+            signal.disarm(path);
+            throw e;
+        }
+    }
+
+    /**
+     * Deletes whatever node the attempt of {@code request} may have created, found by its protection
+     * prefix; nothing if it created none.
+     */
+    void removeOwn(LockRequest request, String lockPath) throws InterruptedException {
+        String protection = ZooKeeperLockQueue.protectionPrefix(request.ownerId());
+        long deadline = calls.deadline();
+        for (String child : calls.children(request.name(), lockPath, deadline)) {
+            if (child.startsWith(protection)) {
+                calls.delete(request.name(), lockPath + "/" + child, deadline);
+            }
+        }
+    }
+}
