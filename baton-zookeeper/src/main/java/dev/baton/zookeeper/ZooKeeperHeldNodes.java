@@ -25,12 +25,13 @@ import org.slf4j.LoggerFactory;
  * not stay taken by a holder that was told it lost it.
  *
  * <p>Watches: this object is the one watcher of every held node. {@link #watch} reads a held node
- * with it (asynchronously: the acquirer does not wait), so the server tells this client when the
- * node is deleted by anyone but this client, and renewal needs no call per node ({@link
- * ZooKeeperLeaseRenewal}). One watch per held node at most: the server keeps one per path and
- * connection however often it is set. A released or swept node leaves the map before its delete, and
- * the delete fires (and so removes) its watch; an expired session takes its watches with it and
- * empties the map.
+ * with it in the grant's first renewal, so from then on the server tells this client when the node
+ * is deleted by anyone but this client, and later renewals need no call per node ({@link
+ * ZooKeeperLeaseRenewal}). Not at grant time: most locks are released before their first renewal,
+ * and a read per acquisition would cost them for nothing. One watch per held node at most: the server
+ * keeps one per path and connection however often it is set. A released or swept node leaves the map
+ * before its delete, and the delete fires (and so removes) its watch; an expired session takes its
+ * watches with it and empties the map.
  */
 final class ZooKeeperHeldNodes implements Watcher {
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperHeldNodes.class);
@@ -62,8 +63,8 @@ final class ZooKeeperHeldNodes implements Watcher {
     }
 
     /**
-     * Registers a granted node and starts watching it; it is lost from the start if the connection
-     * is down now.
+     * Registers a granted node, not yet watched; it is lost from the start if the connection is down
+     * now.
      */
     HeldNode hold(String lockName, String path, Duration leaseTime) {
         HeldNode node = new HeldNode(lockName, path, calls.namespace + path, leaseTime);
@@ -72,10 +73,6 @@ final class ZooKeeperHeldNodes implements Watcher {
         }
         held.put(node.watchedPath, node);
         node.scheduleExpiry(System.nanoTime() + leaseTime.toNanos());
-        ZooKeeper zk = calls.connectedHandle();
-        if (zk != null) {
-            watch(node, zk);
-        }
         return node;
     }
 
@@ -99,7 +96,7 @@ final class ZooKeeperHeldNodes implements Watcher {
      * Sets this watcher on {@code node} through {@code zk} without waiting: the node counts as
      * watched in {@code zk}'s session once the server answered that it exists and belongs to that
      * session; a node that is gone, or that another session owns, is lost. Any other answer (a
-     * connection loss) leaves it unwatched, and the next renewal sets the watch again. The answer
+     * connection loss) leaves it unwatched, and the next renewal tries again. The answer
      * runs on {@code zk}'s event thread, in order with the watch events before it.
      */
     void watch(HeldNode node, ZooKeeper zk) {

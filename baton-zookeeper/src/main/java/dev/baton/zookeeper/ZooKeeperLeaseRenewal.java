@@ -22,22 +22,22 @@ import org.apache.zookeeper.ZooKeeper;
  *
  * <p>What one call does: grants whose node is known lost (deleted by another client, as its watch
  * told; its session suspended or lost; its lease run out) are answered empty at once. For the rest,
- * it sets the watch on each node not yet watched in the current session (asynchronously, normally
- * none: the watch is set at grant time), then sends one {@code exists("/")} on the same connection
- * and waits for it. That answer is the renewal: the server heard from the session when the call was
- * sent or later, so the session, and with it every node it owns, lives on; and because ZooKeeper
- * delivers watch events and asynchronous answers in order on one event thread, every deletion of a
- * held node the server applied before answering has been seen by then. A node then counts as renewed
- * if it is still valid and watched in that very session; a node watched in an earlier session is
- * lost (that session ended, and its ephemeral nodes with it).
+ * it sets the watch on each node not yet watched in the current session (asynchronously, without
+ * waiting: a grant's first renewal sets its watch, later ones find it set), then sends one {@code
+ * exists("/")} on the same connection and waits for it. That answer is the renewal: the server heard
+ * from the session when the call was sent or later, so the session, and with it every node it owns,
+ * lives on. And because ZooKeeper delivers watch events and asynchronous answers in order on one
+ * event thread, every deletion of a held node that the server applied before answering has been seen
+ * by then. A node then counts as renewed if it is still valid and watched in that very session; a
+ * node watched in an earlier session is lost (that session ended, and its ephemeral nodes with it).
  *
- * <p>Why one round trip and not none: a connection that looks up may have gone silent for up to
- * two thirds of the session timeout before the client notices, and the core counts validity from the
- * renewal's send time. Without an answer from the server, a renewal would extend a lease that the
- * server may expire meanwhile; with it, a renewal means what a per-node check meant before (the
- * validity is counted from a request the server answered), and a hung link makes the renewal hang,
- * so the core reports the loss at the validity deadline. The cost is one small read per call, not
- * per lock.
+ * <p>Why one round trip and not none: a connection that still looks connected may have been silent
+ * for up to two thirds of the session timeout before the client notices, and the core counts
+ * validity from the renewal's send time. Without an answer from the server, a renewal would extend a
+ * lease that the server may expire meanwhile; with it, a renewal means what a per-node check meant
+ * before (the validity is counted from a request the server answered), and a hung link makes the
+ * renewal hang, so the core reports the loss at the validity deadline. The cost is one small read
+ * per call, not per lock, plus one read per node, once, to set its watch.
  *
  * <p>Failures: while the connection is suspended (with {@code onSuspended=wait}), or when the server
  * does not answer within the operation timeout, the call throws {@link LockUnavailableException} for

@@ -38,8 +38,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Renewal checks the session, not each node: a client holding hundreds of locks renews them with no
- * call on any held node, a held node deleted by another client is still reported lost, and neither a
+ * Renewal checks the session, not each node: once a lease's first renewal has set a watch on its
+ * node, a client holding hundreds of locks renews them with no call on any held node, a held node deleted by another client is still reported lost, and neither a
  * release nor an expired session leaves a watch or a held node behind. The holder's ZooKeeper handle
  * records the path of every read it sends.
  */
@@ -261,6 +261,12 @@ class ZooKeeperRenewalTest extends OneServerTestBase {
         String lockPathPrefix = held.lockPathPrefix();
         List<Lease> leases = held.leases();
         Map<String, Long> lost = held.lost();
+        // Each lease's first renewal sets a watch on its node (one read per node, once).
+        Await.condition(
+                "a watch on every held node",
+                LEASE.plus(SLACK),
+                () -> held.watches() == count,
+                () -> "; watches " + held.watches());
         long readsOnHeldNodes = holder.readsUnder(lockPathPrefix);
         int reads = holder.reads();
         long calls = holder.renewals().calls.get();
