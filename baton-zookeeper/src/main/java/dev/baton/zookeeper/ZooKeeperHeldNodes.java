@@ -31,7 +31,8 @@ import org.slf4j.LoggerFactory;
  * and a read per acquisition would cost them for nothing. One watch per held node at most: the server
  * keeps one per path and connection however often it is set. A released or swept node leaves the map
  * before its delete, and the delete fires (and so removes) its watch; an expired session takes its
- * watches with it and empties the map.
+ * watches with it and empties the map. After a reconnection within the session, the next renewal
+ * reads each held node once more.
  */
 final class ZooKeeperHeldNodes implements Watcher {
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperHeldNodes.class);
@@ -166,12 +167,17 @@ final class ZooKeeperHeldNodes implements Watcher {
                 markAllLost("the ZooKeeper session was lost");
             }
             case RECONNECTED -> {
-                suspended = false;
                 for (HeldNode node : held.values()) {
                     if (node.lost) {
                         calls.deleteInBackground(node.path);
+                    } else {
+                        // The client sets its watches again after a reconnection unless it was told
+                        // not to (zookeeper.disableAutoWatchReset): the next renewal reads each held
+                        // node once more rather than trust that, before it renews the node again.
+                        node.watchedInSession = 0;
                     }
                 }
+                suspended = false;
             }
             case CONNECTED -> suspended = false;
             default -> {}
