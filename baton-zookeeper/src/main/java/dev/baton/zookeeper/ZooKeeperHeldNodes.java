@@ -1,13 +1,17 @@
 package dev.baton.zookeeper;
 
 import java.time.Duration;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.state.ConnectionState;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.WatchedEvent;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -19,15 +23,27 @@ import org.slf4j.LoggerFactory;
  * {@code onSuspended=wait}; LOST (session expired) always does; the core learns it at the next
  * renewal. After RECONNECTED, the nodes of grants reported lost are deleted, so that the lock does
  * not stay taken by a holder that was told it lost it.
+ *
+ * <p>Watches: this object is the one watcher of every held node. {@link #watch} reads a held node
+ * with it in the grant's first renewal, so from then on the server tells this client when the node
+ * is deleted by anyone but this client, and later renewals need no call per node ({@link
+ * ZooKeeperLeaseRenewal}). Not at grant time: most locks are released before their first renewal,
+ * and a read per acquisition would cost them for nothing. One watch per held node at most: the server
+ * keeps one per path and connection however often it is set. A released or swept node leaves the map
+ * before its delete, and the delete fires (and so removes) its watch; an expired session takes its
+ * watches with it and empties the map. After a reconnection within the session, the next renewal
+ * reads each held node once more.
  */
-final class ZooKeeperHeldNodes {
+final class ZooKeeperHeldNodes implements Watcher {
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperHeldNodes.class);
     private static final AtomicInteger TIMERS = new AtomicInteger();
     private static final long LEASE_SWEEP_MILLIS = 100;
 
     private final ZooKeeperCalls calls;
     private final boolean waitForReconnect;
-    private final Set<HeldNode> held = ConcurrentHashMap.newKeySet();
+    /** By the node's path on the ZooKeeper handle (with Curator's namespace), as watch events name it. */
+    private final Map<String, HeldNode> held = new ConcurrentHashMap<>();
+
     private final ScheduledThreadPoolExecutor leaseTimer;
     private volatile boolean suspended;
 
@@ -47,26 +63,95 @@ final class ZooKeeperHeldNodes {
                 this::sweepExpiredLeases, LEASE_SWEEP_MILLIS, LEASE_SWEEP_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    /** Registers a granted node; it is lost from the start if the connection is down now. */
+    /**
+     * Registers a granted node, not yet watched; it is lost from the start if the connection is down
+     * now.
+     */
     HeldNode hold(String lockName, String path, Duration leaseTime) {
-        HeldNode node = new HeldNode(lockName, path, leaseTime);
+        HeldNode node = new HeldNode(lockName, path, calls.namespace + path, leaseTime);
         if (suspended && !waitForReconnect) {
             node.lost = true;
         }
-        held.add(node);
+        held.put(node.watchedPath, node);
         node.scheduleExpiry(System.nanoTime() + leaseTime.toNanos());
         return node;
     }
 
-    /** Forgets a node that is being released: its lease no longer runs out. */
+    /** Forgets a node that is being released: its lease no longer runs out, its deletion is ours. */
     void forget(HeldNode node) {
-        held.remove(node);
+        held.remove(node.watchedPath, node);
         node.cancelExpiry();
+    }
+
+    /** How many nodes this client holds as far as it knows (for tests). */
+    int size() {
+        return held.size();
     }
 
     /** Whether the connection is down (between SUSPENDED or LOST and the next connection). */
     boolean suspended() {
         return suspended;
+    }
+
+    /**
+     * Sets this watcher on {@code node} through {@code zk} without waiting: the node counts as
+     * watched in {@code zk}'s session once the server answered that it exists and belongs to that
+     * session; a node that is gone, or that another session owns, is lost. Any other answer (a
+     * connection loss) leaves it unwatched, and the next renewal tries again. The answer
+     * runs on {@code zk}'s event thread, in order with the watch events before it.
+     */
+    void watch(HeldNode node, ZooKeeper zk) {
+        long session = zk.getSessionId();
+        zk.getData(
+                node.watchedPath,
+                this,
+                (rc, path, ctx, data, stat) -> {
+                    KeeperException.Code code = KeeperException.Code.get(rc);
+                    if (code == KeeperException.Code.OK && stat.getEphemeralOwner() == session) {
+                        node.watchedInSession = session;
+                    } else if (code == KeeperException.Code.OK || code == KeeperException.Code.NONODE) {
+                        nodeGone(node, "its node " + node.path + " no longer exists in this session");
+                    } else {
+                        node.watchFailure = code;
+                        log.debug("{}: watching {} failed: {}", calls.backendName(), node.path, code);
+                    }
+                },
+                null);
+    }
+
+    @Override
+    public void process(WatchedEvent event) {
+        switch (event.getType()) {
+            case NodeDeleted -> {
+                HeldNode node = held.get(event.getPath());
+                if (node != null) {
+                    nodeGone(node, "its node " + node.path + " was deleted by another client");
+                }
+            }
+                // The watch fired, the node is still there: the next renewal sets the watch again.
+            case NodeDataChanged -> {
+                HeldNode node = held.get(event.getPath());
+                if (node != null) {
+                    node.watchedInSession = 0;
+                }
+            }
+            case None -> {
+                if (event.getState() == Event.KeeperState.Expired) {
+                    // The server deleted every node of the session and dropped its watches.
+                    markAllLost("the ZooKeeper session expired");
+                    held.clear();
+                }
+            }
+            default -> {}
+        }
+    }
+
+    private void nodeGone(HeldNode node, String why) {
+        held.remove(node.watchedPath, node);
+        if (!node.lost) {
+            node.lost = true;
+            log.warn("{}: {}; the lease is reported lost at its next renewal", calls.describe(node.lockName), why);
+        }
     }
 
     void onConnectionState(ConnectionState state) {
@@ -82,12 +167,17 @@ final class ZooKeeperHeldNodes {
                 markAllLost("the ZooKeeper session was lost");
             }
             case RECONNECTED -> {
-                suspended = false;
-                for (HeldNode node : held) {
+                for (HeldNode node : held.values()) {
                     if (node.lost) {
                         calls.deleteInBackground(node.path);
+                    } else {
+                        // The client sets its watches again after a reconnection unless it was told
+                        // not to (zookeeper.disableAutoWatchReset): the next renewal reads each held
+                        // node once more rather than trust that, before it renews the node again.
+                        node.watchedInSession = 0;
                     }
                 }
+                suspended = false;
             }
             case CONNECTED -> suspended = false;
             default -> {}
@@ -96,7 +186,7 @@ final class ZooKeeperHeldNodes {
 
     private void markAllLost(String why) {
         int count = 0;
-        for (HeldNode node : held) {
+        for (HeldNode node : held.values()) {
             if (!node.lost) {
                 node.lost = true;
                 count++;
@@ -109,9 +199,9 @@ final class ZooKeeperHeldNodes {
 
     private void sweepExpiredLeases() {
         long now = System.nanoTime();
-        for (HeldNode node : held) {
+        for (HeldNode node : held.values()) {
             if (node.expireIfDue(now)) {
-                held.remove(node);
+                held.remove(node.watchedPath, node);
                 log.info(
                         "{}: lease time {} ran out without renewal; deleting the node {}",
                         calls.describe(node.lockName),
@@ -126,20 +216,29 @@ final class ZooKeeperHeldNodes {
         leaseTimer.shutdownNow();
     }
 
-    /** A granted queue node: its lease deadline and whether it is known lost. */
+    /** A granted queue node: its lease deadline, whether it is known lost, and its watch. */
     static final class HeldNode {
         final String lockName;
         final String path;
+        /** The path on the ZooKeeper handle: Curator's namespace and {@link #path}. */
+        final String watchedPath;
+
         final Duration leaseTime;
         private final ReentrantLock state = new ReentrantLock();
         volatile boolean lost;
         volatile boolean expired;
+        /** The session in which the server holds this client's watch on the node; 0 if none. */
+        volatile long watchedInSession;
+        /** Why the last attempt to watch failed, for messages; null if none did. */
+        volatile KeeperException.Code watchFailure;
+
         private long deadlineNanos;
         private boolean released;
 
-        HeldNode(String lockName, String path, Duration leaseTime) {
+        HeldNode(String lockName, String path, String watchedPath, Duration leaseTime) {
             this.lockName = lockName;
             this.path = path;
+            this.watchedPath = watchedPath;
             this.leaseTime = leaseTime;
         }
 

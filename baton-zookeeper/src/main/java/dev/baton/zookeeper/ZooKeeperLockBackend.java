@@ -33,14 +33,17 @@ import org.apache.zookeeper.data.Stat;
  * form of the Curator recipe that matches the kind asked for ({@link LockRequest#kind()}).
  *
  * <p>Leases: a grant lives as long as the ZooKeeper session and at most its lease time without
- * renewal. A renewal checks that the node still exists. Loss (a suspended connection unless {@code
- * onSuspended=wait}, an expired session, a lease run out) is reported at the next renewal.
+ * renewal. Renewal checks the session, not each node: one round trip per renewal call, however many
+ * grants it holds, with a watch on each held node telling of its deletion ({@link
+ * ZooKeeperLeaseRenewal}). Loss (a held node deleted by another client, a suspended connection unless
+ * {@code onSuspended=wait}, an expired session, a lease run out) is reported at the next renewal.
  */
 final class ZooKeeperLockBackend implements LockBackend {
     private final ZooKeeperUri uri;
     private final ZooKeeperCalls calls;
     private final ZooKeeperQueueProtocol queue;
     private final ZooKeeperHeldNodes held;
+    private final ZooKeeperLeaseRenewal renewal;
 
     ZooKeeperLockBackend(ZooKeeperUri uri, LockOptions options, CuratorFramework curator) {
         this.uri = uri;
@@ -48,6 +51,7 @@ final class ZooKeeperLockBackend implements LockBackend {
         this.queue = new ZooKeeperQueueProtocol(
                 calls, uri.creatorOnlyAcl() ? ZooDefs.Ids.CREATOR_ALL_ACL : ZooDefs.Ids.OPEN_ACL_UNSAFE, uri.root());
         this.held = new ZooKeeperHeldNodes(calls, uri.waitForReconnect());
+        this.renewal = new ZooKeeperLeaseRenewal(calls, held, uri.sessionTimeout());
         curator.getConnectionStateListenable().addListener((client, state) -> {
             held.onConnectionState(state);
             if (state == ConnectionState.LOST || state == ConnectionState.RECONNECTED) {
@@ -104,35 +108,22 @@ final class ZooKeeperLockBackend implements LockBackend {
                 node);
     }
 
+    /** A batch of one: see {@link #renewAll}. */
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
-        HeldNode node = (HeldNode) grant.backendState();
-        if (node == null || !node.valid()) {
-            return Optional.empty();
-        }
-        if (held.suspended()) {
-            throw new LockUnavailableException(calls.describe(grant.name())
-                    + ": disconnected from ZooKeeper; waiting for the connection to come back within the session"
-                    + " timeout (" + uri.sessionTimeout() + ")");
-        }
-        long sentAt = System.nanoTime();
-        Stat stat;
-        try {
-            stat = calls.bounded(grant.name(), "renewing", calls.deadline(), () -> calls.curator
-                    .checkExists()
-                    .forPath(node.path));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockUnavailableException(calls.describe(grant.name()) + ": interrupted while renewing", e);
-        }
-        if (stat == null || node.lost) {
-            node.lost = true;
-            return Optional.empty();
-        }
-        if (!node.extend(sentAt + leaseTime.toNanos())) {
-            return Optional.empty();
-        }
-        return Optional.of(grant.withExpiresAt(Instant.now().plus(leaseTime)));
+        return renewal.renewAll(List.of(grant), leaseTime).get(0);
+    }
+
+    /** Every grant due: a call costs one round trip however many grants it renews. */
+    @Override
+    public int renewalBatchSize() {
+        return Integer.MAX_VALUE;
+    }
+
+    /** One round trip for the whole batch, no call per node: see {@link ZooKeeperLeaseRenewal}. */
+    @Override
+    public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
+        return renewal.renewAll(grants, leaseTime);
     }
 
     @Override
@@ -153,6 +144,11 @@ final class ZooKeeperLockBackend implements LockBackend {
                             + " the session ends",
                     e);
         }
+    }
+
+    /** How many nodes this client holds as far as it knows, each with at most one watch (for tests). */
+    int heldNodeCount() {
+        return held.size();
     }
 
     @Override
