@@ -121,4 +121,14 @@ public final class BenchMain {
         }
         return Duration.parse(text);
     }
+
+    /** The way {@link #parse} reads it: {@code 500ms}, {@code 30s} or {@code 2m}. */
+    public static String format(Duration duration) {
+        long millis = duration.toMillis();
+        if (millis % 1000 != 0) {
+            return millis + "ms";
+        }
+        long seconds = millis / 1000;
+        return seconds >= 60 && seconds % 60 == 0 ? seconds / 60 + "m" : seconds + "s";
+    }
 }

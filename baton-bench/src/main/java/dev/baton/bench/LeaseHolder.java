@@ -26,13 +26,22 @@ interface LeaseHolder extends AutoCloseable {
     /** Releases everything still held. */
     void releaseAll();
 
+    /** Renewal calls this client made so far (one round trip each), or -1 if it cannot tell. */
+    default long renewalCalls() {
+        return -1;
+    }
+
     @Override
     void close();
 
-    /** Baton: the leases renew themselves; loss is read from the lease ({@code isValid}). */
+    /**
+     * Baton: the leases renew themselves; loss is read from the lease ({@code isValid}); renewal
+     * calls are counted on the backend ({@link CountingBackend}).
+     */
     static LeaseHolder baton(String name, String uri, Duration leaseTime) {
-        LockClient client =
-                Baton.connect(uri, LockOptions.builder().leaseTime(leaseTime).build());
+        LockOptions options = LockOptions.builder().leaseTime(leaseTime).build();
+        CountingBackend backend = new CountingBackend(Baton.backend(uri, options));
+        LockClient client = Baton.open(backend, options);
         List<Lease> leases = new ArrayList<>();
         return new LeaseHolder() {
             @Override
@@ -50,6 +59,11 @@ interface LeaseHolder extends AutoCloseable {
             @Override
             public long invalid() {
                 return leases.stream().filter(lease -> !lease.isValid()).count();
+            }
+
+            @Override
+            public long renewalCalls() {
+                return backend.renewalCalls();
             }
 
             @Override

@@ -9,16 +9,13 @@ import java.lang.management.ManagementFactory;
 import java.net.InetSocketAddress;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.UUID;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -34,27 +31,46 @@ import java.util.regex.Pattern;
  *
  * <p>How each figure is taken: the leases are taken with no added latency, then the proxy ({@link
  * LatencyProxy}, in this JVM) adds {@code --latency} to every round trip for {@code --periods}
- * lease times. Round trips are counted on the server over that window: script calls (Redis {@code
- * INFO commandstats}, EVAL and EVALSHA: both clients renew with scripts) or transactions committed
- * (PostgreSQL {@code pg_stat_database}, which also counts the bench's own reads of it). CPU is this JVM's, proxy included, over the
- * window. Heap per lease is the used heap after a full GC at the end of the window (leases held
- * and renewed), minus before taking them, per lease. Redisson's {@code RLock} with its watchdog is the peer row on Redis.
+ * lease times. Renewal round trips are counted over that window: on Redis at the server, script
+ * calls ({@code INFO commandstats}, EVAL and EVALSHA: both clients renew with scripts, and nothing
+ * else runs a script meanwhile); on PostgreSQL the Baton client's renewal calls ({@link
+ * CountingBackend}: one UPDATE statement of up to 100 rows each, more only if a row was lost).
+ * CPU is this JVM's, proxy included, over the window, per lease per renewal interval. Heap per
+ * lease is the used heap after a full GC at the end of the window (leases held and renewed), minus
+ * before taking them, per lease. Redisson's {@code RLock} with its watchdog is the peer row on Redis.
  */
 public final class LeaseScaleBench {
     /** Script calls (commands a script runs count under their own names, not here). */
     private static final Pattern REDIS_SCRIPT_CALLS = Pattern.compile("cmdstat_eval(?:sha)?:calls=(\\d+)");
 
+    /** The backends scenario M knows. */
+    public static final List<String> BACKENDS = List.of("redis", "postgres");
+
     private LeaseScaleBench() {}
 
+    /** What to run: on each backend, each lease count, held for {@code periods} lease times. */
+    public record Settings(List<String> backends, List<Integer> counts, Duration latency, Duration lease, int periods) {
+        public Settings {
+            for (String backend : backends) {
+                if (!BACKENDS.contains(backend)) {
+                    throw new IllegalArgumentException("unknown backend '" + backend + "'; known: " + BACKENDS);
+                }
+            }
+            backends = List.copyOf(backends);
+            counts = List.copyOf(counts);
+        }
+    }
+
     /** One row of the result. */
-    record Row(
+    public record Row(
             String backend,
             String subject,
             int leases,
+            Duration latency,
+            Duration held,
             long lost,
-            double roundTripsPerSecond,
             double roundTripsPer100LeasesPerInterval,
-            double cpuPercent,
+            double cpuMicrosPerLeaseInterval,
             long heapBytesPerLease) {}
 
     public static void main(String[] args) throws Exception {
@@ -75,38 +91,61 @@ public final class LeaseScaleBench {
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
+        Settings settings = new Settings(backends, counts, latency, lease, periods);
+        List<Row> rows = run(settings, System.out::println);
+        System.out.println();
+        System.out.print(table(settings, rows));
+    }
+
+    /** Runs every backend of {@code settings} on embedded servers; {@code progress} hears each step. */
+    public static List<Row> run(Settings settings, Consumer<String> progress) throws Exception {
         List<Row> rows = new ArrayList<>();
-        for (String backend : backends) {
+        for (String backend : settings.backends()) {
             switch (backend) {
-                case "redis" -> rows.addAll(redis(counts, latency, lease, periods));
-                case "postgres" -> rows.addAll(postgres(counts, latency, lease, periods));
-                default -> throw new IllegalArgumentException(
-                        "unknown backend '" + backend + "'; known: redis, postgres");
+                case "redis" -> rows.addAll(redis(settings, progress));
+                case "postgres" -> rows.addAll(postgres(settings, progress));
+                default -> throw new IllegalArgumentException("unknown backend " + backend);
             }
         }
-        System.out.println();
-        System.out.println("Scenario M: one client holds N leases for " + periods + " lease times of " + lease
-                + " behind " + latency + " of added round-trip latency");
-        System.out.println();
-        System.out.println(
-                "| backend | subject | leases | lost | renewal round trips/s | per 100 leases per interval | client CPU | heap per lease |");
-        System.out.println("|---|---|---:|---:|---:|---:|---:|---:|");
+        return rows;
+    }
+
+    /** The result as one Markdown table, with what each column counts. */
+    public static String table(Settings settings, List<Row> rows) {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(
+                Locale.ROOT,
+                "Scenario M: one client holds N leases (lease %s) for %d lease times behind %s of added"
+                        + " round-trip latency%n%n",
+                BenchMain.format(settings.lease()),
+                settings.periods(),
+                BenchMain.format(settings.latency())));
+        out.append("| backend | subject | leases | latency | hold time | lost | renewal round trips per 100 leases"
+                + " per interval | client CPU per lease-interval | heap per lease |\n");
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Row row : rows) {
-            System.out.printf(
-                    "| %s | %s | %d | %d | %.1f | %.2f | %.1f %% | %d B |%n",
+            out.append(String.format(
+                    Locale.ROOT,
+                    "| %s | %s | %,d | %s | %s | %,d | %.2f | %.1f µs | %,d B |%n",
                     row.backend(),
                     row.subject(),
                     row.leases(),
+                    BenchMain.format(row.latency()),
+                    BenchMain.format(row.held()),
                     row.lost(),
-                    row.roundTripsPerSecond(),
                     row.roundTripsPer100LeasesPerInterval(),
-                    row.cpuPercent(),
-                    row.heapBytesPerLease());
+                    row.cpuMicrosPerLeaseInterval(),
+                    row.heapBytesPerLease()));
         }
+        out.append(String.format(
+                Locale.ROOT,
+                "%nRound trips: Redis, script calls (EVAL/EVALSHA) at the server; PostgreSQL, the client's renewal"
+                        + " calls (one UPDATE of up to 100 rows each). Interval = lease / 3.%n"));
+        return out.toString();
     }
 
-    private static List<Row> redis(List<Integer> counts, Duration latency, Duration lease, int periods)
-            throws Exception {
+    private static List<Row> redis(Settings settings, Consumer<String> progress) throws Exception {
+        Duration lease = settings.lease();
         List<Row> rows = new ArrayList<>();
         try (RedisServer server = RedisServer.start();
                 LatencyProxy proxy = LatencyProxy.start(new InetSocketAddress(server.host(), server.port()))) {
@@ -121,8 +160,8 @@ public final class LeaseScaleBench {
                     return calls;
                 };
                 String viaProxy = "redis://127.0.0.1:" + proxy.port();
-                Window window = new Window(proxy, commands, latency, lease, periods);
-                for (int count : counts) {
+                Window window = new Window(proxy, commands, settings, progress);
+                for (int count : settings.counts()) {
                     rows.add(window.measure("redis", LeaseHolder.baton("baton", viaProxy, lease), count));
                     rows.add(window.measure("redis", LeaseHolder.redisson(viaProxy, lease), count));
                 }
@@ -133,30 +172,17 @@ public final class LeaseScaleBench {
         return rows;
     }
 
-    private static List<Row> postgres(List<Integer> counts, Duration latency, Duration lease, int periods)
-            throws Exception {
+    private static List<Row> postgres(Settings settings, Consumer<String> progress) throws Exception {
+        Duration lease = settings.lease();
         List<Row> rows = new ArrayList<>();
         try (PostgresServer server = PostgresServer.start();
-                LatencyProxy proxy = LatencyProxy.start(new InetSocketAddress(server.host(), server.port()));
-                Connection stats = DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password())) {
-            LongSupplier commits = () -> {
-                try (Statement statement = stats.createStatement()) {
-                    // Statistics are flushed now and then; clear the snapshot so each read is fresh.
-                    statement.execute("SELECT pg_stat_clear_snapshot()");
-                    try (ResultSet rs = statement.executeQuery(
-                            "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
-                        return rs.next() ? rs.getLong(1) : 0;
-                    }
-                } catch (SQLException e) {
-                    throw new IllegalStateException("cannot read pg_stat_database", e);
-                }
-            };
+                LatencyProxy proxy = LatencyProxy.start(new InetSocketAddress(server.host(), server.port()))) {
             String viaProxy = server.jdbcUrl().replace(server.host() + ":" + server.port(), "127.0.0.1:" + proxy.port())
                     + (server.jdbcUrl().contains("?") ? "&" : "?") + "user="
                     + URLEncoder.encode(server.user(), StandardCharsets.UTF_8) + "&password="
                     + URLEncoder.encode(server.password(), StandardCharsets.UTF_8);
-            Window window = new Window(proxy, commits, latency, lease, periods);
-            for (int count : counts) {
+            Window window = new Window(proxy, null, settings, progress);
+            for (int count : settings.counts()) {
                 rows.add(window.measure("postgres", LeaseHolder.baton("baton table", viaProxy, lease), count));
             }
         }
@@ -164,10 +190,10 @@ public final class LeaseScaleBench {
     }
 
     /**
-     * The measured window: the proxy adds {@code latency} for {@code periods} lease times while
-     * {@code roundTrips} counts on the server.
+     * The measured window: the proxy adds the latency for {@code periods} lease times while {@code
+     * serverCount} counts renewal round trips on the server (null: the holder counts its own calls).
      */
-    private record Window(LatencyProxy proxy, LongSupplier roundTrips, Duration latency, Duration lease, int periods) {
+    private record Window(LatencyProxy proxy, LongSupplier serverCount, Settings settings, Consumer<String> progress) {
 
         Row measure(String backend, LeaseHolder holder, int count) throws InterruptedException {
             try (holder) {
@@ -176,18 +202,21 @@ public final class LeaseScaleBench {
                 for (int i = 0; i < count; i++) {
                     names.add(prefix + i);
                 }
-                System.out.println(backend + " " + holder.name() + ": taking " + count + " leases");
+                Duration lease = settings.lease();
+                progress.accept(backend + " " + holder.name() + ": taking " + count + " leases");
                 long heapBefore = usedHeapAfterGc();
                 holder.acquire(names);
 
-                System.out.println(backend + " " + holder.name() + ": holding them for " + periods + " x " + lease);
-                proxy.roundTrip(latency);
+                progress.accept(backend + " " + holder.name() + ": holding " + count + " leases for "
+                        + settings.periods() + " x " + BenchMain.format(lease));
+                LongSupplier roundTrips = serverCount != null ? serverCount : holder::renewalCalls;
+                proxy.roundTrip(settings.latency());
                 OperatingSystemMXBean os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
                 long counted = roundTrips.getAsLong();
                 long cpu = os.getProcessCpuTime();
                 long start = System.nanoTime();
                 // A measurement window, not a synchronisation: the leases renew themselves meanwhile.
-                Thread.sleep(lease.multipliedBy(periods).toMillis());
+                Thread.sleep(lease.multipliedBy(settings.periods()).toMillis());
                 long elapsed = System.nanoTime() - start;
                 cpu = os.getProcessCpuTime() - cpu;
                 counted = roundTrips.getAsLong() - counted;
@@ -196,16 +225,16 @@ public final class LeaseScaleBench {
                 long heapHeld = usedHeapAfterGc();
                 long lost = holder.invalid();
                 holder.releaseAll();
-                double seconds = elapsed / 1e9;
                 double intervals = elapsed / (double) lease.dividedBy(3).toNanos();
                 return new Row(
                         backend,
                         holder.name(),
                         count,
+                        settings.latency(),
+                        lease.multipliedBy(settings.periods()),
                         lost,
-                        counted / seconds,
                         counted / intervals / (count / 100.0),
-                        100.0 * cpu / elapsed,
+                        cpu / 1000.0 / intervals / count,
                         Math.max(0, heapHeld - heapBefore) / count);
             }
         }

@@ -97,8 +97,16 @@ final class BenchCommand implements Callable<Integer> {
                     + " waiters queued and the CPU free")
     Duration hold;
 
-    @Option(names = "--scenarios", split = ",", description = "Scenarios (default A8,C8, --full all): A1, A8, B8, C8")
-    List<Scenario> scenarios;
+    @Option(
+            names = "--scenarios",
+            split = ",",
+            description = "Scenarios (default A8,C8, --full A1,A8,B8,C8): A1, A8, B8, C8, and M (one client holds"
+                    + " --leases leases through --latency for 3 lease times, on Redis and PostgreSQL: long, so only when"
+                    + " asked)")
+    List<String> scenarios;
+
+    @CommandLine.Mixin
+    LeaseScaleOptions leaseScale = new LeaseScaleOptions();
 
     @Option(
             names = "--report",
@@ -146,6 +154,36 @@ final class BenchCommand implements Callable<Integer> {
             err.println("baton bench: --runs and --threads must be at least 1 and --duration positive");
             return ExitCodes.USAGE;
         }
+        List<Scenario> compared = scenarios == null ? null : new ArrayList<>();
+        boolean scale = false;
+        for (String name : scenarios == null ? List.<String>of() : scenarios) {
+            String upper = name.trim().toUpperCase(Locale.ROOT);
+            if (upper.equals("M")) {
+                scale = true;
+                continue;
+            }
+            try {
+                compared.add(Scenario.valueOf(upper));
+            } catch (IllegalArgumentException e) {
+                err.println("baton bench: unknown scenario '" + name + "'; known: A1, A8, B8, C8, M");
+                return ExitCodes.USAGE;
+            }
+        }
+        int status = compared != null && compared.isEmpty() ? 0 : compare(selected, external, compared, out, err);
+        if (status == 0 && scale) {
+            status = leaseScale.run(backends, out, err);
+        }
+        return status;
+    }
+
+    /** The comparison of throughput, hand-off and recovery: one table and the HTML report. */
+    private int compare(
+            List<String> selected,
+            Map<String, String> external,
+            List<Scenario> compared,
+            PrintWriter out,
+            PrintWriter err) {
+        Map<String, Supplier<BenchBackend>> known = BenchBackends.all();
         BenchPreset preset = full ? BenchPreset.FULL : BenchPreset.QUICK;
         BenchSettings settings = preset.settings(warmup, duration, runs, threads, hold);
         Map<String, BenchBackend> chosen = new LinkedHashMap<>();
@@ -155,7 +193,7 @@ final class BenchCommand implements Callable<Integer> {
             chosen.put(id, backend);
             planned.add(new BenchPlan.Backend(id, backend.plannedSubjects(external.containsKey(id))));
         }
-        BenchPlan plan = new BenchPlan(planned, preset.scenarios(scenarios), settings, !noRecovery);
+        BenchPlan plan = new BenchPlan(planned, preset.scenarios(compared), settings, !noRecovery);
         err.println("baton bench: " + preset.name() + ": " + describe(plan));
         err.flush();
 

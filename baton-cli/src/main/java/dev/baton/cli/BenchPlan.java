@@ -1,6 +1,7 @@
 package dev.baton.cli;
 
 import dev.baton.bench.BenchBackend.PlannedSubjects;
+import dev.baton.bench.BenchMain;
 import dev.baton.bench.BenchSettings;
 import dev.baton.bench.Scenario;
 import java.time.Duration;
@@ -120,11 +121,6 @@ record BenchPlan(List<Backend> backends, List<Scenario> scenarios, BenchSettings
 
     /** {@code 500ms}, {@code 3s}, {@code 2m}: an option's value as one would type it. */
     static String option(Duration duration) {
-        long millis = duration.toMillis();
-        if (millis % 1000 != 0) {
-            return millis + "ms";
-        }
-        long seconds = millis / 1000;
-        return seconds >= 60 && seconds % 60 == 0 ? seconds / 60 + "m" : seconds + "s";
+        return BenchMain.format(duration);
     }
 }

@@ -187,21 +187,29 @@ final class HeldGrant {
 
     void scheduleFirst() {
         if (options.autoRenew()) {
-            scheduleRenewal(renewInterval());
+            long now = client.ticker.nanoTime();
+            scheduleRenewal(now, renewInterval(now));
         } else {
             schedule(RenewalTimer.Kind.EXPIRE, validUntilNanos - client.ticker.nanoTime(), 0);
         }
     }
 
-    /** A third of the lease, or half of what is left of a grant the backend made valid for less. */
-    private long renewInterval() {
-        long left = validUntilNanos - client.ticker.nanoTime();
+    /**
+     * A third of the lease, or half of what is left at {@code fromNanos} of a grant the backend made
+     * valid for less.
+     */
+    private long renewInterval(long fromNanos) {
+        long left = validUntilNanos - fromNanos;
         return Math.max(1, Math.min(options.leaseTime().toNanos() / 3, left / 2));
     }
 
-    /** Renews after {@code delayNanos}, or up to a tenth of it earlier together with other grants. */
-    private void scheduleRenewal(long delayNanos) {
-        schedule(RenewalTimer.Kind.RENEW, delayNanos, delayNanos / 10);
+    /**
+     * Renews {@code intervalNanos} after {@code fromNanos}, or up to half that interval earlier
+     * together with other grants ({@link RenewalTimer} explains why half).
+     */
+    private void scheduleRenewal(long fromNanos, long intervalNanos) {
+        long delayNanos = fromNanos + intervalNanos - client.ticker.nanoTime();
+        schedule(RenewalTimer.Kind.RENEW, delayNanos, intervalNanos / 2);
     }
 
     private void schedule(RenewalTimer.Kind kind, long delayNanos, long aheadNanos) {
@@ -264,7 +272,9 @@ final class HeldGrant {
                 grant = renewed;
                 validUntilNanos = sentAt + renewed.validityNanos(options.leaseTime());
                 log.trace("{}: renewed until {}", describe(), renewed.expiresAt());
-                scheduleRenewal(renewInterval());
+                // Counted from the send time, like the validity: grants renewed in one call stay due
+                // together however long each answer took.
+                scheduleRenewal(sentAt, renewInterval(sentAt));
                 return;
             }
         } finally {
@@ -293,7 +303,7 @@ final class HeldGrant {
             return;
         }
         log.warn("{}: renewal failed, retrying while the lease is still valid: {}", describe(), failure.toString());
-        schedule(RenewalTimer.Kind.RENEW, Math.min(renewInterval() / 2, remaining), 0);
+        schedule(RenewalTimer.Kind.RENEW, Math.min(renewInterval(client.ticker.nanoTime()) / 2, remaining), 0);
     }
 
     void expireIfUnrenewed() {

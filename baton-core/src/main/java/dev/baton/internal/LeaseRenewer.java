@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Sends a client's due renewals to the backend: batched, pipelined and bounded.
  *
- * <p>The {@link RenewalTimer} hands over every grant due now (and those due within a tenth of their
+ * <p>The {@link RenewalTimer} hands over every grant due now (and those due within half of their
  * interval); they are grouped by lease time and cut into calls of at most {@link
  * LockBackend#renewalBatchSize()} grants ({@link LockBackend#renewAll}). At most {@link
  * #CALLS_IN_FLIGHT} calls run at once, each on its own thread of this renewer, so no renewal waits

@@ -13,14 +13,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,6 +35,11 @@ class LeaseRenewerTest {
     /** Grants every request; records renewal calls; can hold renewal calls back. */
     private static final class MemoryBackend implements LockBackend {
         final List<Integer> callSizes = new CopyOnWriteArrayList<>();
+        /** The client's ticker at each renewal call, and at each grant's last renewal. */
+        final List<Long> callTimes = new CopyOnWriteArrayList<>();
+
+        final Map<String, Long> renewedAt = new ConcurrentHashMap<>();
+        volatile LongSupplier clock = System::nanoTime;
         final List<String> events = new CopyOnWriteArrayList<>();
         final CountDownLatch unblock = new CountDownLatch(1);
         final CountDownLatch blocked = new CountDownLatch(1);
@@ -66,6 +74,11 @@ class LeaseRenewerTest {
 
         @Override
         public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
+            long at = clock.getAsLong();
+            for (Grant grant : grants) {
+                renewedAt.put(grant.name(), at);
+            }
+            callTimes.add(at);
             callSizes.add(grants.size());
             if (blockRenewals) {
                 blocked.countDown();
@@ -126,6 +139,51 @@ class LeaseRenewerTest {
                     () -> backend.callSizes.stream().mapToInt(Integer::intValue).sum() >= 250);
             assertThat(backend.callSizes).containsExactlyInAnyOrder(100, 100, 50);
             assertThat(leases).allMatch(Lease::isValid);
+        }
+    }
+
+    @Test
+    void grantsTakenAtDifferentMomentsConvergeToFullCallsWithinTwoIntervals() {
+        int grants = 1000;
+        MemoryBackend backend = new MemoryBackend();
+        // The ticker moves only when the test moves it; the timer runs on the ticker's time.
+        AtomicLong now = new AtomicLong(0);
+        backend.clock = now::get;
+        Duration lease = Duration.ofMillis(150);
+        long interval = lease.toNanos() / 3;
+        try (LockClient client = new ClientCore(
+                backend, LockOptions.defaults().toBuilder().leaseTime(lease).build(), now::get)) {
+            Map<String, Long> takenAt = new ConcurrentHashMap<>();
+            List<Lease> leases = new ArrayList<>();
+            for (int i = 0; i < grants; i++) {
+                // Spread evenly over a whole renewal interval.
+                now.set(interval * i / grants);
+                takenAt.put("lock-" + i, now.get());
+                leases.add(client.lock("lock-" + i).acquire(Duration.ofSeconds(1)));
+            }
+            int steps = 20;
+            for (long at = interval; at <= 5 * interval; at += interval / steps) {
+                now.set(at);
+                long time = at;
+                await(
+                        "every renewal due at " + at + " sent and answered",
+                        Duration.ofSeconds(10),
+                        () -> takenAt.keySet().stream()
+                                .allMatch(name ->
+                                        backend.renewedAt.getOrDefault(name, takenAt.get(name)) + interval > time));
+            }
+            assertThat(leases).allMatch(Lease::isValid);
+            int expected = (grants + 99) / 100;
+            for (int k = 3; k < 5; k++) {
+                long from = k * interval;
+                long to = from + interval;
+                long calls = backend.callTimes.stream()
+                        .filter(t -> t >= from && t < to)
+                        .count();
+                assertThat(calls)
+                        .as("renewal calls in interval %d (%s)", k, backend.callSizes)
+                        .isBetween((long) expected, (long) expected + 1);
+            }
         }
     }
 

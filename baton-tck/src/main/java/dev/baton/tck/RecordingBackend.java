@@ -1,10 +1,8 @@
 package dev.baton.tck;
 
+import dev.baton.spi.ForwardingLockBackend;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockRequest;
-import dev.baton.spi.ReleaseNotifications;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -19,8 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * check properties the API alone does not show (no renewal after release, no release by another
  * owner), and can hold back chosen renewals as a server that stopped answering would.
  */
-final class RecordingBackend implements LockBackend {
-    private final LockBackend delegate;
+final class RecordingBackend extends ForwardingLockBackend {
     final AtomicInteger renewals = new AtomicInteger();
     final AtomicInteger renewalsAfterRelease = new AtomicInteger();
     final AtomicInteger releases = new AtomicInteger();
@@ -33,39 +30,14 @@ final class RecordingBackend implements LockBackend {
     private volatile String stallName;
 
     RecordingBackend(LockBackend delegate) {
-        this.delegate = delegate;
-    }
-
-    @Override
-    public String name() {
-        return delegate.name();
-    }
-
-    @Override
-    public Optional<Grant> tryAcquire(LockRequest request) {
-        return delegate.tryAcquire(request);
-    }
-
-    @Override
-    public boolean queuesWaiters() {
-        return delegate.queuesWaiters();
-    }
-
-    @Override
-    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        return delegate.acquire(request, timeoutNanos);
+        super(delegate);
     }
 
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
         recordRenewal(grant);
         stallIfAsked(List.of(grant));
-        return delegate.renew(grant, leaseTime);
-    }
-
-    @Override
-    public int renewalBatchSize() {
-        return delegate.renewalBatchSize();
+        return super.renew(grant, leaseTime);
     }
 
     @Override
@@ -74,7 +46,7 @@ final class RecordingBackend implements LockBackend {
             recordRenewal(grant);
         }
         stallIfAsked(grants);
-        return delegate.renewAll(grants, leaseTime);
+        return super.renewAll(grants, leaseTime);
     }
 
     /**
@@ -115,26 +87,6 @@ final class RecordingBackend implements LockBackend {
     public boolean release(Grant grant) {
         released.add(grant.ownerId());
         releases.incrementAndGet();
-        return delegate.release(grant);
-    }
-
-    @Override
-    public void abandon(LockRequest request) {
-        delegate.abandon(request);
-    }
-
-    @Override
-    public ReleaseNotifications releaseNotifications() {
-        return delegate.releaseNotifications();
-    }
-
-    @Override
-    public Optional<LockInfo> inspect(String name) {
-        return delegate.inspect(name);
-    }
-
-    @Override
-    public void close() {
-        delegate.close();
+        return super.release(grant);
     }
 }

@@ -8,9 +8,8 @@ import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
+import dev.baton.spi.ForwardingLockBackend;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockRequest;
 import dev.baton.tck.Await;
 import java.io.IOException;
 import java.time.Duration;
@@ -108,67 +107,28 @@ class ZooKeeperRenewalTest extends OneServerTestBase {
     }
 
     /** The backend as the core sees it, counting the renewal calls and the grants in them. */
-    static final class CountingRenewals implements LockBackend {
+    static final class CountingRenewals extends ForwardingLockBackend {
         final ZooKeeperLockBackend backend;
         final AtomicLong calls = new AtomicLong();
         final AtomicLong grants = new AtomicLong();
 
         CountingRenewals(ZooKeeperLockBackend backend) {
+            super(backend);
             this.backend = backend;
-        }
-
-        @Override
-        public String name() {
-            return backend.name();
-        }
-
-        @Override
-        public Optional<Grant> tryAcquire(LockRequest request) {
-            return backend.tryAcquire(request);
-        }
-
-        @Override
-        public boolean queuesWaiters() {
-            return backend.queuesWaiters();
-        }
-
-        @Override
-        public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-            return backend.acquire(request, timeoutNanos);
         }
 
         @Override
         public Optional<Grant> renew(Grant grant, Duration leaseTime) {
             calls.incrementAndGet();
             grants.incrementAndGet();
-            return backend.renew(grant, leaseTime);
-        }
-
-        @Override
-        public int renewalBatchSize() {
-            return backend.renewalBatchSize();
+            return super.renew(grant, leaseTime);
         }
 
         @Override
         public List<Optional<Grant>> renewAll(List<Grant> renewed, Duration leaseTime) {
             calls.incrementAndGet();
             grants.addAndGet(renewed.size());
-            return backend.renewAll(renewed, leaseTime);
-        }
-
-        @Override
-        public boolean release(Grant grant) {
-            return backend.release(grant);
-        }
-
-        @Override
-        public void abandon(LockRequest request) {
-            backend.abandon(request);
-        }
-
-        @Override
-        public void close() {
-            backend.close();
+            return super.renewAll(renewed, leaseTime);
         }
     }
 

@@ -1,0 +1,82 @@
+package dev.baton.spi;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A backend that passes every call to another one: a base for wrappers that observe or change a few
+ * calls (counting renewals, recording what the core asked for) and forward the rest unchanged.
+ */
+public abstract class ForwardingLockBackend implements LockBackend {
+    private final LockBackend delegate;
+
+    protected ForwardingLockBackend(LockBackend delegate) {
+        this.delegate = delegate;
+    }
+
+    /** The backend every call goes to. */
+    protected final LockBackend delegate() {
+        return delegate;
+    }
+
+    @Override
+    public String name() {
+        return delegate.name();
+    }
+
+    @Override
+    public Optional<Grant> tryAcquire(LockRequest request) {
+        return delegate.tryAcquire(request);
+    }
+
+    @Override
+    public boolean queuesWaiters() {
+        return delegate.queuesWaiters();
+    }
+
+    @Override
+    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+        return delegate.acquire(request, timeoutNanos);
+    }
+
+    @Override
+    public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        return delegate.renew(grant, leaseTime);
+    }
+
+    @Override
+    public int renewalBatchSize() {
+        return delegate.renewalBatchSize();
+    }
+
+    @Override
+    public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
+        return delegate.renewAll(grants, leaseTime);
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        return delegate.release(grant);
+    }
+
+    @Override
+    public void abandon(LockRequest request) {
+        delegate.abandon(request);
+    }
+
+    @Override
+    public ReleaseNotifications releaseNotifications() {
+        return delegate.releaseNotifications();
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return delegate.inspect(name);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
+}
