@@ -36,7 +36,7 @@ public final class ClientCore implements LockClient {
     final RenewalTimer renewals;
     private final LeaseRenewer renewer;
     private final LockOptions options;
-    private final ReleaseNotifications notifications;
+    private final ReleaseHints notifications;
     private final ConcurrentHashMap<LocalLockState.Key, LocalLockState> states = new ConcurrentHashMap<>();
     private final Set<HeldGrant> held = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -49,7 +49,7 @@ public final class ClientCore implements LockClient {
         this.backend = backend;
         this.options = options;
         this.ticker = ticker;
-        this.notifications = backend.releaseNotifications();
+        this.notifications = new ReleaseHints(backend.name(), backend.releaseNotifications());
         String threadName = "baton-renewal-" + CLIENTS.incrementAndGet();
         this.renewer = new LeaseRenewer(threadName, backend, ticker);
         this.renewals = new RenewalTimer(threadName, ticker, renewer);
@@ -188,6 +188,7 @@ public final class ClientCore implements LockClient {
                 }
             }
             ReleaseNotifications.Subscription subscription = null;
+            boolean subscribing = notifications.supported();
             try {
                 while (true) {
                     checkOpen();
@@ -202,10 +203,11 @@ public final class ClientCore implements LockClient {
                     if (remaining <= 0) {
                         return Optional.empty();
                     }
-                    if (subscription == null && notifications.supported()) {
+                    if (subscription == null && subscribing) {
                         // Subscribe, then try again at once: a release between the attempt and the
                         // subscription would otherwise go unnoticed until the next poll.
                         subscription = notifications.subscribe(request, local.signal::signal);
+                        subscribing = subscription != null;
                         continue;
                     }
                     try {
@@ -219,7 +221,7 @@ public final class ClientCore implements LockClient {
                 }
             } finally {
                 if (subscription != null) {
-                    subscription.close();
+                    notifications.unsubscribe(request, subscription, closed);
                 }
             }
         } finally {

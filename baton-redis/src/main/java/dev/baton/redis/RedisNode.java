@@ -27,6 +27,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -257,7 +258,7 @@ final class RedisNode implements AutoCloseable {
             }
             current = connection;
             if (current == null || current.isCompletedExceptionally()) {
-                current = connector.connect();
+                current = started(connector::connect);
                 connection = current;
             }
             return current;
@@ -278,7 +279,7 @@ final class RedisNode implements AutoCloseable {
             }
             current = pubsub;
             if (current == null || current.isCompletedExceptionally()) {
-                current = connector.connectPubSub().thenApply(conn -> {
+                current = started(connector::connectPubSub).thenApply(conn -> {
                     conn.addListener(new RedisPubSubAdapter<>() {
                         @Override
                         public void message(String channel, String message) {
@@ -324,6 +325,19 @@ final class RedisNode implements AutoCloseable {
             return CompletableFuture.completedFuture(null);
         }
         return current.thenCompose(conn -> conn.async().unsubscribe(channel).toCompletableFuture());
+    }
+
+    /**
+     * Starts a connection attempt, turning a synchronous failure into a failed future: Lettuce throws
+     * at once when its resources were shut down by a concurrent {@link #close()}, and a caller that
+     * waits on the future must see that failure like any other.
+     */
+    private static <C> CompletableFuture<C> started(Supplier<CompletableFuture<C>> attempt) {
+        try {
+            return attempt.get();
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     static Throwable unwrap(Throwable e) {
