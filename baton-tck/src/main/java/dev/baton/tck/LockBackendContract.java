@@ -15,6 +15,7 @@ import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.LockUnavailableException;
+import dev.baton.servers.TcpProxy;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockBackendProvider;
 import java.io.IOException;

@@ -11,7 +11,7 @@ import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.servers.ZooKeeperServer;
-import dev.baton.tck.TcpProxy;
+import dev.baton.servers.TcpProxy;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.baton.tck;
+package dev.baton.servers;
 
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,0 +1,148 @@
+package dev.baton.check;
+
+import dev.baton.check.HistoryEvent.Kind;
+import dev.baton.redis.RedisFencing;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.PrintStream;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+
+/**
+ * The workload of one client JVM of a check: until its standard input closes, it takes one of the
+ * check's locks, works inside the critical section, writes to the fenced resource with its token,
+ * and releases, printing each step as a {@link HistoryEvent} line. The orchestrator kills, pauses
+ * and isolates these processes; they only report what they see.
+ *
+ * <p>Arguments are {@code key=value}: {@code client}, {@code subject} (baton, naive-row, naive-setnx,
+ * naive-znode), {@code uri}, {@code fence} (the Redis URI of the fenced resource), {@code locks}
+ * (comma-separated), {@code lease} and {@code work} (milliseconds), {@code seed}.
+ */
+public final class CheckClient {
+    /** A waiter gives up after this and tries another lock, so that every client keeps moving. */
+    private static final Duration WAIT = Duration.ofSeconds(2);
+
+    private final int client;
+    private final ClientSubject subject;
+    private final FencedResource fence;
+    private final List<String> locks;
+    private final Duration work;
+    private final Random random;
+    private final PrintStream out;
+    private volatile boolean running = true;
+
+    private CheckClient(Map<String, String> args, PrintStream out) {
+        this.out = out;
+        this.client = Integer.parseInt(args.get("client"));
+        this.locks = List.of(args.get("locks").split(","));
+        this.work = Duration.ofMillis(Long.parseLong(args.get("work")));
+        this.random = new Random(Long.parseLong(args.get("seed")) * 31 + client);
+        Duration lease = Duration.ofMillis(Long.parseLong(args.get("lease")));
+        this.fence = new FencedResource(args.get("fence"));
+        String uri = args.get("uri");
+        this.subject = switch (args.get("subject")) {
+            case "baton" -> ClientSubject.baton(uri, lease);
+            case "naive-row" -> NaiveLocks.insertRow(uri);
+            case "naive-setnx" -> NaiveLocks.setNx(uri, lease);
+            case "naive-znode" -> NaiveLocks.ephemeralNode(
+                    uri, lease, lock -> print(Kind.WOKEN, lock, 0, System.nanoTime(), false));
+            default -> throw new IllegalArgumentException("unknown subject " + args.get("subject"));
+        };
+    }
+
+    public static void main(String[] argv) {
+        Map<String, String> args = new HashMap<>();
+        for (String arg : argv) {
+            int eq = arg.indexOf('=');
+            args.put(arg.substring(0, eq), arg.substring(eq + 1));
+        }
+        CheckClient client = new CheckClient(args, System.out);
+        Thread stopper = new Thread(() -> client.stopWhenInputCloses(System.in), "check-stdin");
+        stopper.setDaemon(true);
+        stopper.start();
+        client.print(Kind.READY, "-", 0, System.nanoTime(), false);
+        client.run();
+        client.subject.close();
+        client.fence.close();
+        System.exit(0);
+    }
+
+    private void stopWhenInputCloses(InputStream in) {
+        try {
+            while (in.read() >= 0) {
+                // the orchestrator writes nothing; end of input means stop
+            }
+        } catch (IOException e) {
+            // the orchestrator is gone: stop as well
+        }
+        running = false;
+    }
+
+    private void run() {
+        while (running) {
+            String lock = locks.get(random.nextInt(locks.size()));
+            try {
+                Optional<ClientSubject.Hold> taken =
+                        subject.acquire(lock, WAIT, () -> print(Kind.LOST, lock, -1, System.nanoTime(), false));
+                if (taken.isEmpty()) {
+                    continue;
+                }
+                ClientSubject.Hold hold = taken.get();
+                print(Kind.ACQUIRED, lock, hold.token(), System.nanoTime(), false);
+                try {
+                    Thread.sleep(work.toMillis()); // the critical section's work
+                    long writeAt = System.nanoTime();
+                    boolean accepted = fence.write(lock, client, hold.token());
+                    print(Kind.WROTE, lock, hold.token(), writeAt, accepted);
+                } finally {
+                    print(Kind.RELEASING, lock, hold.token(), System.nanoTime(), hold.knownLost());
+                    hold.release();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                print(Kind.FAILED, lock, 0, System.nanoTime(), false);
+                System.err.println("client " + client + ": " + e);
+                try {
+                    Thread.sleep(50); // back off while a fault lasts
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void print(Kind kind, String lock, long token, long nanos, boolean flag) {
+        String line = new HistoryEvent(kind, client, lock, token, nanos, flag).format();
+        out.println(line); // one println is one write: lines of two threads never mix
+    }
+
+    /** The resource the locks protect: one Redis hash per lock, written through the fencing script. */
+    private static final class FencedResource implements AutoCloseable {
+        private final RedisClient redis;
+        private final StatefulRedisConnection<String, String> connection;
+
+        FencedResource(String uri) {
+            this.redis = RedisClient.create(uri);
+            this.connection = redis.connect();
+        }
+
+        boolean write(String lock, int client, long token) {
+            return RedisFencing.guardedSet(
+                    connection.sync(), "fenced:" + lock, "written by client " + client + " with token " + token, token);
+        }
+
+        @Override
+        public void close() {
+            connection.close();
+            redis.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+}

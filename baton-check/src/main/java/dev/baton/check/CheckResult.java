@@ -1,0 +1,61 @@
+package dev.baton.check;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * What the checker found in one run.
+ *
+ * @param operations holds granted (critical sections entered)
+ * @param failures attempts that failed with an error (while a fault lasted)
+ * @param overlaps pairs of holds of one lock by two clients at the same time
+ * @param isolatedOverlaps those of the overlaps whose earlier holder was stopped or cut off while it held
+ * @param longestOverlap the longest of them
+ * @param staleCaught writes from a holder that was no longer the latest, refused by the fence
+ * @param staleAccepted such writes the resource accepted (0 wherever the fence works)
+ * @param freshRefused writes of the latest holder the fence refused (its token went backwards)
+ * @param unreportedLosses holds another client took over while the holder ran, and was never told
+ * @param recoveries for each holder killed while holding, the time until the lock was granted again
+ * @param neverRecovered killed holders whose lock was never granted again before the run ended
+ * @param wakeupsPerRelease waiters woken per release, where the subject counts them (the herd)
+ */
+public record CheckResult(
+        long operations,
+        long failures,
+        int overlaps,
+        int isolatedOverlaps,
+        Duration longestOverlap,
+        int staleCaught,
+        int staleAccepted,
+        int freshRefused,
+        int unreportedLosses,
+        List<Duration> recoveries,
+        int neverRecovered,
+        double wakeupsPerRelease) {
+
+    public CheckResult {
+        recoveries = List.copyOf(recoveries);
+    }
+
+    /** {@return the longest recovery, or null when no holder was killed while holding} */
+    public Duration recoveryMax() {
+        return recoveries.isEmpty() ? null : Collections.max(recoveries);
+    }
+
+    /** {@return the median recovery, or null when no holder was killed while holding} */
+    public Duration recoveryMedian() {
+        if (recoveries.isEmpty()) {
+            return null;
+        }
+        List<Duration> sorted = new ArrayList<>(recoveries);
+        Collections.sort(sorted);
+        return sorted.get(sorted.size() / 2);
+    }
+
+    /** {@return overlaps whose earlier holder ran freely (neither stopped nor cut off)} */
+    public int unexplainedOverlaps() {
+        return overlaps - isolatedOverlaps;
+    }
+}

@@ -1,0 +1,91 @@
+package dev.baton.check;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One row of a check report: one target under one fault, what the checker found and what it means.
+ *
+ * @param target the target's id
+ * @param description what ran
+ * @param naive whether the subject is a naive lock (its violations are expected)
+ * @param strict whether the backend promises no overlap unless a holder was stopped or cut off
+ * @param fault the fault injected
+ * @param faultsInjected how many times it was injected
+ * @param duration how long the run lasted
+ * @param result what the checker found
+ */
+public record CheckRow(
+        String target,
+        String description,
+        boolean naive,
+        boolean strict,
+        Fault fault,
+        int faultsInjected,
+        Duration duration,
+        CheckResult result) {
+
+    /** What a row means. */
+    public enum Verdict {
+        /** No overlap, every loss reported, no stale write accepted. */
+        SAFE("safe"),
+        /** Overlaps happened (as leases allow), but the fence caught every stale write and holders were told. */
+        SAFE_WITH_FENCING("safe with fencing"),
+        /** A guarantee was broken: a stale write accepted, a loss not reported, or a forbidden overlap. */
+        VIOLATION("VIOLATION"),
+        /** A naive lock whose violations the checker found, as it must. */
+        NAIVE_CAUGHT("unsafe (found)"),
+        /** A naive lock in which the checker found nothing: the run proves nothing. */
+        NAIVE_MISSED("NOT FOUND");
+
+        private final String label;
+
+        Verdict(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    /** {@return the verdict} */
+    public Verdict verdict() {
+        if (naive) {
+            return violations().isEmpty() ? Verdict.NAIVE_MISSED : Verdict.NAIVE_CAUGHT;
+        }
+        if (!violations().isEmpty()) {
+            return Verdict.VIOLATION;
+        }
+        return result.overlaps() == 0 ? Verdict.SAFE : Verdict.SAFE_WITH_FENCING;
+    }
+
+    /**
+     * {@return what broke, one phrase each: for Baton, broken guarantees; for a naive lock, what the
+     * checker found wrong with it}
+     */
+    public List<String> violations() {
+        List<String> found = new ArrayList<>();
+        if (result.staleAccepted() > 0) {
+            found.add(result.staleAccepted() + " stale writes accepted");
+        }
+        if (result.unreportedLosses() > 0) {
+            found.add(result.unreportedLosses() + " losses never reported to the holder");
+        }
+        if (naive) {
+            if (result.overlaps() > 0) {
+                found.add(result.overlaps() + " overlapping holds");
+            }
+            if (result.neverRecovered() > 0) {
+                found.add(result.neverRecovered() + " locks left taken forever by a dead holder");
+            }
+            if (result.wakeupsPerRelease() > 1.5) {
+                found.add(String.format("herd: %.1f waiters woken per release", result.wakeupsPerRelease()));
+            }
+        } else if (strict && result.unexplainedOverlaps() > 0) {
+            found.add(result.unexplainedOverlaps() + " overlaps while the earlier holder ran freely");
+        }
+        return found;
+    }
+}

@@ -1,0 +1,153 @@
+package dev.baton.check;
+
+import dev.baton.servers.TcpProxy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * One run: the clients of one target work for the set duration while one kind of fault hits them
+ * again and again; then the checker reads the history.
+ */
+final class CheckRun {
+    private static final Duration CLIENT_START = Duration.ofSeconds(60);
+
+    private final CheckTarget target;
+    private final Fault fault;
+    private final CheckSettings settings;
+    private final String fenceUri;
+    private final Random random;
+    private final History history = new History();
+    private final List<ClientProcess> clients = new ArrayList<>();
+    private final List<CheckTarget.Route> routes = new ArrayList<>();
+    private int faultsInjected;
+
+    CheckRun(CheckTarget target, Fault fault, CheckSettings settings, String fenceUri) {
+        this.target = target;
+        this.fault = fault;
+        this.settings = settings;
+        this.fenceUri = fenceUri;
+        this.random = new Random(settings.seed() * 1_000_003 + target.id().hashCode() * 31L + fault.ordinal());
+    }
+
+    /** Runs, calling {@code tick} with the fraction done about once a second. */
+    CheckRow run(Consumer<Double> tick) throws InterruptedException {
+        String runName = target.id() + "-" + fault.id() + "-" + Long.toHexString(random.nextLong() & 0xffffff);
+        List<String> locks = settings.lockNames(runName);
+        try {
+            for (int i = 0; i < settings.clients(); i++) {
+                startClient(locks);
+            }
+            for (ClientProcess client : clients) {
+                client.awaitReady(CLIENT_START);
+            }
+            long start = System.nanoTime();
+            long end = start + settings.duration().toNanos();
+            long gap = settings.faultGap().toNanos();
+            long nextFault = start + gap / 2 + (long) (random.nextDouble() * gap);
+            while (System.nanoTime() < end) {
+                tick.accept((System.nanoTime() - start)
+                        / (double) settings.duration().toNanos());
+                long now = System.nanoTime();
+                if (now >= nextFault && end - now > settings.isolation().toNanos()) {
+                    inject(locks);
+                    nextFault = System.nanoTime() + gap / 2 + (long) (random.nextDouble() * gap);
+                }
+                LockSupport.parkNanos(Math.min(TimeUnit.MILLISECONDS.toNanos(200), Math.max(0, end - now)));
+            }
+            Duration finishBound = settings.leaseTime().multipliedBy(3).plusSeconds(5);
+            for (ClientProcess client : clients) {
+                client.finish(finishBound);
+            }
+            long finished = System.nanoTime();
+            CheckResult result = Checker.check(history.events(), finished);
+            return new CheckRow(
+                    target.id(),
+                    target.description(),
+                    target.naive(),
+                    target.strict(),
+                    fault,
+                    faultsInjected,
+                    settings.duration(),
+                    result);
+        } finally {
+            clients.forEach(ClientProcess::close);
+            routes.forEach(CheckTarget.Route::close);
+        }
+    }
+
+    private ClientProcess startClient(List<String> locks) {
+        int id = clients.size();
+        CheckTarget.Route route = target.route(id);
+        routes.add(route);
+        ClientProcess client = ClientProcess.start(
+                id,
+                List.of(
+                        "subject=" + target.subject(),
+                        "uri=" + route.uri(),
+                        "fence=" + fenceUri,
+                        "locks=" + String.join(",", locks),
+                        "lease=" + settings.leaseTime().toMillis(),
+                        "work=" + settings.work().toMillis(),
+                        "seed=" + settings.seed()),
+                history);
+        clients.add(client);
+        return client;
+    }
+
+    private void inject(List<String> locks) throws InterruptedException {
+        faultsInjected++;
+        if (!fault.hitsAClient()) {
+            target.hitServer(fault, random);
+            return;
+        }
+        int victim = pickHolder();
+        ClientProcess client = clients.get(victim);
+        long isolation = settings.isolation().toMillis();
+        switch (fault) {
+            case KILL -> {
+                client.kill();
+                routes.get(victim).close();
+                startClient(locks).awaitReady(CLIENT_START); // keep the number of clients working
+            }
+            case PAUSE -> {
+                client.stop();
+                Thread.sleep(isolation); // the pause itself
+                client.resume();
+            }
+            case CUT, BLACKHOLE -> {
+                List<TcpProxy> proxies = routes.get(victim).proxies();
+                history.add(HistoryEvent.of(HistoryEvent.Kind.ISOLATED, victim, System.nanoTime()));
+                proxies.forEach(fault == Fault.CUT ? TcpProxy::cut : TcpProxy::pause);
+                Thread.sleep(isolation); // the outage itself
+                proxies.forEach(fault == Fault.CUT ? TcpProxy::restore : TcpProxy::resume);
+                history.add(HistoryEvent.of(HistoryEvent.Kind.RECONNECTED, victim, System.nanoTime()));
+            }
+            default -> throw new IllegalStateException("not a client fault: " + fault);
+        }
+    }
+
+    /** A client that holds a lock now (waiting up to a second for one), else any live client. */
+    private int pickHolder() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (System.nanoTime() < deadline) {
+            List<Integer> holders = new ArrayList<>(history.holders());
+            holders.removeIf(id -> !clients.get(id).isAlive());
+            if (!holders.isEmpty()) {
+                return holders.get(random.nextInt(holders.size()));
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+        List<Integer> alive = new ArrayList<>();
+        for (ClientProcess client : clients) {
+            if (client.isAlive()) {
+                alive.add(client.id());
+            }
+        }
+        return alive.get(random.nextInt(alive.size()));
+    }
+}

@@ -1,0 +1,134 @@
+package dev.baton.check;
+
+import dev.baton.servers.RedisServer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs the check: for each chosen target, starts its servers, then one run per fault it supports,
+ * each with fresh client JVMs, and returns one {@link CheckRow} per run. The fenced resource lives on
+ * a Redis server of its own that no fault touches.
+ *
+ * <p>Failure behaviour: a server that cannot start fails the call with its own message; a run whose
+ * clients cannot start fails likewise (a check that did not run proves nothing).
+ */
+public final class CheckSuite {
+    private static final Logger log = LoggerFactory.getLogger(CheckSuite.class);
+
+    /** Every target, by id, in report order. */
+    private static final Map<String, Function<CheckSettings, CheckTarget>> TARGETS = new LinkedHashMap<>();
+
+    static {
+        TARGETS.put("postgres", s -> DatabaseTargets.postgres());
+        TARGETS.put("redis", s -> RedisTargets.single());
+        TARGETS.put("redis-aof", s -> RedisTargets.appendOnly());
+        TARGETS.put("redlock", s -> RedisTargets.redlock());
+        TARGETS.put("zookeeper", s -> ZooKeeperTargets.ensemble(s.leaseTime()));
+        TARGETS.put("naive-row", s -> DatabaseTargets.naiveRow());
+        TARGETS.put("naive-setnx", s -> RedisTargets.naiveSetNx());
+        TARGETS.put("naive-znode", s -> ZooKeeperTargets.naiveZnode(s.leaseTime()));
+    }
+
+    /** What {@link #run} is told about while it runs. */
+    public interface Progress {
+        /** A run starts ({@code index} of {@code total}, from 1). */
+        void started(int index, int total, String target, Fault fault);
+
+        /** The current run is {@code fraction} done. */
+        void running(double fraction);
+
+        /** A run ended. */
+        void finished(CheckRow row);
+    }
+
+    private CheckSuite() {}
+
+    /** {@return the ids of every target, in report order} */
+    public static List<String> targets() {
+        return List.copyOf(TARGETS.keySet());
+    }
+
+    /** {@return the faults {@code target} supports} */
+    public static Set<Fault> faultsOf(String target, CheckSettings settings) {
+        try (CheckTarget t = create(target, settings)) {
+            return t.faults();
+        }
+    }
+
+    /** The runs {@link #run} will make, known before anything starts. */
+    public record PlannedRun(String target, Fault fault) {}
+
+    /** {@return the runs for these targets and faults (null faults: each target's whole set)} */
+    public static List<PlannedRun> plan(List<String> targets, Set<Fault> faults, CheckSettings settings) {
+        List<PlannedRun> runs = new ArrayList<>();
+        for (String target : targets) {
+            for (Fault fault : Fault.values()) {
+                if (faultsOf(target, settings).contains(fault) && (faults == null || faults.contains(fault))) {
+                    runs.add(new PlannedRun(target, fault));
+                }
+            }
+        }
+        return runs;
+    }
+
+    /** {@return an estimate of how long {@link #run} takes for these runs} */
+    public static Duration estimate(List<PlannedRun> runs, CheckSettings settings) {
+        // per run: client JVMs start (~4 s on 2 cores) and finish (~1 s); per target: servers (~3 s)
+        long targets = runs.stream().map(PlannedRun::target).distinct().count();
+        return settings.duration().plusSeconds(5).multipliedBy(runs.size()).plusSeconds(3 * targets);
+    }
+
+    /**
+     * Runs {@code runs} in order, target by target.
+     *
+     * @throws IllegalArgumentException for an unknown target
+     * @throws InterruptedException if interrupted; the servers and clients started are stopped
+     */
+    public static List<CheckRow> run(List<PlannedRun> runs, CheckSettings settings, Progress progress)
+            throws InterruptedException {
+        List<CheckRow> rows = new ArrayList<>();
+        try (RedisServer fence = RedisServer.startEmbedded()) {
+            String current = null;
+            CheckTarget target = null;
+            try {
+                int index = 0;
+                for (PlannedRun planned : runs) {
+                    index++;
+                    if (!planned.target().equals(current)) {
+                        if (target != null) {
+                            target.close();
+                        }
+                        current = planned.target();
+                        target = create(current, settings);
+                        target.start();
+                    }
+                    progress.started(index, runs.size(), planned.target(), planned.fault());
+                    CheckRow row = new CheckRun(target, planned.fault(), settings, fence.uri()).run(progress::running);
+                    log.info("{} under {}: {}", row.target(), row.fault().id(), row.result());
+                    progress.finished(row);
+                    rows.add(row);
+                }
+            } finally {
+                if (target != null) {
+                    target.close();
+                }
+            }
+        }
+        return rows;
+    }
+
+    private static CheckTarget create(String target, CheckSettings settings) {
+        Function<CheckSettings, CheckTarget> factory = TARGETS.get(target);
+        if (factory == null) {
+            throw new IllegalArgumentException("unknown check target '" + target + "'; choose from " + targets());
+        }
+        return factory.apply(settings);
+    }
+}

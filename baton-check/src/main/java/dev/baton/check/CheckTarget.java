@@ -1,0 +1,60 @@
+package dev.baton.check;
+
+import dev.baton.servers.TcpProxy;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * A backend a check runs against, with the servers it starts and the faults it can inject there: a
+ * Baton backend, or a naive lock on the same kind of server.
+ */
+interface CheckTarget extends AutoCloseable {
+
+    /** Short name used on the command line, e.g. {@code postgres}, {@code redis}, {@code naive-setnx}. */
+    String id();
+
+    /** What runs, for reports, e.g. "Baton, PostgreSQL table strategy". */
+    String description();
+
+    /** The {@link CheckClient} subject: {@code baton} or a naive lock. */
+    String subject();
+
+    /** Whether this is one of the naive locks whose violations the checker must find. */
+    default boolean naive() {
+        return subject().startsWith("naive");
+    }
+
+    /**
+     * Whether the backend promises that no two clients hold a lock at once unless a holder was stopped
+     * or cut off past its lease (ZooKeeper, PostgreSQL, etcd); Redis does not promise it across a
+     * restart without persistence or a failover.
+     */
+    boolean strict();
+
+    /** The faults this target can inject. */
+    Set<Fault> faults();
+
+    /** Starts the servers (once per target; several runs reuse them). */
+    void start();
+
+    /**
+     * The way one client reaches the servers: its URI, through proxies of its own where the target
+     * can put them in between (so that its connections alone can be cut).
+     */
+    Route route(int client);
+
+    /** Injects a server fault ({@link Fault#RESTART} or {@link Fault#FAILOVER}) and returns once it is over. */
+    void hitServer(Fault fault, Random random) throws InterruptedException;
+
+    @Override
+    void close();
+
+    /** A client's URI and the proxies it goes through. */
+    record Route(String uri, List<TcpProxy> proxies) implements AutoCloseable {
+        @Override
+        public void close() {
+            proxies.forEach(TcpProxy::close);
+        }
+    }
+}

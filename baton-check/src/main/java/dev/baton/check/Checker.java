@@ -1,0 +1,201 @@
+package dev.baton.check;
+
+import dev.baton.check.HistoryEvent.Kind;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Reads a run's history and finds what went wrong: holds of one lock by two clients at once, writes
+ * the fenced resource caught or let through from a holder that was no longer the latest, losses the
+ * holder was never told about, and how long a lock stayed taken after its holder died.
+ *
+ * <p>Conservative by construction: a hold lasts from the moment acquire returned to the moment
+ * release was called (or the holder was killed), so an overlap is a real one, never an artefact of
+ * the time a call took.
+ */
+final class Checker {
+
+    /** One hold of one lock by one client, rebuilt from its events. */
+    static final class Hold {
+        final int client;
+        final String lock;
+        final long token;
+        final long start;
+        long end = Long.MAX_VALUE;
+        boolean dead;
+        boolean told;
+        boolean isolated;
+        final List<HistoryEvent> writes = new ArrayList<>();
+
+        Hold(HistoryEvent acquired) {
+            this.client = acquired.client();
+            this.lock = acquired.lock();
+            this.token = acquired.token();
+            this.start = acquired.nanos();
+        }
+    }
+
+    private Checker() {}
+
+    /** Checks the events of a run that ended at {@code endNanos}. */
+    static CheckResult check(List<HistoryEvent> events, long endNanos) {
+        List<Hold> holds = rebuild(events, endNanos);
+        Map<String, List<Hold>> byLock = new HashMap<>();
+        for (Hold hold : holds) {
+            byLock.computeIfAbsent(hold.lock, k -> new ArrayList<>()).add(hold);
+        }
+        int overlaps = 0;
+        int isolatedOverlaps = 0;
+        long longest = 0;
+        int unreported = 0;
+        int staleCaught = 0;
+        int staleAccepted = 0;
+        int freshRefused = 0;
+        for (List<Hold> ofLock : byLock.values()) {
+            ofLock.sort(Comparator.comparingLong(h -> h.start));
+            for (int i = 0; i < ofLock.size(); i++) {
+                Hold earlier = ofLock.get(i);
+                boolean lost = false;
+                for (int j = i + 1; j < ofLock.size() && ofLock.get(j).start < earlier.end; j++) {
+                    Hold later = ofLock.get(j);
+                    if (later.client == earlier.client) {
+                        continue;
+                    }
+                    lost = true;
+                    overlaps++;
+                    if (earlier.isolated) {
+                        isolatedOverlaps++;
+                    }
+                    longest = Math.max(longest, Math.min(earlier.end, later.end) - later.start);
+                }
+                if (lost && !earlier.dead && !earlier.told) {
+                    unreported++;
+                }
+                for (HistoryEvent write : earlier.writes) {
+                    boolean stale = supersededBefore(ofLock, earlier, write.nanos());
+                    if (stale && write.flag()) {
+                        staleAccepted++;
+                    } else if (stale) {
+                        staleCaught++;
+                    } else if (!write.flag()) {
+                        freshRefused++;
+                    }
+                }
+            }
+        }
+        Recovery recovery = recovery(events, holds);
+        long releases = events.stream().filter(e -> e.kind() == Kind.RELEASING).count();
+        long woken = events.stream().filter(e -> e.kind() == Kind.WOKEN).count();
+        return new CheckResult(
+                holds.size(),
+                events.stream().filter(e -> e.kind() == Kind.FAILED).count(),
+                overlaps,
+                isolatedOverlaps,
+                Duration.ofNanos(longest),
+                staleCaught,
+                staleAccepted,
+                freshRefused,
+                unreported,
+                recovery.times(),
+                recovery.never(),
+                releases == 0 ? 0 : (double) woken / releases);
+    }
+
+    /** Whether another client was granted the lock after {@code hold} began and before {@code at}. */
+    private static boolean supersededBefore(List<Hold> ofLock, Hold hold, long at) {
+        for (Hold other : ofLock) {
+            if (other.client != hold.client && other.start > hold.start && other.start < at) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static List<Hold> rebuild(List<HistoryEvent> events, long endNanos) {
+        List<Hold> holds = new ArrayList<>();
+        Map<Integer, Hold> open = new HashMap<>();
+        Map<Integer, Hold> last = new HashMap<>();
+        Map<Integer, Long> isolatedSince = new HashMap<>();
+        for (HistoryEvent event : events) {
+            int client = event.client();
+            Hold current = open.get(client);
+            switch (event.kind()) {
+                case ACQUIRED -> {
+                    Hold hold = new Hold(event);
+                    hold.isolated = isolatedSince.containsKey(client);
+                    holds.add(hold);
+                    open.put(client, hold);
+                    last.put(client, hold);
+                }
+                case WROTE -> {
+                    if (current != null) {
+                        current.writes.add(event);
+                    }
+                }
+                case LOST -> {
+                    // onLost may run after release returned; it belongs to the client's latest hold of that lock
+                    Hold hold = last.get(client);
+                    if (hold != null && hold.lock.equals(event.lock())) {
+                        hold.told = true;
+                    }
+                }
+                case RELEASING -> {
+                    if (current != null) {
+                        current.end = event.nanos();
+                        current.told |= event.flag();
+                        open.remove(client);
+                    }
+                }
+                case KILLED -> {
+                    if (current != null) {
+                        current.end = event.nanos();
+                        current.dead = true;
+                        open.remove(client);
+                    }
+                }
+                case ISOLATED -> {
+                    isolatedSince.put(client, event.nanos());
+                    if (current != null) {
+                        current.isolated = true;
+                    }
+                }
+                case RECONNECTED -> isolatedSince.remove(client);
+                default -> {}
+            }
+        }
+        for (Hold hold : open.values()) {
+            hold.end = endNanos;
+        }
+        return holds;
+    }
+
+    record Recovery(List<Duration> times, int never) {}
+
+    /** For each holder killed while holding: the time until any client was granted that lock again. */
+    private static Recovery recovery(List<HistoryEvent> events, List<Hold> holds) {
+        List<Duration> times = new ArrayList<>();
+        int never = 0;
+        for (Hold dead : holds) {
+            if (!dead.dead) {
+                continue;
+            }
+            long next = Long.MAX_VALUE;
+            for (HistoryEvent event : events) {
+                if (event.kind() == Kind.ACQUIRED && event.lock().equals(dead.lock) && event.nanos() > dead.end) {
+                    next = event.nanos();
+                    break;
+                }
+            }
+            if (next == Long.MAX_VALUE) {
+                never++;
+            } else {
+                times.add(Duration.ofNanos(next - dead.end));
+            }
+        }
+        return new Recovery(times, never);
+    }
+}

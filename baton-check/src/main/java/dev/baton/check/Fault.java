@@ -1,0 +1,38 @@
+package dev.baton.check;
+
+/** A fault a check run injects again and again, at times drawn from its seed. */
+public enum Fault {
+    /** kill -9 of a client that holds a lock: it releases nothing. */
+    KILL("kill -9 of a holder"),
+    /** SIGSTOP of a holder for longer than its lease, then SIGCONT: the GC-pause case. */
+    PAUSE("SIGSTOP of a holder past its lease"),
+    /** Every connection of a holder closed, new ones refused, for longer than its lease. */
+    CUT("a holder's connections cut past its lease"),
+    /** A holder's traffic silently held back for longer than its lease (connections stay open). */
+    BLACKHOLE("a holder's traffic black-holed past its lease"),
+    /** The server (or one of its members) killed with SIGKILL and started again. */
+    RESTART("server killed and restarted"),
+    /** The Sentinel-monitored master killed; Sentinel promotes a replica. */
+    FAILOVER("master killed, replica promoted");
+
+    private final String description;
+
+    Fault(String description) {
+        this.description = description;
+    }
+
+    /** {@return what the fault does, for reports} */
+    public String description() {
+        return description;
+    }
+
+    /** {@return the name used on the command line} */
+    public String id() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /** Whether the fault isolates one client (rather than hitting a server). */
+    boolean hitsAClient() {
+        return this == KILL || this == PAUSE || this == CUT || this == BLACKHOLE;
+    }
+}

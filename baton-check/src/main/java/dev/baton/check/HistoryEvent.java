@@ -1,0 +1,75 @@
+package dev.baton.check;
+
+import java.util.Optional;
+
+/**
+ * One line of a check's history. Client JVMs print theirs on standard output; the orchestrator adds
+ * the faults it injects. Times are {@link System#nanoTime()}, which on Linux is CLOCK_MONOTONIC: one
+ * clock for every process of the host, so events of different processes can be ordered.
+ *
+ * @param kind what happened
+ * @param client the client JVM it concerns (its number in the run)
+ * @param lock the lock name, or {@code -} when none
+ * @param token the fencing token of the hold, 0 where the subject has none
+ * @param nanos when, by the host's monotonic clock
+ * @param flag kind-specific: a write accepted, a release that reported the lease lost
+ */
+record HistoryEvent(Kind kind, int client, String lock, long token, long nanos, boolean flag) {
+
+    /** What a line records. */
+    enum Kind {
+        /** The client connected and starts its loop. */
+        READY,
+        /** The client got the lock (printed as soon as acquire returned). */
+        ACQUIRED,
+        /** The client wrote to the fenced resource; flag: the resource accepted it. */
+        WROTE,
+        /** The client is about to release (printed before the call); flag: it knew the lease was lost. */
+        RELEASING,
+        /** The lease's onLost callback ran. */
+        LOST,
+        /** A naive waiter was woken by a release (counts the herd). */
+        WOKEN,
+        /** An attempt failed with an error (a fault at work); the client backs off and goes on. */
+        FAILED,
+        /** Orchestrator: the client was killed with SIGKILL. */
+        KILLED,
+        /** Orchestrator: the client was stopped (SIGSTOP) or its connections cut or black-holed. */
+        ISOLATED,
+        /** Orchestrator: the client runs again and reaches its servers. */
+        RECONNECTED
+    }
+
+    private static final String PREFIX = "EV ";
+
+    /** The line a client prints. */
+    String format() {
+        return PREFIX + kind + " " + client + " " + lock + " " + token + " " + nanos + " " + (flag ? 1 : 0);
+    }
+
+    /** Parses a line printed by {@link #format()}; other lines (logs) give empty. */
+    static Optional<HistoryEvent> parse(String line) {
+        if (!line.startsWith(PREFIX)) {
+            return Optional.empty();
+        }
+        String[] parts = line.substring(PREFIX.length()).trim().split(" ");
+        if (parts.length != 6) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(new HistoryEvent(
+                    Kind.valueOf(parts[0]),
+                    Integer.parseInt(parts[1]),
+                    parts[2],
+                    Long.parseLong(parts[3]),
+                    Long.parseLong(parts[4]),
+                    "1".equals(parts[5])));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    static HistoryEvent of(Kind kind, int client, long nanos) {
+        return new HistoryEvent(kind, client, "-", 0, nanos, false);
+    }
+}
