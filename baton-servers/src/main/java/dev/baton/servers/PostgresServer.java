@@ -1,20 +1,12 @@
 package dev.baton.servers;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -44,6 +36,12 @@ import org.slf4j.LoggerFactory;
  * shutdown (SIGINT), kills it (and its children) if it has not exited after 10 seconds, and deletes
  * the temporary directory. A JVM shutdown hook stops the server (SIGQUIT, then SIGKILL) if {@code
  * close()} was never called; nothing can stop it if the JVM itself is killed with SIGKILL.
+ *
+ * <p>Faults: fault tests may send signals to {@link #pid()} (SIGSTOP/SIGCONT), {@link #kill()} the
+ * server (a crash) or {@link #restart()} it. A restarted server listens on the same port and serves
+ * the same data directory, so tables and rows committed before a {@code restart()} are still there;
+ * connections opened before it are broken. Both refuse an external server with {@link
+ * IllegalStateException}. Thread-safe.
  */
 public final class PostgresServer implements DatabaseServer {
 
@@ -60,16 +58,19 @@ public final class PostgresServer implements DatabaseServer {
     private static final int START_ATTEMPTS = 5;
     private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
     private static final long STOP_TIMEOUT_SECONDS = 10;
+    private static final long RESTART_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final String jdbcUrl;
     private final String user;
     private final String password;
     private final String host;
     private final int port;
-    private final Process process; // null when external
+    private final Postmaster postmaster; // null when external
     private final Path baseDir; // null when external
+    private final ReentrantLock processLock = new ReentrantLock();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread shutdownHook;
+    private volatile Process process; // null when external
 
     private PostgresServer(String jdbcUrl, String user, String password, String host, int port) {
         this.jdbcUrl = jdbcUrl;
@@ -78,17 +79,19 @@ public final class PostgresServer implements DatabaseServer {
         this.host = host;
         this.port = port;
         this.process = null;
+        this.postmaster = null;
         this.baseDir = null;
         this.shutdownHook = null;
     }
 
-    private PostgresServer(int port, Process process, Path baseDir) {
+    private PostgresServer(int port, Process process, Postmaster postmaster, Path baseDir) {
         this.jdbcUrl = url(port, DATABASE);
         this.user = USER;
         this.password = PASSWORD;
         this.host = FreePort.LOOPBACK;
         this.port = port;
         this.process = process;
+        this.postmaster = postmaster;
         this.baseDir = baseDir;
         this.shutdownHook = new Thread(this::stopOnJvmExit, "baton-postgres-shutdown-" + port);
         Runtime.getRuntime().addShutdownHook(shutdownHook);
@@ -160,16 +163,109 @@ public final class PostgresServer implements DatabaseServer {
 
     @Override
     public boolean external() {
-        return process == null;
+        return postmaster == null;
     }
 
     /**
-     * {@return the pid of the postmaster process, or {@code -1} for an external server} This is the
-     * process to send SIGSTOP/SIGCONT to in fault tests. It is still returned after {@link
-     * #close()}.
+     * {@return the pid of the current postmaster process, or {@code -1} for an external server} This
+     * is the process to send SIGSTOP/SIGCONT to in fault tests. It changes with {@link #restart()}
+     * and is still returned after {@link #kill()} and {@link #close()}.
      */
     public long pid() {
-        return process == null ? -1 : process.pid();
+        Process current = process;
+        return current == null ? -1 : current.pid();
+    }
+
+    /** {@return whether the embedded postmaster is running (not killed, stopped for a restart or closed)} */
+    public boolean isRunning() {
+        Process current = process;
+        return current != null && current.isAlive();
+    }
+
+    /**
+     * Kills the postmaster and all its processes with SIGKILL, as a crash of the server does, and
+     * returns once they are gone. Nothing is deleted: {@link #restart()} starts the server again on
+     * the same data directory, which then runs crash recovery. Because the server runs with {@code
+     * synchronous_commit=off}, transactions committed in the last few hundred milliseconds before
+     * the kill may be missing after that recovery (the data of a clean {@link #restart()} is
+     * complete). Does nothing if the server is not running.
+     *
+     * @throws IllegalStateException for an external server, or if a process of the server is still
+     *     alive 10 s after SIGKILL
+     */
+    public void kill() {
+        requireEmbedded("kill");
+        processLock.lock();
+        try {
+            Process current = process;
+            if (current == null || !current.isAlive()) {
+                return;
+            }
+            if (!Postmaster.kill(current, STOP_TIMEOUT_SECONDS)) {
+                throw new IllegalStateException("a process of PostgreSQL (pid " + current.pid() + ") on port " + port
+                        + " is still alive " + STOP_TIMEOUT_SECONDS + " s after SIGKILL");
+            }
+            log.info("killed PostgreSQL (pid {}) on port {}", current.pid(), port);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while killing PostgreSQL on port " + port, e);
+        } finally {
+            processLock.unlock();
+        }
+    }
+
+    /**
+     * Stops the server with a fast shutdown (SIGINT; SIGKILL after 10 s) if it is running, and
+     * starts it again on the same port with the same data directory; returns once it accepts
+     * connections to the database {@code baton} again. Committed data survives (after a {@link
+     * #kill()} see the caveat there); open connections are broken. Starting is retried while the
+     * port is taken by someone else, for up to 30 s.
+     *
+     * @throws IllegalStateException for an external server, after {@link #close()}, or if the
+     *     server cannot be started again within 30 s (the message includes the tail of the server
+     *     log); the server is then not running, and {@code close()} still cleans up
+     */
+    public void restart() {
+        requireEmbedded("restart");
+        processLock.lock();
+        try {
+            if (closed.get()) {
+                throw new IllegalStateException("PostgreSQL on port " + port + " was closed; it cannot be restarted");
+            }
+            Postmaster.stop(process, "INT", STOP_TIMEOUT_SECONDS);
+            long deadline = System.nanoTime() + RESTART_TIMEOUT_NANOS;
+            while (true) {
+                long logOffset = postmaster.logOffset();
+                Process next = postmaster.spawn(port);
+                process = next; // from here on, close() and the shutdown hook stop this one
+                if (postmaster.awaitReady(next, port, logOffset, Math.max(0, deadline - System.nanoTime()))) {
+                    log.info("restarted PostgreSQL (pid {}) at {}", next.pid(), jdbcUrl);
+                    return;
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("PostgreSQL could not bind port " + port + " again within "
+                            + TimeUnit.NANOSECONDS.toSeconds(RESTART_TIMEOUT_NANOS) + " s"
+                            + Posix.tail(postmaster.serverLog(), logOffset));
+                }
+                log.debug("port {} is taken; starting PostgreSQL again shortly", port);
+                Thread.sleep(100); // backoff before the next attempt, not synchronisation
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("could not restart PostgreSQL on port " + port + ": " + e, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            Postmaster.stop(process, "QUIT", 5);
+            throw new IllegalStateException("interrupted while restarting PostgreSQL on port " + port, e);
+        } finally {
+            processLock.unlock();
+        }
+    }
+
+    private void requireEmbedded(String what) {
+        if (external()) {
+            throw new IllegalStateException("cannot " + what + " the external PostgreSQL named by " + ENV_URL + " ("
+                    + jdbcUrl + "); only a server started by PostgresServer.start() supports faults");
+        }
     }
 
     /** The data directory, or {@code null} for an external server; for tests. */
@@ -184,7 +280,7 @@ public final class PostgresServer implements DatabaseServer {
 
     @Override
     public void close() {
-        if (process == null || !closed.compareAndSet(false, true)) {
+        if (external() || !closed.compareAndSet(false, true)) {
             return;
         }
         try {
@@ -194,7 +290,7 @@ public final class PostgresServer implements DatabaseServer {
         }
         stop("INT", STOP_TIMEOUT_SECONDS);
         Posix.deleteRecursively(baseDir);
-        log.info("stopped PostgreSQL (pid {}) on port {}", process.pid(), port);
+        log.info("stopped PostgreSQL (pid {}) on port {}", pid(), port);
     }
 
     private void stopOnJvmExit() {
@@ -206,31 +302,11 @@ public final class PostgresServer implements DatabaseServer {
 
     /** Sends {@code signal} to the postmaster, waits, and kills it and its children if it lingers. */
     private void stop(String signal, long timeoutSeconds) {
-        stop(process, signal, timeoutSeconds);
-    }
-
-    private static void stop(Process process, String signal, long timeoutSeconds) {
+        processLock.lock();
         try {
-            if (process.isAlive()) {
-                Posix.signal(process.pid(), signal);
-                Posix.signal(process.pid(), "CONT"); // in case a fault test left it stopped
-                if (process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                    return;
-                }
-                log.warn(
-                        "PostgreSQL (pid {}) did not exit within {} s after SIGINT/SIGQUIT; killing it",
-                        process.pid(),
-                        timeoutSeconds);
-                List<ProcessHandle> children = process.descendants().toList();
-                process.destroyForcibly();
-                children.forEach(ProcessHandle::destroyForcibly);
-                if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                    log.warn("PostgreSQL (pid {}) survived SIGKILL for 5 s", process.pid());
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
+            Postmaster.stop(process, signal, timeoutSeconds);
+        } finally {
+            processLock.unlock();
         }
     }
 
@@ -239,7 +315,7 @@ public final class PostgresServer implements DatabaseServer {
         return "PostgresServer[" + jdbcUrl + (external() ? ", external" : ", pid " + pid()) + "]";
     }
 
-    private static String url(int port, String database) {
+    static String url(int port, String database) {
         return "jdbc:postgresql://" + FreePort.LOOPBACK + ":" + port + "/" + database;
     }
 
@@ -250,78 +326,22 @@ public final class PostgresServer implements DatabaseServer {
         long started = System.nanoTime();
         Path bin = PostgresBinaries.installDir().resolve("bin");
         long binariesReady = System.nanoTime();
-        boolean root = Posix.isRoot();
-        List<String> prefix = root ? Posix.runAsNobodyPrefix() : List.of();
         Path base = null;
         Process process = null;
         try {
             base = Files.createTempDirectory("baton-postgres-");
-            Path data = Files.createDirectory(
-                    base.resolve("data"),
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-            Path sockets = Files.createDirectory(base.resolve("sockets"));
-            Path pwfile = Files.writeString(base.resolve("pwfile"), PASSWORD + "\n", StandardCharsets.UTF_8);
-            Path initdbLog = base.resolve("initdb.log");
-            Path serverLog = base.resolve("postgres.log");
-            if (root) {
-                Posix.requireReachableByOthers(bin);
-                Posix.requireReachableByOthers(base.getParent());
-                Posix.openUp(base); // nobody must be able to reach data/ and sockets/
-                Posix.chownToNobody(data);
-                Posix.chownToNobody(sockets);
-                Posix.chownToNobody(pwfile);
-            }
-
-            List<String> initdb = new ArrayList<>(prefix);
-            initdb.addAll(List.of(
-                    bin.resolve("initdb").toString(),
-                    "-D",
-                    data.toString(),
-                    "-U",
-                    USER,
-                    "--pwfile=" + pwfile,
-                    "-A",
-                    "scram-sha-256",
-                    "-E",
-                    "UTF8",
-                    "--locale=C",
-                    "--no-sync"));
-            int exit = Posix.run(initdb, initdbLog, 120);
-            if (exit != 0) {
-                throw new IllegalStateException("initdb failed with exit code " + exit + Posix.tail(initdbLog, 0));
-            }
-            Files.delete(pwfile);
+            Postmaster postmaster = new Postmaster(bin, base);
+            postmaster.initdb();
             long initialised = System.nanoTime();
 
             for (int attempt = 1; ; attempt++) {
                 int port = ports.getAsInt();
-                List<String> command = new ArrayList<>(prefix);
-                command.addAll(List.of(
-                        bin.resolve("postgres").toString(),
-                        "-D",
-                        data.toString(),
-                        "-p",
-                        Integer.toString(port),
-                        "-h",
-                        FreePort.LOOPBACK,
-                        "-k",
-                        sockets.toString(),
-                        "-c",
-                        "fsync=off",
-                        "-c",
-                        "synchronous_commit=off",
-                        "-c",
-                        "full_page_writes=off",
-                        "-c",
-                        "max_connections=200"));
-                long logOffset = Files.exists(serverLog) ? Files.size(serverLog) : 0;
-                process = new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.appendTo(serverLog.toFile()))
-                        .start();
-                if (awaitReady(process, port, data, serverLog, logOffset)) {
+                long logOffset = postmaster.logOffset();
+                process = postmaster.spawn(port);
+                if (postmaster.awaitReady(process, port, logOffset, READY_TIMEOUT_NANOS)) {
+                    Postmaster.createDatabase(port, DATABASE);
                     long ready = System.nanoTime();
-                    PostgresServer server = new PostgresServer(port, process, base);
+                    PostgresServer server = new PostgresServer(port, process, postmaster, base);
                     log.info(
                             "started PostgreSQL (pid {}) at {} in {} ms (binaries {} ms, initdb {} ms, startup {} ms); data in {}",
                             process.pid(),
@@ -336,7 +356,7 @@ public final class PostgresServer implements DatabaseServer {
                 process = null;
                 if (attempt == START_ATTEMPTS) {
                     throw new IllegalStateException("PostgreSQL could not bind a free port in " + START_ATTEMPTS
-                            + " attempts" + Posix.tail(serverLog, 0));
+                            + " attempts" + Posix.tail(postmaster.serverLog(), 0));
                 }
                 log.debug("port {} was taken before PostgreSQL could bind it; retrying", port);
             }
@@ -355,108 +375,8 @@ public final class PostgresServer implements DatabaseServer {
 
     private static void cleanUp(Process process, Path base) {
         if (process != null) {
-            stop(process, "QUIT", 5);
+            Postmaster.stop(process, "QUIT", 5);
         }
         Posix.deleteRecursively(base);
-    }
-
-    /**
-     * Waits until the postmaster accepts connections, then creates the database. Returns {@code
-     * false} if the postmaster exited because its port was taken.
-     *
-     * @throws IllegalStateException if it exits for another reason or is not ready within 60 s
-     */
-    private static boolean awaitReady(Process process, int port, Path data, Path serverLog, long logOffset)
-            throws InterruptedException, IOException {
-        org.postgresql.Driver driver = new org.postgresql.Driver();
-        Properties props = new Properties();
-        props.setProperty("user", USER);
-        props.setProperty("password", PASSWORD);
-        props.setProperty("connectTimeout", "5");
-        props.setProperty("socketTimeout", "60");
-        props.setProperty("ApplicationName", "baton-servers");
-        String adminUrl = url(port, "postgres");
-        long deadline = System.nanoTime() + READY_TIMEOUT_NANOS;
-        long pause = 5;
-        SQLException last = null;
-        while (true) {
-            if (!process.isAlive()) {
-                String tail = Posix.tail(serverLog, logOffset);
-                if (tail.contains("Address already in use") || tail.contains("could not create any TCP/IP sockets")) {
-                    return false;
-                }
-                throw new IllegalStateException(
-                        "PostgreSQL exited with code " + process.exitValue() + " while starting" + tail);
-            }
-            // Connect only once the postmaster says it listens: before that, whatever else holds the
-            // port (if FreePort lost a race) could answer, or accept and never reply.
-            if (postmasterReady(data)) {
-                try {
-                    if (createDatabase(driver, adminUrl, props, data)) {
-                        return true;
-                    }
-                } catch (SQLException e) {
-                    last = e;
-                }
-            }
-            if (System.nanoTime() > deadline) {
-                IllegalStateException failure = new IllegalStateException(
-                        "PostgreSQL did not accept connections on port " + port + " within 60 s"
-                                + Posix.tail(serverLog, logOffset),
-                        last);
-                stop(process, "QUIT", 5);
-                throw failure;
-            }
-            Thread.sleep(pause);
-            pause = Math.min(100, pause * 2);
-        }
-    }
-
-    /**
-     * Connects to the maintenance database and creates {@link #DATABASE}; returns {@code false} if
-     * the server that answered is not the one using {@code data}.
-     *
-     * @throws SQLException if connecting fails (the caller retries)
-     * @throws IllegalStateException if connecting works but creating the database fails
-     */
-    private static boolean createDatabase(org.postgresql.Driver driver, String url, Properties props, Path data)
-            throws SQLException {
-        try (Connection connection = driver.connect(url, props)) {
-            if (!isOurs(connection, data)) {
-                return false;
-            }
-            try (Statement statement = connection.createStatement()) {
-                statement.execute("CREATE DATABASE " + DATABASE);
-            } catch (SQLException e) {
-                throw new IllegalStateException("could not create database " + DATABASE, e);
-            }
-            return true;
-        }
-    }
-
-    /**
-     * Whether {@code postmaster.pid} says the postmaster accepts connections (its 8th line is
-     * {@code ready} since PostgreSQL 10).
-     */
-    private static boolean postmasterReady(Path data) {
-        try {
-            List<String> lines = Files.readAllLines(data.resolve("postmaster.pid"), StandardCharsets.UTF_8);
-            return lines.size() >= 8 && lines.get(7).trim().equals("ready");
-        } catch (IOException e) {
-            return false; // not written yet, or removed by a postmaster that is exiting
-        }
-    }
-
-    private static boolean isOurs(Connection connection, Path data) throws SQLException {
-        try (Statement statement = connection.createStatement();
-                ResultSet rs = statement.executeQuery("SELECT current_setting('data_directory')")) {
-            rs.next();
-            Path reported = Path.of(rs.getString(1));
-            try {
-                return Files.isSameFile(reported, data);
-            } catch (IOException e) {
-                return reported.equals(data);
-            }
-        }
     }
 }

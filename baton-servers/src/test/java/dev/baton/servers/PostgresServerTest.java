@@ -121,6 +121,76 @@ class PostgresServerTest {
     }
 
     @Test
+    void restartKeepsPortAndDataAndBreaksOpenConnections() throws Exception {
+        try (PostgresServer other = PostgresServer.start()) {
+            int port = other.port();
+            long pid = other.pid();
+            try (Connection before = connect(other)) {
+                execute(before, "CREATE TABLE survivors (id INT PRIMARY KEY)");
+                execute(before, "INSERT INTO survivors VALUES (7)");
+
+                other.restart();
+
+                assertThatThrownBy(() -> queryInt(before, "SELECT 1"))
+                        .as("a connection opened before the restart")
+                        .isInstanceOf(SQLException.class);
+            }
+            assertThat(other.port()).isEqualTo(port);
+            assertThat(other.pid()).isNotEqualTo(pid);
+            assertThat(other.isRunning()).isTrue();
+            assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).isNotEqualTo(Optional.of(true));
+            try (Connection after = connect(other)) {
+                assertThat(queryInt(after, "SELECT id FROM survivors")).isEqualTo(7);
+            }
+        }
+    }
+
+    @Test
+    void killCrashesEveryProcessAndRestartRecoversCommittedData() throws Exception {
+        try (PostgresServer other = PostgresServer.start()) {
+            long pid = other.pid();
+            List<ProcessHandle> processes;
+            try (Connection before = connect(other)) {
+                // the server runs with synchronous_commit=off; a session that turns it on commits
+                // durably enough to survive SIGKILL
+                execute(before, "SET synchronous_commit = on");
+                execute(before, "CREATE TABLE crash_survivors (id INT PRIMARY KEY)");
+                execute(before, "INSERT INTO crash_survivors VALUES (11)");
+                processes = ProcessHandle.of(pid).orElseThrow().descendants().toList();
+                assertThat(processes).as("backends and auxiliary processes").isNotEmpty();
+
+                other.kill();
+
+                assertThat(other.isRunning()).isFalse();
+                assertThat(processes).noneMatch(ProcessHandle::isAlive);
+                assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive)).isNotEqualTo(Optional.of(true));
+                assertThatThrownBy(() -> queryInt(before, "SELECT 1")).isInstanceOf(SQLException.class);
+            }
+            assertThatThrownBy(() -> connect(other)).isInstanceOf(SQLException.class);
+            other.kill(); // a killed server stays killed
+
+            other.restart();
+
+            assertThat(other.isRunning()).isTrue();
+            try (Connection after = connect(other)) {
+                assertThat(queryInt(after, "SELECT id FROM crash_survivors")).isEqualTo(11);
+            }
+        }
+    }
+
+    @Test
+    void restartAfterCloseFailsClearly() {
+        PostgresServer other = PostgresServer.start();
+        other.close();
+        assertThatThrownBy(other::restart)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("port " + other.port())
+                .hasMessageContaining("was closed");
+        assertThat(other.isRunning()).isFalse();
+        assertThat(other.baseDir()).doesNotExist();
+    }
+
+    @Test
     void shutdownHookStopsAServerThatWasNotClosed(@TempDir Path tmp) throws Exception {
         Path report = tmp.resolve("report");
         Path output = tmp.resolve("output");
@@ -175,6 +245,13 @@ class PostgresServerTest {
         assertThat(external.user()).isEqualTo("postgres");
         assertThat(external.password()).isEqualTo("secret");
         assertThat(external.pid()).isEqualTo(-1);
+        assertThat(external.isRunning()).isFalse();
+        assertThatThrownBy(external::restart)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("cannot restart the external PostgreSQL named by BATON_POSTGRES_URL");
+        assertThatThrownBy(external::kill)
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("cannot kill the external PostgreSQL");
         external.close();
 
         PostgresServer defaults =
