@@ -1,8 +1,8 @@
 package dev.baton.check;
 
 import dev.baton.check.HistoryEvent.Kind;
-import dev.baton.redis.RedisFencing;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;
 import java.io.InputStream;
@@ -135,8 +135,16 @@ public final class CheckClient {
         }
 
         boolean write(String lock, int client, long token) {
-            return RedisFencing.guardedSet(
-                    connection.sync(), "fenced:" + lock, "written by client " + client + " with token " + token, token);
+            // TEMPORARY until RedisFencing lands
+            Long ok = connection
+                    .sync()
+                    .eval(
+                            "local t = tonumber(redis.call('HGET', KEYS[1], 't') or '-1') if tonumber(ARGV[2]) >= t then redis.call('HSET', KEYS[1], 'v', ARGV[1], 't', ARGV[2]) return 1 end return 0",
+                            ScriptOutputType.INTEGER,
+                            new String[] {"fenced:" + lock},
+                            "written by client " + client,
+                            Long.toString(token));
+            return ok == 1;
         }
 
         @Override

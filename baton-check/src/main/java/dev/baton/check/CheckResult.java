@@ -10,8 +10,8 @@ import java.util.List;
  *
  * @param operations holds granted (critical sections entered)
  * @param failures attempts that failed with an error (while a fault lasted)
- * @param overlaps pairs of holds of one lock by two clients at the same time
- * @param isolatedOverlaps those of the overlaps whose earlier holder was stopped or cut off while it held
+ * @param overlaps holds granted while another client still held the same lock
+ * @param isolatedOverlaps those of them where every such other holder was stopped or cut off at the time
  * @param longestOverlap the longest of them
  * @param staleCaught writes from a holder that was no longer the latest, refused by the fence
  * @param staleAccepted such writes the resource accepted (0 wherever the fence works)

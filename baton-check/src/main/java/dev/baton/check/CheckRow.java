@@ -11,8 +11,8 @@ import java.util.List;
  * @param description what ran
  * @param naive whether the subject is a naive lock (its violations are expected)
  * @param strict whether the backend promises no overlap unless a holder was stopped or cut off
- * @param fault the fault injected
- * @param faultsInjected how many times it was injected
+ * @param faults the faults injected, in turn
+ * @param faultsInjected how many faults were injected
  * @param duration how long the run lasted
  * @param result what the checker found
  */
@@ -21,10 +21,19 @@ public record CheckRow(
         String description,
         boolean naive,
         boolean strict,
-        Fault fault,
+        List<Fault> faults,
         int faultsInjected,
         Duration duration,
         CheckResult result) {
+
+    public CheckRow {
+        faults = List.copyOf(faults);
+    }
+
+    /** {@return the faults' ids, joined with '+'} */
+    public String faultLabel() {
+        return String.join("+", faults.stream().map(Fault::id).toList());
+    }
 
     /** What a row means. */
     public enum Verdict {
@@ -80,7 +89,7 @@ public record CheckRow(
             if (result.neverRecovered() > 0) {
                 found.add(result.neverRecovered() + " locks left taken forever by a dead holder");
             }
-            if (result.wakeupsPerRelease() > 1.5) {
+            if (result.wakeupsPerRelease() > 1.0) {
                 found.add(String.format("herd: %.1f waiters woken per release", result.wakeupsPerRelease()));
             }
         } else if (strict && result.unexplainedOverlaps() > 0) {

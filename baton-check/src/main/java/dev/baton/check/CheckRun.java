@@ -17,7 +17,7 @@ final class CheckRun {
     private static final Duration CLIENT_START = Duration.ofSeconds(60);
 
     private final CheckTarget target;
-    private final Fault fault;
+    private final List<Fault> faults;
     private final CheckSettings settings;
     private final String fenceUri;
     private final Random random;
@@ -26,17 +26,21 @@ final class CheckRun {
     private final List<CheckTarget.Route> routes = new ArrayList<>();
     private int faultsInjected;
 
-    CheckRun(CheckTarget target, Fault fault, CheckSettings settings, String fenceUri) {
+    /** A run that injects {@code faults} in turn (one fault: that fault again and again). */
+    CheckRun(CheckTarget target, List<Fault> faults, CheckSettings settings, String fenceUri) {
+        if (faults.isEmpty()) {
+            throw new IllegalArgumentException("a run needs at least one fault");
+        }
         this.target = target;
-        this.fault = fault;
+        this.faults = List.copyOf(faults);
         this.settings = settings;
         this.fenceUri = fenceUri;
-        this.random = new Random(settings.seed() * 1_000_003 + target.id().hashCode() * 31L + fault.ordinal());
+        this.random = new Random(settings.seed() * 1_000_003 + target.id().hashCode() * 31L + faults.hashCode());
     }
 
     /** Runs, calling {@code tick} with the fraction done about once a second. */
     CheckRow run(Consumer<Double> tick) throws InterruptedException {
-        String runName = target.id() + "-" + fault.id() + "-" + Long.toHexString(random.nextLong() & 0xffffff);
+        String runName = target.id() + "-" + Long.toHexString(random.nextLong() & 0xffffff);
         List<String> locks = settings.lockNames(runName);
         try {
             for (int i = 0; i < settings.clients(); i++) {
@@ -70,7 +74,7 @@ final class CheckRun {
                     target.description(),
                     target.naive(),
                     target.strict(),
-                    fault,
+                    faults,
                     faultsInjected,
                     settings.duration(),
                     result);
@@ -100,6 +104,7 @@ final class CheckRun {
     }
 
     private void inject(List<String> locks) throws InterruptedException {
+        Fault fault = faults.get(faultsInjected % faults.size());
         faultsInjected++;
         if (!fault.hitsAClient()) {
             target.hitServer(fault, random);

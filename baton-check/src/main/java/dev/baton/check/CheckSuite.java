@@ -39,7 +39,7 @@ public final class CheckSuite {
     /** What {@link #run} is told about while it runs. */
     public interface Progress {
         /** A run starts ({@code index} of {@code total}, from 1). */
-        void started(int index, int total, String target, Fault fault);
+        void started(int index, int total, PlannedRun run);
 
         /** The current run is {@code fraction} done. */
         void running(double fraction);
@@ -62,17 +62,31 @@ public final class CheckSuite {
         }
     }
 
-    /** The runs {@link #run} will make, known before anything starts. */
-    public record PlannedRun(String target, Fault fault) {}
+    /** A run {@link #run} will make, known before anything starts: a target and its faults, in turn. */
+    public record PlannedRun(String target, List<Fault> faults) {
+        public PlannedRun {
+            faults = List.copyOf(faults);
+        }
+    }
 
-    /** {@return the runs for these targets and faults (null faults: each target's whole set)} */
-    public static List<PlannedRun> plan(List<String> targets, Set<Fault> faults, CheckSettings settings) {
+    /**
+     * {@return the runs for these targets and faults (null faults: each target's whole set): one run
+     * per target and fault, or with {@code mixed} one run per target that injects its faults in turn}
+     */
+    public static List<PlannedRun> plan(
+            List<String> targets, Set<Fault> faults, boolean mixed, CheckSettings settings) {
         List<PlannedRun> runs = new ArrayList<>();
         for (String target : targets) {
+            List<Fault> chosen = new ArrayList<>();
             for (Fault fault : Fault.values()) {
                 if (faultsOf(target, settings).contains(fault) && (faults == null || faults.contains(fault))) {
-                    runs.add(new PlannedRun(target, fault));
+                    chosen.add(fault);
                 }
+            }
+            if (mixed && !chosen.isEmpty()) {
+                runs.add(new PlannedRun(target, chosen));
+            } else {
+                chosen.forEach(fault -> runs.add(new PlannedRun(target, List.of(fault))));
             }
         }
         return runs;
@@ -109,9 +123,9 @@ public final class CheckSuite {
                         target = create(current, settings);
                         target.start();
                     }
-                    progress.started(index, runs.size(), planned.target(), planned.fault());
-                    CheckRow row = new CheckRun(target, planned.fault(), settings, fence.uri()).run(progress::running);
-                    log.info("{} under {}: {}", row.target(), row.fault().id(), row.result());
+                    progress.started(index, runs.size(), planned);
+                    CheckRow row = new CheckRun(target, planned.faults(), settings, fence.uri()).run(progress::running);
+                    log.info("{} under {}: {}", row.target(), row.faultLabel(), row.result());
                     progress.finished(row);
                     rows.add(row);
                 }

@@ -29,6 +29,11 @@ final class Checker {
         boolean dead;
         boolean told;
         boolean isolated;
+        /** Granted while another client still held the lock. */
+        boolean overlapped;
+        /** Every holder it overlapped with was stopped or cut off at the time. */
+        boolean overlappedIsolated = true;
+
         final List<HistoryEvent> writes = new ArrayList<>();
 
         Hold(HistoryEvent acquired) {
@@ -66,10 +71,8 @@ final class Checker {
                         continue;
                     }
                     lost = true;
-                    overlaps++;
-                    if (earlier.isolated) {
-                        isolatedOverlaps++;
-                    }
+                    later.overlapped = true;
+                    later.overlappedIsolated &= earlier.isolated;
                     longest = Math.max(longest, Math.min(earlier.end, later.end) - later.start);
                 }
                 if (lost && !earlier.dead && !earlier.told) {
@@ -84,6 +87,14 @@ final class Checker {
                     } else if (!write.flag()) {
                         freshRefused++;
                     }
+                }
+            }
+        }
+        for (Hold hold : holds) {
+            if (hold.overlapped) {
+                overlaps++;
+                if (hold.overlappedIsolated) {
+                    isolatedOverlaps++;
                 }
             }
         }

@@ -10,14 +10,21 @@ import picocli.CommandLine.Option;
         mixinStandardHelpOptions = true,
         version = "baton 0.1.0-SNAPSHOT",
         description = "Distributed locks from the command line: run a command under a lock, show who holds a"
-                + " lock, and benchmark backends side by side.",
-        subcommands = {ExecCommand.class, StatusCommand.class, BenchCommand.class, CommandLine.HelpCommand.class},
+                + " lock, benchmark backends side by side, and check their safety under injected faults.",
+        subcommands = {
+            ExecCommand.class,
+            StatusCommand.class,
+            BenchCommand.class,
+            CheckCommand.class,
+            CommandLine.HelpCommand.class
+        },
         footer = {
             "",
             "%nExamples:",
             "  baton exec --uri jdbc:postgresql://db/app?user=u&password=p --name nightly-report -- ./report.sh",
             "  baton status --uri redis://127.0.0.1:6379 nightly-report",
-            "  baton bench --backends h2,postgres --duration 5s"
+            "  baton bench --backends h2,postgres --duration 5s",
+            "  baton check --backends redis,zookeeper --faults pause,restart --duration 60s --seed 7"
         })
 public final class BatonCommand implements Runnable {
     @CommandLine.Spec

@@ -1,0 +1,73 @@
+package dev.baton.cli;
+
+import dev.baton.check.CheckResult;
+import dev.baton.check.CheckRow;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/** The check report as a Markdown table: printed as it is, and turned into HTML for the report file. */
+final class CheckTable {
+    private CheckTable() {}
+
+    static String markdown(List<CheckRow> rows) {
+        StringBuilder table = new StringBuilder(
+                "| backend | fault | faults | holds | overlaps (under isolation) | longest overlap | stale writes caught"
+                        + " | stale writes accepted | fresh writes refused | unreported losses | recovery max (p50)"
+                        + " | verdict |\n");
+        table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for (CheckRow row : rows) {
+            CheckResult r = row.result();
+            table.append("| ")
+                    .append(row.target())
+                    .append(" | ")
+                    .append(row.faultLabel())
+                    .append(" | ")
+                    .append(row.faultsInjected())
+                    .append(" | ")
+                    .append(r.operations())
+                    .append(" | ")
+                    .append(r.overlaps())
+                    .append(" (")
+                    .append(r.isolatedOverlaps())
+                    .append(") | ")
+                    .append(millis(r.longestOverlap()))
+                    .append(" | ")
+                    .append(r.staleCaught())
+                    .append(" | ")
+                    .append(r.staleAccepted())
+                    .append(" | ")
+                    .append(r.freshRefused())
+                    .append(" | ")
+                    .append(r.unreportedLosses())
+                    .append(" | ")
+                    .append(recovery(r))
+                    .append(" | ")
+                    .append(verdict(row))
+                    .append(" |\n");
+        }
+        return table.toString();
+    }
+
+    private static String recovery(CheckResult r) {
+        if (r.recoveryMax() == null) {
+            return r.neverRecovered() > 0 ? "never" : "-";
+        }
+        String text = millis(r.recoveryMax()) + " (" + millis(r.recoveryMedian()) + ")";
+        return r.neverRecovered() > 0 ? text + ", " + r.neverRecovered() + " never" : text;
+    }
+
+    private static String verdict(CheckRow row) {
+        List<String> found = row.violations();
+        return found.isEmpty() ? row.verdict().label() : row.verdict().label() + ": " + String.join("; ", found);
+    }
+
+    static String millis(Duration d) {
+        if (d == null) {
+            return "-";
+        }
+        return d.toMillis() >= 10_000
+                ? String.format(Locale.ROOT, "%.1f s", d.toMillis() / 1000.0)
+                : d.toMillis() + " ms";
+    }
+}
