@@ -62,7 +62,7 @@ public record CheckSettings(int clients, Duration duration, Duration leaseTime, 
 
     /** The mean pause between two faults: room for the fault, its lease to run out and recovery. */
     Duration faultGap() {
-        return leaseTime.multipliedBy(2).plusSeconds(1);
+        return leaseTime.plusMillis(500);
     }
 
     /** The lock names of one run, distinct per run so that runs never meet. */

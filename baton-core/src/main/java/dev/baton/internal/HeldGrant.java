@@ -124,6 +124,7 @@ final class HeldGrant {
 
     /** Removes one hold; the last one stops renewal and releases on the backend before returning. */
     void releaseHold() {
+        boolean wasHeld;
         state.lock();
         try {
             if (holds == 0) {
@@ -133,11 +134,12 @@ final class HeldGrant {
             if (holds > 0) {
                 return;
             }
+            wasHeld = status == Status.HELD;
             status = Status.RELEASED;
         } finally {
             state.unlock();
         }
-        finish();
+        finish(wasHeld);
     }
 
     /** Releases regardless of the hold count (client close). */
@@ -152,14 +154,23 @@ final class HeldGrant {
         } finally {
             state.unlock();
         }
-        finish();
+        finish(false);
     }
 
-    private void finish() {
+    /**
+     * Releases on the backend. With {@code reportIfGone} (the holder released a grant it believed
+     * held), a backend that no longer had the grant means the lease ran out under the holder (a pause,
+     * a cut-off past the lease) before any renewal or the watchdog could say so: the holder's onLost
+     * listeners hear it now, so that no loss goes unreported.
+     */
+    private void finish(boolean reportIfGone) {
         local.holders.remove(thread, this);
         stopRenewal();
         try {
             boolean released = client.backend.release(grant);
+            if (!released && reportIfGone) {
+                reportGoneAtRelease();
+            }
             if (log.isDebugEnabled()) {
                 log.debug(
                         released
@@ -340,6 +351,23 @@ final class HeldGrant {
         } finally {
             state.unlock();
         }
+        log.warn(lost.getMessage());
+        toCall.forEach(listener -> notify(listener, lost));
+    }
+
+    private void reportGoneAtRelease() {
+        List<Consumer<LockLostException>> toCall;
+        state.lock();
+        try {
+            toCall = List.copyOf(listeners);
+            listeners.clear();
+        } finally {
+            state.unlock();
+        }
+        LockLostException lost = new LockLostException(describe()
+                + ": lease lost: at release the backend no longer had it (its lease time ran out, a pause or a"
+                + " cut-off outlasted it) and another owner may have held it meanwhile; work done under fencing"
+                + " token " + grant.fencingToken() + " may be stale");
         log.warn(lost.getMessage());
         toCall.forEach(listener -> notify(listener, lost));
     }

@@ -1,0 +1,120 @@
+package dev.baton.check;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.check.HistoryEvent.Kind;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The checker on histories written by hand: each finding from the smallest history that shows it. */
+class CheckerTest {
+    private final List<HistoryEvent> events = new ArrayList<>();
+
+    private CheckerTest at(long millis, Kind kind, int client, String lock, long token, boolean flag) {
+        events.add(new HistoryEvent(
+                kind, client, lock, token, Duration.ofMillis(millis).toNanos(), flag));
+        return this;
+    }
+
+    private CheckerTest hold(int client, long token, long from, long to, boolean writeAccepted) {
+        at(from, Kind.ACQUIRED, client, "a", token, false);
+        at(to - 1, Kind.WROTE, client, "a", token, writeAccepted);
+        return at(to, Kind.RELEASING, client, "a", token, false);
+    }
+
+    private CheckResult check() {
+        events.sort((x, y) -> Long.compare(x.nanos(), y.nanos()));
+        return Checker.check(events, Duration.ofSeconds(100).toNanos());
+    }
+
+    @Test
+    void holdsOneAfterAnotherAreClean() {
+        hold(1, 1, 0, 10, true).hold(2, 2, 10, 20, true).hold(1, 3, 25, 30, true);
+        CheckResult result = check();
+        assertThat(result.operations()).isEqualTo(3);
+        assertThat(result.overlaps()).isZero();
+        assertThat(result.staleAccepted()).isZero();
+        assertThat(result.unreportedLosses()).isZero();
+    }
+
+    @Test
+    void aGrantWhileAnotherClientHoldsIsAnOverlapAndAnUnreportedLoss() {
+        hold(1, 1, 0, 100, true).hold(2, 2, 40, 60, true);
+        CheckResult result = check();
+        assertThat(result.overlaps()).isEqualTo(1);
+        assertThat(result.isolatedOverlaps()).isZero();
+        assertThat(result.longestOverlap()).isEqualTo(Duration.ofMillis(20));
+        assertThat(result.unreportedLosses()).as("client 1 never learnt").isEqualTo(1);
+        assertThat(result.staleAccepted())
+                .as("client 1 wrote at 99 after client 2's grant at 40")
+                .isEqualTo(1);
+    }
+
+    @Test
+    void aHolderToldThroughOnLostOrAtReleaseIsNotAnUnreportedLoss() {
+        hold(1, 1, 0, 100, false).hold(2, 2, 40, 60, true).at(70, Kind.LOST, 1, "a", -1, false);
+        assertThat(check().unreportedLosses()).isZero();
+        events.clear();
+        at(0, Kind.ACQUIRED, 1, "a", 1, false).hold(2, 2, 40, 60, true).at(100, Kind.RELEASING, 1, "a", 1, true);
+        assertThat(check().unreportedLosses()).isZero();
+    }
+
+    @Test
+    void aStaleWriteTheFenceRefusedIsCaughtAndAFreshOneRefusedIsCountedApart() {
+        hold(1, 5, 0, 100, false).hold(2, 6, 40, 60, true).at(70, Kind.LOST, 1, "a", -1, false);
+        hold(3, 4, 200, 210, false); // the latest holder, refused: its token went backwards
+        CheckResult result = check();
+        assertThat(result.staleCaught()).isEqualTo(1);
+        assertThat(result.staleAccepted()).isZero();
+        assertThat(result.freshRefused()).isEqualTo(1);
+    }
+
+    @Test
+    void anOverlapWhileTheEarlierHolderWasStoppedIsExplained() {
+        at(0, Kind.ACQUIRED, 1, "a", 1, false).at(5, Kind.ISOLATED, 1, "-", 0, false);
+        hold(2, 2, 40, 60, true);
+        at(80, Kind.RECONNECTED, 1, "-", 0, false).at(90, Kind.RELEASING, 1, "a", 1, true);
+        CheckResult result = check();
+        assertThat(result.overlaps()).isEqualTo(1);
+        assertThat(result.isolatedOverlaps()).isEqualTo(1);
+        assertThat(result.unexplainedOverlaps()).isZero();
+    }
+
+    @Test
+    void aKilledHolderEndsAtItsDeathAndItsLockRecoversAtTheNextGrant() {
+        at(0, Kind.ACQUIRED, 1, "a", 1, false).at(10, Kind.KILLED, 1, "-", 0, false);
+        hold(2, 2, 1010, 1020, true);
+        CheckResult result = check();
+        assertThat(result.overlaps()).isZero();
+        assertThat(result.recoveries()).containsExactly(Duration.ofMillis(1000));
+        assertThat(result.neverRecovered()).isZero();
+    }
+
+    @Test
+    void aLockNeverGrantedAgainAfterItsHolderDiedIsCounted() {
+        at(0, Kind.ACQUIRED, 1, "a", 0, false).at(10, Kind.KILLED, 1, "-", 0, false);
+        CheckResult result = check();
+        assertThat(result.recoveries()).isEmpty();
+        assertThat(result.neverRecovered()).isEqualTo(1);
+        assertThat(result.unreportedLosses()).as("a dead holder cannot be told").isZero();
+    }
+
+    @Test
+    void wakeupsPerReleaseCountTheHerd() {
+        hold(1, 0, 0, 10, true);
+        at(11, Kind.WOKEN, 2, "a", 0, false)
+                .at(11, Kind.WOKEN, 3, "a", 0, false)
+                .at(11, Kind.WOKEN, 4, "a", 0, false);
+        assertThat(check().wakeupsPerRelease()).isEqualTo(3.0);
+    }
+
+    @Test
+    void linesRoundTripAndOtherOutputIsIgnored() {
+        HistoryEvent event = new HistoryEvent(Kind.WROTE, 3, "x-1", 42, 123456789L, true);
+        assertThat(HistoryEvent.parse(event.format())).contains(event);
+        assertThat(HistoryEvent.parse("[main] WARN something")).isEmpty();
+        assertThat(HistoryEvent.parse("EV NOPE 1 a 1 1 1")).isEmpty();
+    }
+}
