@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 abstract class RenewalAtScaleProperty {
     /** Lease time of these tests. */
-    static final Duration LEASE = Duration.ofSeconds(2);
+    static final Duration LEASE = Duration.ofSeconds(1);
     /** How many leases one client holds, unless the fixture bounds it. */
     static final int LEASES = 300;
     /**
