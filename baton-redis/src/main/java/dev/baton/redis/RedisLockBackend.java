@@ -1,5 +1,6 @@
 package dev.baton.redis;
 
+import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
@@ -33,6 +34,16 @@ import org.slf4j.LoggerFactory;
  * restart without persistence, a second owner may be granted while the first still holds, which
  * the first learns at its next renewal. Use the fencing token to reject its late writes.
  *
+ * <p>Replicas ({@code waitReplicas=N} on {@code redis://} and {@code redis-sentinel://} URIs): a
+ * grant counts only once N replicas acknowledged it ({@code WAIT} on the same connection right after
+ * the acquire script; see {@link RedisReplicaWait}). Otherwise it is released (only if still ours)
+ * and the attempt fails with {@link dev.baton.LockUnavailableException} saying how many replicas
+ * acknowledged. A renewal that is not acknowledged counts as failed (the core retries it while the
+ * lease is valid); a lock handed over by a release counts after the waiter's own write and {@code
+ * WAIT}. A grant then survives a failover to a replica that acknowledged it; it can still be lost if
+ * Sentinel promotes a replica that did not (ask for as many replicas as it may choose from), or if
+ * the master and those replicas all lose it. It costs a round trip per grant and per renewal call.
+ *
  * <p>Renewal: up to {@link RedisRenewals#BATCH} of a client's grants in one script call ({@link
  * #renewAll}); on a Cluster, one call per hash slot of the batch, sent together.
  *
@@ -60,14 +71,23 @@ public final class RedisLockBackend implements LockBackend {
     private final RedisWaitQueue waitQueue;
     private final ReleaseNotifications releaseNotifications;
     private final long timeoutNanos;
+    private final RedisReplicaWait replicaWait;
 
-    RedisLockBackend(String scheme, RedisURI uri, String keyPrefix, Duration operationTimeout) {
+    /** With waitReplicas, how often one attempt writes its grant when a reconnect spoils the WAIT. */
+    private static final int MAX_GRANT_WRITES = 2;
+
+    /**
+     * @param waitReplicas how many replicas must acknowledge a grant before it counts ({@link
+     *     RedisReplicaWait}); 0 for none
+     */
+    RedisLockBackend(String scheme, RedisURI uri, String keyPrefix, Duration operationTimeout, int waitReplicas) {
         this(
                 scheme,
                 keyPrefix,
                 operationTimeout,
                 RedisResources.create(),
-                resources -> new RedisNode(uri, resources, operationTimeout, false));
+                resources -> new RedisNode(uri, resources, operationTimeout, false),
+                waitReplicas);
     }
 
     /** With the node {@code nodeFactory} makes on {@code resources}, which this backend owns (Redis Cluster). */
@@ -76,13 +96,15 @@ public final class RedisLockBackend implements LockBackend {
             String keyPrefix,
             Duration operationTimeout,
             ClientResources resources,
-            java.util.function.Function<ClientResources, RedisNode> nodeFactory) {
+            java.util.function.Function<ClientResources, RedisNode> nodeFactory,
+            int waitReplicas) {
         this.keys = new RedisKeys(keyPrefix);
         this.resources = resources;
         this.node = nodeFactory.apply(resources);
         this.name = scheme + " " + node.address();
         // One second on top of Lettuce's own command timeout: its timeout fires first and says more.
         this.timeoutNanos = operationTimeout.plusSeconds(1).toNanos();
+        this.replicaWait = new RedisReplicaWait(node, waitReplicas, operationTimeout);
         this.notifications = new RedisNotifications(
                 List.of(node), keys, operationTimeout, (ScheduledExecutorService) resources.eventExecutorGroup());
         this.waitQueue = new RedisWaitQueue(node, keys, operationTimeout);
@@ -144,7 +166,9 @@ public final class RedisLockBackend implements LockBackend {
             long validityNanos = request.leaseTime().toNanos() - (System.nanoTime() - waiter.lastRefusedSentNanos);
             long token = waiter.handedToken;
             waiter.handedToken = 0;
-            if (validityNanos > 0) {
+            // With waitReplicas, the releasing client wrote the hand-over; it counts once a write of
+            // ours after it was acknowledged (see RedisReplicaWait), so ask the server below.
+            if (validityNanos > 0 && !replicaWait.enabled()) {
                 waiter.granted = true;
                 return Optional.of(new Grant(
                                 request.name(),
@@ -161,6 +185,37 @@ public final class RedisLockBackend implements LockBackend {
         // never later than the key's real expiry on the server.
         Instant sent = Instant.now();
         long sentNanos = System.nanoTime();
+        long mark = replicaWait.beforeWrite();
+        long token = acquireOnce(request, waiter);
+        for (int attempt = 1; token > 0 && replicaWait.enabled(); attempt++) {
+            Optional<String> unconfirmed = replicaWait.unconfirmed(mark, "the grant");
+            if (unconfirmed.isEmpty()) {
+                break;
+            }
+            if (!replicaWait.connectionChangedSince(mark) || attempt == MAX_GRANT_WRITES) {
+                throw discardUnconfirmed(request, waiter == null ? "" : waiter.member, unconfirmed.get());
+            }
+            // Reconnected between the write and WAIT (say, the connection came back just as the
+            // script was sent): write again on the connection as it is now (the script extends a
+            // grant this owner holds, or grants afresh if it was lost) and WAIT once more.
+            mark = replicaWait.beforeWrite();
+            token = acquireOnce(request, waiter);
+        }
+        if (token <= 0) {
+            if (waiter != null) {
+                waiter.lastRefusedSentNanos = sentNanos;
+            }
+            return Optional.empty();
+        }
+        if (waiter != null) {
+            waiter.granted = true;
+        }
+        return Optional.of(new Grant(
+                request.name(), request.ownerId(), request.mode(), token, sent.plus(request.leaseTime()), null));
+    }
+
+    /** Runs the acquire script once; the fencing token if granted, else 0. */
+    private long acquireOnce(LockRequest request, RedisWaitQueue.Waiter waiter) {
         String owner = request.ownerId();
         String mode = modeArg(request.mode());
         String lease = Long.toString(Math.max(1, request.leaseTime().toMillis()));
@@ -183,17 +238,33 @@ public final class RedisLockBackend implements LockBackend {
                 request.name(),
                 name,
                 "acquire");
-        if (token == null || token <= 0) {
-            if (waiter != null) {
-                waiter.lastRefusedSentNanos = sentNanos;
-            }
-            return Optional.empty();
+        return token == null ? 0 : token;
+    }
+
+    /**
+     * Releases a grant that replicas did not confirm (only if it is still ours) and says why the
+     * attempt failed. The release is awaited, so nothing of the attempt is left once this returns.
+     */
+    private LockUnavailableException discardUnconfirmed(LockRequest request, String queueMember, String why) {
+        String outcome = "it was released";
+        LockUnavailableException releaseFailure = null;
+        try {
+            RedisFailures.await(
+                    releaseAsync(request.name(), request.ownerId(), request.mode(), queueMember),
+                    timeoutNanos,
+                    request.name(),
+                    name,
+                    "release of the unconfirmed grant");
+        } catch (LockUnavailableException e) {
+            releaseFailure = e;
+            outcome = "releasing it failed too, so it expires after its lease time";
         }
-        if (waiter != null) {
-            waiter.granted = true;
+        LockUnavailableException failure = new LockUnavailableException("Baton lock '" + request.name() + "' on " + name
+                + ": acquire failed: the grant does not count: " + why + "; " + outcome);
+        if (releaseFailure != null) {
+            failure.addSuppressed(releaseFailure);
         }
-        return Optional.of(new Grant(
-                request.name(), request.ownerId(), request.mode(), token, sent.plus(request.leaseTime()), null));
+        return failure;
     }
 
     @Override
@@ -210,12 +281,24 @@ public final class RedisLockBackend implements LockBackend {
     @Override
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
         long leaseMillis = Math.max(1, leaseTime.toMillis());
+        String locks = grants.get(0).name() + (grants.size() > 1 ? "' and " + (grants.size() - 1) + " more '" : "");
+        long mark = replicaWait.beforeWrite();
         List<Optional<Long>> answers = RedisFailures.await(
                 RedisRenewals.renew(node, keys, grants, leaseMillis, fenceTtlMillis(leaseTime)),
                 timeoutNanos,
-                grants.get(0).name() + (grants.size() > 1 ? "' and " + (grants.size() - 1) + " more '" : ""),
+                locks,
                 name,
                 "renew");
+        if (replicaWait.enabled() && answers.stream().anyMatch(Optional::isPresent)) {
+            Optional<String> unconfirmed = replicaWait.unconfirmed(mark, "the renewal");
+            if (unconfirmed.isPresent()) {
+                // The extension stays on the master, but locally the lease keeps its previous
+                // expiry: the core retries the renewal while the lease is valid.
+                throw new LockUnavailableException("Baton lock '" + locks + "' on " + name
+                        + ": renew failed: the renewal does not count: " + unconfirmed.get()
+                        + "; the lease keeps its previous expiry and renewal is retried while it is valid");
+            }
+        }
         List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
         for (int i = 0; i < grants.size(); i++) {
             renewed.add(RedisRenewals.renewed(grants.get(i), answers.get(i), leaseMillis));

@@ -16,9 +16,9 @@ import java.util.Set;
  * redis-cluster://}, {@code rediss-cluster://} (TLS) and {@code redlock://} URIs.
  *
  * <pre>
- * redis://[[user:]password@]host[:port][/database][?prefix=baton:]
+ * redis://[[user:]password@]host[:port][/database][?prefix=baton:&amp;waitReplicas=0]
  * rediss://...                                         (TLS)
- * redis-sentinel://[[user:]password@]host[:port][,host2[:port2]][/database]#masterName
+ * redis-sentinel://[[user:]password@]host[:port][,host2[:port2]][/database][?prefix=baton:&amp;waitReplicas=1]#masterName
  * redis-cluster://[[user:]password@]host1:port1[,host2:port2...][/]
  *          [?prefix=baton:&amp;topologyRefresh=30s&amp;natMap=10.0.0.5:7000&gt;gw:17000,...]
  * rediss-cluster://...                                 (TLS)
@@ -26,7 +26,10 @@ import java.util.Set;
  *          [?drift=2ms&amp;driftFactor=0.01&amp;nodeTimeout=200ms&amp;tls=true&amp;prefix=baton:]
  * </pre>
  *
- * Backends connect lazily: creating one never blocks.
+ * {@code waitReplicas=N} (single server and Sentinel): a grant, and a renewal, counts only once N
+ * replicas acknowledged it ({@code WAIT}); see {@link RedisLockBackend}.
+ *
+ * <p>Backends connect lazily: creating one never blocks.
  */
 public final class RedisLockBackendProvider implements LockBackendProvider {
     /** How often a cluster client re-reads the topology when nothing triggered a refresh earlier. */
@@ -44,6 +47,9 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
         }
         RedisUris.Parsed parsed = RedisUris.split(uri);
         if (parsed.scheme().equals("redlock")) {
+            if (parsed.params().containsKey("waitreplicas")) {
+                throw RedisUris.invalid(uri, Redlock.NO_WAIT_REPLICAS);
+            }
             Redlock.Builder builder =
                     Redlock.builder().keyPrefix(parsed.prefix()).options(options);
             boolean tls = Boolean.parseBoolean(parsed.params().getOrDefault("tls", "false"));
@@ -76,6 +82,14 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
         }
         Duration timeout = options.operationTimeout();
         if (cluster) {
+            if (parsed.params().containsKey("waitreplicas")) {
+                throw RedisUris.invalid(
+                        uri,
+                        "waitReplicas is not supported on " + parsed.scheme() + ":// URIs: WAIT would have to run on"
+                                + " the connection to the master of each lock's slot, which the cluster client does"
+                                + " not expose; use a Sentinel-managed master (redis-sentinel://...?waitReplicas=1)"
+                                + " or rely on fencing tokens");
+            }
             return cluster(uri, parsed, timeout);
         }
         for (String clusterOnly : RedisUris.CLUSTER_PARAMS) {
@@ -83,8 +97,10 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
                 throw RedisUris.invalid(uri, "'" + clusterOnly + "' applies to redis-cluster:// URIs only");
             }
         }
+        RedisUris.requireKnownLettuceParams(uri, parsed.scheme(), parsed.lettuceUri());
+        int waitReplicas = RedisUris.waitReplicas(uri, parsed.params());
         return new RedisLockBackend(
-                parsed.scheme(), RedisUris.lettuce(uri, parsed.lettuceUri()), parsed.prefix(), timeout);
+                parsed.scheme(), RedisUris.lettuce(uri, parsed.lettuceUri()), parsed.prefix(), timeout, waitReplicas);
     }
 
     private static LockBackend cluster(String uri, RedisUris.Parsed parsed, Duration timeout) {
@@ -106,6 +122,7 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
                 prefix,
                 timeout,
                 RedisResources.create(natMap),
-                resources -> RedisNode.cluster(seeds, resources, timeout, period));
+                resources -> RedisNode.cluster(seeds, resources, timeout, period),
+                0);
     }
 }

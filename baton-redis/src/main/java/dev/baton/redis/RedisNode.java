@@ -1,22 +1,15 @@
 package dev.baton.redis;
 
-import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulConnection;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
-import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
+import java.net.SocketAddress;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -25,6 +18,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -47,29 +41,15 @@ import org.slf4j.LoggerFactory;
 final class RedisNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RedisNode.class);
 
-    /** A command connection and the scripting commands it offers (plain and cluster ones differ in type only). */
-    private record Commands(
-            StatefulConnection<String, String> connection, RedisScriptingAsyncCommands<String, String> async) {}
-
-    /** How to open the two connections of one kind of deployment. */
-    private interface Connector {
-        String address();
-
-        CompletableFuture<Commands> connect();
-
-        CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub();
-
-        AbstractRedisClient client();
-    }
-
-    private final Connector connector;
+    private final RedisConnector connector;
     private final String address;
     private final ReentrantLock connecting = new ReentrantLock();
-    private volatile CompletableFuture<Commands> connection;
+    private volatile CompletableFuture<RedisConnector.Commands> connection;
     private volatile CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubsub;
     private final ConcurrentHashMap<String, List<Consumer<String>>> channelListeners = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private final boolean cluster;
+    private final AtomicLong commandConnectionChanges = new AtomicLong();
 
     /**
      * A single server, or the master a Sentinel names ({@code uri} carries the Sentinels).
@@ -78,56 +58,62 @@ final class RedisNode implements AutoCloseable {
      *     buffering them until it is back (Redlock counts a down node at once)
      */
     RedisNode(RedisURI uri, ClientResources resources, Duration operationTimeout, boolean failFastWhenDisconnected) {
-        this(standalone(uri, resources, operationTimeout, failFastWhenDisconnected));
+        this(RedisConnector.standalone(uri, resources, operationTimeout, failFastWhenDisconnected));
     }
 
-    private RedisNode(Connector connector) {
+    private RedisNode(RedisConnector connector) {
         this.connector = connector;
         this.address = connector.address();
         this.cluster = connector.client() instanceof RedisClusterClient;
+        connector.client().addListener(new RedisConnectionStateListener() {
+            @Override
+            public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress remote) {
+                countIfCommandConnection(handler);
+            }
+
+            @Override
+            public void onRedisDisconnected(RedisChannelHandler<?, ?> handler) {
+                countIfCommandConnection(handler);
+            }
+        });
     }
 
-    /** Whether this is a Redis Cluster: one script call may then only touch keys of one slot. */
-    boolean isCluster() {
-        return cluster;
+    /**
+     * Counts the open command connection going down or coming back up (Lettuce reconnects it under
+     * the same handler). Events of the first connect come before the connection future completes,
+     * so they are not counted.
+     */
+    private void countIfCommandConnection(RedisChannelHandler<?, ?> handler) {
+        CompletableFuture<RedisConnector.Commands> current = connection;
+        if (current != null
+                && current.isDone()
+                && !current.isCompletedExceptionally()
+                && current.join().connection() == handler) {
+            commandConnectionChanges.incrementAndGet();
+        }
     }
 
-    private static Connector standalone(
-            RedisURI uri, ClientResources resources, Duration operationTimeout, boolean failFastWhenDisconnected) {
-        uri.setTimeout(operationTimeout);
-        RedisClient client = RedisClient.create(resources);
-        client.setOptions(ClientOptions.builder()
-                .socketOptions(socketOptions(operationTimeout))
-                .timeoutOptions(TimeoutOptions.enabled(operationTimeout))
-                .disconnectedBehavior(
-                        failFastWhenDisconnected
-                                ? ClientOptions.DisconnectedBehavior.REJECT_COMMANDS
-                                : ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
-                .build());
-        String address = describe(uri);
-        return new Connector() {
-            @Override
-            public String address() {
-                return address;
-            }
+    /**
+     * How often the open command connection went down or came back up so far. Equal values before a
+     * write and after a {@link #waitForReplicas WAIT} mean both ran on one server-side connection.
+     */
+    long commandConnectionChanges() {
+        return commandConnectionChanges.get();
+    }
 
-            @Override
-            public CompletableFuture<Commands> connect() {
-                return client.connectAsync(StringCodec.UTF8, uri)
-                        .toCompletableFuture()
-                        .thenApply(conn -> new Commands(conn, conn.async()));
-            }
-
-            @Override
-            public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
-                return client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
-            }
-
-            @Override
-            public AbstractRedisClient client() {
-                return client;
-            }
-        };
+    /**
+     * Sends {@code WAIT replicas timeoutMillis} on the command connection: the number of replicas
+     * that acknowledged every write this connection made before it (see {@link RedisReplicaWait}).
+     * Not for a Cluster, where the cluster connection would send it to an arbitrary node.
+     */
+    CompletableFuture<Long> waitForReplicas(int replicas, long timeoutMillis) {
+        if (cluster) {
+            return CompletableFuture.failedFuture(
+                    new UnsupportedOperationException("WAIT after a routed write is not supported on a Redis Cluster"));
+        }
+        return connection()
+                .thenCompose(conn ->
+                        conn.base().waitForReplication(replicas, timeoutMillis).toCompletableFuture());
     }
 
     /**
@@ -138,78 +124,12 @@ final class RedisNode implements AutoCloseable {
      */
     static RedisNode cluster(
             List<RedisURI> seeds, ClientResources resources, Duration operationTimeout, Duration topologyRefresh) {
-        for (RedisURI seed : seeds) {
-            seed.setTimeout(operationTimeout);
-        }
-        RedisClusterClient client = RedisClusterClient.create(resources, seeds);
-        client.setOptions(ClusterClientOptions.builder()
-                .socketOptions(socketOptions(operationTimeout))
-                .timeoutOptions(TimeoutOptions.enabled(operationTimeout))
-                .disconnectedBehavior(ClientOptions.DisconnectedBehavior.ACCEPT_COMMANDS)
-                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                        .enablePeriodicRefresh(topologyRefresh)
-                        .enableAllAdaptiveRefreshTriggers()
-                        // Lettuce's default waits 30 s between adaptive refreshes; a failover should
-                        // be followed well within one lease time.
-                        .adaptiveRefreshTriggersTimeout(Duration.ofSeconds(1))
-                        .refreshTriggersReconnectAttempts(3)
-                        .build())
-                .build());
-        String address = "seeds "
-                + String.join(
-                        ",",
-                        seeds.stream().map(s -> s.getHost() + ":" + s.getPort()).toList());
-        return new RedisNode(new Connector() {
-            // Lettuce connects asynchronously only once it knows the topology; guarded by `connecting`.
-            private CompletableFuture<Void> topology;
-
-            @Override
-            public String address() {
-                return address;
-            }
-
-            private CompletableFuture<Void> topology() {
-                if (topology == null || topology.isCompletedExceptionally()) {
-                    topology = client.refreshPartitionsAsync().toCompletableFuture();
-                }
-                return topology;
-            }
-
-            @Override
-            public CompletableFuture<Commands> connect() {
-                return topology()
-                        .thenCompose(ready -> client.connectAsync(StringCodec.UTF8))
-                        .thenApply(conn -> new Commands(conn, conn.async()));
-            }
-
-            @Override
-            public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
-                return topology()
-                        .thenCompose(ready -> client.connectPubSubAsync(StringCodec.UTF8))
-                        .thenApply(conn -> conn);
-            }
-
-            @Override
-            public AbstractRedisClient client() {
-                return client;
-            }
-        });
+        return new RedisNode(RedisConnector.cluster(seeds, resources, operationTimeout, topologyRefresh));
     }
 
-    private static SocketOptions socketOptions(Duration operationTimeout) {
-        return SocketOptions.builder()
-                .connectTimeout(operationTimeout)
-                .tcpNoDelay(true)
-                .keepAlive(true)
-                .build();
-    }
-
-    static String describe(RedisURI uri) {
-        if (!uri.getSentinels().isEmpty()) {
-            RedisURI first = uri.getSentinels().get(0);
-            return "master '" + uri.getSentinelMasterId() + "' via Sentinel " + first.getHost() + ":" + first.getPort();
-        }
-        return uri.getHost() + ":" + uri.getPort();
+    /** Whether this is a Redis Cluster: one script call may then only touch keys of one slot. */
+    boolean isCluster() {
+        return cluster;
     }
 
     /** host:port, the Sentinel master or the cluster's seeds, for messages. */
@@ -219,8 +139,8 @@ final class RedisNode implements AutoCloseable {
 
     /** Runs a script by EVALSHA; loads it with EVAL when the server answers NOSCRIPT. */
     <T> CompletableFuture<T> eval(RedisScripts.Script script, ScriptOutputType type, String[] keys, String... args) {
-        CompletableFuture<Commands> current = connection;
-        Commands open = null;
+        CompletableFuture<RedisConnector.Commands> current = connection;
+        RedisConnector.Commands open = null;
         if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
             open = current.join();
         }
@@ -233,7 +153,11 @@ final class RedisNode implements AutoCloseable {
     }
 
     private <T> CompletableFuture<T> evalOn(
-            Commands conn, RedisScripts.Script script, ScriptOutputType type, String[] keys, String... args) {
+            RedisConnector.Commands conn,
+            RedisScripts.Script script,
+            ScriptOutputType type,
+            String[] keys,
+            String... args) {
         CompletionStage<T> first = conn.async().evalsha(script.sha(), type, keys, args);
         return first.toCompletableFuture().exceptionallyCompose(e -> {
             Throwable cause = unwrap(e);
@@ -246,8 +170,8 @@ final class RedisNode implements AutoCloseable {
         });
     }
 
-    private CompletableFuture<Commands> connection() {
-        CompletableFuture<Commands> current = connection;
+    private CompletableFuture<RedisConnector.Commands> connection() {
+        CompletableFuture<RedisConnector.Commands> current = connection;
         if (current != null && !current.isCompletedExceptionally()) {
             return current;
         }
@@ -357,7 +281,7 @@ final class RedisNode implements AutoCloseable {
         } finally {
             connecting.unlock();
         }
-        closeQuietly(connection == null ? null : connection.thenApply(Commands::connection));
+        closeQuietly(connection == null ? null : connection.thenApply(RedisConnector.Commands::connection));
         closeQuietly(pubsub);
         try {
             connector.client().shutdown(Duration.ZERO, Duration.ofSeconds(2));

@@ -16,7 +16,18 @@ import java.util.Set;
 /** Parses Baton's Redis URIs: Baton's own query parameters are taken out, the rest goes to Lettuce. */
 final class RedisUris {
     static final Set<String> BATON_PARAMS =
-            Set.of("prefix", "drift", "driftfactor", "nodetimeout", "tls", "natmap", "topologyrefresh");
+            Set.of("prefix", "drift", "driftfactor", "nodetimeout", "tls", "natmap", "topologyrefresh", "waitreplicas");
+
+    /** Options of redis://, rediss:// and redis-sentinel:// URIs that Lettuce reads (lower case). */
+    static final Set<String> LETTUCE_PARAMS = Set.of(
+            "timeout",
+            "database",
+            "db",
+            "sentinelmasterid",
+            "clientname",
+            "libraryname",
+            "libraryversion",
+            "verifypeer");
 
     /** Options of redlock:// URIs only. */
     static final Set<String> REDLOCK_PARAMS = Set.of("drift", "driftfactor", "nodetimeout", "tls");
@@ -76,6 +87,57 @@ final class RedisUris {
         return new Parsed(scheme, lettuce, params);
     }
 
+    /**
+     * The {@code waitReplicas} option: how many replicas must acknowledge a grant before it counts
+     * (see {@link RedisReplicaWait}); 0 when absent.
+     */
+    static int waitReplicas(String original, Map<String, String> params) {
+        String text = params.get("waitreplicas");
+        if (text == null) {
+            return 0;
+        }
+        try {
+            int replicas = Integer.parseInt(text.trim());
+            if (replicas >= 0) {
+                return replicas;
+            }
+        } catch (NumberFormatException e) {
+            // reported below
+        }
+        throw invalid(
+                original,
+                "waitReplicas='" + text + "' is not a number of replicas; give 0 or more, such as waitReplicas=1"
+                        + " (a grant then counts only once that many replicas acknowledged it)");
+    }
+
+    /**
+     * Refuses query parameters of a {@code redis://}, {@code rediss://} or {@code redis-sentinel://}
+     * URI that neither Baton nor Lettuce knows: Lettuce would ignore them silently, and a misspelt
+     * safety option must not be.
+     */
+    static void requireKnownLettuceParams(String original, String scheme, String lettuceUri) {
+        int question = lettuceUri.indexOf('?');
+        if (question < 0) {
+            return;
+        }
+        int hash = lettuceUri.indexOf('#', question);
+        String query = hash < 0 ? lettuceUri.substring(question + 1) : lettuceUri.substring(question + 1, hash);
+        for (String pair : query.split("&")) {
+            int eq = pair.indexOf('=');
+            String key = (eq < 0 ? pair : pair.substring(0, eq)).toLowerCase(Locale.ROOT);
+            if (pair.isEmpty() || LETTUCE_PARAMS.contains(key)) {
+                continue;
+            }
+            throw invalid(
+                    original,
+                    "'" + pair + "' is not an option of " + scheme + ":// URIs; they take prefix and waitReplicas, and"
+                            + " Lettuce's timeout, database, clientName, libraryName, libraryVersion and verifyPeer"
+                            + (key.contains("replica")
+                                    ? " (to make a grant wait for replicas, use waitReplicas=N)"
+                                    : ""));
+        }
+    }
+
     static RedisURI lettuce(String original, String lettuceUri) {
         try {
             RedisURI parsed = RedisURI.create(lettuceUri);
@@ -97,6 +159,13 @@ final class RedisUris {
      * database number belongs to the node it follows (default 0).
      */
     static List<RedisURI> redlockNodes(String original, String lettuceUri, boolean tls) {
+        int question = lettuceUri.indexOf('?');
+        if (question >= 0) {
+            throw invalid(
+                    original,
+                    "'" + lettuceUri.substring(question + 1) + "' is not an option of redlock:// URIs; they take"
+                            + " prefix, drift, driftFactor, nodeTimeout and tls");
+        }
         List<RedisURI> nodes = hostList(original, lettuceUri, tls);
         if (nodes.size() < 3) {
             throw invalid(

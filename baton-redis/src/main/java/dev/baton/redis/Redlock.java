@@ -26,6 +26,11 @@ import java.util.List;
  * use).
  */
 public final class Redlock {
+    /** Why {@code waitReplicas} does not apply to Redlock. */
+    static final String NO_WAIT_REPLICAS = "waitReplicas does not apply to Redlock, whose grants are safe because a"
+            + " majority of independent masters holds them, not because replicas do; drop it (give each master"
+            + " persistence or a delayed restart instead), or use redis-sentinel://...?waitReplicas=1";
+
     private Redlock() {}
 
     public static Builder builder() {
@@ -48,6 +53,9 @@ public final class Redlock {
             RedisUris.Parsed parsed = RedisUris.split(uri);
             if (!parsed.scheme().equals("redis") && !parsed.scheme().equals("rediss")) {
                 throw RedisUris.invalid(uri, "a Redlock master is given as redis:// or rediss://");
+            }
+            if (parsed.params().containsKey("waitreplicas")) {
+                throw RedisUris.invalid(uri, NO_WAIT_REPLICAS);
             }
             return node(RedisUris.lettuce(uri, parsed.lettuceUri()));
         }

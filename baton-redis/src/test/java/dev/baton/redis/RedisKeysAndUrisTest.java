@@ -129,6 +129,59 @@ class RedisKeysAndUrisTest {
     }
 
     @Test
+    void waitReplicasIsAWholeNumberForSingleAndSentinelUrisOnly() {
+        LockOptions options = LockOptions.defaults();
+        assertThat(RedisUris.waitReplicas(
+                        "x", RedisUris.split("redis://h:1?waitReplicas=2").params()))
+                .isEqualTo(2);
+        assertThat(RedisUris.waitReplicas(
+                        "x",
+                        RedisUris.split("redis-sentinel://s:1?WAITREPLICAS=1#m").params()))
+                .isEqualTo(1);
+        assertThat(RedisUris.waitReplicas("x", RedisUris.split("redis://h:1").params()))
+                .isZero();
+        Baton.connect("redis-sentinel://s:1?waitReplicas=1&timeout=2s#m", options)
+                .close();
+        for (String bad : List.of("-1", "abc", "", "1.5")) {
+            assertThatThrownBy(() -> Baton.connect("redis://:secret@h:1?waitReplicas=" + bad, options))
+                    .as("waitReplicas=%s", bad)
+                    .isInstanceOf(LockConfigurationException.class)
+                    .hasMessageContaining("waitReplicas='" + bad + "' is not a number of replicas")
+                    .hasMessageContaining("0 or more")
+                    .hasMessageNotContaining("secret");
+        }
+        assertThatThrownBy(() -> Baton.connect("redis-cluster://h:1,h:2?waitReplicas=1", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("waitReplicas is not supported on redis-cluster://")
+                .hasMessageContaining("redis-sentinel://");
+        assertThatThrownBy(() -> Baton.connect("redlock://a:1,b:2,c:3?waitReplicas=1", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("waitReplicas does not apply to Redlock")
+                .hasMessageContaining("majority");
+        assertThatThrownBy(() -> Redlock.builder().node("redis://a:1?waitReplicas=1"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("waitReplicas does not apply to Redlock");
+    }
+
+    @Test
+    void unknownOptionsAreRefusedInsteadOfIgnored() {
+        LockOptions options = LockOptions.defaults();
+        assertThatThrownBy(() -> Baton.connect("redis://h:1?replicas=1", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("'replicas=1' is not an option of redis:// URIs")
+                .hasMessageContaining("use waitReplicas=N");
+        assertThatThrownBy(() -> Baton.connect("redis-sentinel://s:1?prefx=app:#m", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("'prefx=app:' is not an option of redis-sentinel:// URIs")
+                .hasMessageContaining("prefix");
+        assertThatThrownBy(() -> Baton.connect("redlock://a:1,b:2,c:3?drfit=2ms", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("'drfit=2ms' is not an option of redlock:// URIs");
+        Baton.connect("redis://h:1/0?timeout=2s&clientName=app&database=1&verifyPeer=NONE", options)
+                .close();
+    }
+
+    @Test
     void badUrisFailAtOnceWithoutLeakingThePassword() {
         LockOptions options = LockOptions.defaults();
         assertThatThrownBy(() -> Baton.connect("redlock://:secret@a:1,b:2", options))

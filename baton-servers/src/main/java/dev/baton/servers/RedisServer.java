@@ -1,12 +1,7 @@
 package dev.baton.servers;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * starts a server (for fault tests and for several independent masters).
  *
  * <p>Guarantees: once a start method returns, the server answers {@code PING}. Fault tests may
- * send signals to {@link #pid()} (SIGSTOP/SIGCONT), {@link #kill()} it, or {@link #restart()} it
+ * {@link #pause()} and {@link #resume()} it (SIGSTOP/SIGCONT to {@link #pid()}), {@link #kill()} it,
+ * or {@link #restart()} it
  * on the same port: without persistence it comes back empty, as a crashed production server without
  * persistence does.
  *
@@ -47,7 +43,6 @@ public final class RedisServer implements AutoCloseable {
     public static final String ENV_URI = "BATON_REDIS_URI";
 
     private static final int START_ATTEMPTS = 5;
-    private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final String uri;
     private final String host;
@@ -157,8 +152,8 @@ public final class RedisServer implements AutoCloseable {
                         "--logfile",
                         dir.resolve("redis.log").toString()));
                 args.addAll(extraArgs);
-                Process process = spawn(exe, args);
-                if (awaitReady(process, port, dir.resolve("redis.log"))) {
+                Process process = RedisProcesses.spawn(exe, args);
+                if (RedisProcesses.awaitReady(process, port, dir.resolve("redis.log"))) {
                     RedisServer server = new RedisServer(port, dir, args, process);
                     log.info("started Redis (pid {}) at {}; data in {}", process.pid(), server.uri, dir);
                     return server;
@@ -183,69 +178,6 @@ public final class RedisServer implements AutoCloseable {
         Path write(Path dir, int port) throws IOException;
     }
 
-    private static Process spawn(Path exe, List<String> args) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(exe.toString());
-        command.addAll(args);
-        return new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start();
-    }
-
-    /**
-     * Waits until the server answers on {@code port}; {@code false} if it exited because the port
-     * was taken.
-     */
-    private static boolean awaitReady(Process process, int port, Path logFile) {
-        long deadline = System.nanoTime() + READY_TIMEOUT_NANOS;
-        long pause = 2;
-        while (true) {
-            if (!process.isAlive()) {
-                String tail = Files.exists(logFile) ? Posix.tail(logFile, 0) : "";
-                if (tail.contains("Address already in use")) {
-                    return false;
-                }
-                throw new IllegalStateException(
-                        "Redis exited with code " + process.exitValue() + " while starting" + tail);
-            }
-            // Any reply (+PONG, or -NOAUTH with requirepass) means this server listens; a process
-            // that is not ours would not be alive-and-ours, which isAlive() above already checks.
-            if (answers(port)) {
-                return true;
-            }
-            if (System.nanoTime() > deadline) {
-                process.destroyForcibly();
-                throw new IllegalStateException("Redis did not answer on port " + port + " within 30 s"
-                        + (Files.exists(logFile) ? Posix.tail(logFile, 0) : ""));
-            }
-            try {
-                Thread.sleep(pause);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                process.destroyForcibly();
-                throw new IllegalStateException("interrupted while starting Redis", e);
-            }
-            pause = Math.min(50, pause * 2);
-        }
-    }
-
-    /** Sends PING and reads one reply line; true on any RESP reply. */
-    static boolean answers(int port) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(FreePort.LOOPBACK, port), 1000);
-            socket.setSoTimeout(1000);
-            OutputStream out = socket.getOutputStream();
-            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            int first = in.read();
-            return first == '+' || first == '-';
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
     /** {@return the URI to connect to, such as {@code redis://127.0.0.1:6379}} */
     public String uri() {
         return uri;
@@ -259,6 +191,11 @@ public final class RedisServer implements AutoCloseable {
     /** {@return the port the server listens on} */
     public int port() {
         return port;
+    }
+
+    /** {@return the server's log file, or null for an external server} */
+    Path logFile() {
+        return dir == null ? null : dir.resolve("redis.log");
     }
 
     /** {@return whether {@code BATON_REDIS_URI} named an external server, so nothing was started} */
@@ -295,6 +232,39 @@ public final class RedisServer implements AutoCloseable {
     }
 
     /**
+     * Stops the process with SIGSTOP (a pause, as a long GC pause or a frozen VM): it keeps its
+     * connections open but answers nothing until {@link #resume()}. {@link #kill()} and {@link
+     * #close()} continue it first, so a paused server is still cleaned up.
+     *
+     * @throws IllegalStateException if the server is external, not running, or the signal failed
+     */
+    public void pause() {
+        signal("STOP", "pause");
+    }
+
+    /** Continues a process stopped by {@link #pause()} (SIGCONT); harmless on a running one. */
+    public void resume() {
+        signal("CONT", "resume");
+    }
+
+    private void signal(String signal, String what) {
+        requireEmbedded(what);
+        processLock.lock();
+        try {
+            Process current = process;
+            if (current == null || !current.isAlive()) {
+                throw new IllegalStateException("cannot " + what + " Redis on port " + port + ": it is not running");
+            }
+            if (!Posix.signal(current.pid(), signal)) {
+                throw new IllegalStateException("cannot " + what + " Redis on port " + port + ": kill -" + signal + " "
+                        + current.pid() + " failed");
+            }
+        } finally {
+            processLock.unlock();
+        }
+    }
+
+    /**
      * Kills the server (if running) and starts it again on the same port with the same arguments.
      * Without persistence it comes back with no keys.
      *
@@ -310,8 +280,8 @@ public final class RedisServer implements AutoCloseable {
             kill();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
             while (true) {
-                Process next = spawn(RedisBinary.executable(), args);
-                if (awaitReady(next, port, dir.resolve("redis.log"))) {
+                Process next = RedisProcesses.spawn(RedisBinary.executable(), args);
+                if (RedisProcesses.awaitReady(next, port, dir.resolve("redis.log"))) {
                     process = next;
                     log.info("restarted Redis (pid {}) at {}", next.pid(), uri);
                     return;

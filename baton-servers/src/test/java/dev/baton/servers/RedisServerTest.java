@@ -48,11 +48,26 @@ class RedisServerTest {
 
             server.kill();
             assertThat(server.isRunning()).isFalse();
-            assertThat(RedisServer.answers(server.port())).isFalse();
+            assertThat(RedisProcesses.answers(server.port())).isFalse();
         } finally {
             server.close();
         }
         assertThat(server.isRunning()).isFalse();
+    }
+
+    @Test
+    void aPausedServerAnswersNothingUntilResumed() throws Exception {
+        try (RedisServer server = RedisServer.startEmbedded()) {
+            server.pause();
+            assertThat(RedisProcesses.answers(server.port())).isFalse();
+            assertThat(server.isRunning()).isTrue();
+            server.resume();
+            assertThat(command(server.port(), "PING")).isEqualTo("+PONG");
+            server.kill();
+            assertThatThrownBy(server::pause)
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("not running");
+        }
     }
 
     @Test

@@ -1,0 +1,104 @@
+package dev.baton.redis;
+
+import dev.baton.LockUnavailableException;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The {@code waitReplicas=N} option: a write of a grant (acquire, renewal) counts only once N
+ * replicas acknowledged it, as Redis's {@code WAIT N timeout} reports right after it. Redis
+ * replicates asynchronously, so without it a failover can promote a replica that never received a
+ * grant the master gave, and the lock is granted twice.
+ *
+ * <p>Why {@code WAIT} on the shared command connection covers our write: the master remembers, per
+ * client connection, the replication offset right after that connection's latest write, and {@code
+ * WAIT} blocks until N replicas acknowledged that offset ("all the previous write commands sent in
+ * the context of the current connection"; redis.io/commands/wait). Every thread shares the one
+ * command connection ({@link RedisNode}), so between our script and our {@code WAIT} other threads'
+ * writes may come; they only raise that offset, and the offset is one position in the master's one
+ * replication stream, so acknowledging it acknowledges our earlier write too. For the same reason a
+ * grant written by another client (a lock handed over by its release) is covered once this client
+ * wrote after it: the acquire of a handed-over lock goes to the server when this option is on.
+ *
+ * <p>What would break that: {@code WAIT} on a different server-side connection than the write, as
+ * after a reconnect (its offset starts afresh, so it would answer at once). {@link RedisNode} counts
+ * the command connection's disconnects and reconnects; a change between the write and the {@code
+ * WAIT} makes the write count as unconfirmed.
+ *
+ * <p>Cost: one more round trip per grant and per renewal call, and while replicas are slow to
+ * acknowledge, the client's other commands wait behind {@code WAIT} on the shared connection (Redis
+ * runs a connection's commands in order). The wait is bounded by three quarters of the operation
+ * timeout, so that its answer (how many replicas acknowledged) arrives before the operation timeout
+ * gives up on the command.
+ */
+final class RedisReplicaWait {
+    private final RedisNode node;
+    private final int replicas;
+    private final long waitMillis;
+    private final long timeoutNanos;
+
+    /**
+     * @param replicas how many replicas must acknowledge; 0 turns the wait off
+     * @param operationTimeout the client's bound on one round trip
+     */
+    RedisReplicaWait(RedisNode node, int replicas, Duration operationTimeout) {
+        this.node = node;
+        this.replicas = replicas;
+        this.waitMillis = Math.max(1, operationTimeout.toMillis() * 3 / 4); // WAIT n 0 would block forever
+        this.timeoutNanos = operationTimeout.plusSeconds(1).toNanos();
+    }
+
+    boolean enabled() {
+        return replicas > 0;
+    }
+
+    int replicas() {
+        return replicas;
+    }
+
+    /** A mark to take before sending a write that {@link #unconfirmed} will check. */
+    long beforeWrite() {
+        return node.commandConnectionChanges();
+    }
+
+    /** Whether the command connection dropped or came back since {@code mark} was taken. */
+    boolean connectionChangedSince(long mark) {
+        return node.commandConnectionChanges() != mark;
+    }
+
+    /**
+     * Sends {@code WAIT} after a write that succeeded and tells why the write does not count, if it
+     * does not: too few replicas acknowledged it, the connection changed since {@code mark}, or
+     * {@code WAIT} itself failed. Never throws; bounded by the operation timeout.
+     *
+     * @param what the write, for the message, such as {@code "the grant"}
+     * @return empty if at least {@link #replicas()} replicas acknowledged the write
+     */
+    Optional<String> unconfirmed(long mark, String what) {
+        long acknowledged;
+        try {
+            acknowledged =
+                    RedisFailures.await(node.waitForReplicas(replicas, waitMillis), timeoutNanos, "", "", "WAIT");
+        } catch (LockUnavailableException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            return Optional.of(
+                    "WAIT for " + replicas + " " + noun(replicas) + " failed: " + RedisFailures.explain(cause));
+        }
+        if (connectionChangedSince(mark)) {
+            return Optional.of("the connection to the master dropped or was re-established between the write and"
+                    + " WAIT, so WAIT (which counts one connection's writes) cannot vouch for " + what
+                    + "; try again once the connection is stable");
+        }
+        if (acknowledged < replicas) {
+            return Optional.of(acknowledged + " of the " + replicas + " " + noun(replicas)
+                    + " asked for (waitReplicas=" + replicas + ") acknowledged " + what + " within " + waitMillis
+                    + " ms, so a failover could lose it; check that the master's replicas are up, connected and"
+                    + " keeping up (INFO replication on the master), or lower waitReplicas");
+        }
+        return Optional.empty();
+    }
+
+    private static String noun(int count) {
+        return count == 1 ? "replica" : "replicas";
+    }
+}
