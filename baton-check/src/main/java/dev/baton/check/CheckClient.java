@@ -1,8 +1,8 @@
 package dev.baton.check;
 
 import dev.baton.check.HistoryEvent.Kind;
+import dev.baton.redis.RedisFencing;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,17 +22,20 @@ import java.util.Random;
  *
  * <p>Arguments are {@code key=value}: {@code client}, {@code subject} (baton, naive-row, naive-setnx,
  * naive-znode), {@code uri}, {@code fence} (the Redis URI of the fenced resource), {@code locks}
- * (comma-separated), {@code lease} and {@code work} (milliseconds), {@code seed}.
+ * (comma-separated), {@code lease}, {@code work} and {@code longWork} (milliseconds), {@code seed}.
  */
 public final class CheckClient {
     /** A waiter gives up after this and tries another lock, so that every client keeps moving. */
     private static final Duration WAIT = Duration.ofSeconds(2);
+    /** One hold in this many does the long work. */
+    private static final int LONG_SHARE = 10;
 
     private final int client;
     private final ClientSubject subject;
     private final FencedResource fence;
     private final List<String> locks;
     private final Duration work;
+    private final Duration longWork;
     private final Random random;
     private final PrintStream out;
     private volatile boolean running = true;
@@ -42,6 +45,7 @@ public final class CheckClient {
         this.client = Integer.parseInt(args.get("client"));
         this.locks = List.of(args.get("locks").split(","));
         this.work = Duration.ofMillis(Long.parseLong(args.get("work")));
+        this.longWork = Duration.ofMillis(Long.parseLong(args.get("longWork")));
         this.random = new Random(Long.parseLong(args.get("seed")) * 31 + client);
         Duration lease = Duration.ofMillis(Long.parseLong(args.get("lease")));
         this.fence = new FencedResource(args.get("fence"));
@@ -96,7 +100,10 @@ public final class CheckClient {
                 ClientSubject.Hold hold = taken.get();
                 print(Kind.ACQUIRED, lock, hold.token(), System.nanoTime(), false);
                 try {
-                    Thread.sleep(work.toMillis()); // the critical section's work
+                    // The critical section's work: mostly short; one in LONG_SHARE outlasts the lease, so
+                    // that renewals run under the faults and a fault can meet a holder mid-work.
+                    boolean longOne = random.nextInt(LONG_SHARE) == 0;
+                    Thread.sleep((longOne ? longWork : work).toMillis());
                     long writeAt = System.nanoTime();
                     boolean accepted = fence.write(lock, client, hold.token());
                     print(Kind.WROTE, lock, hold.token(), writeAt, accepted);
@@ -135,16 +142,8 @@ public final class CheckClient {
         }
 
         boolean write(String lock, int client, long token) {
-            // TEMPORARY until RedisFencing lands
-            Long ok = connection
-                    .sync()
-                    .eval(
-                            "local t = tonumber(redis.call('HGET', KEYS[1], 't') or '-1') if tonumber(ARGV[2]) >= t then redis.call('HSET', KEYS[1], 'v', ARGV[1], 't', ARGV[2]) return 1 end return 0",
-                            ScriptOutputType.INTEGER,
-                            new String[] {"fenced:" + lock},
-                            "written by client " + client,
-                            Long.toString(token));
-            return ok == 1;
+            return RedisFencing.guardedSet(
+                    connection.sync(), "fenced:" + lock, "written by client " + client + " with token " + token, token);
         }
 
         @Override

@@ -97,6 +97,7 @@ final class CheckRun {
                         "locks=" + String.join(",", locks),
                         "lease=" + settings.leaseTime().toMillis(),
                         "work=" + settings.work().toMillis(),
+                        "longWork=" + target.longWork(settings).toMillis(),
                         "seed=" + settings.seed()),
                 history);
         clients.add(client);

@@ -10,7 +10,8 @@ import java.util.Objects;
  * @param clients client JVMs running the workload at once
  * @param duration how long each run (one target, one fault) lasts
  * @param leaseTime the lease of every hold (ZooKeeper: the session timeout)
- * @param work the time spent inside each critical section before the fenced write
+ * @param work the time spent inside most critical sections before the fenced write (one in ten
+ *     takes twice the lease instead)
  * @param locks how many lock names the clients share
  * @param seed the seed of every random choice: which lock, when a fault comes, whom it hits
  */
@@ -58,6 +59,11 @@ public record CheckSettings(int clients, Duration duration, Duration leaseTime, 
     /** How long a stopped or cut-off holder stays so: past its lease, so that it loses the lock. */
     Duration isolation() {
         return leaseTime.multipliedBy(3).dividedBy(2);
+    }
+
+    /** The work of one hold in ten: twice the lease, so that it lives on renewals. */
+    Duration longWork() {
+        return leaseTime.multipliedBy(2);
     }
 
     /** The mean pause between two faults: room for the fault, its lease to run out and recovery. */

@@ -29,6 +29,8 @@ public final class CheckSuite {
         TARGETS.put("postgres", s -> DatabaseTargets.postgres());
         TARGETS.put("redis", s -> RedisTargets.single());
         TARGETS.put("redis-aof", s -> RedisTargets.appendOnly());
+        TARGETS.put("redis-sentinel", s -> SentinelTargets.asynchronous());
+        TARGETS.put("redis-sentinel-wait", s -> SentinelTargets.waitingForTheReplica());
         TARGETS.put("redlock", s -> RedisTargets.redlock());
         TARGETS.put("zookeeper", s -> ZooKeeperTargets.ensemble(s.leaseTime()));
         TARGETS.put("naive-row", s -> DatabaseTargets.naiveRow());

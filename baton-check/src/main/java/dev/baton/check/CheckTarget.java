@@ -1,6 +1,7 @@
 package dev.baton.check;
 
 import dev.baton.servers.TcpProxy;
+import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -34,6 +35,14 @@ interface CheckTarget extends AutoCloseable {
 
     /** The faults this target can inject. */
     Set<Fault> faults();
+
+    /**
+     * The work of the one hold in ten that lasts long (see {@link CheckSettings#longWork()}): long
+     * enough that a server fault can meet a holder in the middle of it.
+     */
+    default Duration longWork(CheckSettings settings) {
+        return settings.longWork();
+    }
 
     /** Starts the servers (once per target; several runs reuse them). */
     void start();

@@ -12,10 +12,10 @@ final class CheckTable {
 
     static String markdown(List<CheckRow> rows) {
         StringBuilder table = new StringBuilder(
-                "| backend | fault | faults | holds | overlaps (under isolation) | longest overlap | stale writes caught"
+                "| backend | fault | faults | holds | failed attempts | overlaps (under isolation) | longest overlap | stale writes caught"
                         + " | stale writes accepted | fresh writes refused | unreported losses | recovery max (p50)"
                         + " | verdict |\n");
-        table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (CheckRow row : rows) {
             CheckResult r = row.result();
             table.append("| ")
@@ -26,6 +26,8 @@ final class CheckTable {
                     .append(row.faultsInjected())
                     .append(" | ")
                     .append(r.operations())
+                    .append(" | ")
+                    .append(r.failures())
                     .append(" | ")
                     .append(r.overlaps())
                     .append(" (")
