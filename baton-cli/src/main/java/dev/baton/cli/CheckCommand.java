@@ -70,7 +70,7 @@ final class CheckCommand implements Callable<Integer> {
 
     @Option(
             names = "--duration",
-            defaultValue = "8s",
+            defaultValue = "6s",
             converter = DurationConverter.class,
             description = "Length of each run (default ${DEFAULT-VALUE})")
     Duration duration;
