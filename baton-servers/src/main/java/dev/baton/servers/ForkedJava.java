@@ -1,0 +1,141 @@
+package dev.baton.servers;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * A child JVM on this JVM's class path, for tests and checks that need a second process (a lock
+ * holder to kill with SIGKILL or stop with SIGSTOP): every line it prints on standard output goes
+ * to a consumer, as it comes, on a reader thread of its own; its standard error goes to a temporary
+ * file whose tail {@link #stderrTail()} gives for failure messages.
+ *
+ * <p>The child runs with a small heap and the client compiler only, so that several start quickly on
+ * two cores. {@link #close()} kills it (if alive) and deletes the file.
+ */
+public final class ForkedJava implements AutoCloseable {
+    private final Process process;
+    private final Path stderr;
+    private final Thread reader;
+
+    private ForkedJava(Process process, Path stderr, Consumer<String> lines) {
+        this.process = process;
+        this.stderr = stderr;
+        this.reader = new Thread(
+                () -> {
+                    try (BufferedReader in = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = in.readLine()) != null) {
+                            lines.accept(line);
+                        }
+                    } catch (IOException e) {
+                        // the child is gone
+                    }
+                },
+                "forked-java-reader-" + process.pid());
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    /**
+     * Starts {@code mainClass} with {@code args}, after the JVM options {@code jvmOptions}.
+     *
+     * @throws UncheckedIOException if the JVM cannot be started
+     */
+    public static ForkedJava start(
+            String mainClass, List<String> jvmOptions, List<String> args, Consumer<String> lines) {
+        List<String> command = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                "-XX:TieredStopAtLevel=1",
+                "-Xss512k",
+                "-XX:+UseSerialGC"));
+        command.addAll(jvmOptions);
+        command.add(mainClass);
+        command.addAll(args);
+        try {
+            Path stderr = Files.createTempFile("baton-fork-", ".log");
+            Process process = new ProcessBuilder(command)
+                    .redirectError(stderr.toFile())
+                    .redirectInput(ProcessBuilder.Redirect.PIPE)
+                    .start();
+            return new ForkedJava(process, stderr, lines);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot fork a JVM for " + mainClass, e);
+        }
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    /** SIGKILL, continuing it first if it was stopped; waits up to 30 s for it to be gone. */
+    public void kill() throws InterruptedException {
+        if (process.isAlive()) {
+            Posix.signal(process.pid(), "CONT");
+        }
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** Closes the child's standard input (its signal to finish, where it reads it). */
+    public void closeInput() {
+        try {
+            process.getOutputStream().close();
+        } catch (IOException e) {
+            // already gone
+        }
+    }
+
+    /**
+     * Waits up to {@code timeout} for the child to exit, and for its last lines to be read.
+     *
+     * @return its exit code, or empty if it still runs
+     */
+    public OptionalInt awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            return OptionalInt.empty();
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(5));
+        return OptionalInt.of(process.exitValue());
+    }
+
+    /** The last 40 lines the child wrote on standard error. */
+    public String stderrTail() {
+        try {
+            List<String> all = Files.readAllLines(stderr, StandardCharsets.UTF_8);
+            return String.join("\n", all.subList(Math.max(0, all.size() - 40), all.size()));
+        } catch (IOException e) {
+            return "(unreadable: " + e + ")";
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(30, TimeUnit.SECONDS);
+            Files.deleteIfExists(stderr);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (IOException e) {
+            // temp file clean-up is best effort
+        }
+    }
+}
