@@ -20,6 +20,7 @@ import java.util.List;
  * @param recoveries for each holder killed while holding, the time until the lock was granted again
  * @param neverRecovered killed holders whose lock was never granted again before the run ended
  * @param wakeupsPerRelease waiters woken per release, where the subject counts them (the herd)
+ * @param timeline a few seconds around the longest overlap, or null when there was none
  */
 public record CheckResult(
         long operations,
@@ -33,7 +34,8 @@ public record CheckResult(
         int unreportedLosses,
         List<Duration> recoveries,
         int neverRecovered,
-        double wakeupsPerRelease) {
+        double wakeupsPerRelease,
+        Timeline timeline) {
 
     public CheckResult {
         recoveries = List.copyOf(recoveries);

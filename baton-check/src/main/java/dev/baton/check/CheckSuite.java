@@ -127,7 +127,12 @@ public final class CheckSuite {
                     }
                     progress.started(index, runs.size(), planned);
                     CheckRow row = new CheckRun(target, planned.faults(), settings, fence.uri()).run(progress::running);
-                    log.info("{} under {}: {}", row.target(), row.faultLabel(), row.result());
+                    log.info(
+                            "{} under {}: {}: {}",
+                            row.target(),
+                            row.faultLabel(),
+                            row.verdict().label(),
+                            row.result());
                     progress.finished(row);
                     rows.add(row);
                 }

@@ -56,6 +56,7 @@ final class Checker {
         int overlaps = 0;
         int isolatedOverlaps = 0;
         long longest = 0;
+        Hold longestAt = null;
         int unreported = 0;
         int staleCaught = 0;
         int staleAccepted = 0;
@@ -73,7 +74,11 @@ final class Checker {
                     lost = true;
                     later.overlapped = true;
                     later.overlappedIsolated &= earlier.isolated;
-                    longest = Math.max(longest, Math.min(earlier.end, later.end) - later.start);
+                    long overlap = Math.min(earlier.end, later.end) - later.start;
+                    if (overlap > longest || longestAt == null) {
+                        longest = Math.max(longest, overlap);
+                        longestAt = later;
+                    }
                 }
                 if (lost && !earlier.dead && !earlier.told) {
                     unreported++;
@@ -113,7 +118,50 @@ final class Checker {
                 unreported,
                 recovery.times(),
                 recovery.never(),
-                releases == 0 ? 0 : (double) woken / releases);
+                releases == 0 ? 0 : (double) woken / releases,
+                longestAt == null ? null : timeline(events, holds, longestAt.start));
+    }
+
+    /** How much of the run a timeline shows, centred on the grant that overlapped longest. */
+    static final Duration TIMELINE_WINDOW = Duration.ofSeconds(4);
+
+    private static Timeline timeline(List<HistoryEvent> events, List<Hold> holds, long centre) {
+        long from = centre - TIMELINE_WINDOW.toNanos() / 2;
+        long to = centre + TIMELINE_WINDOW.toNanos() / 2;
+        List<Timeline.Bar> bars = new ArrayList<>();
+        for (Hold hold : holds) {
+            if (hold.start < to && hold.end > from) {
+                bars.add(new Timeline.Bar(
+                        hold.client,
+                        hold.lock,
+                        hold.token,
+                        millis(Math.max(hold.start, from) - from),
+                        millis(Math.min(hold.end, to) - from),
+                        hold.overlapped,
+                        hold.told));
+            }
+        }
+        List<Timeline.Mark> marks = new ArrayList<>();
+        for (HistoryEvent event : events) {
+            if (event.nanos() < from || event.nanos() >= to) {
+                continue;
+            }
+            String what =
+                    switch (event.kind()) {
+                        case KILLED -> "killed";
+                        case ISOLATED -> "stopped or cut off";
+                        case RECONNECTED -> "back";
+                        default -> null;
+                    };
+            if (what != null) {
+                marks.add(new Timeline.Mark(event.client(), what, millis(event.nanos() - from)));
+            }
+        }
+        return new Timeline(TIMELINE_WINDOW, bars, marks);
+    }
+
+    private static long millis(long nanos) {
+        return Duration.ofNanos(nanos).toMillis();
     }
 
     /** Whether another client was granted the lock after {@code hold} began and before {@code at}. */

@@ -193,7 +193,19 @@ final class CheckCommand implements Callable<Integer> {
                             + row.faults().stream().map(Fault::description).collect(Collectors.joining(", then "))))
                     .append("</li>\n");
         }
-        html.append("</ul>\n</body></html>\n");
+        html.append("</ul>\n");
+        for (CheckRow row : rows) {
+            if (row.result().timeline() == null) {
+                continue;
+            }
+            html.append("<h2>")
+                    .append(HtmlReport.escape(row.target() + " under " + row.faultLabel()))
+                    .append(": around the longest overlap</h2>\n<p>Each bar is a hold (colour: lock); red outline:"
+                            + " granted while another client held the same lock; red mark: a fault hit that client."
+                            + " Hover for tokens and times.</p>\n")
+                    .append(TimelineSvg.svg(row.result().timeline()));
+        }
+        html.append("</body></html>\n");
         try {
             Files.writeString(report, html, StandardCharsets.UTF_8);
             err.println("Report: " + report.toAbsolutePath());
