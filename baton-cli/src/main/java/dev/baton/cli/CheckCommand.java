@@ -115,8 +115,9 @@ final class CheckCommand implements Callable<Integer> {
         }
         err.printf(
                 Locale.ROOT,
-                "baton check: %d runs of %s, %d clients, lease %s, seed %d; about %s%n",
+                "baton check: %d run%s of %s, %d clients, lease %s, seed %d; about %s%n",
                 runs.size(),
+                runs.size() == 1 ? "" : "s",
                 CheckTable.millis(duration),
                 clients,
                 CheckTable.millis(lease),
