@@ -106,7 +106,9 @@ public final class CheckClient {
                     Thread.sleep((longOne ? longWork : work).toMillis());
                     long writeAt = System.nanoTime();
                     boolean accepted = fence.write(lock, client, hold.token());
-                    print(Kind.WROTE, lock, hold.token(), writeAt, accepted);
+                    out.println(new HistoryEvent(
+                                    Kind.WROTE, client, lock, hold.token(), writeAt, accepted, System.nanoTime())
+                            .format());
                 } finally {
                     print(Kind.RELEASING, lock, hold.token(), System.nanoTime(), hold.knownLost());
                     hold.release();

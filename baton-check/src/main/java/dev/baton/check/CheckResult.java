@@ -14,7 +14,10 @@ import java.util.List;
  * @param isolatedOverlaps those of them where every such other holder was stopped or cut off at the time
  * @param longestOverlap the longest of them
  * @param staleCaught writes from a holder that was no longer the latest, refused by the fence
- * @param staleAccepted such writes the resource accepted (0 wherever the fence works)
+ * @param staleAccepted such writes the resource accepted after it had accepted a write of the newer
+ *     holder (0 wherever the fence works: the tokens went backwards otherwise)
+ * @param staleUnfenceable such writes that came before the newer holder wrote anything: accepted, as
+ *     no fence can tell them from the last write of the older holder
  * @param freshRefused writes of the latest holder the fence refused (its token went backwards)
  * @param unreportedLosses holds another client took over while the holder ran, and was never told
  * @param recoveries for each holder killed while holding, the time until the lock was granted again
@@ -30,6 +33,7 @@ public record CheckResult(
         Duration longestOverlap,
         int staleCaught,
         int staleAccepted,
+        int staleUnfenceable,
         int freshRefused,
         int unreportedLosses,
         List<Duration> recoveries,

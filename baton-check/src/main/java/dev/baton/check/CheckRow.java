@@ -77,7 +77,7 @@ public record CheckRow(
     public List<String> violations() {
         List<String> found = new ArrayList<>();
         if (result.staleAccepted() > 0) {
-            found.add(result.staleAccepted() + " stale writes accepted");
+            found.add(result.staleAccepted() + " stale writes accepted after a newer holder's");
         }
         if (result.unreportedLosses() > 0) {
             found.add(result.unreportedLosses() + " losses never reported to the holder");

@@ -41,7 +41,7 @@ final class CheckRun {
     /** Runs, calling {@code tick} with the fraction done about once a second. */
     CheckRow run(Consumer<Double> tick) throws InterruptedException {
         String runName = target.id() + "-" + Long.toHexString(random.nextLong() & 0xffffff);
-        List<String> locks = settings.lockNames(runName);
+        List<String> locks = settings.lockNames(runName, target.locks(settings));
         try {
             for (int i = 0; i < settings.clients(); i++) {
                 startClient(locks);
@@ -108,7 +108,15 @@ final class CheckRun {
         Fault fault = faults.get(faultsInjected % faults.size());
         faultsInjected++;
         if (!fault.hitsAClient()) {
-            target.hitServer(fault, random);
+            // A server down (or failing over) cuts every client off: leases run out under all holders.
+            List<ClientProcess> everyone = List.copyOf(clients);
+            everyone.forEach(c -> history.add(HistoryEvent.of(HistoryEvent.Kind.ISOLATED, c.id(), System.nanoTime())));
+            try {
+                target.hitServer(fault, random);
+            } finally {
+                everyone.forEach(
+                        c -> history.add(HistoryEvent.of(HistoryEvent.Kind.RECONNECTED, c.id(), System.nanoTime())));
+            }
             return;
         }
         int victim = pickHolder();

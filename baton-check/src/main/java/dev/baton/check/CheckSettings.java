@@ -71,9 +71,9 @@ public record CheckSettings(int clients, Duration duration, Duration leaseTime, 
         return leaseTime.plusMillis(500);
     }
 
-    /** The lock names of one run, distinct per run so that runs never meet. */
-    List<String> lockNames(String run) {
-        return java.util.stream.IntStream.range(0, locks)
+    /** {@code count} lock names for one run, distinct per run so that runs never meet. */
+    List<String> lockNames(String run, int count) {
+        return java.util.stream.IntStream.range(0, count)
                 .mapToObj(i -> run + "-" + i)
                 .toList();
     }

@@ -44,6 +44,11 @@ interface CheckTarget extends AutoCloseable {
         return settings.longWork();
     }
 
+    /** How many lock names the clients share. */
+    default int locks(CheckSettings settings) {
+        return settings.locks();
+    }
+
     /** Starts the servers (once per target; several runs reuse them). */
     void start();
 

@@ -60,6 +60,7 @@ final class Checker {
         int unreported = 0;
         int staleCaught = 0;
         int staleAccepted = 0;
+        int staleUnfenceable = 0;
         int freshRefused = 0;
         for (List<Hold> ofLock : byLock.values()) {
             ofLock.sort(Comparator.comparingLong(h -> h.start));
@@ -86,7 +87,11 @@ final class Checker {
                 for (HistoryEvent write : earlier.writes) {
                     boolean stale = supersededBefore(ofLock, earlier, write.nanos());
                     if (stale && write.flag()) {
-                        staleAccepted++;
+                        if (newerWriteAcceptedBefore(ofLock, earlier, write.nanos())) {
+                            staleAccepted++; // the fence had seen the newer holder and still let it through
+                        } else {
+                            staleUnfenceable++; // the newer holder had not written yet: no fence can tell
+                        }
                     } else if (stale) {
                         staleCaught++;
                     } else if (!write.flag()) {
@@ -114,6 +119,7 @@ final class Checker {
                 Duration.ofNanos(longest),
                 staleCaught,
                 staleAccepted,
+                staleUnfenceable,
                 freshRefused,
                 unreported,
                 recovery.times(),
@@ -169,6 +175,24 @@ final class Checker {
         for (Hold other : ofLock) {
             if (other.client != hold.client && other.start > hold.start && other.start < at) {
                 return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Whether a client granted the lock after {@code hold} began had a write accepted, answered before
+     * {@code at}: the resource then knew a newer token when this write reached it.
+     */
+    private static boolean newerWriteAcceptedBefore(List<Hold> ofLock, Hold hold, long at) {
+        for (Hold other : ofLock) {
+            if (other.client == hold.client || other.start <= hold.start) {
+                continue;
+            }
+            for (HistoryEvent write : other.writes) {
+                if (write.flag() && write.endNanos() < at) {
+                    return true;
+                }
             }
         }
         return false;

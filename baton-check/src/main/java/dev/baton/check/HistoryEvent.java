@@ -13,8 +13,13 @@ import java.util.Optional;
  * @param token the fencing token of the hold, 0 where the subject has none
  * @param nanos when, by the host's monotonic clock
  * @param flag kind-specific: a write accepted, a release that reported the lease lost
+ * @param endNanos for a write, when the resource's answer came back (nanos is when it was sent); else nanos
  */
-record HistoryEvent(Kind kind, int client, String lock, long token, long nanos, boolean flag) {
+record HistoryEvent(Kind kind, int client, String lock, long token, long nanos, boolean flag, long endNanos) {
+
+    HistoryEvent(Kind kind, int client, String lock, long token, long nanos, boolean flag) {
+        this(kind, client, lock, token, nanos, flag, nanos);
+    }
 
     /** What a line records. */
     enum Kind {
@@ -22,7 +27,7 @@ record HistoryEvent(Kind kind, int client, String lock, long token, long nanos, 
         READY,
         /** The client got the lock (printed as soon as acquire returned). */
         ACQUIRED,
-        /** The client wrote to the fenced resource; flag: the resource accepted it. */
+        /** The client wrote to the fenced resource (sent at nanos, answered at endNanos); flag: it was accepted. */
         WROTE,
         /** The client is about to release (printed before the call); flag: it knew the lease was lost. */
         RELEASING,
@@ -44,7 +49,8 @@ record HistoryEvent(Kind kind, int client, String lock, long token, long nanos, 
 
     /** The line a client prints. */
     String format() {
-        return PREFIX + kind + " " + client + " " + lock + " " + token + " " + nanos + " " + (flag ? 1 : 0);
+        return PREFIX + kind + " " + client + " " + lock + " " + token + " " + nanos + " " + (flag ? 1 : 0) + " "
+                + endNanos;
     }
 
     /** Parses a line printed by {@link #format()}; other lines (logs) give empty. */
@@ -53,7 +59,7 @@ record HistoryEvent(Kind kind, int client, String lock, long token, long nanos, 
             return Optional.empty();
         }
         String[] parts = line.substring(PREFIX.length()).trim().split(" ");
-        if (parts.length != 6) {
+        if (parts.length != 7) {
             return Optional.empty();
         }
         try {
@@ -63,7 +69,8 @@ record HistoryEvent(Kind kind, int client, String lock, long token, long nanos, 
                     parts[2],
                     Long.parseLong(parts[3]),
                     Long.parseLong(parts[4]),
-                    "1".equals(parts[5])));
+                    "1".equals(parts[5]),
+                    Long.parseLong(parts[6])));
         } catch (IllegalArgumentException e) {
             return Optional.empty();
         }

@@ -72,6 +72,16 @@ class CheckerTest {
     }
 
     @Test
+    void aStaleWriteBeforeTheNextHolderWroteIsOneNoFenceCanCatch() {
+        at(0, Kind.ACQUIRED, 1, "a", 1, false).at(50, Kind.WROTE, 1, "a", 1, true);
+        at(40, Kind.ACQUIRED, 2, "a", 2, false).at(60, Kind.WROTE, 2, "a", 2, true);
+        at(70, Kind.RELEASING, 2, "a", 2, false).at(80, Kind.RELEASING, 1, "a", 1, true);
+        CheckResult result = check();
+        assertThat(result.staleAccepted()).isZero();
+        assertThat(result.staleUnfenceable()).isEqualTo(1);
+    }
+
+    @Test
     void anOverlapWhileTheEarlierHolderWasStoppedIsExplained() {
         at(0, Kind.ACQUIRED, 1, "a", 1, false).at(5, Kind.ISOLATED, 1, "-", 0, false);
         hold(2, 2, 40, 60, true);

@@ -13,9 +13,9 @@ final class CheckTable {
     static String markdown(List<CheckRow> rows) {
         StringBuilder table = new StringBuilder(
                 "| backend | fault | faults | holds | failed attempts | overlaps (under isolation) | longest overlap | stale writes caught"
-                        + " | stale writes accepted | fresh writes refused | unreported losses | recovery max (p50)"
+                        + " | stale writes accepted | stale writes before the next holder's | fresh writes refused | unreported losses | recovery max (p50)"
                         + " | verdict |\n");
-        table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (CheckRow row : rows) {
             CheckResult r = row.result();
             table.append("| ")
@@ -38,6 +38,8 @@ final class CheckTable {
                     .append(r.staleCaught())
                     .append(" | ")
                     .append(r.staleAccepted())
+                    .append(" | ")
+                    .append(r.staleUnfenceable())
                     .append(" | ")
                     .append(r.freshRefused())
                     .append(" | ")
