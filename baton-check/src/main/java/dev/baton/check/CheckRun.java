@@ -53,15 +53,26 @@ final class CheckRun {
             long end = start + settings.duration().toNanos();
             long gap = settings.faultGap().toNanos();
             long nextFault = start + gap / 2 + (long) (random.nextDouble() * gap);
-            while (System.nanoTime() < end) {
-                tick.accept((System.nanoTime() - start)
-                        / (double) settings.duration().toNanos());
+            long lastFaultOver = start;
+            // Every fault of the run is injected at least once, even past the duration on a slow machine.
+            while (System.nanoTime() < end || faultsInjected < faults.size()) {
                 long now = System.nanoTime();
-                if (now >= nextFault && end - now > settings.isolation().toNanos()) {
+                tick.accept(Math.min(
+                        1.0, (now - start) / (double) settings.duration().toNanos()));
+                boolean owed = faultsInjected < faults.size();
+                if (now >= nextFault
+                        && (owed || end - now > settings.isolation().toNanos())) {
                     inject(locks);
-                    nextFault = System.nanoTime() + gap / 2 + (long) (random.nextDouble() * gap);
+                    lastFaultOver = System.nanoTime();
+                    nextFault = lastFaultOver + gap / 2 + (long) (random.nextDouble() * gap);
                 }
-                LockSupport.parkNanos(Math.min(TimeUnit.MILLISECONDS.toNanos(200), Math.max(0, end - now)));
+                long wait = owed ? Math.max(0, nextFault - now) : Math.max(0, end - now);
+                LockSupport.parkNanos(Math.min(TimeUnit.MILLISECONDS.toNanos(200), wait));
+            }
+            // Let the consequences of a late fault show (a dead holder's lock granted again) before the end.
+            long settled = lastFaultOver + settings.leaseTime().multipliedBy(2).toNanos();
+            while (System.nanoTime() - settled < 0) {
+                LockSupport.parkNanos(settled - System.nanoTime());
             }
             Duration finishBound = settings.leaseTime().multipliedBy(3).plusSeconds(5);
             for (ClientProcess client : clients) {
