@@ -23,7 +23,7 @@ import java.util.List;
  * @param recoveries for each holder killed while holding, the time until the lock was granted again
  * @param neverRecovered killed holders whose lock was never granted again before the run ended
  * @param wakeupsPerRelease waiters woken per release, where the subject counts them (the herd)
- * @param timeline a few seconds around the longest overlap, or null when there was none
+ * @param timeline a few seconds around the first overlap no fault explains, else the longest; null if none
  */
 public record CheckResult(
         long operations,

@@ -108,6 +108,11 @@ final class Checker {
                 }
             }
         }
+        // The picture goes where it says most: the first overlap no fault explains, else the longest.
+        Hold centre = holds.stream()
+                .filter(h -> h.overlapped && !h.overlappedIsolated)
+                .findFirst()
+                .orElse(longestAt);
         Recovery recovery = recovery(events, holds);
         long releases = events.stream().filter(e -> e.kind() == Kind.RELEASING).count();
         long woken = events.stream().filter(e -> e.kind() == Kind.WOKEN).count();
@@ -125,7 +130,7 @@ final class Checker {
                 recovery.times(),
                 recovery.never(),
                 releases == 0 ? 0 : (double) woken / releases,
-                longestAt == null ? null : timeline(events, holds, longestAt.start));
+                centre == null ? null : timeline(events, holds, centre.start));
     }
 
     /** How much of the run a timeline shows, centred on the grant that overlapped longest. */

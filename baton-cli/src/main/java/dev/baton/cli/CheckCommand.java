@@ -201,9 +201,10 @@ final class CheckCommand implements Callable<Integer> {
             }
             html.append("<h2>")
                     .append(HtmlReport.escape(row.target() + " under " + row.faultLabel()))
-                    .append(": around the longest overlap</h2>\n<p>Each bar is a hold (colour: lock); red outline:"
-                            + " granted while another client held the same lock; red mark: a fault hit that client."
-                            + " Hover for tokens and times.</p>\n")
+                    .append(
+                            ": around the first overlap no fault explains (else the longest)</h2>\n<p>Each bar is a hold (colour: lock); red outline:"
+                                    + " granted while another client held the same lock; red mark: a fault hit that client."
+                                    + " Hover for tokens and times.</p>\n")
                     .append(TimelineSvg.svg(row.result().timeline()));
         }
         html.append("</body></html>\n");

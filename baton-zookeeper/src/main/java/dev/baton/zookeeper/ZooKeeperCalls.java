@@ -114,6 +114,12 @@ final class ZooKeeperCalls {
         }
     }
 
+    /** The id of the session the client is connected in now, or 0 when it is not connected. */
+    long liveSessionId() {
+        ZooKeeper zk = connectedHandle();
+        return zk == null ? 0 : zk.getSessionId();
+    }
+
     /** The children of {@code lockPath}; empty if it does not exist. */
     List<String> children(String lockName, String lockPath, long deadline) throws InterruptedException {
         try {

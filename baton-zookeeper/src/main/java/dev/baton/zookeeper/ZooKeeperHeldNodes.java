@@ -68,7 +68,7 @@ final class ZooKeeperHeldNodes implements Watcher {
      * now.
      */
     HeldNode hold(String lockName, String path, Duration leaseTime) {
-        HeldNode node = new HeldNode(lockName, path, calls.namespace + path, leaseTime);
+        HeldNode node = new HeldNode(lockName, path, calls.namespace + path, leaseTime, calls.liveSessionId());
         if (suspended && !waitForReconnect) {
             node.lost = true;
         }
@@ -137,9 +137,10 @@ final class ZooKeeperHeldNodes implements Watcher {
             }
             case None -> {
                 if (event.getState() == Event.KeeperState.Expired) {
-                    // The server deleted every node of the session and dropped its watches.
+                    // The server deleted every node of the session and dropped its watches; nodes
+                    // granted in a newer session live on.
                     markAllLost("the ZooKeeper session expired");
-                    held.clear();
+                    held.values().removeIf(node -> node.lost);
                 }
             }
             default -> {}
@@ -184,9 +185,20 @@ final class ZooKeeperHeldNodes implements Watcher {
         }
     }
 
+    /**
+     * Marks lost every held node but those granted in the session the client is connected in now.
+     * Connection events arrive on Curator's own thread, possibly after the client reconnected (in a
+     * new session, or the same one) and granted new nodes: those are alive, and marking them lost
+     * would delete them at RECONNECTED under a holder that still works (`baton check` found such
+     * overlaps after a SIGSTOP longer than the session).
+     */
     private void markAllLost(String why) {
+        long live = calls.liveSessionId();
         int count = 0;
         for (HeldNode node : held.values()) {
+            if (live != 0 && node.sessionId == live) {
+                continue;
+            }
             if (!node.lost) {
                 node.lost = true;
                 count++;
@@ -224,6 +236,9 @@ final class ZooKeeperHeldNodes implements Watcher {
         final String watchedPath;
 
         final Duration leaseTime;
+        /** The session the node was granted in (its ephemeral owner); 0 if unknown. */
+        final long sessionId;
+
         private final ReentrantLock state = new ReentrantLock();
         volatile boolean lost;
         volatile boolean expired;
@@ -235,7 +250,8 @@ final class ZooKeeperHeldNodes implements Watcher {
         private long deadlineNanos;
         private boolean released;
 
-        HeldNode(String lockName, String path, String watchedPath, Duration leaseTime) {
+        HeldNode(String lockName, String path, String watchedPath, Duration leaseTime, long sessionId) {
+            this.sessionId = sessionId;
             this.lockName = lockName;
             this.path = path;
             this.watchedPath = watchedPath;

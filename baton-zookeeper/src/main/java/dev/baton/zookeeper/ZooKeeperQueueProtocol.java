@@ -262,6 +262,7 @@ final class ZooKeeperQueueProtocol {
                     if (signal.isGone(nearest)) {
                         if (before == null || (beforeGone && beforeIsFirst)) {
                             calls.checkOpen(request.name());
+                            requireOwnNode(request, own);
                             return true;
                         }
                         break;
@@ -275,6 +276,31 @@ final class ZooKeeperQueueProtocol {
             }
         } finally {
             waiters.remove(signal);
+        }
+    }
+
+    /**
+     * Confirms that our queue node still exists before a deletion event counts as our turn. A client
+     * that was stopped past its session timeout reads, on waking, the deletion its session was told
+     * of before it expired, and only then learns of the expiry: taking that event as the lock would
+     * hold it beside the waiter that came next once our node was gone (`baton check` found such
+     * overlaps under SIGSTOP). The check runs on the current session, so an expired one fails it.
+     */
+    private void requireOwnNode(LockRequest request, QueueNode own) throws InterruptedException {
+        Stat stat;
+        try {
+            stat = calls.bounded(request.name(), "checking the queue node", calls.deadline(), () -> calls.curator
+                    .checkExists()
+                    .forPath(own.path()));
+        } catch (RuntimeException e) {
+            throw new LockUnavailableException(
+                    calls.describe(request.name()) + ": could not confirm the queue node " + own.path()
+                            + " after the node ahead of it went: " + e.getMessage() + "; retry",
+                    e);
+        }
+        if (stat == null || stat.getCzxid() != own.czxid()) {
+            throw new LockUnavailableException(calls.describe(request.name()) + ": the queue node " + own.path()
+                    + " vanished while waiting (the ZooKeeper session expired); retry");
         }
     }
 
