@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  */
 class CheckRunsTest {
     private static final CheckSettings SETTINGS =
-            new CheckSettings(4, Duration.ofSeconds(16), Duration.ofSeconds(1), Duration.ofMillis(20), 2, 11);
+            new CheckSettings(3, Duration.ofSeconds(10), Duration.ofSeconds(1), Duration.ofMillis(20), 2, 11);
 
     private static CheckRow run(String target, CheckSettings settings, Set<Fault> faults) throws InterruptedException {
         List<CheckSuite.PlannedRun> plan = CheckSuite.plan(List.of(target), faults, true, settings);
@@ -56,14 +56,21 @@ class CheckRunsTest {
         assertBatonKeptItsGuarantees(run("postgres", SETTINGS, null));
     }
 
+    /** Also: a paused holder lets another client in, and the fence catches its stale write. */
     @Test
     void redisUnderEveryFault() throws InterruptedException {
-        assertBatonKeptItsGuarantees(run("redis", SETTINGS, null));
+        CheckRow row = run("redis", SETTINGS, null);
+        assertBatonKeptItsGuarantees(row);
+        assertThat(row.result().isolatedOverlaps())
+                .as("the pause let another client in: %s", row)
+                .isPositive();
+        assertThat(row.verdict()).isEqualTo(CheckRow.Verdict.SAFE_WITH_FENCING);
     }
 
+    /** The faults that differ on Redlock: a master restarted empty, and a paused holder. */
     @Test
-    void redlockUnderEveryFault() throws InterruptedException {
-        assertBatonKeptItsGuarantees(run("redlock", SETTINGS, null));
+    void redlockUnderARestartedMasterAndAPause() throws InterruptedException {
+        assertBatonKeptItsGuarantees(run("redlock", SETTINGS, Set.of(Fault.RESTART, Fault.PAUSE)));
     }
 
     /**
@@ -80,7 +87,7 @@ class CheckRunsTest {
 
     @Test
     void sentinelWithWaitReplicasLosesNoGrantInAFailover() throws InterruptedException {
-        CheckRow row = run("redis-sentinel-wait", SETTINGS, Set.of(Fault.FAILOVER));
+        CheckRow row = run("redis-sentinel-wait", SETTINGS.withDuration(Duration.ofSeconds(6)), Set.of(Fault.FAILOVER));
         assertBatonKeptItsGuarantees(row);
         assertThat(row.result().unexplainedOverlaps())
                 .as("a grant the replica acknowledged survives the failover: %s", row)
@@ -88,25 +95,15 @@ class CheckRunsTest {
     }
 
     @Test
-    void aPausedHolderOverlapsAndItsStaleWriteIsCaughtByTheFence() throws InterruptedException {
-        CheckRow row = run("redis", SETTINGS.withDuration(Duration.ofSeconds(8)), Set.of(Fault.PAUSE));
-        assertBatonKeptItsGuarantees(row);
-        assertThat(row.result().isolatedOverlaps())
-                .as("the pause let another client in: %s", row)
-                .isPositive();
-        assertThat(row.verdict()).isEqualTo(CheckRow.Verdict.SAFE_WITH_FENCING);
-    }
-
-    @Test
     void theNaiveInsertLockStaysTakenForeverAfterItsHolderIsKilled() throws InterruptedException {
-        CheckRow row = run("naive-row", SETTINGS.withDuration(Duration.ofSeconds(8)), Set.of(Fault.KILL));
+        CheckRow row = run("naive-row", SETTINGS.withDuration(Duration.ofSeconds(6)), Set.of(Fault.KILL));
         assertThat(row.result().neverRecovered()).as("%s", row).isPositive();
         assertThat(row.verdict()).isEqualTo(CheckRow.Verdict.NAIVE_CAUGHT);
     }
 
     @Test
     void theNaiveSetNxLockOverlapsAndAcceptsStaleWritesAfterAPause() throws InterruptedException {
-        CheckRow row = run("naive-setnx", SETTINGS.withDuration(Duration.ofSeconds(8)), Set.of(Fault.PAUSE));
+        CheckRow row = run("naive-setnx", SETTINGS.withDuration(Duration.ofSeconds(6)), Set.of(Fault.PAUSE));
         assertThat(row.result().overlaps()).as("%s", row).isPositive();
         assertThat(row.result().staleAccepted()).as("%s", row).isPositive();
         assertThat(row.result().unreportedLosses()).as("%s", row).isPositive();
