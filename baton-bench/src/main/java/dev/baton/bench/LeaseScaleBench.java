@@ -3,6 +3,7 @@ package dev.baton.bench;
 import com.sun.management.OperatingSystemMXBean;
 import dev.baton.servers.PostgresServer;
 import dev.baton.servers.RedisServer;
+import dev.baton.servers.ZooKeeperServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.lang.management.ManagementFactory;
@@ -38,13 +39,20 @@ import java.util.regex.Pattern;
  * CPU is this JVM's, proxy included, over the window, per lease per renewal interval. Heap per
  * lease is the used heap after a full GC at the end of the window (leases held and renewed), minus
  * before taking them, per lease. Redisson's {@code RLock} with its watchdog is the peer row on Redis.
+ * On ZooKeeper the session is the lease: the Baton client's renewal calls are counted ({@link
+ * CountingBackend}: one {@code exists} round trip on the session each, whatever the number of
+ * grants due). {@code --leases 0} skips the held-leases rows.
+ *
+ * <p>With {@code --names N} (see {@link DistinctNames}), each backend also runs N distinct names
+ * through one client, each acquired and released once, and reports the client's heap after that
+ * against its heap before: per-name state that outlives its lock would show there.
  */
 public final class LeaseScaleBench {
     /** Script calls (commands a script runs count under their own names, not here). */
     private static final Pattern REDIS_SCRIPT_CALLS = Pattern.compile("cmdstat_eval(?:sha)?:calls=(\\d+)");
 
     /** The backends scenario M knows. */
-    public static final List<String> BACKENDS = List.of("redis", "postgres");
+    public static final List<String> BACKENDS = List.of("redis", "postgres", "zookeeper");
 
     private LeaseScaleBench() {}
 
@@ -57,7 +65,8 @@ public final class LeaseScaleBench {
                 }
             }
             backends = List.copyOf(backends);
-            counts = List.copyOf(counts);
+            // No rows for 0: "--leases 0 --names N" measures the names alone.
+            counts = counts.stream().filter(count -> count > 0).toList();
         }
     }
 
@@ -79,6 +88,7 @@ public final class LeaseScaleBench {
         Duration latency = Duration.ofMillis(1);
         Duration lease = Duration.ofSeconds(30);
         int periods = 3;
+        int names = 0;
         for (int i = 0; i + 1 < args.length; i += 2) {
             String value = args[i + 1];
             switch (args[i]) {
@@ -88,22 +98,34 @@ public final class LeaseScaleBench {
                 case "--latency" -> latency = BenchMain.parse(value);
                 case "--lease" -> lease = BenchMain.parse(value);
                 case "--periods" -> periods = Integer.parseInt(value);
+                case "--names" -> names = Integer.parseInt(value);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]);
             }
         }
         Settings settings = new Settings(backends, counts, latency, lease, periods);
-        List<Row> rows = run(settings, System.out::println);
-        System.out.println();
-        System.out.print(table(settings, rows));
+        if (!settings.counts().isEmpty()) {
+            List<Row> rows = run(settings, System.out::println);
+            System.out.println();
+            System.out.print(table(settings, rows));
+        }
+        if (names > 0) {
+            List<DistinctNames.Result> results = DistinctNames.run(backends, names, System.out::println);
+            System.out.println();
+            System.out.print(DistinctNames.table(results));
+        }
     }
 
     /** Runs every backend of {@code settings} on embedded servers; {@code progress} hears each step. */
     public static List<Row> run(Settings settings, Consumer<String> progress) throws Exception {
         List<Row> rows = new ArrayList<>();
+        if (settings.counts().isEmpty()) {
+            return rows;
+        }
         for (String backend : settings.backends()) {
             switch (backend) {
                 case "redis" -> rows.addAll(redis(settings, progress));
                 case "postgres" -> rows.addAll(postgres(settings, progress));
+                case "zookeeper" -> rows.addAll(zookeeper(settings, progress));
                 default -> throw new IllegalArgumentException("unknown backend " + backend);
             }
         }
@@ -140,7 +162,8 @@ public final class LeaseScaleBench {
         out.append(String.format(
                 Locale.ROOT,
                 "%nRound trips: Redis, script calls (EVAL/EVALSHA) at the server; PostgreSQL, the client's renewal"
-                        + " calls (one UPDATE of up to 100 rows each). Interval = lease / 3.%n"));
+                        + " calls (one UPDATE of up to 100 rows each); ZooKeeper, the client's renewal calls (one"
+                        + " exists on the session each). Interval = lease / 3.%n"));
         return out.toString();
     }
 
@@ -177,16 +200,36 @@ public final class LeaseScaleBench {
         List<Row> rows = new ArrayList<>();
         try (PostgresServer server = PostgresServer.start();
                 LatencyProxy proxy = LatencyProxy.start(new InetSocketAddress(server.host(), server.port()))) {
-            String viaProxy = server.jdbcUrl().replace(server.host() + ":" + server.port(), "127.0.0.1:" + proxy.port())
-                    + (server.jdbcUrl().contains("?") ? "&" : "?") + "user="
-                    + URLEncoder.encode(server.user(), StandardCharsets.UTF_8) + "&password="
-                    + URLEncoder.encode(server.password(), StandardCharsets.UTF_8);
+            String viaProxy = withCredentials(
+                    server, server.jdbcUrl().replace(server.host() + ":" + server.port(), "127.0.0.1:" + proxy.port()));
             Window window = new Window(proxy, null, settings, progress);
             for (int count : settings.counts()) {
                 rows.add(window.measure("postgres", LeaseHolder.baton("baton table", viaProxy, lease), count));
             }
         }
         return rows;
+    }
+
+    private static List<Row> zookeeper(Settings settings, Consumer<String> progress) throws Exception {
+        List<Row> rows = new ArrayList<>();
+        try (ZooKeeperServer server = ZooKeeperServer.start();
+                LatencyProxy proxy = LatencyProxy.start(server.address(0))) {
+            // The session outlives a paused renewal by the lease time, as the lease would.
+            String viaProxy = "zookeeper://127.0.0.1:" + proxy.port() + "/scale?sessionTimeout="
+                    + settings.lease().toMillis() + "ms";
+            Window window = new Window(proxy, null, settings, progress);
+            for (int count : settings.counts()) {
+                rows.add(window.measure("zookeeper", LeaseHolder.baton("baton", viaProxy, settings.lease()), count));
+            }
+        }
+        return rows;
+    }
+
+    /** {@code jdbcUrl} with the server's user and password as URL parameters. */
+    static String withCredentials(PostgresServer server, String jdbcUrl) {
+        return jdbcUrl + (jdbcUrl.contains("?") ? "&" : "?") + "user="
+                + URLEncoder.encode(server.user(), StandardCharsets.UTF_8) + "&password="
+                + URLEncoder.encode(server.password(), StandardCharsets.UTF_8);
     }
 
     /**

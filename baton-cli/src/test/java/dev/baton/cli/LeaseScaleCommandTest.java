@@ -28,6 +28,19 @@ class LeaseScaleCommandTest {
     }
 
     @Test
+    void namesRunsDistinctNamesThroughOneClientAndReportsItsHeap() {
+        CliRun run = CliRun.of("bench", "--scenarios", "M", "--backends", "redis", "--leases", "0", "--names", "3000");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.out())
+                .contains("| backend | distinct names | took | per second | heap before | heap after |")
+                .containsPattern(
+                        "\\| redis \\| 3,000 \\| [0-9]+m?s? \\| [0-9,]+ \\| [0-9,.]+ MB \\| [0-9,.]+ MB \\| -?[0-9.]+ B \\|")
+                .as("--leases 0: no held-leases table")
+                .doesNotContain("Scenario M: one client holds N leases");
+        assertThat(run.err()).contains("scenario M on redis: 3,000 distinct names");
+    }
+
+    @Test
     void anUnknownScenarioIsABadArgument() {
         CliRun run = CliRun.of("bench", "--scenarios", "Z9");
         assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
