@@ -22,8 +22,8 @@ import java.util.logging.Logger;
  * unreachable backend, a lost lease), so the warnings that lead up to it or follow from it stay out
  * of the way: a ZooKeeper client warns once per reconnect attempt, Baton when it retries a renewal,
  * when the lease is lost and when releasing the lost lease fails. Only errors are logged, one line
- * each, without stack trace. {@code --verbose} shows every warning, Baton's and the client
- * libraries', with its stack trace.
+ * each, without stack trace; the embedded ZooKeeper servers' records not at all. {@code --verbose}
+ * shows every warning, Baton's, the client libraries' and the embedded servers', with its stack trace.
  */
 final class CliLogging {
     /**
@@ -31,6 +31,13 @@ final class CliLogging {
      * set on a logger nobody references could vanish with it.
      */
     private static final Logger ROOT = Logger.getLogger("");
+
+    /**
+     * The ZooKeeper servers that {@code baton bench} and {@code baton check} run inside the command's
+     * own JVM. {@code check} kills and restarts them on purpose, and they log each dropped peer or
+     * client connection as an error; what those faults did is the command's own report.
+     */
+    private static final Logger EMBEDDED_ZOOKEEPER_SERVERS = Logger.getLogger("org.apache.zookeeper.server");
 
     private CliLogging() {}
 
@@ -40,6 +47,7 @@ final class CliLogging {
             ROOT.removeHandler(handler);
         }
         ROOT.setLevel(verbose ? Level.WARNING : Level.SEVERE);
+        EMBEDDED_ZOOKEEPER_SERVERS.setLevel(verbose ? null : Level.OFF);
         ROOT.addHandler(new WriterHandler(err, verbose ? new FullFormatter() : new OneLineFormatter()));
     }
 
