@@ -51,13 +51,13 @@ public final class DistinctNames {
         try (LockClient client = Baton.open(Baton.backend(uri, options), options)) {
             String prefix = "names-" + UUID.randomUUID() + "-";
             takeEach(client, prefix + "warm-", WARM_UP);
-            long before = usedHeapAfterGc();
+            long before = LeaseScaleBench.usedHeapAfterGc();
             progress.accept(backend + ": " + String.format(Locale.ROOT, "%,d", names) + " distinct names, " + THREADS
                     + " threads, each name taken and released once");
             long start = System.nanoTime();
             takeEach(client, prefix, names);
             Duration took = Duration.ofNanos(System.nanoTime() - start);
-            long after = usedHeapAfterGc();
+            long after = LeaseScaleBench.usedHeapAfterGc();
             return new Result(backend, names, took, before, after);
         }
     }
@@ -133,13 +133,5 @@ public final class DistinctNames {
         } finally {
             threads.shutdownNow();
         }
-    }
-
-    private static long usedHeapAfterGc() {
-        Runtime runtime = Runtime.getRuntime();
-        for (int i = 0; i < 3; i++) {
-            System.gc();
-        }
-        return runtime.totalMemory() - runtime.freeMemory();
     }
 }

@@ -283,7 +283,8 @@ public final class LeaseScaleBench {
         }
     }
 
-    private static long usedHeapAfterGc() {
+    /** The used heap after three full collections. */
+    static long usedHeapAfterGc() {
         Runtime runtime = Runtime.getRuntime();
         for (int i = 0; i < 3; i++) {
             System.gc();
