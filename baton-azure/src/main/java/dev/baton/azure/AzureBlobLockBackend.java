@@ -27,6 +27,7 @@ import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -42,7 +43,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       notification exists.
  *   <li><b>Fencing token</b>: right after the lease is granted, the metadata counter {@value
  *       #TOKEN_KEY} is read and written back plus one, the write conditioned on the lease id and on
- *       {@code If-Match} of the ETag read. Only the lease holder can write the blob, so tokens
+ *       {@code If-Match} of the ETag read (or of the ETag of this backend's own last write of the
+ *       counter, which saves the read when nobody else took the lock since). Only the lease holder can write the blob, so tokens
  *       strictly increase across owners, processes and expiries. If the write fails, the attempt is
  *       not a grant: the lease is released and the lock reported taken (or the failure thrown).
  *   <li><b>Renew / release</b>: Lease Blob {@code renew} / {@code release} with the grant's lease id;
@@ -83,6 +85,10 @@ public final class AzureBlobLockBackend implements LockBackend {
     private final AzureBlobCalls calls;
     private final AutoCloseable transport;
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Fences written last per lock name, to skip the read on the next grant; at most this many. */
+    private final Map<String, Fence> fences = new ConcurrentHashMap<>();
+
+    private static final int MAX_REMEMBERED_FENCES = 10_000;
 
     AzureBlobLockBackend(AzureBlobUri uri, AzureBlobTransport transport, Duration operationTimeout) {
         this.name = "azure-blob (" + uri.account() + "/" + uri.container() + ")";
@@ -216,11 +222,20 @@ public final class AzureBlobLockBackend implements LockBackend {
     }
 
     /**
-     * Advances the fencing counter under the lease just taken.
+     * Advances the fencing counter under the lease just taken. The counter and ETag this backend
+     * wrote last for the lock are tried first ({@code If-Match} on that ETag proves nobody wrote
+     * since, so the counter is current): one round trip instead of a read and a write.
      *
      * @return the new token, or -1 if the write was refused (the lease was lost or the blob changed)
      */
     private long advanceToken(String lock, BlobAsyncClient blob, String leaseId) {
+        Fence known = fences.get(lock);
+        if (known != null) {
+            long written = writeToken(lock, blob, leaseId, known);
+            if (written != 0) {
+                return written;
+            }
+        }
         BlobProperties properties;
         try {
             properties = calls.call(
@@ -234,19 +249,54 @@ public final class AzureBlobLockBackend implements LockBackend {
             }
             throw calls.failure(lock, "reading the fencing counter", e);
         }
-        Map<String, String> metadata = new HashMap<>(properties.getMetadata());
-        long next = counter(lock, metadata.get(TOKEN_KEY)) + 1;
+        Fence read = new Fence(
+                counter(lock, properties.getMetadata().get(TOKEN_KEY)), properties.getETag(), properties.getMetadata());
+        long written = writeToken(lock, blob, leaseId, read);
+        return written == 0 ? -1 : written;
+    }
+
+    /**
+     * Writes {@code fence}'s counter plus one, if the blob's ETag is still {@code fence}'s.
+     *
+     * @return the new token; 0 if the ETag has changed (someone wrote since); -1 if the lease is gone
+     */
+    private long writeToken(String lock, BlobAsyncClient blob, String leaseId, Fence fence) {
+        long next = fence.token() + 1;
+        Map<String, String> metadata = new HashMap<>(fence.metadata());
         metadata.put(TOKEN_KEY, Long.toString(next));
         BlobRequestConditions guard =
-                new BlobRequestConditions().setLeaseId(leaseId).setIfMatch(properties.getETag());
+                new BlobRequestConditions().setLeaseId(leaseId).setIfMatch(fence.etag());
         try {
-            calls.call(lock, "writing the fencing token", () -> blob.setMetadataWithResponse(metadata, guard));
+            Response<Void> written =
+                    calls.call(lock, "writing the fencing token", () -> blob.setMetadataWithResponse(metadata, guard));
+            remember(lock, new Fence(next, written.getHeaders().getValue(HttpHeaderName.ETAG), metadata));
             return next;
         } catch (BlobStorageException e) {
+            fences.remove(lock);
+            if (AzureBlobCalls.is(e, BlobErrorCode.CONDITION_NOT_MET)) {
+                return 0;
+            }
             if (e.getStatusCode() == 412 || e.getStatusCode() == 409 || e.getStatusCode() == 404) {
                 return -1;
             }
             throw calls.failure(lock, "writing the fencing token", e);
+        }
+    }
+
+    private void remember(String lock, Fence fence) {
+        if (fence.etag() == null) {
+            return;
+        }
+        if (fences.size() >= MAX_REMEMBERED_FENCES) {
+            fences.clear(); // a cache: losing it costs one read per lock
+        }
+        fences.put(lock, fence);
+    }
+
+    /** The counter, ETag and metadata this backend wrote last on a lock's blob. */
+    private record Fence(long token, String etag, Map<String, String> metadata) {
+        Fence {
+            metadata = Map.copyOf(metadata);
         }
     }
 

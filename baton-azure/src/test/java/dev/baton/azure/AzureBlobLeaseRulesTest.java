@@ -207,6 +207,20 @@ class AzureBlobLeaseRulesTest {
     }
 
     @Test
+    void tokensKeepRisingAcrossBackendsThatEachRememberTheirLastWrite() {
+        AzureBlobLockBackend first = backend();
+        AzureBlobLockBackend second = backend();
+        String name = name();
+        List<Long> tokens = new ArrayList<>();
+        for (AzureBlobLockBackend backend : List.of(first, first, second, first, second, second, first)) {
+            Grant grant = backend.tryAcquire(request(name)).orElseThrow();
+            tokens.add(grant.fencingToken());
+            assertThat(backend.release(grant)).isTrue();
+        }
+        assertThat(tokens).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L);
+    }
+
+    @Test
     void aForeignLeaseIdNeverRenewsOrReleases() {
         AzureBlobLockBackend backend = backend();
         String name = name();
