@@ -10,6 +10,7 @@ import com.azure.storage.blob.models.BlobErrorCode;
 import com.azure.storage.blob.models.BlobProperties;
 import com.azure.storage.blob.models.BlobRequestConditions;
 import com.azure.storage.blob.models.BlobStorageException;
+import com.azure.storage.blob.models.LeaseStateType;
 import com.azure.storage.blob.options.BlobAcquireLeaseOptions;
 import com.azure.storage.blob.options.BlobReleaseLeaseOptions;
 import com.azure.storage.blob.options.BlobRenewLeaseOptions;
@@ -20,14 +21,14 @@ import dev.baton.LockConfigurationException;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -42,7 +43,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       (409) means the lock is taken: waiters poll with the core's capped, jittered backoff; no
  *       notification exists.
  *   <li><b>Fencing token</b>: right after the lease is granted, the metadata counter {@value
- *       #TOKEN_KEY} is read and written back plus one, the write conditioned on the lease id and on
+ *       AzureBlobFence#TOKEN_KEY} is read and written back plus one, the write conditioned on the lease id and on
  *       {@code If-Match} of the ETag read (or of the ETag of this backend's own last write of the
  *       counter, which saves the read when nobody else took the lock since). Only the lease holder can write the blob, so tokens
  *       strictly increase across owners, processes and expiries. If the write fails, the attempt is
@@ -71,8 +72,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * empty blob per lock name ever used, with its counter): deleting one would restart its tokens.
  */
 public final class AzureBlobLockBackend implements LockBackend {
-    /** Metadata key of the fencing counter. */
-    static final String TOKEN_KEY = "batonfence";
     /** Azure's shortest lease. */
     public static final Duration MIN_LEASE = Duration.ofSeconds(15);
     /** Azure's longest lease that still expires. */
@@ -83,12 +82,9 @@ public final class AzureBlobLockBackend implements LockBackend {
     private final boolean createContainer;
     private final BlobContainerAsyncClient container;
     private final AzureBlobCalls calls;
+    private final AzureBlobFence fence;
     private final AutoCloseable transport;
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** Fences written last per lock name, to skip the read on the next grant; at most this many. */
-    private final Map<String, Fence> fences = new ConcurrentHashMap<>();
-
-    private static final int MAX_REMEMBERED_FENCES = 10_000;
 
     AzureBlobLockBackend(AzureBlobUri uri, AzureBlobTransport transport, Duration operationTimeout) {
         this.name = "azure-blob (" + uri.account() + "/" + uri.container() + ")";
@@ -96,6 +92,7 @@ public final class AzureBlobLockBackend implements LockBackend {
         this.createContainer = uri.createContainer();
         this.container = transport.container();
         this.calls = new AzureBlobCalls(name, uri, transport.endpoint(), operationTimeout);
+        this.fence = new AzureBlobFence(calls);
         this.transport = transport;
     }
 
@@ -156,7 +153,7 @@ public final class AzureBlobLockBackend implements LockBackend {
         }
         long token;
         try {
-            token = advanceToken(request.name(), blob, leaseId(request.ownerId()));
+            token = fence.advance(request, blob, seconds);
         } catch (RuntimeException e) {
             releaseQuietly(request.name(), request.ownerId(), e);
             throw e;
@@ -222,97 +219,39 @@ public final class AzureBlobLockBackend implements LockBackend {
     }
 
     /**
-     * Advances the fencing counter under the lease just taken. The counter and ETag this backend
-     * wrote last for the lock are tried first ({@code If-Match} on that ETag proves nobody wrote
-     * since, so the counter is current): one round trip instead of a read and a write.
-     *
-     * @return the new token, or -1 if the write was refused (the lease was lost or the blob changed)
+     * The holder as the blob shows it: held while its lease is active, with the owner id and token
+     * of the last grant (written with the token). Azure does not tell when a lease ends, so {@code
+     * expiresAt} is the latest it can: the server's time of this read plus the lease time.
      */
-    private long advanceToken(String lock, BlobAsyncClient blob, String leaseId) {
-        Fence known = fences.get(lock);
-        if (known != null) {
-            long written = writeToken(lock, blob, leaseId, known);
-            if (written != 0) {
-                return written;
-            }
-        }
-        BlobProperties properties;
+    @Override
+    public Optional<LockInfo> inspect(String lock) {
+        Response<BlobProperties> read;
         try {
-            properties = calls.call(
-                            lock,
-                            "reading the fencing counter",
-                            () -> blob.getPropertiesWithResponse(new BlobRequestConditions().setLeaseId(leaseId)))
-                    .getValue();
+            read = calls.call(lock, "reading the lock's blob", () -> blob(lock).getPropertiesWithResponse(null));
         } catch (BlobStorageException e) {
-            if (e.getStatusCode() == 412 || e.getStatusCode() == 409 || e.getStatusCode() == 404) {
-                return -1;
+            if (e.getStatusCode() == 404) {
+                return Optional.empty();
             }
-            throw calls.failure(lock, "reading the fencing counter", e);
+            throw calls.failure(lock, "reading the lock's blob", e);
         }
-        Fence read = new Fence(
-                counter(lock, properties.getMetadata().get(TOKEN_KEY)), properties.getETag(), properties.getMetadata());
-        long written = writeToken(lock, blob, leaseId, read);
-        return written == 0 ? -1 : written;
-    }
-
-    /**
-     * Writes {@code fence}'s counter plus one, if the blob's ETag is still {@code fence}'s.
-     *
-     * @return the new token; 0 if the ETag has changed (someone wrote since); -1 if the lease is gone
-     */
-    private long writeToken(String lock, BlobAsyncClient blob, String leaseId, Fence fence) {
-        long next = fence.token() + 1;
-        Map<String, String> metadata = new HashMap<>(fence.metadata());
-        metadata.put(TOKEN_KEY, Long.toString(next));
-        BlobRequestConditions guard =
-                new BlobRequestConditions().setLeaseId(leaseId).setIfMatch(fence.etag());
+        BlobProperties properties = read.getValue();
+        LeaseStateType state = properties.getLeaseState();
+        if (state != LeaseStateType.LEASED && state != LeaseStateType.BREAKING) {
+            return Optional.empty();
+        }
+        Map<String, String> metadata = properties.getMetadata();
+        long seconds;
         try {
-            Response<Void> written =
-                    calls.call(lock, "writing the fencing token", () -> blob.setMetadataWithResponse(metadata, guard));
-            remember(lock, new Fence(next, written.getHeaders().getValue(HttpHeaderName.ETAG), metadata));
-            return next;
-        } catch (BlobStorageException e) {
-            fences.remove(lock);
-            if (AzureBlobCalls.is(e, BlobErrorCode.CONDITION_NOT_MET)) {
-                return 0;
-            }
-            if (e.getStatusCode() == 412 || e.getStatusCode() == 409 || e.getStatusCode() == 404) {
-                return -1;
-            }
-            throw calls.failure(lock, "writing the fencing token", e);
-        }
-    }
-
-    private void remember(String lock, Fence fence) {
-        if (fence.etag() == null) {
-            return;
-        }
-        if (fences.size() >= MAX_REMEMBERED_FENCES) {
-            fences.clear(); // a cache: losing it costs one read per lock
-        }
-        fences.put(lock, fence);
-    }
-
-    /** The counter, ETag and metadata this backend wrote last on a lock's blob. */
-    private record Fence(long token, String etag, Map<String, String> metadata) {
-        Fence {
-            metadata = Map.copyOf(metadata);
-        }
-    }
-
-    private long counter(String lock, String value) {
-        if (value == null) {
-            return 0;
-        }
-        try {
-            return Long.parseLong(value.trim());
+            seconds = Long.parseLong(metadata.getOrDefault(AzureBlobFence.LEASE_KEY, "60"));
         } catch (NumberFormatException e) {
-            throw new LockUnavailableException(
-                    calls.prefix(lock) + "the lock blob's metadata " + TOKEN_KEY + "='"
-                            + value + "' is not a number, so no fencing token can follow it; something other than Baton"
-                            + " wrote it: set it to a number at least as high as the highest token handed out",
-                    e);
+            seconds = 60;
         }
+        return Optional.of(new LockInfo(
+                lock,
+                LockMode.EXCLUSIVE,
+                List.of(metadata.getOrDefault(AzureBlobFence.OWNER_KEY, "unknown (not written by Baton)")),
+                fence.counter(lock, metadata.get(AzureBlobFence.TOKEN_KEY)),
+                serverTime(read).plusSeconds(seconds)));
     }
 
     @Override

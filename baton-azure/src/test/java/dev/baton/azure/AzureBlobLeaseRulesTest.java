@@ -186,7 +186,7 @@ class AzureBlobLeaseRulesTest {
         String name = name();
         Grant grant = backend.tryAcquire(request(name)).orElseThrow();
         BlobClient blob = blobOf(name);
-        Map<String, String> forged = Map.of(AzureBlobLockBackend.TOKEN_KEY, "1000000");
+        Map<String, String> forged = Map.of(AzureBlobFence.TOKEN_KEY, "1000000");
 
         assertThatThrownBy(() -> blob.setMetadata(forged)).isInstanceOfSatisfying(BlobStorageException.class, e -> {
             assertThat(e.getStatusCode()).isEqualTo(412);
@@ -198,7 +198,7 @@ class AzureBlobLeaseRulesTest {
                 .isInstanceOfSatisfying(BlobStorageException.class, e -> assertThat(e.getStatusCode())
                         .isEqualTo(412));
         assertThat(blob.getProperties().getMetadata())
-                .containsEntry(AzureBlobLockBackend.TOKEN_KEY, Long.toString(grant.fencingToken()));
+                .containsEntry(AzureBlobFence.TOKEN_KEY, Long.toString(grant.fencingToken()));
 
         assertThat(backend.release(grant)).isTrue();
         Grant next = backend.tryAcquire(request(name)).orElseThrow();
