@@ -27,8 +27,10 @@ import org.slf4j.LoggerFactory;
  * <p>Where the program comes from, first found wins: the environment variable {@value #ENV_BIN} (the
  * path of {@code azurite-blob}); {@code $XDG_CACHE_HOME/baton/azurite-3.35.0} (or {@code
  * ~/.cache/baton/azurite-3.35.0}), where {@code ./test} installs azurite {@value #VERSION} with npm;
- * {@code azurite-blob} on the {@code PATH}. It needs Node.js ({@code node} on the {@code PATH}):
- * azurite 3.35.0 runs on Debian 12's Node 18 to 20, newer releases need Node 22.
+ * {@code azurite-blob} on the {@code PATH}. It runs on Node.js: {@code
+ * $XDG_CACHE_HOME/baton/node-20} (a Node 20 from npm's {@code node} package, which {@code ./test}
+ * installs where the system's Node is older than 20: azurite 3.35.0's dependencies want 20, newer
+ * azurite releases 22) when present, else {@code node} on the {@code PATH}.
  *
  * <p>{@link #start()} honours the environment variable {@value #ENV_URI}: when it is set to an
  * {@code azblob://} URI (an Azure account, or an Azurite started elsewhere), nothing is started,
@@ -173,6 +175,16 @@ public final class AzuriteServer implements AutoCloseable {
 
     /** The command that starts {@code azurite-blob}, or a clear error saying how to install it. */
     static List<String> program(Map<String, String> env) {
+        Path node = cacheBase(env).resolve("baton/node-20/node_modules/.bin/node");
+        List<String> command = new ArrayList<>();
+        if (Files.isExecutable(node)) {
+            command.add(node.toString());
+        }
+        command.add(azuriteBlob(env).toString());
+        return command;
+    }
+
+    private static Path azuriteBlob(Map<String, String> env) {
         String given = env.get(ENV_BIN);
         if (given != null && !given.isBlank()) {
             Path path = Path.of(given.trim());
@@ -180,15 +192,15 @@ public final class AzuriteServer implements AutoCloseable {
                 throw new IllegalStateException(ENV_BIN + "=" + given + " is not an executable file; point it at"
                         + " azurite-blob (node_modules/.bin/azurite-blob of an npm install of azurite)");
             }
-            return List.of(path.toString());
+            return path;
         }
         Path cached = cacheDir(env).resolve("node_modules/.bin/azurite-blob");
         if (Files.isExecutable(cached)) {
-            return List.of(cached.toString());
+            return cached;
         }
         Path onPath = onPath(env, "azurite-blob");
         if (onPath != null) {
-            return List.of(onPath.toString());
+            return onPath;
         }
         String node =
                 onPath(env, "node") == null ? " Node.js is missing too (Debian: apt-get install -y nodejs npm)." : "";
@@ -200,10 +212,12 @@ public final class AzuriteServer implements AutoCloseable {
 
     /** Where {@code ./test} installs azurite: {@code $XDG_CACHE_HOME/baton/azurite-VERSION}. */
     static Path cacheDir(Map<String, String> env) {
+        return cacheBase(env).resolve("baton").resolve("azurite-" + VERSION);
+    }
+
+    private static Path cacheBase(Map<String, String> env) {
         String cache = env.get("XDG_CACHE_HOME");
-        Path base =
-                cache != null && !cache.isBlank() ? Path.of(cache) : Path.of(System.getProperty("user.home"), ".cache");
-        return base.resolve("baton").resolve("azurite-" + VERSION);
+        return cache != null && !cache.isBlank() ? Path.of(cache) : Path.of(System.getProperty("user.home"), ".cache");
     }
 
     private static Path onPath(Map<String, String> env, String program) {
@@ -229,7 +243,8 @@ public final class AzuriteServer implements AutoCloseable {
                 throw new IllegalStateException("Azurite exited with code " + process.exitValue() + " while starting"
                         + tail
                         + (tail.contains("SyntaxError") || tail.contains("Unexpected token")
-                                ? "; this Node.js is too old for azurite " + VERSION + " (node --version)"
+                                ? "; this Node.js is too old for azurite " + VERSION + " (node --version; ./test"
+                                        + " installs a Node 20 into ~/.cache/baton/node-20 where it is older)"
                                 : ""));
             }
             if (answersHttp(port)) {

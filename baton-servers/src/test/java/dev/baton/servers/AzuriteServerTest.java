@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -65,6 +66,21 @@ class AzuriteServerTest {
                 .hasMessageContaining("npm install --prefix " + empty.resolve("baton/azurite-3.35.0"))
                 .hasMessageContaining("azurite@3.35.0")
                 .hasMessageContaining("apt-get install -y nodejs npm");
+    }
+
+    @Test
+    void aNode20InTheCacheRunsAzurite(@TempDir Path cache) throws Exception {
+        Path node = cache.resolve("baton/node-20/node_modules/.bin/node");
+        Path azurite = cache.resolve("baton/azurite-3.35.0/node_modules/.bin/azurite-blob");
+        for (Path program : List.of(node, azurite)) {
+            Files.createDirectories(program.getParent());
+            Files.writeString(program, "#!/bin/sh\n");
+            program.toFile().setExecutable(true);
+        }
+        Map<String, String> env = Map.of("PATH", "", "XDG_CACHE_HOME", cache.toString());
+        assertThat(AzuriteServer.program(env)).containsExactly(node.toString(), azurite.toString());
+        Files.delete(node);
+        assertThat(AzuriteServer.program(env)).as("else the node of the PATH").containsExactly(azurite.toString());
     }
 
     @Test
