@@ -9,6 +9,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
@@ -55,6 +56,15 @@ final class AzureBlobCalls {
      * @throws LockUnavailableException when the time ran out on retryable failures
      */
     <T> T call(String lock, String action, Supplier<Mono<T>> request) {
+        return call(lock, action, request, new AtomicBoolean());
+    }
+
+    /**
+     * As {@link #call(String, String, Supplier)}; {@code unanswered} is set when an attempt may have
+     * reached Azure without its answer reaching us (a transport failure or no answer in time), so a
+     * later "nothing to do" answer may be this very request's effect.
+     */
+    <T> T call(String lock, String action, Supplier<Mono<T>> request, AtomicBoolean unanswered) {
         long deadline = System.nanoTime() + timeout.toNanos();
         long step = FIRST_PAUSE_NANOS;
         Throwable last = null;
@@ -80,8 +90,10 @@ final class AzureBlobCalls {
                         throw answer;
                     }
                     last = cause;
+                    unanswered.compareAndSet(false, !(cause instanceof BlobStorageException));
                 } catch (TimeoutException e) {
                     future.cancel(true);
+                    unanswered.set(true);
                     last = new TimeoutException("no answer within the operation timeout (" + timeout + ")");
                     continue;
                 }

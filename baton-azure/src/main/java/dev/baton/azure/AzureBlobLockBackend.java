@@ -271,11 +271,19 @@ public final class AzureBlobLockBackend implements LockBackend {
 
     @Override
     public boolean release(Grant grant) {
+        AtomicBoolean unanswered = new AtomicBoolean();
         try {
-            calls.call(grant.name(), "releasing the lease", () -> lease(blob(grant.name()), grant.ownerId())
-                    .releaseLeaseWithResponse(new BlobReleaseLeaseOptions()));
+            calls.call(
+                    grant.name(),
+                    "releasing the lease",
+                    () -> lease(blob(grant.name()), grant.ownerId())
+                            .releaseLeaseWithResponse(new BlobReleaseLeaseOptions()),
+                    unanswered);
             return true;
         } catch (BlobStorageException e) {
+            if (unanswered.get() && AzureBlobCalls.is(e, BlobErrorCode.LEASE_NOT_PRESENT_WITH_LEASE_OPERATION)) {
+                return true; // an earlier attempt released it and its answer was lost
+            }
             if (e.getStatusCode() == 409 || e.getStatusCode() == 404 || e.getStatusCode() == 412) {
                 return false; // not our lease (any more): nothing of another owner is touched
             }
