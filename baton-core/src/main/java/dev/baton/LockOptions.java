@@ -12,7 +12,10 @@ import java.util.Objects;
  * negative values are rejected at once with a {@link LockConfigurationException} naming the option.
  *
  * @param leaseTime how long a grant lives on the backend without renewal; after it the lock is free
- *     for others even if the holder died. Default 30 s.
+ *     for others even if the holder died. Default 30 s. A backend may bound it: Azure Blob leases
+ *     last 15 s to 60 s, and that backend refuses a lease time outside the range with a {@link
+ *     LockConfigurationException} naming it (when the client is created, and when a lock with its
+ *     own options is acquired) rather than round it.
  * @param autoRenew whether the client renews held leases at a third of {@code leaseTime} until they
  *     are released. Default {@code true}. Without it a lease simply expires after {@code leaseTime}.
  * @param operationTimeout the bound on one backend round trip (connect, query, script); past it the

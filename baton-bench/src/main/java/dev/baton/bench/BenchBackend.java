@@ -31,6 +31,14 @@ public interface BenchBackend extends AutoCloseable {
      */
     record PlannedSubjects(int total, int baton) {}
 
+    /**
+     * The lease time of the holder that the recovery probe kills ({@link RecoveryProbe}): {@link
+     * RecoveryProbe#HOLDER_LEASE} unless the backend's shortest lease is longer.
+     */
+    default java.time.Duration recoveryHolderLease() {
+        return RecoveryProbe.HOLDER_LEASE;
+    }
+
     /** Facts for the summary table. */
     default String consistencyModel() {
         return "";

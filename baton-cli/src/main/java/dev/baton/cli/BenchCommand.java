@@ -191,7 +191,8 @@ final class BenchCommand implements Callable<Integer> {
         for (String id : selected) {
             BenchBackend backend = known.get(id).get();
             chosen.put(id, backend);
-            planned.add(new BenchPlan.Backend(id, backend.plannedSubjects(external.containsKey(id))));
+            planned.add(new BenchPlan.Backend(
+                    id, backend.plannedSubjects(external.containsKey(id)), backend.recoveryHolderLease()));
         }
         BenchPlan plan = new BenchPlan(planned, preset.scenarios(compared), settings, !noRecovery);
         err.println("baton bench: " + preset.name() + ": " + describe(plan));
@@ -283,7 +284,7 @@ final class BenchCommand implements Callable<Integer> {
                     results.addAll(runner.runInterleaved(subjects, scenario));
                 }
                 for (LockSubject subject : subjects) {
-                    recovery.put(subject.name(), recovery(subject, progress));
+                    recovery.put(subject.name(), recovery(subject, backend.recoveryHolderLease(), progress));
                 }
             } finally {
                 subjects.forEach(LockSubject::close);
@@ -304,7 +305,7 @@ final class BenchCommand implements Callable<Integer> {
         return subject instanceof BatonSubject baton && baton.uri().isPresent();
     }
 
-    private String recovery(LockSubject subject, BenchProgress progress) {
+    private String recovery(LockSubject subject, Duration holderLease, BenchProgress progress) {
         if (noRecovery) {
             return "not measured";
         }
@@ -314,7 +315,7 @@ final class BenchCommand implements Callable<Integer> {
         progress.probeStarting(subject.name());
         try {
             return BackendOutcome.formatRecovery(
-                    RecoveryProbe.measure(((BatonSubject) subject).uri().orElseThrow()));
+                    RecoveryProbe.measure(((BatonSubject) subject).uri().orElseThrow(), holderLease));
         } catch (RuntimeException e) {
             return "n/a (" + rootMessage(e) + ")";
         }

@@ -3,6 +3,7 @@ package dev.baton.cli;
 import dev.baton.bench.BenchBackend.PlannedSubjects;
 import dev.baton.bench.BenchMain;
 import dev.baton.bench.BenchSettings;
+import dev.baton.bench.RecoveryProbe;
 import dev.baton.bench.Scenario;
 import java.time.Duration;
 import java.util.List;
@@ -39,8 +40,17 @@ record BenchPlan(List<Backend> backends, List<Scenario> scenarios, BenchSettings
     /** The command's own JVM start and the report. */
     static final Duration FIXED = Duration.ofSeconds(4);
 
-    /** One backend of the plan. */
-    record Backend(String id, PlannedSubjects subjects) {}
+    /**
+     * One backend of the plan.
+     *
+     * @param probeLease the lease of the holder its recovery probe kills (15 s on Azure Blob, whose
+     *     probe takes that much longer than {@link #PROBE})
+     */
+    record Backend(String id, PlannedSubjects subjects, Duration probeLease) {
+        Backend(String id, PlannedSubjects subjects) {
+            this(id, subjects, RecoveryProbe.HOLDER_LEASE);
+        }
+    }
 
     BenchPlan {
         backends = List.copyOf(backends);
@@ -71,6 +81,11 @@ record BenchPlan(List<Backend> backends, List<Scenario> scenarios, BenchSettings
         Duration total = FIXED;
         for (Backend backend : backends) {
             total = total.plus(START_UP).plus(afterStart(backend.subjects()));
+            if (recovery && backend.probeLease().compareTo(RecoveryProbe.HOLDER_LEASE) > 0) {
+                total = total.plus(backend.probeLease()
+                        .minus(RecoveryProbe.HOLDER_LEASE)
+                        .multipliedBy(backend.subjects().baton()));
+            }
         }
         return total;
     }

@@ -37,6 +37,23 @@ class BenchPlanTest {
     }
 
     @Test
+    void aBackendWhoseProbeHolderNeedsALongerLeaseAddsTheDifferenceToTheEstimate() {
+        BenchSettings settings = BenchPreset.QUICK.settings(null, null, null, 8, Duration.ZERO);
+        List<Scenario> scenarios = BenchPreset.QUICK.scenarios(null);
+        BenchPlan redis = new BenchPlan(
+                List.of(new BenchPlan.Backend("redis", new PlannedSubjects(3, 1))), scenarios, settings, true);
+        BenchPlan azure = new BenchPlan(
+                List.of(new BenchPlan.Backend("azure", new PlannedSubjects(3, 1), Duration.ofSeconds(15))),
+                scenarios,
+                settings,
+                true);
+        assertThat(azure.estimate()).isEqualTo(redis.estimate().plusSeconds(13));
+        assertThat(new BenchPlan(azure.backends(), scenarios, settings, false).estimate())
+                .as("without recovery probes the holder's lease does not matter")
+                .isEqualTo(new BenchPlan(redis.backends(), scenarios, settings, false).estimate());
+    }
+
+    @Test
     void quickIsA8AndC8OnceFor3sAfter1sAndFullIsEveryScenario3TimesFor10sAfter2s() {
         BenchSettings quick = BenchPreset.QUICK.settings(null, null, null, 8, Duration.ZERO);
         assertThat(BenchPreset.QUICK.scenarios(null)).containsExactly(Scenario.A8, Scenario.C8);

@@ -82,6 +82,24 @@ class UnreachableBackendTest {
         assertOneLine(run, "baton exec: ", "redis", "check that Redis runs at that address");
     }
 
+    private static String azure() {
+        return "azblob://devstoreaccount1/locks?endpoint=http://127.0.0.1:" + deadPort
+                + "/devstoreaccount1&accountKey=a2V5";
+    }
+
+    @Test
+    void statusOnAzureBlobSaysItInOneLine() {
+        CliRun run = CliRun.of("status", "--uri", azure(), "unreachable-lock");
+        assertOneLine(
+                run, "baton status: ", "azure-blob", "cannot reach the blob service at http://127.0.0.1:" + deadPort);
+    }
+
+    @Test
+    void execOnAzureBlobSaysItInOneLine() {
+        CliRun run = CliRun.of("exec", "--uri", azure(), "--name", "unreachable-lock", "--", "true");
+        assertOneLine(run, "baton exec: ", "azure-blob", "check the endpoint, the network");
+    }
+
     @Test
     void verboseShowsTheClientLibraryWarningsWithStackTraces() {
         CliRun run = CliRun.of("status", "--verbose", "--uri", zookeeper(), "unreachable-lock");

@@ -20,9 +20,9 @@ import java.util.concurrent.CountDownLatch;
  * <ul>
  *   <li>{@code hold URI NAME LEASE_MS}: acquire, print {@code ACQUIRED <token>}, then hold until
  *       killed.
- *   <li>{@code count URI NAME ITERATIONS COUNTER_FILE MARKER_FILE}: repeatedly acquire, check that
- *       nobody else is inside (marker file), increment the counter file non-atomically, release;
- *       print {@code DONE}; exit 3 on an observed overlap.
+ *   <li>{@code count URI NAME ITERATIONS COUNTER_FILE MARKER_FILE LEASE_MS}: repeatedly acquire,
+ *       check that nobody else is inside (marker file), increment the counter file non-atomically,
+ *       release; print {@code DONE}; exit 3 on an observed overlap.
  * </ul>
  */
 public final class ForkedLockClient {
@@ -36,7 +36,13 @@ public final class ForkedLockClient {
         String name = args[2];
         switch (mode) {
             case "hold" -> hold(uri, name, Duration.ofMillis(Long.parseLong(args[3])));
-            case "count" -> count(uri, name, Integer.parseInt(args[3]), Path.of(args[4]), Path.of(args[5]));
+            case "count" -> count(
+                    uri,
+                    name,
+                    Integer.parseInt(args[3]),
+                    Path.of(args[4]),
+                    Path.of(args[5]),
+                    Duration.ofMillis(Long.parseLong(args[6])));
             default -> throw new IllegalArgumentException("unknown mode " + mode);
         }
     }
@@ -50,9 +56,10 @@ public final class ForkedLockClient {
         new CountDownLatch(1).await();
     }
 
-    private static void count(String uri, String name, int iterations, Path counter, Path marker) throws IOException {
+    private static void count(String uri, String name, int iterations, Path counter, Path marker, Duration lease)
+            throws IOException {
         LockOptions options = LockOptions.builder()
-                .leaseTime(Duration.ofSeconds(10))
+                .leaseTime(lease)
                 .pollInitialDelay(Duration.ofMillis(2))
                 .pollMaxDelay(Duration.ofMillis(20))
                 .build();

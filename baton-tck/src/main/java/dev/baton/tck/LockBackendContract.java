@@ -49,6 +49,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The contract every Baton backend must honour, as one abstract JUnit 5 suite grouped with {@link
@@ -61,8 +63,19 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 @ExtendWith(BackendInFailures.class)
 public abstract class LockBackendContract {
-    /** Lease time for most tests: short so that expiry tests finish quickly. */
+    /**
+     * Lease time for most tests: short so that expiry tests finish quickly. A backend whose shortest
+     * lease is longer ({@link LockBackendFixture#minimumLeaseTime()}) gets that instead: see {@link
+     * #lease(Duration)}.
+     */
     protected static final Duration LEASE = Duration.ofSeconds(2);
+    /**
+     * A resource lock for JUnit's parallel execution, which a backend's test class may turn on (a
+     * backend with long leases does, {@link LockBackendFixture#minimumLeaseTime()}): every group
+     * shares it, and the test that counts the JVM's threads takes it alone. Without parallel
+     * execution it changes nothing.
+     */
+    static final String JVM_THREADS = "dev.baton.tck.jvm-threads";
     /** Bound on one backend operation in the kit. */
     protected static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(2);
     /** Tolerance added to every time bound: scheduling on a loaded 2-core machine, JIT, GC. */
@@ -79,10 +92,21 @@ public abstract class LockBackendContract {
     /** The backend under test; started once per test class by the subclass. */
     protected abstract LockBackendFixture fixture();
 
+    /**
+     * A lease time of {@code wanted}, or the backend's shortest one if that is longer ({@link
+     * LockBackendFixture#minimumLeaseTime()}). Every lease time of the kit, and every time bound
+     * derived from one, goes through here, so a backend with long leases runs the same tests with
+     * proportionally longer waits.
+     */
+    protected Duration lease(Duration wanted) {
+        Duration minimum = fixture().minimumLeaseTime();
+        return wanted.compareTo(minimum) >= 0 ? wanted : minimum;
+    }
+
     /** Options for the kit's clients. */
     protected LockOptions options() {
         return LockOptions.builder()
-                .leaseTime(LEASE)
+                .leaseTime(lease(LEASE))
                 .operationTimeout(OPERATION_TIMEOUT)
                 .pollInitialDelay(Duration.ofMillis(5))
                 .pollMaxDelay(Duration.ofMillis(50))
@@ -253,6 +277,7 @@ public abstract class LockBackendContract {
     }
 
     @Nested
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class MutualExclusion {
         @Test
         void eightThreadsOnOneClientNeverOverlap() throws Exception {
@@ -323,7 +348,8 @@ public abstract class LockBackendContract {
                             name,
                             Integer.toString(iterations),
                             counter.toString(),
-                            marker.toString())));
+                            marker.toString(),
+                            Long.toString(lease(Duration.ofSeconds(10)).toMillis()))));
                 }
                 for (ForkedJvm child : children) {
                     int exit = child.awaitExit(Duration.ofSeconds(100));
@@ -347,6 +373,7 @@ public abstract class LockBackendContract {
     }
 
     @Nested
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class Reentrancy {
         @Test
         void sameThreadGetsSameGrantAndOnlyLastReleaseFrees() {
@@ -417,6 +444,7 @@ public abstract class LockBackendContract {
     }
 
     @Nested
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class Timeouts {
         @Test
         void tryAcquireIsEmptyWhileAnotherClientHolds() {
@@ -486,6 +514,7 @@ public abstract class LockBackendContract {
     }
 
     @Nested
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class Interrupts {
         @Test
         void interruptedWaiterReturnsPromptlyAndLeavesNoState() throws Exception {
@@ -535,6 +564,7 @@ public abstract class LockBackendContract {
     }
 
     @Nested
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class Ownership {
         @Test
         void strangersUnlockThrowsAndDoesNotRelease() throws Exception {
@@ -560,27 +590,29 @@ public abstract class LockBackendContract {
         @Test
         void holderKilledWithSigkillFreesTheLockWithinItsLease() throws Exception {
             String name = lockName();
-            ForkedJvm child = track(ForkedJvm.start("hold", fixture().uri(), name, Long.toString(LEASE.toMillis())));
+            Duration lease = lease(LEASE);
+            ForkedJvm child = track(ForkedJvm.start("hold", fixture().uri(), name, Long.toString(lease.toMillis())));
             long childToken = Long.parseLong(child.awaitLine("ACQUIRED", Duration.ofSeconds(60)));
             DistributedLock lock = client().lock(name);
             assertThat(lock.tryAcquire()).as("held by the child").isEmpty();
 
             long killedAt = System.nanoTime();
             child.kill9();
-            try (Lease lease = lock.acquire(LEASE.plus(SLACK).plus(Duration.ofSeconds(10)))) {
+            try (Lease next = lock.acquire(lease.plus(SLACK).plus(Duration.ofSeconds(10)))) {
                 assertThat(millisSince(killedAt))
-                        .isLessThanOrEqualTo(LEASE.plus(SLACK).toMillis());
-                assertThat(lease.fencingToken()).isGreaterThan(childToken);
+                        .isLessThanOrEqualTo(lease.plus(SLACK).toMillis());
+                assertThat(next.fencingToken()).isGreaterThan(childToken);
             }
         }
     }
 
     @Nested
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class Renewal {
         @Test
         void autoRenewalKeepsTheLockForThreeLeaseTimesAndStopsOnRelease() {
             RecordingBackend backend = recordingBackend(options());
-            Duration lease = Duration.ofSeconds(1);
+            Duration lease = lease(Duration.ofSeconds(1));
             LockOptions shortLease = options().withLeaseTime(lease);
             LockClient client = track(Baton.open(backend, shortLease));
             String name = lockName();
@@ -618,7 +650,7 @@ public abstract class LockBackendContract {
         @Test
         void withoutAutoRenewalTheLeaseExpiresAndIsReportedLost() throws Exception {
             String name = lockName();
-            Duration lease = Duration.ofMillis(800);
+            Duration lease = lease(Duration.ofMillis(800));
             LockOptions noRenew =
                     options().toBuilder().leaseTime(lease).autoRenew(false).build();
             Lease held = client(noRenew).lock(name).acquire(Duration.ofSeconds(5));
@@ -649,12 +681,13 @@ public abstract class LockBackendContract {
     }
 
     @Nested
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class LossDetection {
         @Test
         void leaseWhoseRenewalBecomesImpossibleIsReportedLost() throws Exception {
             String name = lockName();
             TcpProxy proxy = track(TcpProxy.start(fixture().serverAddress()));
-            Duration lease = Duration.ofMillis(1500);
+            Duration lease = lease(Duration.ofMillis(1500));
             LockClient viaProxy =
                     clientAt(fixture().uriVia(proxy.address()), options().withLeaseTime(lease));
             Lease held = viaProxy.lock(name).acquire(Duration.ofSeconds(10));
@@ -725,6 +758,7 @@ public abstract class LockBackendContract {
 
     /** Renewal of many leases, pipelined, and loss reported on time: see {@link RenewalAtScaleProperty}. */
     @Nested
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class RenewalAtScale extends RenewalAtScaleProperty {
         RenewalAtScale() {
             super(LockBackendContract.this);
@@ -732,6 +766,7 @@ public abstract class LockBackendContract {
     }
 
     @Nested
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class ReadWrite {
         @Test
         void readersShareAndAWriterExcludesThem() {
@@ -814,6 +849,7 @@ public abstract class LockBackendContract {
     }
 
     @Nested
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class BadInput {
         @Test
         void badNamesAreRejectedWithClearMessages() {
@@ -856,6 +892,31 @@ public abstract class LockBackendContract {
         }
 
         @Test
+        void aLeaseShorterThanTheBackendAcceptsIsRefused() {
+            Duration minimum = fixture().minimumLeaseTime();
+            if (minimum.isZero()) {
+                return;
+            }
+            LockOptions tooShort = options().withLeaseTime(minimum.minusMillis(1));
+            String name = lockName();
+            assertThatThrownBy(() -> fixture().connect(tooShort))
+                    .as("a client whose lease time is shorter than %s", minimum)
+                    .isInstanceOf(LockConfigurationException.class)
+                    .hasMessageContaining("leaseTime");
+            DistributedLock lock = client().lock(name, tooShort);
+            assertThatThrownBy(() -> lock.acquire(Duration.ofSeconds(1)))
+                    .as("a lock whose lease time is shorter than %s", minimum)
+                    .isInstanceOf(LockConfigurationException.class)
+                    .hasMessageContaining("leaseTime")
+                    .hasMessageContaining(name);
+            try (Lease lease = client().lock(name).acquire(Duration.ofSeconds(5))) {
+                assertThat(lease.isValid())
+                        .as("the refused attempt left nothing behind")
+                        .isTrue();
+            }
+        }
+
+        @Test
         void badOptionsAreRejectedWithClearMessages() {
             assertThatThrownBy(() -> LockOptions.builder().leaseTime(Duration.ZERO))
                     .isInstanceOf(LockConfigurationException.class)
@@ -879,7 +940,9 @@ public abstract class LockBackendContract {
 
     @Nested
     class Closing {
+        /** Alone when the kit runs in parallel: it counts the threads of the whole JVM. */
         @Test
+        @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ_WRITE)
         void closeReleasesHeldLeasesAndLeavesNoThreads() throws Exception {
             DistributedLock checkFirst = client().lock(lockName());
             Set<Thread> before = Thread.getAllStackTraces().keySet();
@@ -933,6 +996,7 @@ public abstract class LockBackendContract {
         }
 
         @Test
+        @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
         void closeFailsPendingWaiters() throws Exception {
             String name = lockName();
             LockClient waiterClient = fixture().connect(options());
@@ -945,6 +1009,7 @@ public abstract class LockBackendContract {
         }
 
         @Test
+        @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
         void inspectReportsTheHolderWhereTheBackendCanTell() {
             RecordingBackend backend = recordingBackend(options());
             LockClient client = track(Baton.open(backend, options()));

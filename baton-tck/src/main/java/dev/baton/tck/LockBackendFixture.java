@@ -4,6 +4,7 @@ import dev.baton.Baton;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Set;
 
 /**
@@ -43,6 +44,21 @@ public interface LockBackendFixture {
 
     /** What this backend claims to honour beyond the core contract. */
     Set<Capability> capabilities();
+
+    /**
+     * The shortest lease time the backend accepts, when it has one: Azure Blob leases last 15 to 60
+     * s. The kit then runs every test whose lease is shorter with this one instead, and lengthens the
+     * test's time bounds with it ({@link LockBackendContract#lease(Duration)}); it checks that a
+     * shorter lease is refused with a {@link dev.baton.LockConfigurationException} that names the
+     * option. Default: none ({@link Duration#ZERO}).
+     *
+     * <p>Such a backend's kit run takes several of these lease times; a test class may let JUnit run
+     * the kit's tests in parallel (they keep no shared state, and the one that counts the JVM's
+     * threads runs alone, by a resource lock of the kit).
+     */
+    default Duration minimumLeaseTime() {
+        return Duration.ZERO;
+    }
 
     /**
      * How many leases one client of this backend can hold at once, when that is bounded by more than

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
  * back every other renewal and every loss report of its client.
  */
 abstract class RenewalAtScaleProperty {
-    /** Lease time of these tests. */
+    /** Lease time of these tests, unless the backend's shortest lease is longer ({@link #lease()}). */
     static final Duration LEASE = Duration.ofSeconds(1);
     /** How many leases one client holds, unless the fixture bounds it. */
     static final int LEASES = 300;
@@ -50,8 +50,12 @@ abstract class RenewalAtScaleProperty {
         return Math.min(LEASES, contract.fixture().heldLeaseLimit());
     }
 
+    private Duration lease() {
+        return contract.lease(LEASE);
+    }
+
     private LockOptions options() {
-        return contract.options().withLeaseTime(LEASE);
+        return contract.options().withLeaseTime(lease());
     }
 
     /** Held leases, their names, their tokens at acquisition, and when each was reported lost. */
@@ -83,7 +87,7 @@ abstract class RenewalAtScaleProperty {
         Held held = Held.acquire(client, contract::lockName, count);
 
         proxy.latency(ONE_WAY_DELAY);
-        long until = System.nanoTime() + LEASE.multipliedBy(3).toNanos();
+        long until = System.nanoTime() + lease().multipliedBy(3).toNanos();
         while (System.nanoTime() - until < 0) {
             assertThat(held.lostAt()).as("leases reported lost").isEmpty();
             long valid = held.leases().stream().filter(Lease::isValid).count();
@@ -122,7 +126,7 @@ abstract class RenewalAtScaleProperty {
         proxy.pause();
         Await.condition(
                 "all " + count + " leases behind the paused link to be reported lost",
-                LEASE.plus(REPORT_SLACK).plus(LockBackendContract.SLACK),
+                lease().plus(REPORT_SLACK).plus(LockBackendContract.SLACK),
                 () -> held.lostAt().size() == count,
                 () -> "; reported " + held.lostAt().size());
         long latestMillis = held.lostAt().values().stream()
@@ -130,8 +134,8 @@ abstract class RenewalAtScaleProperty {
                 .max()
                 .orElseThrow();
         assertThat(latestMillis)
-                .as("latest loss report after the pause, in ms (lease %s; renewal calls hang meanwhile)", LEASE)
-                .isLessThanOrEqualTo(LEASE.plus(REPORT_SLACK).toMillis());
+                .as("latest loss report after the pause, in ms (lease %s; renewal calls hang meanwhile)", lease())
+                .isLessThanOrEqualTo(lease().plus(REPORT_SLACK).toMillis());
         assertThat(held.leases()).noneMatch(Lease::isValid);
         proxy.resume();
         held.release(); // never throws for lost leases
@@ -150,15 +154,15 @@ abstract class RenewalAtScaleProperty {
         try {
             Await.condition(
                     "the lease whose renewal hangs to be reported lost",
-                    LEASE.plus(REPORT_SLACK).plus(LockBackendContract.SLACK),
+                    lease().plus(REPORT_SLACK).plus(LockBackendContract.SLACK),
                     () -> held.lostAt().containsKey(victim.name()));
             assertThat(TimeUnit.NANOSECONDS.toMillis(held.lostAt().get(victim.name()) - stalledAt))
-                    .as("loss report of the lease whose renewal hangs, in ms after the stall (lease %s)", LEASE)
-                    .isLessThanOrEqualTo(LEASE.plus(REPORT_SLACK).toMillis());
+                    .as("loss report of the lease whose renewal hangs, in ms after the stall (lease %s)", lease())
+                    .isLessThanOrEqualTo(lease().plus(REPORT_SLACK).toMillis());
             assertThat(victim.isValid()).isFalse();
 
             // The leases not in the hung call keep being renewed: three lease periods in all.
-            long until = stalledAt + LEASE.multipliedBy(3).toNanos();
+            long until = stalledAt + lease().multipliedBy(3).toNanos();
             while (System.nanoTime() - until < 0) {
                 checkOthersHeld(held, backend);
                 LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
