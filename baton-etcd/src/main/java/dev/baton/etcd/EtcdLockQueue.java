@@ -1,0 +1,281 @@
+package dev.baton.etcd;
+
+import dev.baton.LockUnavailableException;
+import dev.baton.etcd.EtcdSession.ClientLease;
+import dev.baton.etcd.EtcdSession.HeldKey;
+import dev.baton.spi.LockMode;
+import dev.baton.spi.LockRequest;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.DeleteResponse;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The wire protocol of the lock queues (with {@link EtcdSession} for the leases): every request
+ * this backend sends about a lock's keys is here.
+ *
+ * <ul>
+ *   <li><b>Enter</b> ({@link #enter}): one transaction. If the attempt's key {@code
+ *       <prefix><owner id>} does not exist yet, put it with the client's lease and list the queue
+ *       (every key under the prefix, by create revision); else (a retry after a lost answer) read it
+ *       and list the queue. The key's create revision orders the queue and is the fencing token:
+ *       etcd's revisions only grow, so a later grant always has a larger token.
+ *   <li><b>Holding</b>: an exclusive key ({@code mutex}, {@code write}) holds when it is first in the
+ *       queue; a {@code read} key holds when no exclusive key is ahead of it. Keys only ever join at
+ *       the end, so a key that holds keeps holding until it is deleted.
+ *   <li><b>Waiting</b> ({@link #awaitTurn}): the waiter watches the delete of the nearest key that
+ *       blocks it, and no other key, from the revision of its listing. When that key goes: if it was
+ *       the only blocker, the waiter holds without another request (nothing can join ahead of it);
+ *       else it lists the keys up to its own (one read, which also proves its own key still exists)
+ *       and watches the new nearest blocker. A release thus wakes one waiter of each kind behind it,
+ *       not the queue.
+ *   <li><b>Leaving</b>: release, a timeout, an interrupt or a failure deletes the key (one request);
+ *       if etcd cannot be reached, the session deletes it in the background until it can.
+ *   <li><b>Renewing</b> ({@link #checkHeld}): one transaction per batch compares each held key's
+ *       create revision with its token (no key: revision 0), and on a mismatch reads each key to
+ *       tell which ones are gone. The lease itself is extended by the session's keep-alive.
+ * </ul>
+ *
+ * <p>A waiter whose lease dies (its key went with it) fails with {@link LockUnavailableException};
+ * so does one whose own key is missing when it lists the queue.
+ */
+final class EtcdLockQueue {
+    private final EtcdCalls calls;
+    private final EtcdSession session;
+    private final EtcdKeys keys;
+    private final Set<EtcdQueueWatch> waiters = ConcurrentHashMap.newKeySet();
+
+    EtcdLockQueue(EtcdCalls calls, EtcdSession session, EtcdKeys keys) {
+        this.calls = calls;
+        this.session = session;
+        this.keys = keys;
+        session.onLeaseDeath(this::wakeWaiters);
+    }
+
+    /** A queue entry: its key, its create revision, and whether it is a read key. */
+    record Entry(ByteSequence key, long revision, boolean read, long lease) {}
+
+    /** The attempt's key as created (or found), and the queue listed in the same transaction. */
+    record Entered(ByteSequence key, long revision, ClientLease lease, List<Entry> queue, long listedAt) {}
+
+    /** Close or a lost lease: every waiter looks at its queue again. */
+    void wakeWaiters() {
+        waiters.forEach(EtcdQueueWatch::wake);
+    }
+
+    /** Creates the attempt's key, unless an earlier try of the same attempt did, and lists the queue. */
+    Entered enter(LockRequest request, long deadline) throws InterruptedException {
+        String name = request.name();
+        ByteSequence key = keys.key(name, request.ownerId());
+        ByteSequence prefix = keys.prefix(name);
+        while (true) {
+            ClientLease lease = session.lease(name, request.leaseTime(), deadline);
+            PutOption put = PutOption.builder().withLeaseId(lease.id).build();
+            TxnResponse answer;
+            try {
+                answer = calls.call(name, "taking the lock", deadline, () -> calls.client
+                        .getKVClient()
+                        .txn()
+                        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                        .Then(Op.put(key, EtcdKeys.value(request.kind()), put), Op.get(prefix, queue(0)))
+                        .Else(Op.get(key, GetOption.DEFAULT), Op.get(prefix, queue(0)))
+                        .commit());
+            } catch (LockUnavailableException e) {
+                if (e.getCause() != null && EtcdCalls.isLeaseNotFound(e.getCause())) {
+                    session.leaseGone(lease, "etcd says it expired or was revoked");
+                    continue; // the put was refused: take a new lease
+                }
+                throw e;
+            }
+            List<GetResponse> reads = answer.getGetResponses();
+            long revision;
+            if (answer.isSucceeded()) {
+                revision = answer.getHeader().getRevision();
+            } else {
+                List<KeyValue> own = reads.get(0).getKvs();
+                if (own.isEmpty()) {
+                    continue; // deleted between the compare and now: cannot happen in one transaction
+                }
+                revision = own.get(0).getCreateRevision();
+            }
+            lease.keys.incrementAndGet();
+            GetResponse listing = reads.get(reads.size() - 1);
+            return new Entered(
+                    key, revision, lease, entries(listing), answer.getHeader().getRevision());
+        }
+    }
+
+    /**
+     * Waits until the entered key holds the lock.
+     *
+     * @param start when the attempt began ({@link System#nanoTime()}), which {@code timeoutNanos}
+     *     counts from
+     * @param timeoutNanos 0 to look once, negative to wait without limit
+     * @return true when the key holds the lock, false when the time ran out first
+     */
+    boolean awaitTurn(LockRequest request, Entered entered, long start, long timeoutNanos) throws InterruptedException {
+        String name = request.name();
+        boolean read = request.mode() == LockMode.SHARED;
+        List<Entry> queue = entered.queue();
+        long listedAt = entered.listedAt();
+        try (EtcdQueueWatch watch = new EtcdQueueWatch()) {
+            waiters.add(watch);
+            try {
+                while (true) {
+                    calls.checkOpen(name);
+                    checkLease(name, entered.lease());
+                    List<Entry> blockers = blockers(queue, entered, read, name);
+                    if (blockers.isEmpty()) {
+                        return true;
+                    }
+                    if (timeoutNanos == 0) {
+                        return false;
+                    }
+                    watch.watch(
+                            calls.client.getWatchClient(),
+                            blockers.get(blockers.size() - 1).key(),
+                            listedAt + 1);
+                    long remaining = timeoutNanos < 0 ? -1 : timeoutNanos - (System.nanoTime() - start);
+                    if (timeoutNanos > 0 && remaining <= 0) {
+                        return false;
+                    }
+                    EtcdQueueWatch.Outcome outcome = watch.await(remaining);
+                    if (outcome == EtcdQueueWatch.Outcome.TIMED_OUT) {
+                        return false;
+                    }
+                    calls.checkOpen(name);
+                    // The only blocker went, and nothing joins ahead of us: ours, if our key still
+                    // existed then. It did if our lease was alive, and the session knows until when
+                    // etcd keeps it for sure; a client that was stopped past that reads the queue.
+                    if (outcome == EtcdQueueWatch.Outcome.DELETED
+                            && blockers.size() == 1
+                            && entered.lease().aliveAt(System.nanoTime())) {
+                        return true;
+                    }
+                    GetResponse listing = calls.call(name, "reading the queue", calls.deadline(), () -> calls.client
+                            .getKVClient()
+                            .get(keys.prefix(name), queue(entered.revision())));
+                    queue = entries(listing);
+                    listedAt = listing.getHeader().getRevision();
+                }
+            } finally {
+                waiters.remove(watch);
+            }
+        }
+    }
+
+    private void checkLease(String name, ClientLease lease) {
+        if (lease.dead) {
+            throw new LockUnavailableException(calls.describe(name) + ": the client's etcd lease ended while waiting ("
+                    + lease.deathReason + "), and with it the place in the queue; retry");
+        }
+    }
+
+    /** The entries that keep ours from holding; fails if our key is not in the queue. */
+    private List<Entry> blockers(List<Entry> queue, Entered entered, boolean read, String name) {
+        List<Entry> blocking = new ArrayList<>();
+        for (Entry entry : queue) {
+            if (entry.revision() == entered.revision() && entry.key().equals(entered.key())) {
+                return blocking;
+            }
+            if (!read || !entry.read()) {
+                blocking.add(entry);
+            }
+        }
+        throw new LockUnavailableException(calls.describe(name) + ": the attempt's key vanished from the queue while"
+                + " waiting (its etcd lease expired or was revoked); retry");
+    }
+
+    /** Deletes a key this client created; true if it was still there. */
+    boolean delete(String name, ByteSequence key, ClientLease lease, long deadline) throws InterruptedException {
+        DeleteResponse deleted;
+        try {
+            deleted = calls.call(name, "deleting the lock's key", deadline, () -> calls.client
+                    .getKVClient()
+                    .delete(key));
+        } catch (LockUnavailableException | InterruptedException e) {
+            session.deleteInBackground(name, key, lease, 0);
+            throw e;
+        }
+        lease.keys.decrementAndGet();
+        return deleted.getDeleted() > 0;
+    }
+
+    /**
+     * Which of {@code held} (all of one client, up to 100) still exist with their create revision, in
+     * one transaction. Sent asynchronously so that the caller can keep the lease alive meanwhile.
+     */
+    CompletableFuture<TxnResponse> checkHeld(List<HeldKey> held) {
+        Cmp[] same = new Cmp[held.size()];
+        Op[] reads = new Op[held.size()];
+        for (int i = 0; i < held.size(); i++) {
+            HeldKey key = held.get(i);
+            same[i] = new Cmp(key.key, Cmp.Op.EQUAL, CmpTarget.createRevision(key.revision));
+            reads[i] = Op.get(key.key, GetOption.builder().withKeysOnly(true).build());
+        }
+        return calls.client.getKVClient().txn().If(same).Then().Else(reads).commit();
+    }
+
+    /** Whether {@code key} still holds its create revision, as {@code answer} to {@link #checkHeld} says. */
+    static boolean stillHeld(TxnResponse answer, int index, HeldKey key) {
+        if (answer.isSucceeded()) {
+            return true;
+        }
+        List<KeyValue> found = answer.getGetResponses().get(index).getKvs();
+        return !found.isEmpty() && found.get(0).getCreateRevision() == key.revision;
+    }
+
+    /** The whole queue of a lock, in order (for inspection). */
+    List<Entry> list(String name) throws InterruptedException {
+        GetResponse listing = calls.call(name, "reading the queue", calls.deadline(), () -> calls.client
+                .getKVClient()
+                .get(keys.prefix(name), queue(0)));
+        return entries(listing);
+    }
+
+    /** The holders of a queue: the first entry, or every read entry before the first exclusive one. */
+    static List<Entry> holders(List<Entry> queue) {
+        List<Entry> holding = new ArrayList<>();
+        for (Entry entry : queue) {
+            if (!entry.read()) {
+                if (holding.isEmpty()) {
+                    holding.add(entry);
+                }
+                break;
+            }
+            holding.add(entry);
+        }
+        return holding;
+    }
+
+    /** Every key under a prefix by create revision, up to {@code maxRevision} (0: all). */
+    private static GetOption queue(long maxRevision) {
+        GetOption.Builder option = GetOption.builder()
+                .isPrefix(true)
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.ASCEND);
+        if (maxRevision > 0) {
+            option.withMaxCreateRevision(maxRevision);
+        }
+        return option.build();
+    }
+
+    private static List<Entry> entries(GetResponse listing) {
+        List<Entry> entries = new ArrayList<>(listing.getKvs().size());
+        for (KeyValue kv : listing.getKvs()) {
+            entries.add(new Entry(kv.getKey(), kv.getCreateRevision(), EtcdKeys.isRead(kv.getValue()), kv.getLease()));
+        }
+        return entries;
+    }
+}
