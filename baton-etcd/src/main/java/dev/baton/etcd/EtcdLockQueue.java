@@ -35,7 +35,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *       queue; a {@code read} key holds when no exclusive key is ahead of it. Keys only ever join at
  *       the end, so a key that holds keeps holding until it is deleted.
  *   <li><b>Waiting</b> ({@link #awaitTurn}): the waiter watches the delete of the nearest key that
- *       blocks it, and no other key, from the revision of its listing. When that key goes: if it was
+ *       blocks it, and no other key (live from the watch's creation, with a read of that key if
+ *       anything was written since the listing: see {@link EtcdQueueWatch}). When that key goes: if it was
  *       the only blocker, the waiter holds without another request (nothing can join ahead of it);
  *       else it lists the keys up to its own (one read, which also proves its own key still exists)
  *       and watches the new nearest blocker. A release thus wakes one waiter of each kind behind it,
@@ -142,15 +143,24 @@ final class EtcdLockQueue {
                     if (timeoutNanos == 0) {
                         return false;
                     }
-                    watch.watch(
-                            calls.client.getWatchClient(),
-                            blockers.get(blockers.size() - 1).key(),
-                            listedAt + 1);
-                    long remaining = timeoutNanos < 0 ? -1 : timeoutNanos - (System.nanoTime() - start);
-                    if (timeoutNanos > 0 && remaining <= 0) {
-                        return false;
+                    ByteSequence nearest = blockers.get(blockers.size() - 1).key();
+                    watch.watch(calls.client.getWatchClient(), nearest);
+                    EtcdQueueWatch.Outcome outcome;
+                    while (true) {
+                        long remaining = timeoutNanos < 0 ? -1 : timeoutNanos - (System.nanoTime() - start);
+                        if (timeoutNanos > 0 && remaining <= 0) {
+                            return false;
+                        }
+                        outcome = watch.await(remaining);
+                        if (outcome != EtcdQueueWatch.Outcome.CREATED) {
+                            break;
+                        }
+                        // Live from createdAt on: a delete after the listing and up to then is seen here.
+                        if (watch.createdAt() > listedAt && !exists(name, nearest)) {
+                            outcome = EtcdQueueWatch.Outcome.DELETED;
+                            break;
+                        }
                     }
-                    EtcdQueueWatch.Outcome outcome = watch.await(remaining);
                     if (outcome == EtcdQueueWatch.Outcome.TIMED_OUT) {
                         return false;
                     }
@@ -173,6 +183,14 @@ final class EtcdLockQueue {
                 waiters.remove(watch);
             }
         }
+    }
+
+    /** Whether {@code key} exists now (a linearizable read). */
+    private boolean exists(String name, ByteSequence key) throws InterruptedException {
+        GetResponse found = calls.call(name, "reading the queue", calls.deadline(), () -> calls.client
+                .getKVClient()
+                .get(key, GetOption.builder().withCountOnly(true).build()));
+        return found.getCount() > 0;
     }
 
     private void checkLease(String name, ClientLease lease) {

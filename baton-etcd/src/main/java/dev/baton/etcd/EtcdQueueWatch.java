@@ -10,16 +10,25 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One waiter's watch on the key ahead of it: one etcd watch at a time, on one key, for its delete
- * events only, from the revision the queue was listed at (so a delete between the listing and the
- * watch is replayed, never missed). The waiter blocks in {@link #await}; the watch's events, its
- * failures, a lost lease and the client's closing wake it. Its lock guards its flags only and is
- * never held across a call to etcd.
+ * events only. The waiter blocks in {@link #await}; the watch's creation, its events, its failures,
+ * a lost lease and the client's closing wake it. Its lock guards its flags only and is never held
+ * across a call to etcd.
+ *
+ * <p>Why the watch starts "now" and not at the revision of the waiter's listing: etcd serves a watch
+ * that starts at a past revision from its catch-up loop, which runs every 100 ms, and delivers its
+ * events only once caught up; a watch that starts now is live at once. So a waiter's hand-off would
+ * wait up to 100 ms whenever anything was written between its listing and its watch (in a busy
+ * queue, nearly always). Instead the watch reports the revision it starts at ({@link
+ * Outcome#CREATED}), and the waiter checks that the key still exists if that is later than its
+ * listing: a delete in between is then seen by that read rather than by the watch.
  */
 final class EtcdQueueWatch implements AutoCloseable {
     /** What ended a wait. */
     enum Outcome {
         /** The watched key was deleted. */
         DELETED,
+        /** The watch is live from {@link #createdAt()} on (reported once per watch). */
+        CREATED,
         /** Anything else happened (a watch failure, a lost lease, closing): look at the queue again. */
         CHANGED,
         /** The time ran out. */
@@ -34,9 +43,11 @@ final class EtcdQueueWatch implements AutoCloseable {
 
     private boolean deleted;
     private boolean changed;
+    private long createdAt;
+    private boolean createdReported;
 
-    /** Watches {@code key} for its deletion from {@code fromRevision} on, instead of the key watched so far. */
-    void watch(Watch client, ByteSequence key, long fromRevision) {
+    /** Watches {@code key} for its deletion from now on, instead of the key watched so far. */
+    void watch(Watch client, ByteSequence key) {
         Watch.Watcher previous;
         int mine;
         lock.lock();
@@ -46,6 +57,8 @@ final class EtcdQueueWatch implements AutoCloseable {
             mine = ++generation;
             deleted = false;
             changed = false;
+            createdAt = 0;
+            createdReported = false;
         } finally {
             lock.unlock();
         }
@@ -53,7 +66,7 @@ final class EtcdQueueWatch implements AutoCloseable {
             previous.close();
         }
         WatchOption option =
-                WatchOption.builder().withRevision(fromRevision).withNoPut(true).build();
+                WatchOption.builder().withCreateNotify(true).withNoPut(true).build();
         Watch.Watcher started = client.watch(key, option, new Listener(mine));
         lock.lock();
         try {
@@ -87,7 +100,7 @@ final class EtcdQueueWatch implements AutoCloseable {
         lock.lock();
         try {
             long remaining = timeoutNanos;
-            while (!deleted && !changed) {
+            while (!deleted && !changed && (createdAt == 0 || createdReported)) {
                 if (timeoutNanos < 0) {
                     signalled.await();
                 } else {
@@ -97,7 +110,24 @@ final class EtcdQueueWatch implements AutoCloseable {
                     remaining = signalled.awaitNanos(remaining);
                 }
             }
-            return changed ? Outcome.CHANGED : Outcome.DELETED;
+            if (changed) {
+                return Outcome.CHANGED;
+            }
+            if (deleted) {
+                return Outcome.DELETED;
+            }
+            createdReported = true;
+            return Outcome.CREATED;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The revision the current watch started at (its creation's header revision); 0 before. */
+    long createdAt() {
+        lock.lock();
+        try {
+            return createdAt;
         } finally {
             lock.unlock();
         }
@@ -135,6 +165,20 @@ final class EtcdQueueWatch implements AutoCloseable {
             }
             if (delete) {
                 signal(true);
+            } else if (response.getEvents().isEmpty()) {
+                created(response.getHeader().getRevision());
+            }
+        }
+
+        private void created(long revision) {
+            lock.lock();
+            try {
+                if (generation == mine && createdAt == 0) {
+                    createdAt = Math.max(1, revision);
+                    signalled.signalAll();
+                }
+            } finally {
+                lock.unlock();
             }
         }
 
