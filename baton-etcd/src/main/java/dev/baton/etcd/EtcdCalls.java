@@ -25,11 +25,15 @@ import java.util.function.Supplier;
 final class EtcdCalls {
     private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long MIN_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
 
     final Client client;
     private final EtcdUri uri;
     private final String backendName;
     private final Duration operationTimeout;
+    /** How long one attempt may take before it is sent again: a third of the operation timeout. */
+    private final long attemptNanos;
+
     private volatile boolean closed;
 
     EtcdCalls(EtcdUri uri, Client client, Duration operationTimeout) {
@@ -37,6 +41,7 @@ final class EtcdCalls {
         this.client = client;
         this.backendName = uri.describe();
         this.operationTimeout = operationTimeout;
+        this.attemptNanos = Math.max(MIN_ATTEMPT_NANOS, operationTimeout.toNanos() / 3);
     }
 
     String backendName() {
@@ -75,6 +80,10 @@ final class EtcdCalls {
     /**
      * Runs {@code call} until it succeeds, fails for good, or {@code deadline} passes.
      *
+     * <p>An attempt that has no answer after a third of the operation timeout is sent again: a member
+     * that took a write just as its leader died forwards it to the dead leader and never answers it,
+     * while the same request sent again after the election succeeds.
+     *
      * <p>Interrupts: a request in flight when the thread is interrupted is waited for (within the
      * deadline), so that the caller knows what it did: it returns normally with the thread's interrupt
      * flag set if the request succeeded, and throws {@link InterruptedException} if it failed.
@@ -96,13 +105,20 @@ final class EtcdCalls {
                     throw failure(lockName, what, last != null ? last : new TimeoutException());
                 }
                 CompletableFuture<T> future = call.get();
+                long attemptEnd = Math.min(deadline, System.nanoTime() + attemptNanos);
                 while (true) {
                     try {
-                        return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                        return future.get(Math.max(0, attemptEnd - System.nanoTime()), TimeUnit.NANOSECONDS);
                     } catch (InterruptedException e) {
                         interrupted = true; // wait for the answer: the caller must know what happened
                     } catch (TimeoutException e) {
                         future.cancel(true);
+                        if (deadline - System.nanoTime() > 0) {
+                            // A write a member took while its leader died waits, dropped, until it
+                            // times out: ask again (another member, or the new leader).
+                            last = e;
+                            break;
+                        }
                         throw failure(lockName, what, last != null ? last : e);
                     } catch (ExecutionException | CancellationException e) {
                         Throwable cause = unwrap(e);
@@ -196,11 +212,12 @@ final class EtcdCalls {
 
     /** Why a call failed, with the fix. */
     String reason(Throwable failure) {
-        if (failure instanceof TimeoutException) {
-            return "etcd did not answer within the operation timeout (" + operationTimeout
-                    + "); check that a majority of its members runs and is reachable, or raise operationTimeout";
-        }
         String code = code(failure);
+        if (failure instanceof TimeoutException || code.equals("DEADLINE_EXCEEDED")) {
+            return "etcd did not answer within the operation timeout (" + operationTimeout.toMillis() + " ms): check"
+                    + " that its members run and that a majority of them reach each other (a cluster without quorum"
+                    + " holds a write until it times out), or raise operationTimeout";
+        }
         String text = description(failure);
         String lower = text.toLowerCase(Locale.ROOT);
         if (lower.contains("no leader") || lower.contains("request timed out") || lower.contains("leader changed")) {
@@ -229,10 +246,6 @@ final class EtcdCalls {
         if (code.equals("UNAVAILABLE")) {
             return "cannot reach etcd at " + String.join(",", uri.endpoints()) + " (" + text + "): check that it"
                     + " runs and that the URI's hosts and ports (and etcds:// for TLS) are right";
-        }
-        if (code.equals("DEADLINE_EXCEEDED")) {
-            return "etcd did not answer within the operation timeout (" + operationTimeout + "): " + text
-                    + "; check that a majority of its members runs and is reachable, or raise operationTimeout";
         }
         return "etcd answered " + code + ": " + text;
     }

@@ -118,13 +118,22 @@ final class EtcdMember {
 
     /** Whether the member's metrics say it is the leader. */
     boolean isLeader() {
+        return metricIsOne("etcd_server_is_leader");
+    }
+
+    /** Whether the member's metrics say it knows a leader (false too when it does not answer). */
+    boolean hasLeader() {
+        return metricIsOne("etcd_server_has_leader");
+    }
+
+    private boolean metricIsOne(String metric) {
         String body = get("/metrics");
         if (body == null) {
             return false;
         }
         for (String line : body.split("\n")) {
-            if (line.startsWith("etcd_server_is_leader ")) {
-                return line.substring("etcd_server_is_leader ".length()).trim().equals("1");
+            if (line.startsWith(metric + " ")) {
+                return line.substring(metric.length() + 1).trim().equals("1");
             }
         }
         return false;

@@ -324,6 +324,15 @@ public final class EtcdServer implements AutoCloseable {
         return -1;
     }
 
+    /**
+     * Whether member {@code index} knows a leader now, as its metrics say ({@code
+     * etcd_server_has_leader}); false if it does not answer.
+     */
+    public boolean hasLeader(int index) {
+        requireEmbedded("ask a member of");
+        return members.get(index).hasLeader();
+    }
+
     /** Kills member {@code index} with SIGKILL (a crash); its data stays for {@link #restart(int)}. */
     public void kill(int index) {
         requireEmbedded("kill");
