@@ -34,13 +34,15 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li><b>Holding</b>: an exclusive key ({@code mutex}, {@code write}) holds when it is first in the
  *       queue; a {@code read} key holds when no exclusive key is ahead of it. Keys only ever join at
  *       the end, so a key that holds keeps holding until it is deleted.
- *   <li><b>Waiting</b> ({@link #awaitTurn}): the waiter watches the delete of the nearest key that
- *       blocks it, and no other key (live from the watch's creation, with a read of that key if
- *       anything was written since the listing: see {@link EtcdQueueWatch}). When that key goes: if it was
- *       the only blocker, the waiter holds without another request (nothing can join ahead of it);
- *       else it lists the keys up to its own (one read, which also proves its own key still exists)
- *       and watches the new nearest blocker. A release thus wakes one waiter of each kind behind it,
- *       not the queue.
+ *   <li><b>Waiting</b> ({@link #awaitTurn}): the waiter watches the deletes of the nearest key that
+ *       blocks it and of the one before it, and no other key (each watch live from its creation,
+ *       with a read of the key if anything was written since the listing: see {@link
+ *       EtcdQueueWatch}), as the ZooKeeper backend does. When the nearest goes and it was the last
+ *       blocker (the only one, or the second of two and the first has gone), the waiter holds with no
+ *       further request: nothing joins ahead of it, and its lease was alive. When the one before
+ *       goes and more remain, it lists the keys up to its own at once, while the nearest still
+ *       blocks, so that its hand-off needs no listing either. A listing (one read) also proves its
+ *       own key still exists. A release thus wakes at most two waiters, never the queue.
  *   <li><b>Leaving</b>: release, a timeout, an interrupt or a failure deletes the key (one request);
  *       if etcd cannot be reached, the session deletes it in the background until it can.
  *   <li><b>Renewing</b> ({@link #checkHeld}): one transaction per batch compares each held key's
@@ -143,35 +145,11 @@ final class EtcdLockQueue {
                     if (timeoutNanos == 0) {
                         return false;
                     }
-                    ByteSequence nearest = blockers.get(blockers.size() - 1).key();
-                    watch.watch(calls.client.getWatchClient(), nearest);
-                    EtcdQueueWatch.Outcome outcome;
-                    while (true) {
-                        long remaining = timeoutNanos < 0 ? -1 : timeoutNanos - (System.nanoTime() - start);
-                        if (timeoutNanos > 0 && remaining <= 0) {
-                            return false;
-                        }
-                        outcome = watch.await(remaining);
-                        if (outcome != EtcdQueueWatch.Outcome.CREATED) {
-                            break;
-                        }
-                        // Live from createdAt on: a delete after the listing and up to then is seen here.
-                        if (watch.createdAt() > listedAt && !exists(name, nearest)) {
-                            outcome = EtcdQueueWatch.Outcome.DELETED;
-                            break;
-                        }
-                    }
-                    if (outcome == EtcdQueueWatch.Outcome.TIMED_OUT) {
-                        return false;
-                    }
-                    calls.checkOpen(name);
-                    // The only blocker went, and nothing joins ahead of us: ours, if our key still
-                    // existed then. It did if our lease was alive, and the session knows until when
-                    // etcd keeps it for sure; a client that was stopped past that reads the queue.
-                    if (outcome == EtcdQueueWatch.Outcome.DELETED
-                            && blockers.size() == 1
-                            && entered.lease().aliveAt(System.nanoTime())) {
+                    if (awaitBlockers(name, entered, blockers, listedAt, watch, start, timeoutNanos)) {
                         return true;
+                    }
+                    if (timeoutNanos > 0 && System.nanoTime() - start - timeoutNanos >= 0) {
+                        return false;
                     }
                     GetResponse listing = calls.call(name, "reading the queue", calls.deadline(), () -> calls.client
                             .getKVClient()
@@ -181,6 +159,69 @@ final class EtcdLockQueue {
                 }
             } finally {
                 waiters.remove(watch);
+            }
+        }
+    }
+
+    /**
+     * Watches the nearest blocker and the one before it until the waiter holds (true), the time runs
+     * out or the queue must be listed again (false). Holding without a listing: the nearest blocker
+     * was deleted and it was the last one (the only blocker, or the second of two and the first had
+     * gone), as long as our lease was alive then (so our key was there). When only the one before
+     * goes and more blockers remain, the queue is listed again early, while the nearest still blocks,
+     * so that the hand-off that follows needs no listing either.
+     */
+    private boolean awaitBlockers(
+            String name,
+            Entered entered,
+            List<Entry> blockers,
+            long listedAt,
+            EtcdQueueWatch watch,
+            long start,
+            long timeoutNanos)
+            throws InterruptedException {
+        ByteSequence nearest = blockers.get(blockers.size() - 1).key();
+        ByteSequence before =
+                blockers.size() >= 2 ? blockers.get(blockers.size() - 2).key() : null;
+        boolean last = blockers.size() == 1;
+        watch.watch(calls.client.getWatchClient(), before == null ? List.of(nearest) : List.of(nearest, before));
+        boolean nearestChecked = false;
+        boolean beforeChecked = before == null;
+        while (true) {
+            long remaining = timeoutNanos < 0 ? -1 : timeoutNanos - (System.nanoTime() - start);
+            if (timeoutNanos > 0 && remaining <= 0) {
+                return false;
+            }
+            EtcdQueueWatch.Outcome outcome = watch.await(remaining);
+            if (outcome != EtcdQueueWatch.Outcome.NEWS) {
+                return false;
+            }
+            calls.checkOpen(name);
+            // A watch is live from its creation on: a delete after the listing and before it is
+            // found by reading the key.
+            if (!nearestChecked && watch.createdAt(nearest) != 0) {
+                nearestChecked = true;
+                if (watch.createdAt(nearest) > listedAt && !exists(name, nearest)) {
+                    watch.gone(nearest);
+                }
+            }
+            if (!beforeChecked && watch.createdAt(before) != 0) {
+                beforeChecked = true;
+                if (watch.createdAt(before) > listedAt && !exists(name, before)) {
+                    watch.gone(before);
+                }
+            }
+            if (before != null && watch.isGone(before)) {
+                if (blockers.size() > 2) {
+                    return false; // list again while the nearest still blocks
+                }
+                last = true;
+            }
+            if (watch.isGone(nearest)) {
+                // The last blocker went, and nothing joins ahead of us: ours, if our key still
+                // existed then. It did if our lease was alive, and the session knows until when
+                // etcd keeps it for sure; a client that was stopped past that lists the queue.
+                return last && entered.lease().aliveAt(System.nanoTime());
             }
         }
     }

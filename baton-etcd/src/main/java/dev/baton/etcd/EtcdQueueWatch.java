@@ -5,31 +5,35 @@ import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One waiter's watch on the key ahead of it: one etcd watch at a time, on one key, for its delete
- * events only. The waiter blocks in {@link #await}; the watch's creation, its events, its failures,
- * a lost lease and the client's closing wake it. Its lock guards its flags only and is never held
- * across a call to etcd.
+ * One waiter's watches on the keys ahead of it (at most two: its nearest blocker and the one before
+ * it), each an etcd watch on one key for its delete events only. The waiter blocks in {@link #await};
+ * a watch's creation, its events, its failure, a lost lease and the client's closing wake it. Its
+ * lock guards its bookkeeping only and is never held across a call to etcd.
  *
- * <p>Why the watch starts "now" and not at the revision of the waiter's listing: etcd serves a watch
+ * <p>Why a watch starts "now" and not at the revision of the waiter's listing: etcd serves a watch
  * that starts at a past revision from its catch-up loop, which runs every 100 ms, and delivers its
  * events only once caught up; a watch that starts now is live at once. So a waiter's hand-off would
  * wait up to 100 ms whenever anything was written between its listing and its watch (in a busy
- * queue, nearly always). Instead the watch reports the revision it starts at ({@link
- * Outcome#CREATED}), and the waiter checks that the key still exists if that is later than its
- * listing: a delete in between is then seen by that read rather than by the watch.
+ * queue, nearly always). Instead each watch reports the revision it starts at ({@link #createdAt}),
+ * and the waiter reads the key if that is later than its listing: a delete in between is then seen
+ * by that read rather than by the watch ({@link #gone}).
  */
 final class EtcdQueueWatch implements AutoCloseable {
     /** What ended a wait. */
     enum Outcome {
-        /** The watched key was deleted. */
-        DELETED,
-        /** The watch is live from {@link #createdAt()} on (reported once per watch). */
-        CREATED,
-        /** Anything else happened (a watch failure, a lost lease, closing): look at the queue again. */
+        /** A watched key was deleted or a watch started: see {@link #isGone} and {@link #createdAt}. */
+        NEWS,
+        /** Something else happened (a watch failed, a lease was lost, closing): list the queue again. */
         CHANGED,
         /** The time ran out. */
         TIMED_OUT
@@ -37,47 +41,119 @@ final class EtcdQueueWatch implements AutoCloseable {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition signalled = lock.newCondition();
-    private Watch.Watcher watcher;
-    /** Which watch the flags below belong to: events of an earlier watch are ignored. */
-    private int generation;
+    private final Map<ByteSequence, Watched> watched = new HashMap<>();
+    /** Keys seen deleted: queue keys never come back. */
+    private final Set<ByteSequence> deleted = new HashSet<>();
 
-    private boolean deleted;
+    private boolean news;
     private boolean changed;
-    private long createdAt;
-    private boolean createdReported;
+    private boolean closed;
 
-    /** Watches {@code key} for its deletion from now on, instead of the key watched so far. */
-    void watch(Watch client, ByteSequence key) {
-        Watch.Watcher previous;
-        int mine;
+    /** A watch on one key, and the revision it is live from (0 until etcd said). */
+    private final class Watched implements Watch.Listener {
+        final ByteSequence key;
+        Watch.Watcher watcher;
+        long createdAt;
+
+        Watched(ByteSequence key) {
+            this.key = key;
+        }
+
+        @Override
+        public void onNext(WatchResponse response) {
+            boolean delete = false;
+            for (WatchEvent event : response.getEvents()) {
+                delete |= event.getEventType() == WatchEvent.EventType.DELETE;
+            }
+            lock.lock();
+            try {
+                if (watched.get(key) != this) {
+                    return;
+                }
+                if (delete) {
+                    deleted.add(key);
+                } else if (response.getEvents().isEmpty() && createdAt == 0) {
+                    createdAt = Math.max(1, response.getHeader().getRevision());
+                } else {
+                    return;
+                }
+                news = true;
+                signalled.signalAll();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        @Override
+        public void onError(Throwable failure) {
+            // jetcd resumes a watch after a connection failure by itself, but a cancelled watch ends
+            // (a member without leader, a compaction): list the queue again and watch anew.
+            ended();
+        }
+
+        @Override
+        public void onCompleted() {
+            ended();
+        }
+
+        private void ended() {
+            lock.lock();
+            try {
+                if (watched.get(key) == this) {
+                    watched.remove(key);
+                    changed = true;
+                    signalled.signalAll();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /**
+     * Watches exactly {@code keys} (not yet known deleted) from now on: a key already watched keeps
+     * its watch, the others' watches are closed.
+     */
+    void watch(Watch client, List<ByteSequence> keys) {
+        List<Watch.Watcher> toClose = new ArrayList<>();
+        List<Watched> toStart = new ArrayList<>();
         lock.lock();
         try {
-            previous = watcher;
-            watcher = null;
-            mine = ++generation;
-            deleted = false;
-            changed = false;
-            createdAt = 0;
-            createdReported = false;
-        } finally {
-            lock.unlock();
-        }
-        if (previous != null) {
-            previous.close();
-        }
-        WatchOption option =
-                WatchOption.builder().withCreateNotify(true).withNoPut(true).build();
-        Watch.Watcher started = client.watch(key, option, new Listener(mine));
-        lock.lock();
-        try {
-            if (generation == mine) {
-                watcher = started;
-                return;
+            watched.entrySet().removeIf(entry -> {
+                if (keys.contains(entry.getKey())) {
+                    return false;
+                }
+                if (entry.getValue().watcher != null) {
+                    toClose.add(entry.getValue().watcher);
+                }
+                return true;
+            });
+            for (ByteSequence key : keys) {
+                if (!watched.containsKey(key) && !deleted.contains(key)) {
+                    Watched fresh = new Watched(key);
+                    watched.put(key, fresh);
+                    toStart.add(fresh);
+                }
             }
         } finally {
             lock.unlock();
         }
-        started.close();
+        toClose.forEach(Watch.Watcher::close);
+        WatchOption option =
+                WatchOption.builder().withCreateNotify(true).withNoPut(true).build();
+        for (Watched fresh : toStart) {
+            Watch.Watcher started = client.watch(fresh.key, option, fresh);
+            lock.lock();
+            try {
+                if (watched.get(fresh.key) == fresh && !closed) {
+                    fresh.watcher = started;
+                    continue;
+                }
+            } finally {
+                lock.unlock();
+            }
+            started.close();
+        }
     }
 
     /** Wakes the waiter to look at the queue again (a lost lease, the client closing). */
@@ -92,7 +168,7 @@ final class EtcdQueueWatch implements AutoCloseable {
     }
 
     /**
-     * Waits until the watched key is deleted or something else calls for a new look.
+     * Waits for news (a watched key deleted, a watch started) or a reason to list the queue again.
      *
      * @param timeoutNanos negative to wait without limit
      */
@@ -100,7 +176,7 @@ final class EtcdQueueWatch implements AutoCloseable {
         lock.lock();
         try {
             long remaining = timeoutNanos;
-            while (!deleted && !changed && (createdAt == 0 || createdReported)) {
+            while (!news && !changed) {
                 if (timeoutNanos < 0) {
                     signalled.await();
                 } else {
@@ -111,23 +187,42 @@ final class EtcdQueueWatch implements AutoCloseable {
                 }
             }
             if (changed) {
+                changed = false;
                 return Outcome.CHANGED;
             }
-            if (deleted) {
-                return Outcome.DELETED;
-            }
-            createdReported = true;
-            return Outcome.CREATED;
+            news = false;
+            return Outcome.NEWS;
         } finally {
             lock.unlock();
         }
     }
 
-    /** The revision the current watch started at (its creation's header revision); 0 before. */
-    long createdAt() {
+    /** Whether {@code key} was seen deleted. */
+    boolean isGone(ByteSequence key) {
         lock.lock();
         try {
-            return createdAt;
+            return deleted.contains(key);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Records that a read found {@code key} gone. */
+    void gone(ByteSequence key) {
+        lock.lock();
+        try {
+            deleted.add(key);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The revision the watch on {@code key} is live from; 0 if not yet known (or not watched). */
+    long createdAt(ByteSequence key) {
+        lock.lock();
+        try {
+            Watched watch = watched.get(key);
+            return watch == null ? 0 : watch.createdAt;
         } finally {
             lock.unlock();
         }
@@ -135,80 +230,19 @@ final class EtcdQueueWatch implements AutoCloseable {
 
     @Override
     public void close() {
-        Watch.Watcher previous;
+        List<Watch.Watcher> toClose = new ArrayList<>();
         lock.lock();
         try {
-            previous = watcher;
-            watcher = null;
-            generation++;
+            closed = true;
+            for (Watched watch : watched.values()) {
+                if (watch.watcher != null) {
+                    toClose.add(watch.watcher);
+                }
+            }
+            watched.clear();
         } finally {
             lock.unlock();
         }
-        if (previous != null) {
-            previous.close();
-        }
-    }
-
-    /** The events of one watch; they count only while it is the current one. */
-    private final class Listener implements Watch.Listener {
-        private final int mine;
-
-        Listener(int mine) {
-            this.mine = mine;
-        }
-
-        @Override
-        public void onNext(WatchResponse response) {
-            boolean delete = false;
-            for (WatchEvent event : response.getEvents()) {
-                delete |= event.getEventType() == WatchEvent.EventType.DELETE;
-            }
-            if (delete) {
-                signal(true);
-            } else if (response.getEvents().isEmpty()) {
-                created(response.getHeader().getRevision());
-            }
-        }
-
-        private void created(long revision) {
-            lock.lock();
-            try {
-                if (generation == mine && createdAt == 0) {
-                    createdAt = Math.max(1, revision);
-                    signalled.signalAll();
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        @Override
-        public void onError(Throwable failure) {
-            // jetcd resumes a watch after a connection failure by itself, but a compacted start
-            // revision or a cancelled watch ends it: list the queue again and watch anew either way.
-            signal(false);
-        }
-
-        @Override
-        public void onCompleted() {
-            signal(false);
-        }
-
-        private void signal(boolean delete) {
-            lock.lock();
-            try {
-                if (generation != mine) {
-                    return;
-                }
-                if (delete) {
-                    deleted = true;
-                } else {
-                    changed = true;
-                }
-                signalled.signalAll();
-            } finally {
-                lock.unlock();
-            }
-        }
+        toClose.forEach(Watch.Watcher::close);
     }
 }
