@@ -15,6 +15,7 @@ public final class BenchBackends {
         backends.put("mariadb", JdbcBenchBackends::mariadb);
         backends.put("redis", RedisBenchBackend::new);
         backends.put("zookeeper", ZooKeeperBenchBackend::create);
+        backends.put("etcd", EtcdBenchBackend::create);
         return backends;
     }
 
