@@ -78,7 +78,7 @@ final class EtcdBenchBackend implements BenchBackend {
 
     @Override
     public String waiterNotification() {
-        return "watch on the predecessor key's delete";
+        return "watch on the deletes of the two nearest keys ahead";
     }
 
     @Override
