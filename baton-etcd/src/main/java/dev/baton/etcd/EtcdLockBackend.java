@@ -4,7 +4,6 @@ import dev.baton.LockUnavailableException;
 import dev.baton.etcd.EtcdLockQueue.Entered;
 import dev.baton.etcd.EtcdLockQueue.Entry;
 import dev.baton.etcd.EtcdSession.ClientLease;
-import dev.baton.etcd.EtcdSession.HeldKey;
 import dev.baton.etcd.EtcdSession.LeaseGoneException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
@@ -113,7 +112,7 @@ final class EtcdLockBackend implements LockBackend {
             session.keepAlive(request.name(), lease, calls.deadline());
             now = System.nanoTime();
         }
-        HeldKey held = session.hold(request.name(), entered.key(), entered.revision(), lease, request.leaseTime());
+        EtcdHeldKey held = session.hold(request.name(), entered.key(), entered.revision(), lease, request.leaseTime());
         // Less a millisecond: the core starts the grant's validity when this method has returned.
         long validity = Math.min(request.leaseTime().toNanos(), lease.aliveUntilNanos() - now - MARGIN_NANOS);
         return new Grant(
@@ -166,10 +165,10 @@ final class EtcdLockBackend implements LockBackend {
     @Override
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
         List<Optional<Grant>> answers = new ArrayList<>(grants.size());
-        List<HeldKey> valid = new ArrayList<>();
+        List<EtcdHeldKey> valid = new ArrayList<>();
         for (Grant grant : grants) {
             answers.add(Optional.empty());
-            HeldKey key = (HeldKey) grant.backendState();
+            EtcdHeldKey key = (EtcdHeldKey) grant.backendState();
             if (key != null && key.valid()) {
                 valid.add(key);
             }
@@ -182,7 +181,7 @@ final class EtcdLockBackend implements LockBackend {
             CompletableFuture<TxnResponse> check = queue.checkHeld(valid);
             long deadline = calls.deadline();
             Map<ClientLease, Long> sentAt = new IdentityHashMap<>();
-            for (HeldKey key : valid) {
+            for (EtcdHeldKey key : valid) {
                 if (!sentAt.containsKey(key.lease)) {
                     try {
                         sentAt.put(key.lease, session.keepAlive(name, key.lease, deadline));
@@ -201,7 +200,7 @@ final class EtcdLockBackend implements LockBackend {
             });
             Instant expiresAt = Instant.now().plus(leaseTime);
             for (int i = 0, v = 0; i < grants.size(); i++) {
-                HeldKey key = (HeldKey) grants.get(i).backendState();
+                EtcdHeldKey key = (EtcdHeldKey) grants.get(i).backendState();
                 if (key == null || !valid.contains(key)) {
                     continue;
                 }
@@ -225,7 +224,7 @@ final class EtcdLockBackend implements LockBackend {
 
     @Override
     public boolean release(Grant grant) {
-        HeldKey key = (HeldKey) grant.backendState();
+        EtcdHeldKey key = (EtcdHeldKey) grant.backendState();
         if (key == null) {
             abandon(new LockRequest(grant.name(), grant.ownerId(), grant.mode(), Duration.ofSeconds(1)));
             return false;

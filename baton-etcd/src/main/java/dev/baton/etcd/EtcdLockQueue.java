@@ -2,7 +2,6 @@ package dev.baton.etcd;
 
 import dev.baton.LockUnavailableException;
 import dev.baton.etcd.EtcdSession.ClientLease;
-import dev.baton.etcd.EtcdSession.HeldKey;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import io.etcd.jetcd.ByteSequence;
@@ -275,11 +274,11 @@ final class EtcdLockQueue {
      * Which of {@code held} (all of one client, up to 100) still exist with their create revision, in
      * one transaction. Sent asynchronously so that the caller can keep the lease alive meanwhile.
      */
-    CompletableFuture<TxnResponse> checkHeld(List<HeldKey> held) {
+    CompletableFuture<TxnResponse> checkHeld(List<EtcdHeldKey> held) {
         Cmp[] same = new Cmp[held.size()];
         Op[] reads = new Op[held.size()];
         for (int i = 0; i < held.size(); i++) {
-            HeldKey key = held.get(i);
+            EtcdHeldKey key = held.get(i);
             same[i] = new Cmp(key.key, Cmp.Op.EQUAL, CmpTarget.createRevision(key.revision));
             reads[i] = Op.get(key.key, GetOption.builder().withKeysOnly(true).build());
         }
@@ -287,7 +286,7 @@ final class EtcdLockQueue {
     }
 
     /** Whether {@code key} still holds its create revision, as {@code answer} to {@link #checkHeld} says. */
-    static boolean stillHeld(TxnResponse answer, int index, HeldKey key) {
+    static boolean stillHeld(TxnResponse answer, int index, EtcdHeldKey key) {
         if (answer.isSucceeded()) {
             return true;
         }

@@ -54,7 +54,7 @@ final class EtcdSession {
     private final Set<ClientLease> kept = ConcurrentHashMap.newKeySet();
 
     private final ReentrantLock granting = new ReentrantLock();
-    private final Set<HeldKey> held = ConcurrentHashMap.newKeySet();
+    private final Set<EtcdHeldKey> held = ConcurrentHashMap.newKeySet();
     /** Keys to delete in the background, with the lease each is on. */
     private final Map<ByteSequence, Orphan> orphans = new ConcurrentHashMap<>();
 
@@ -169,14 +169,14 @@ final class EtcdSession {
     }
 
     /** Registers a granted key; its lease time runs from now. */
-    HeldKey hold(String lockName, ByteSequence key, long revision, ClientLease lease, Duration leaseTime) {
-        HeldKey granted = new HeldKey(lockName, key, revision, lease, leaseTime, System.nanoTime());
+    EtcdHeldKey hold(String lockName, ByteSequence key, long revision, ClientLease lease, Duration leaseTime) {
+        EtcdHeldKey granted = new EtcdHeldKey(lockName, key, revision, lease, leaseTime, System.nanoTime());
         held.add(granted);
         return granted;
     }
 
     /** Forgets a key being released: its lease time no longer runs out, its deletion is the caller's. */
-    void forget(HeldKey key) {
+    void forget(EtcdHeldKey key) {
         key.release();
         held.remove(key);
     }
@@ -209,7 +209,7 @@ final class EtcdSession {
                 calls.client.getLeaseClient().revoke(lease.id);
             }
         }
-        for (HeldKey key : held) {
+        for (EtcdHeldKey key : held) {
             if (key.expireIfDue(now)) {
                 held.remove(key);
                 log.info(
@@ -338,74 +338,6 @@ final class EtcdSession {
             long until = sentAt + TimeUnit.SECONDS.toNanos(ttl);
             aliveUntil.accumulateAndGet(until, (a, b) -> a - b >= 0 ? a : b);
             overdueLogged = false;
-        }
-    }
-
-    /** A granted key: its lease time without renewal, and whether it is known lost. */
-    static final class HeldKey {
-        final String lockName;
-        final ByteSequence key;
-        /** The key's create revision: the fencing token. */
-        final long revision;
-
-        final ClientLease lease;
-        final Duration leaseTime;
-        private final ReentrantLock state = new ReentrantLock();
-        private long deadlineNanos;
-        private boolean released;
-        private volatile boolean expired;
-        /** Set when a renewal found the key gone or re-created: someone else deleted it. */
-        volatile boolean deletedElsewhere;
-
-        HeldKey(String lockName, ByteSequence key, long revision, ClientLease lease, Duration leaseTime, long now) {
-            this.lockName = lockName;
-            this.key = key;
-            this.revision = revision;
-            this.lease = lease;
-            this.leaseTime = leaseTime;
-            this.deadlineNanos = now + leaseTime.toNanos();
-        }
-
-        /** Whether the grant still holds as far as this client knows. */
-        boolean valid() {
-            return !expired && !deletedElsewhere && !lease.dead;
-        }
-
-        /** Moves the local lease deadline; false if the lease time already ran out. */
-        boolean extend(long deadline) {
-            state.lock();
-            try {
-                if (expired) {
-                    return false;
-                }
-                deadlineNanos = Math.max(deadlineNanos, deadline);
-                return true;
-            } finally {
-                state.unlock();
-            }
-        }
-
-        void release() {
-            state.lock();
-            try {
-                released = true;
-            } finally {
-                state.unlock();
-            }
-        }
-
-        /** Marks the lease time run out if its deadline passed; true if this call did. */
-        boolean expireIfDue(long now) {
-            state.lock();
-            try {
-                if (released || expired || deadlineNanos - now > 0) {
-                    return false;
-                }
-                expired = true;
-                return true;
-            } finally {
-                state.unlock();
-            }
         }
     }
 }
