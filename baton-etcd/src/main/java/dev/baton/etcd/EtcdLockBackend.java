@@ -249,11 +249,11 @@ final class EtcdLockBackend implements LockBackend {
      */
     @Override
     public void abandon(LockRequest request) {
-        session.deleteInBackground(
-                request.name(),
-                keys.key(request.name(), request.ownerId()),
-                null,
-                calls.operationTimeout().toNanos());
+        ByteSequence key = queue.keyOf(request.ownerId());
+        if (key != null) {
+            session.deleteInBackground(
+                    request.name(), key, null, calls.operationTimeout().toNanos());
+        }
     }
 
     @Override
@@ -266,7 +266,7 @@ final class EtcdLockBackend implements LockBackend {
             List<String> owners = new ArrayList<>();
             long token = 0;
             for (Entry holder : holders) {
-                owners.add(EtcdKeys.ownerOf(holder.key()));
+                owners.add(holder.owner());
                 token = Math.max(token, holder.revision());
             }
             LockMode mode = holders.get(0).read() ? LockMode.SHARED : LockMode.EXCLUSIVE;

@@ -26,7 +26,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <ul>
  *   <li><b>Enter</b> ({@link #enter}): one transaction. If the attempt's key {@code
- *       <prefix><owner id>} does not exist yet, put it with the client's lease and list the queue
+ *       <prefix><client tag>-<slot>} ({@link EtcdKeySlots}) does not exist yet, put it with the
+ *       client's lease and its kind and owner id as value, and list the queue
  *       (every key under the prefix, by create revision); else (a retry after a lost answer) read it
  *       and list the queue. The key's create revision orders the queue and is the fencing token:
  *       etcd's revisions only grow, so a later grant always has a larger token.
@@ -57,16 +58,24 @@ final class EtcdLockQueue {
     private final EtcdSession session;
     private final EtcdKeys keys;
     private final Set<EtcdQueueWatch> waiters = ConcurrentHashMap.newKeySet();
+    private final EtcdKeySlots slots;
 
     EtcdLockQueue(EtcdCalls calls, EtcdSession session, EtcdKeys keys) {
         this.calls = calls;
         this.session = session;
         this.keys = keys;
+        this.slots = new EtcdKeySlots(keys);
         session.onLeaseDeath(this::wakeWaiters);
+        session.onKeyDeleted(slots::deleted);
+    }
+
+    /** The key the attempt {@code ownerId} claimed and that is not known deleted yet; null if none. */
+    ByteSequence keyOf(String ownerId) {
+        return slots.keyOf(ownerId);
     }
 
     /** A queue entry: its key, its create revision, and whether it is a read key. */
-    record Entry(ByteSequence key, long revision, boolean read, long lease) {}
+    record Entry(ByteSequence key, long revision, boolean read, long lease, String owner) {}
 
     /** The attempt's key as created (or found), and the queue listed in the same transaction. */
     record Entered(ByteSequence key, long revision, ClientLease lease, List<Entry> queue, long listedAt) {}
@@ -79,7 +88,9 @@ final class EtcdLockQueue {
     /** Creates the attempt's key, unless an earlier try of the same attempt did, and lists the queue. */
     Entered enter(LockRequest request, long deadline) throws InterruptedException {
         String name = request.name();
-        ByteSequence key = keys.key(name, request.ownerId());
+        // A fresh name for every call: a key of an earlier call of the same attempt may still be
+        // waiting for its deletion in the background.
+        ByteSequence own = slots.claim(name, request.ownerId());
         ByteSequence prefix = keys.prefix(name);
         while (true) {
             ClientLease lease = session.lease(name, request.leaseTime(), deadline);
@@ -89,9 +100,11 @@ final class EtcdLockQueue {
                 answer = calls.call(name, "taking the lock", deadline, () -> calls.client
                         .getKVClient()
                         .txn()
-                        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                        .Then(Op.put(key, EtcdKeys.value(request.kind()), put), Op.get(prefix, queue(0)))
-                        .Else(Op.get(key, GetOption.DEFAULT), Op.get(prefix, queue(0)))
+                        .If(new Cmp(own, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                        .Then(
+                                Op.put(own, EtcdKeys.value(request.kind(), request.ownerId()), put),
+                                Op.get(prefix, queue(0)))
+                        .Else(Op.get(own, GetOption.DEFAULT), Op.get(prefix, queue(0)))
                         .commit());
             } catch (LockUnavailableException e) {
                 if (e.getCause() != null && EtcdCalls.isLeaseNotFound(e.getCause())) {
@@ -105,16 +118,16 @@ final class EtcdLockQueue {
             if (answer.isSucceeded()) {
                 revision = answer.getHeader().getRevision();
             } else {
-                List<KeyValue> own = reads.get(0).getKvs();
-                if (own.isEmpty()) {
+                List<KeyValue> found = reads.get(0).getKvs();
+                if (found.isEmpty()) {
                     continue; // deleted between the compare and now: cannot happen in one transaction
                 }
-                revision = own.get(0).getCreateRevision();
+                revision = found.get(0).getCreateRevision();
             }
             lease.keys.incrementAndGet();
             GetResponse listing = reads.get(reads.size() - 1);
             return new Entered(
-                    key, revision, lease, entries(listing), answer.getHeader().getRevision());
+                    own, revision, lease, entries(listing), answer.getHeader().getRevision());
         }
     }
 
@@ -200,13 +213,13 @@ final class EtcdLockQueue {
             // found by reading the key.
             if (!nearestChecked && watch.createdAt(nearest) != 0) {
                 nearestChecked = true;
-                if (watch.createdAt(nearest) > listedAt && !exists(name, nearest)) {
+                if (watch.createdAt(nearest) > listedAt && !exists(name, blockers.get(blockers.size() - 1))) {
                     watch.gone(nearest);
                 }
             }
             if (!beforeChecked && watch.createdAt(before) != 0) {
                 beforeChecked = true;
-                if (watch.createdAt(before) > listedAt && !exists(name, before)) {
+                if (watch.createdAt(before) > listedAt && !exists(name, blockers.get(blockers.size() - 2))) {
                     watch.gone(before);
                 }
             }
@@ -225,12 +238,13 @@ final class EtcdLockQueue {
         }
     }
 
-    /** Whether {@code key} exists now (a linearizable read). */
-    private boolean exists(String name, ByteSequence key) throws InterruptedException {
+    /** Whether the entry's key still exists now (a linearizable read). */
+    private boolean exists(String name, Entry entry) throws InterruptedException {
         GetResponse found = calls.call(name, "reading the queue", calls.deadline(), () -> calls.client
                 .getKVClient()
-                .get(key, GetOption.builder().withCountOnly(true).build()));
-        return found.getCount() > 0;
+                .get(entry.key(), GetOption.builder().withKeysOnly(true).build()));
+        // The same key, not a later one of the same name (a client reuses its key names).
+        return !found.getKvs().isEmpty() && found.getKvs().get(0).getCreateRevision() == entry.revision();
     }
 
     private void checkLease(String name, ClientLease lease) {
@@ -267,6 +281,11 @@ final class EtcdLockQueue {
             throw e;
         }
         lease.keys.decrementAndGet();
+        if (!session.deletingInBackground(key)) {
+            // (Else the background deletion frees the name once it is done: a later key of the same
+            // name must not be there before it runs, or it would delete that one.)
+            slots.deleted(key);
+        }
         return deleted.getDeleted() > 0;
     }
 
@@ -332,7 +351,12 @@ final class EtcdLockQueue {
     private static List<Entry> entries(GetResponse listing) {
         List<Entry> entries = new ArrayList<>(listing.getKvs().size());
         for (KeyValue kv : listing.getKvs()) {
-            entries.add(new Entry(kv.getKey(), kv.getCreateRevision(), EtcdKeys.isRead(kv.getValue()), kv.getLease()));
+            entries.add(new Entry(
+                    kv.getKey(),
+                    kv.getCreateRevision(),
+                    EtcdKeys.isRead(kv.getValue()),
+                    kv.getLease(),
+                    EtcdKeys.ownerOf(kv.getKey(), kv.getValue())));
         }
         return entries;
     }

@@ -61,6 +61,7 @@ final class EtcdSession {
     private final Set<ByteSequence> orphansInFlight = ConcurrentHashMap.newKeySet();
     private final CopyOnWriteArrayList<Runnable> deathListeners = new CopyOnWriteArrayList<>();
     private final ScheduledThreadPoolExecutor keeper;
+    private volatile java.util.function.Consumer<ByteSequence> keyDeleted = key -> {};
 
     EtcdSession(EtcdCalls calls) {
         this.calls = calls;
@@ -78,6 +79,11 @@ final class EtcdSession {
     static long ttlSeconds(Duration leaseTime) {
         long millis = leaseTime.toMillis();
         return Math.max(1, (millis + 999) / 1000);
+    }
+
+    /** Called whenever a key deleted in the background is known gone, so that its name may be reused. */
+    void onKeyDeleted(java.util.function.Consumer<ByteSequence> listener) {
+        keyDeleted = listener;
     }
 
     /** Called (on the keeper thread) whenever a lease dies, so that waiters look at their keys again. */
@@ -196,6 +202,11 @@ final class EtcdSession {
         orphans.put(key, new Orphan(lockName, lease, System.nanoTime() + settleNanos));
     }
 
+    /** Whether {@code key} waits for a deletion in the background (which frees its name when done). */
+    boolean deletingInBackground(ByteSequence key) {
+        return orphans.containsKey(key);
+    }
+
     private record Orphan(String lockName, ClientLease lease, long notBefore) {}
 
     private void tick() {
@@ -228,8 +239,11 @@ final class EtcdSession {
             boolean settled = now - pending.notBefore() >= 0;
             calls.client.getKVClient().delete(key).whenComplete((deleted, failure) -> {
                 orphansInFlight.remove(key);
-                if (failure == null && settled && orphans.remove(key, pending) && pending.lease() != null) {
-                    pending.lease().keys.decrementAndGet();
+                if (failure == null && settled && orphans.remove(key, pending)) {
+                    if (pending.lease() != null) {
+                        pending.lease().keys.decrementAndGet();
+                    }
+                    keyDeleted.accept(key);
                 }
             });
         }

@@ -158,6 +158,9 @@ class EtcdFaultTest {
                 assertThatThrownBy(() -> waiter.acquire(Duration.ofMillis(1))).isInstanceOf(LockTimeoutException.class);
             }
             assertThat(queueKeys(name)).as("only the holder's key").hasSize(1);
+            assertThat(queueKeys(name).get(0).getVersion())
+                    .as("the holder's key, written once")
+                    .isEqualTo(1);
             assertThat(queueKeys(name).get(0).getCreateRevision()).isEqualTo(held.fencingToken());
         }
         assertThat(queueKeys(name)).isEmpty();

@@ -81,6 +81,27 @@ class EtcdUriTest {
         EtcdKeys keys = new EtcdKeys("/baton/locks");
         assertThat(keys.key("a/b", "0123").toString(java.nio.charset.StandardCharsets.UTF_8))
                 .isEqualTo("/baton/locks/a%2Fb/0123");
-        assertThat(EtcdKeys.ownerOf(keys.key("a/b", "0123"))).isEqualTo("0123");
+        io.etcd.jetcd.ByteSequence value = EtcdKeys.value(dev.baton.spi.LockKind.READ, "0123abcd");
+        assertThat(EtcdKeys.isRead(value)).isTrue();
+        assertThat(EtcdKeys.isRead(EtcdKeys.value(dev.baton.spi.LockKind.WRITE, "0123abcd")))
+                .isFalse();
+        assertThat(EtcdKeys.ownerOf(keys.key("a/b", "tag-0"), value)).isEqualTo("0123abcd");
+    }
+
+    @Test
+    void keyNamesAreReusedOnlyOnceTheirKeyIsDeleted() {
+        EtcdKeySlots slots = new EtcdKeySlots(new EtcdKeys("/baton/locks"));
+        io.etcd.jetcd.ByteSequence first = slots.claim("n", "owner-1");
+        io.etcd.jetcd.ByteSequence second = slots.claim("n", "owner-2");
+        assertThat(second).as("a name in use is not handed out again").isNotEqualTo(first);
+        assertThat(slots.keyOf("owner-1")).isEqualTo(first);
+        slots.deleted(first);
+        assertThat(slots.keyOf("owner-1")).isNull();
+        assertThat(slots.claim("n", "owner-3"))
+                .as("the deleted key's name comes back")
+                .isEqualTo(first);
+        assertThat(slots.claim("other", "owner-4").toString(java.nio.charset.StandardCharsets.UTF_8))
+                .startsWith("/baton/locks/other/")
+                .endsWith("-0");
     }
 }
