@@ -16,6 +16,7 @@ public final class BenchBackends {
         backends.put("redis", RedisBenchBackend::new);
         backends.put("zookeeper", ZooKeeperBenchBackend::create);
         backends.put("azure", AzureBenchBackend::new);
+        backends.put("etcd", EtcdBenchBackend::create);
         return backends;
     }
 

@@ -7,13 +7,14 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Each backend tells before starting what {@link BenchBackend#start} returns: {@code baton bench}
- * plans its run and tells its length from it. Checked on the servers that need only a JDK.
+ * plans its run and tells its length from it. Checked on the servers that need only a JDK, and on
+ * etcd (Debian's etcd-server, which ./test installs).
  */
 class PlannedSubjectsTest {
 
     @Test
     void theEmbeddedBackendsOfferTheSubjectsTheyPlan() {
-        for (String id : List.of("h2", "postgres", "redis", "zookeeper")) {
+        for (String id : List.of("h2", "postgres", "redis", "zookeeper", "etcd")) {
             try (BenchBackend backend = BenchBackends.all().get(id).get()) {
                 BenchBackend.PlannedSubjects planned = backend.plannedSubjects(false);
                 List<LockSubject> subjects = backend.start(null);

@@ -1,0 +1,252 @@
+package dev.baton.etcd;
+
+import dev.baton.LockUnavailableException;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.common.exception.EtcdException;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+/**
+ * The jetcd client as the backend uses it: every call bounded by a deadline (the operation timeout),
+ * a call that failed because etcd could not be reached or had no leader retried until then, and
+ * failures worded with the lock, the backend and what to do. Only idempotent calls go through
+ * {@link #call}: every request of this backend is (a key is named by its attempt's owner id, and the
+ * one that creates it only does so if it is absent).
+ */
+final class EtcdCalls {
+    private static final long FIRST_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    private static final long MAX_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
+    private static final long MIN_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
+
+    final Client client;
+    private final EtcdUri uri;
+    private final String backendName;
+    private final Duration operationTimeout;
+    /** How long one attempt may take before it is sent again: a third of the operation timeout. */
+    private final long attemptNanos;
+
+    private volatile boolean closed;
+
+    EtcdCalls(EtcdUri uri, Client client, Duration operationTimeout) {
+        this.uri = uri;
+        this.client = client;
+        this.backendName = uri.describe();
+        this.operationTimeout = operationTimeout;
+        this.attemptNanos = Math.max(MIN_ATTEMPT_NANOS, operationTimeout.toNanos() / 3);
+    }
+
+    String backendName() {
+        return backendName;
+    }
+
+    /** {@code Baton lock 'name' on etcd (host:2379)}: how messages start. */
+    String describe(String lockName) {
+        return "Baton lock '" + lockName + "' on " + backendName;
+    }
+
+    /** The deadline of a call that starts now. */
+    long deadline() {
+        return System.nanoTime() + operationTimeout.toNanos();
+    }
+
+    Duration operationTimeout() {
+        return operationTimeout;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    void markClosed() {
+        closed = true;
+    }
+
+    void checkOpen(String lockName) {
+        if (closed) {
+            throw new LockUnavailableException(describe(lockName)
+                    + ": the client was closed; create a new client with Baton.connect to take locks again");
+        }
+    }
+
+    /**
+     * Runs {@code call} until it succeeds, fails for good, or {@code deadline} passes.
+     *
+     * <p>An attempt that has no answer after a third of the operation timeout is sent again: a member
+     * that took a write just as its leader died forwards it to the dead leader and never answers it,
+     * while the same request sent again after the election succeeds.
+     *
+     * <p>Interrupts: a request in flight when the thread is interrupted is waited for (within the
+     * deadline), so that the caller knows what it did: it returns normally with the thread's interrupt
+     * flag set if the request succeeded, and throws {@link InterruptedException} if it failed.
+     *
+     * @param what what the call does, for messages ("taking the lock")
+     * @throws LockUnavailableException when etcd could not be reached, had no quorum, refused the
+     *     credentials or the permission, or did not answer in time
+     * @throws InterruptedException if the thread was interrupted and the request did not succeed
+     */
+    <T> T call(String lockName, String what, long deadline, Supplier<CompletableFuture<T>> call)
+            throws InterruptedException {
+        long pause = FIRST_PAUSE_NANOS;
+        Throwable last = null;
+        boolean interrupted = Thread.interrupted();
+        try {
+            while (true) {
+                checkOpen(lockName);
+                if (deadline - System.nanoTime() <= 0) {
+                    throw failure(lockName, what, last != null ? last : new TimeoutException());
+                }
+                CompletableFuture<T> future = call.get();
+                long attemptEnd = Math.min(deadline, System.nanoTime() + attemptNanos);
+                while (true) {
+                    try {
+                        return future.get(Math.max(0, attemptEnd - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    } catch (InterruptedException e) {
+                        interrupted = true; // wait for the answer: the caller must know what happened
+                    } catch (TimeoutException e) {
+                        future.cancel(true);
+                        if (deadline - System.nanoTime() > 0) {
+                            // A write a member took while its leader died waits, dropped, until it
+                            // times out: ask again (another member, or the new leader).
+                            last = e;
+                            break;
+                        }
+                        throw failure(lockName, what, last != null ? last : e);
+                    } catch (ExecutionException | CancellationException e) {
+                        Throwable cause = unwrap(e);
+                        if (!retryable(cause)) {
+                            throw failure(lockName, what, cause);
+                        }
+                        last = cause;
+                        break;
+                    }
+                }
+                if (interrupted) {
+                    interrupted = false;
+                    throw new InterruptedException();
+                }
+                checkOpen(lockName);
+                long sleep = Math.min(pause, deadline - System.nanoTime());
+                if (sleep > 0) {
+                    LockSupport.parkNanos(sleep);
+                    if (Thread.interrupted()) {
+                        throw new InterruptedException();
+                    }
+                }
+                pause = Math.min(MAX_PAUSE_NANOS, pause * 2);
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    static Throwable unwrap(Throwable thrown) {
+        Throwable cause = thrown;
+        while ((cause instanceof ExecutionException || cause instanceof CompletionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    /** The gRPC status code name of a failure ({@code UNAVAILABLE}, ...). */
+    static String code(Throwable failure) {
+        Throwable cause = unwrap(failure);
+        if (cause instanceof EtcdException etcd) {
+            return etcd.getErrorCode().name();
+        }
+        return Status.fromThrowable(cause).getCode().name();
+    }
+
+    /** The server's or the transport's description of a failure. */
+    static String description(Throwable failure) {
+        Throwable cause = unwrap(failure);
+        String text;
+        if (cause instanceof EtcdException etcd) {
+            text = etcd.getMessage();
+        } else {
+            Status status = Status.fromThrowable(cause);
+            text = status.getDescription();
+            if (text == null && status.getCause() != null) {
+                text = status.getCause().toString();
+            }
+        }
+        return text == null ? cause.toString() : text;
+    }
+
+    /** Whether etcd said the lease is gone (expired or revoked). */
+    static boolean isLeaseNotFound(Throwable failure) {
+        return description(failure).contains("requested lease not found");
+    }
+
+    /**
+     * Failures worth another try within the deadline: etcd not reachable now, no leader (an election
+     * is under way), a request that timed out inside the cluster, or an auth token that jetcd renews.
+     */
+    static boolean retryable(Throwable failure) {
+        String code = code(failure);
+        String text = description(failure).toLowerCase(Locale.ROOT);
+        return code.equals("UNAVAILABLE")
+                || code.equals("DEADLINE_EXCEEDED")
+                || text.contains("invalid auth token")
+                || text.contains("revision of auth store is old")
+                || text.contains("leader changed")
+                || text.contains("no leader")
+                || text.contains("request timed out");
+    }
+
+    /** A failure as the caller sees it: the lock, the backend, what failed, why, and what to do. */
+    LockUnavailableException failure(String lockName, String what, Throwable failure) {
+        return new LockUnavailableException(describe(lockName) + ": " + what + " failed: " + reason(failure), failure);
+    }
+
+    /** Why a call failed, with the fix. */
+    String reason(Throwable failure) {
+        String code = code(failure);
+        if (failure instanceof TimeoutException || code.equals("DEADLINE_EXCEEDED")) {
+            return "etcd did not answer within the operation timeout (" + operationTimeout.toMillis() + " ms): check"
+                    + " that its members run and that a majority of them reach each other (a cluster without quorum"
+                    + " holds a write until it times out), or raise operationTimeout";
+        }
+        String text = description(failure);
+        String lower = text.toLowerCase(Locale.ROOT);
+        if (lower.contains("no leader") || lower.contains("request timed out") || lower.contains("leader changed")) {
+            return "the etcd cluster has no quorum (" + text + "): a majority of its members must be up and reach"
+                    + " each other; check them with 'etcdctl endpoint status'";
+        }
+        if (lower.contains("authentication failed")) {
+            return "etcd refused user '" + uri.user() + "' (" + text + "): check the user name and password in the"
+                    + " URI";
+        }
+        if (lower.contains("authentication is not enabled")) {
+            return "the URI gives credentials but authentication is disabled on etcd (" + text + "): remove"
+                    + " user:password from the URI, or enable authentication on etcd";
+        }
+        if (lower.contains("user name is empty")
+                || lower.contains("user name not found")
+                || (code.equals("UNAUTHENTICATED") && uri.user() == null)) {
+            return "etcd requires authentication (" + text + "): put user:password in the URI"
+                    + " (etcd://user:password@host:2379)";
+        }
+        if (lower.contains("permission denied") || code.equals("PERMISSION_DENIED")) {
+            return "etcd denied user '" + uri.user() + "' access to " + uri.namespace() + uri.root() + "/ (" + text
+                    + "): grant it a role with readwrite permission on that prefix (etcdctl role grant-permission"
+                    + " --prefix=true ROLE readwrite " + uri.namespace() + uri.root() + "/)";
+        }
+        if (code.equals("UNAVAILABLE")) {
+            return "cannot reach etcd at " + String.join(",", uri.endpoints()) + " (" + text + "): check that it"
+                    + " runs and that the URI's hosts and ports (and etcds:// for TLS) are right";
+        }
+        return "etcd answered " + code + ": " + text;
+    }
+}

@@ -1,0 +1,310 @@
+package dev.baton.etcd;
+
+import dev.baton.LockUnavailableException;
+import dev.baton.etcd.EtcdLockQueue.Entered;
+import dev.baton.etcd.EtcdLockQueue.Entry;
+import dev.baton.etcd.EtcdSession.ClientLease;
+import dev.baton.etcd.EtcdSession.LeaseGoneException;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockInfo;
+import dev.baton.spi.LockMode;
+import dev.baton.spi.LockRequest;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.kv.TxnResponse;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Locks as queues of lease-bound keys ordered by create revision. This class is the SPI over three
+ * parts: the queue protocol ({@link EtcdLockQueue}), the client's leases and held keys ({@link
+ * EtcdSession}), and the bounded etcd calls ({@link EtcdCalls}).
+ *
+ * <p>Guarantees: an exclusive grant is the first key of its lock's queue, a read grant has no
+ * exclusive key ahead of it; its fencing token is its key's create revision, strictly increasing
+ * across the grants of a lock. Uncontended, taking a lock is one transaction and releasing it one
+ * delete. A grant lives while the client's lease does and at most its lease time without renewal;
+ * its validity never exceeds what the lease's last answered keep-alive guarantees.
+ *
+ * <p>Failure behaviour: every call is bounded by the operation timeout and reports etcd unreachable,
+ * without quorum, refusing the credentials or the permission as {@link LockUnavailableException}
+ * naming the lock, the backend and the fix. A waiter that times out, is interrupted or fails deletes
+ * its key before it returns (in the background if etcd cannot be reached then). A grant whose lease
+ * etcd no longer has (expired while unreachable, or revoked), or whose key was deleted by someone
+ * else, is reported lost at its next renewal; one whose keep-alives go unanswered is reported lost by
+ * the core when its validity runs out.
+ */
+final class EtcdLockBackend implements LockBackend {
+    private static final Logger log = LoggerFactory.getLogger(EtcdLockBackend.class);
+    /** Compares per renewal transaction: below etcd's default limit of 128 operations per transaction. */
+    private static final int RENEWAL_BATCH = 100;
+
+    private static final long MARGIN_NANOS = 1_000_000;
+
+    private final EtcdCalls calls;
+    private final EtcdSession session;
+    private final EtcdLockQueue queue;
+    private final EtcdKeys keys;
+
+    EtcdLockBackend(EtcdUri uri, EtcdCalls calls) {
+        this.calls = calls;
+        this.keys = new EtcdKeys(uri.root());
+        this.session = new EtcdSession(calls);
+        this.queue = new EtcdLockQueue(calls, session, keys);
+    }
+
+    @Override
+    public String name() {
+        return calls.backendName();
+    }
+
+    @Override
+    public boolean queuesWaiters() {
+        return true;
+    }
+
+    @Override
+    public Optional<Grant> tryAcquire(LockRequest request) {
+        try {
+            return acquire(request, 0);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException(
+                    calls.describe(request.name()) + ": interrupted while talking to etcd; retry", e);
+        }
+    }
+
+    @Override
+    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+        long start = System.nanoTime();
+        Entered entered;
+        try {
+            entered = queue.enter(request, calls.deadline());
+        } catch (InterruptedException | RuntimeException e) {
+            // The transaction may have reached etcd: remove the key it may have created.
+            abandon(request);
+            throw e;
+        }
+        boolean granted = false;
+        try {
+            granted = queue.awaitTurn(request, entered, start, timeoutNanos);
+            return granted ? Optional.of(grant(request, entered)) : Optional.empty();
+        } finally {
+            if (!granted) {
+                leave(request.name(), entered.key(), entered.lease());
+            }
+        }
+    }
+
+    private Grant grant(LockRequest request, Entered entered) throws InterruptedException {
+        ClientLease lease = entered.lease();
+        long now = System.nanoTime();
+        if (lease.aliveUntilNanos() - now <= 0) {
+            // Keep-alives were late: learn how long etcd keeps the lease before handing out the grant.
+            session.keepAlive(request.name(), lease, calls.deadline());
+            now = System.nanoTime();
+        }
+        EtcdHeldKey held = session.hold(request.name(), entered.key(), entered.revision(), lease, request.leaseTime());
+        // Less a millisecond: the core starts the grant's validity when this method has returned.
+        long validity = Math.min(request.leaseTime().toNanos(), lease.aliveUntilNanos() - now - MARGIN_NANOS);
+        return new Grant(
+                request.name(),
+                request.ownerId(),
+                request.mode(),
+                entered.revision(),
+                Instant.now().plus(request.leaseTime()),
+                held,
+                Duration.ofNanos(Math.max(0, validity)));
+    }
+
+    /** Deletes the key of an attempt that ends without a grant, even when the thread was interrupted. */
+    private void leave(String name, ByteSequence key, ClientLease lease) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            queue.delete(name, key, lease, calls.deadline());
+        } catch (InterruptedException e) {
+            interrupted = true;
+        } catch (RuntimeException e) {
+            log.warn(
+                    "{}: could not delete the key of an attempt that ended without the lock ({}); deleting it in the"
+                            + " background",
+                    calls.describe(name),
+                    e.getMessage());
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** A batch of one: see {@link #renewAll}. */
+    @Override
+    public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        return renewAll(List.of(grant), leaseTime).get(0);
+    }
+
+    @Override
+    public int renewalBatchSize() {
+        return RENEWAL_BATCH;
+    }
+
+    /**
+     * One keep-alive per lease in the batch (usually one) and, at the same time, one transaction that
+     * checks every key of the batch still exists with its token: two requests in flight however many
+     * grants. A grant counts as renewed for the full lease time from the call: the keep-alive was sent
+     * after the core's call began and the lease's TTL is at least the lease time.
+     */
+    @Override
+    public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
+        List<Optional<Grant>> answers = new ArrayList<>(grants.size());
+        List<EtcdHeldKey> valid = new ArrayList<>();
+        for (Grant grant : grants) {
+            answers.add(Optional.empty());
+            EtcdHeldKey key = (EtcdHeldKey) grant.backendState();
+            if (key != null && key.valid()) {
+                valid.add(key);
+            }
+        }
+        if (valid.isEmpty()) {
+            return answers;
+        }
+        String name = valid.get(0).lockName;
+        try {
+            CompletableFuture<TxnResponse> check = queue.checkHeld(valid);
+            long deadline = calls.deadline();
+            Map<ClientLease, Long> sentAt = new IdentityHashMap<>();
+            for (EtcdHeldKey key : valid) {
+                if (!sentAt.containsKey(key.lease)) {
+                    try {
+                        sentAt.put(key.lease, session.keepAlive(name, key.lease, deadline));
+                    } catch (LeaseGoneException gone) {
+                        sentAt.put(key.lease, null);
+                    }
+                }
+            }
+            boolean[] first = {true};
+            TxnResponse checked = calls.call(name, "renewing", deadline, () -> {
+                if (first[0]) {
+                    first[0] = false;
+                    return check;
+                }
+                return queue.checkHeld(valid);
+            });
+            Instant expiresAt = Instant.now().plus(leaseTime);
+            for (int i = 0, v = 0; i < grants.size(); i++) {
+                EtcdHeldKey key = (EtcdHeldKey) grants.get(i).backendState();
+                if (key == null || !valid.contains(key)) {
+                    continue;
+                }
+                boolean present = EtcdLockQueue.stillHeld(checked, v++, key);
+                Long sent = sentAt.get(key.lease);
+                if (!present) {
+                    key.deletedElsewhere = true;
+                    log.warn(
+                            "{}: its key was deleted by someone else; the lease is lost", calls.describe(key.lockName));
+                }
+                if (present && sent != null && key.valid() && key.extend(sent + leaseTime.toNanos())) {
+                    answers.set(i, Optional.of(grants.get(i).withExpiresAt(expiresAt)));
+                }
+            }
+            return answers;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException(calls.describe(name) + ": interrupted while renewing", e);
+        }
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        EtcdHeldKey key = (EtcdHeldKey) grant.backendState();
+        if (key == null) {
+            abandon(new LockRequest(grant.name(), grant.ownerId(), grant.mode(), Duration.ofSeconds(1)));
+            return false;
+        }
+        boolean wasValid = key.valid();
+        session.forget(key);
+        try {
+            return queue.delete(grant.name(), key.key, key.lease, calls.deadline()) && wasValid;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException(
+                    calls.describe(grant.name()) + ": interrupted while releasing; the key is deleted in the"
+                            + " background",
+                    e);
+        }
+    }
+
+    /**
+     * Deletes the key an attempt may have created, in the background: the attempt's transaction may
+     * still be applied after its caller gave up, so the deletes go on until one is sent an operation
+     * timeout later. Returns at once; harmless when the attempt created nothing.
+     */
+    @Override
+    public void abandon(LockRequest request) {
+        ByteSequence key = queue.keyOf(request.ownerId());
+        if (key != null) {
+            session.deleteInBackground(
+                    request.name(), key, null, calls.operationTimeout().toNanos());
+        }
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        try {
+            List<Entry> holders = EtcdLockQueue.holders(queue.list(name));
+            if (holders.isEmpty()) {
+                return Optional.empty();
+            }
+            List<String> owners = new ArrayList<>();
+            long token = 0;
+            for (Entry holder : holders) {
+                owners.add(holder.owner());
+                token = Math.max(token, holder.revision());
+            }
+            LockMode mode = holders.get(0).read() ? LockMode.SHARED : LockMode.EXCLUSIVE;
+            return Optional.of(
+                    new LockInfo(name, mode, owners, token, Instant.now().plus(remainingTtl(name, holders))));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException(calls.describe(name) + ": interrupted while inspecting", e);
+        }
+    }
+
+    /** How long etcd keeps the first holder's lease without a keep-alive (one more round trip). */
+    private Duration remainingTtl(String name, List<Entry> holders) throws InterruptedException {
+        long leaseId = holders.get(0).lease();
+        if (leaseId == 0) {
+            return Duration.ZERO;
+        }
+        long ttl = calls.call(name, "reading the holder's lease", calls.deadline(), () -> calls.client
+                        .getLeaseClient()
+                        .timeToLive(leaseId, io.etcd.jetcd.options.LeaseOption.DEFAULT))
+                .getTTL();
+        return Duration.ofSeconds(Math.max(0, ttl));
+    }
+
+    /** How many keys this client holds as grants, as far as it knows (for tests). */
+    int heldKeyCount() {
+        return session.heldCount();
+    }
+
+    @Override
+    public void close() {
+        if (calls.isClosed()) {
+            return;
+        }
+        // Closed before the waiters wake, so that each one either sees the flag or is woken.
+        calls.markClosed();
+        queue.wakeWaiters();
+        session.close();
+        calls.client.close();
+    }
+}

@@ -1,0 +1,363 @@
+package dev.baton.etcd;
+
+import dev.baton.LockUnavailableException;
+import dev.baton.etcd.EtcdSession.ClientLease;
+import dev.baton.spi.LockMode;
+import dev.baton.spi.LockRequest;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.DeleteResponse;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The wire protocol of the lock queues (with {@link EtcdSession} for the leases): every request
+ * this backend sends about a lock's keys is here.
+ *
+ * <ul>
+ *   <li><b>Enter</b> ({@link #enter}): one transaction. If the attempt's key {@code
+ *       <prefix><client tag>-<slot>} ({@link EtcdKeySlots}) does not exist yet, put it with the
+ *       client's lease and its kind and owner id as value, and list the queue
+ *       (every key under the prefix, by create revision); else (a retry after a lost answer) read it
+ *       and list the queue. The key's create revision orders the queue and is the fencing token:
+ *       etcd's revisions only grow, so a later grant always has a larger token.
+ *   <li><b>Holding</b>: an exclusive key ({@code mutex}, {@code write}) holds when it is first in the
+ *       queue; a {@code read} key holds when no exclusive key is ahead of it. Keys only ever join at
+ *       the end, so a key that holds keeps holding until it is deleted.
+ *   <li><b>Waiting</b> ({@link #awaitTurn}): the waiter watches the deletes of the nearest key that
+ *       blocks it and of the one before it, and no other key (each watch live from its creation,
+ *       with a read of the key if anything was written since the listing: see {@link
+ *       EtcdQueueWatch}), as the ZooKeeper backend does. When the nearest goes and it was the last
+ *       blocker (the only one, or the second of two and the first has gone), the waiter holds with no
+ *       further request: nothing joins ahead of it, and its lease was alive. When the one before
+ *       goes and more remain, it lists the keys up to its own at once, while the nearest still
+ *       blocks, so that its hand-off needs no listing either. A listing (one read) also proves its
+ *       own key still exists. A release thus wakes at most two waiters, never the queue.
+ *   <li><b>Leaving</b>: release, a timeout, an interrupt or a failure deletes the key (one request);
+ *       if etcd cannot be reached, the session deletes it in the background until it can.
+ *   <li><b>Renewing</b> ({@link #checkHeld}): one transaction per batch compares each held key's
+ *       create revision with its token (no key: revision 0), and on a mismatch reads each key to
+ *       tell which ones are gone. The lease itself is extended by the session's keep-alive.
+ * </ul>
+ *
+ * <p>A waiter whose lease dies (its key went with it) fails with {@link LockUnavailableException};
+ * so does one whose own key is missing when it lists the queue.
+ */
+final class EtcdLockQueue {
+    private final EtcdCalls calls;
+    private final EtcdSession session;
+    private final EtcdKeys keys;
+    private final Set<EtcdQueueWatch> waiters = ConcurrentHashMap.newKeySet();
+    private final EtcdKeySlots slots;
+
+    EtcdLockQueue(EtcdCalls calls, EtcdSession session, EtcdKeys keys) {
+        this.calls = calls;
+        this.session = session;
+        this.keys = keys;
+        this.slots = new EtcdKeySlots(keys);
+        session.onLeaseDeath(this::wakeWaiters);
+        session.onKeyDeleted(slots::deleted);
+    }
+
+    /** The key the attempt {@code ownerId} claimed and that is not known deleted yet; null if none. */
+    ByteSequence keyOf(String ownerId) {
+        return slots.keyOf(ownerId);
+    }
+
+    /** A queue entry: its key, its create revision, and whether it is a read key. */
+    record Entry(ByteSequence key, long revision, boolean read, long lease, String owner) {}
+
+    /** The attempt's key as created (or found), and the queue listed in the same transaction. */
+    record Entered(ByteSequence key, long revision, ClientLease lease, List<Entry> queue, long listedAt) {}
+
+    /** Close or a lost lease: every waiter looks at its queue again. */
+    void wakeWaiters() {
+        waiters.forEach(EtcdQueueWatch::wake);
+    }
+
+    /** Creates the attempt's key, unless an earlier try of the same attempt did, and lists the queue. */
+    Entered enter(LockRequest request, long deadline) throws InterruptedException {
+        String name = request.name();
+        // A fresh name for every call: a key of an earlier call of the same attempt may still be
+        // waiting for its deletion in the background.
+        ByteSequence own = slots.claim(name, request.ownerId());
+        ByteSequence prefix = keys.prefix(name);
+        while (true) {
+            ClientLease lease = session.lease(name, request.leaseTime(), deadline);
+            PutOption put = PutOption.builder().withLeaseId(lease.id).build();
+            TxnResponse answer;
+            try {
+                answer = calls.call(name, "taking the lock", deadline, () -> calls.client
+                        .getKVClient()
+                        .txn()
+                        .If(new Cmp(own, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                        .Then(
+                                Op.put(own, EtcdKeys.value(request.kind(), request.ownerId()), put),
+                                Op.get(prefix, queue(0)))
+                        .Else(Op.get(own, GetOption.DEFAULT), Op.get(prefix, queue(0)))
+                        .commit());
+            } catch (LockUnavailableException e) {
+                if (e.getCause() != null && EtcdCalls.isLeaseNotFound(e.getCause())) {
+                    session.leaseGone(lease, "etcd says it expired or was revoked");
+                    continue; // the put was refused: take a new lease
+                }
+                throw e;
+            }
+            List<GetResponse> reads = answer.getGetResponses();
+            long revision;
+            if (answer.isSucceeded()) {
+                revision = answer.getHeader().getRevision();
+            } else {
+                List<KeyValue> found = reads.get(0).getKvs();
+                if (found.isEmpty()) {
+                    continue; // deleted between the compare and now: cannot happen in one transaction
+                }
+                revision = found.get(0).getCreateRevision();
+            }
+            lease.keys.incrementAndGet();
+            GetResponse listing = reads.get(reads.size() - 1);
+            return new Entered(
+                    own, revision, lease, entries(listing), answer.getHeader().getRevision());
+        }
+    }
+
+    /**
+     * Waits until the entered key holds the lock.
+     *
+     * @param start when the attempt began ({@link System#nanoTime()}), which {@code timeoutNanos}
+     *     counts from
+     * @param timeoutNanos 0 to look once, negative to wait without limit
+     * @return true when the key holds the lock, false when the time ran out first
+     */
+    boolean awaitTurn(LockRequest request, Entered entered, long start, long timeoutNanos) throws InterruptedException {
+        String name = request.name();
+        boolean read = request.mode() == LockMode.SHARED;
+        List<Entry> queue = entered.queue();
+        long listedAt = entered.listedAt();
+        try (EtcdQueueWatch watch = new EtcdQueueWatch()) {
+            waiters.add(watch);
+            try {
+                while (true) {
+                    calls.checkOpen(name);
+                    checkLease(name, entered.lease());
+                    List<Entry> blockers = blockers(queue, entered, read, name);
+                    if (blockers.isEmpty()) {
+                        return true;
+                    }
+                    if (timeoutNanos == 0) {
+                        return false;
+                    }
+                    if (awaitBlockers(name, entered, blockers, listedAt, watch, start, timeoutNanos)) {
+                        return true;
+                    }
+                    if (timeoutNanos > 0 && System.nanoTime() - start - timeoutNanos >= 0) {
+                        return false;
+                    }
+                    GetResponse listing = calls.call(name, "reading the queue", calls.deadline(), () -> calls.client
+                            .getKVClient()
+                            .get(keys.prefix(name), queue(entered.revision())));
+                    queue = entries(listing);
+                    listedAt = listing.getHeader().getRevision();
+                }
+            } finally {
+                waiters.remove(watch);
+            }
+        }
+    }
+
+    /**
+     * Watches the nearest blocker and the one before it until the waiter holds (true), the time runs
+     * out or the queue must be listed again (false). Holding without a listing: the nearest blocker
+     * was deleted and it was the last one (the only blocker, or the second of two and the first had
+     * gone), as long as our lease was alive then (so our key was there). When only the one before
+     * goes and more blockers remain, the queue is listed again early, while the nearest still blocks,
+     * so that the hand-off that follows needs no listing either.
+     */
+    private boolean awaitBlockers(
+            String name,
+            Entered entered,
+            List<Entry> blockers,
+            long listedAt,
+            EtcdQueueWatch watch,
+            long start,
+            long timeoutNanos)
+            throws InterruptedException {
+        ByteSequence nearest = blockers.get(blockers.size() - 1).key();
+        ByteSequence before =
+                blockers.size() >= 2 ? blockers.get(blockers.size() - 2).key() : null;
+        boolean last = blockers.size() == 1;
+        watch.watch(calls.client.getWatchClient(), before == null ? List.of(nearest) : List.of(nearest, before));
+        boolean nearestChecked = false;
+        boolean beforeChecked = before == null;
+        while (true) {
+            long remaining = timeoutNanos < 0 ? -1 : timeoutNanos - (System.nanoTime() - start);
+            if (timeoutNanos > 0 && remaining <= 0) {
+                return false;
+            }
+            EtcdQueueWatch.Outcome outcome = watch.await(remaining);
+            if (outcome != EtcdQueueWatch.Outcome.NEWS) {
+                return false;
+            }
+            calls.checkOpen(name);
+            // A watch is live from its creation on: a delete after the listing and before it is
+            // found by reading the key.
+            if (!nearestChecked && watch.createdAt(nearest) != 0) {
+                nearestChecked = true;
+                if (watch.createdAt(nearest) > listedAt && !exists(name, blockers.get(blockers.size() - 1))) {
+                    watch.gone(nearest);
+                }
+            }
+            if (!beforeChecked && watch.createdAt(before) != 0) {
+                beforeChecked = true;
+                if (watch.createdAt(before) > listedAt && !exists(name, blockers.get(blockers.size() - 2))) {
+                    watch.gone(before);
+                }
+            }
+            if (before != null && watch.isGone(before)) {
+                if (blockers.size() > 2) {
+                    return false; // list again while the nearest still blocks
+                }
+                last = true;
+            }
+            if (watch.isGone(nearest)) {
+                // The last blocker went, and nothing joins ahead of us: ours, if our key still
+                // existed then. It did if our lease was alive, and the session knows until when
+                // etcd keeps it for sure; a client that was stopped past that lists the queue.
+                return last && entered.lease().aliveAt(System.nanoTime());
+            }
+        }
+    }
+
+    /** Whether the entry's key still exists now (a linearizable read). */
+    private boolean exists(String name, Entry entry) throws InterruptedException {
+        GetResponse found = calls.call(name, "reading the queue", calls.deadline(), () -> calls.client
+                .getKVClient()
+                .get(entry.key(), GetOption.builder().withKeysOnly(true).build()));
+        // The same key, not a later one of the same name (a client reuses its key names).
+        return !found.getKvs().isEmpty() && found.getKvs().get(0).getCreateRevision() == entry.revision();
+    }
+
+    private void checkLease(String name, ClientLease lease) {
+        if (lease.dead) {
+            throw new LockUnavailableException(calls.describe(name) + ": the client's etcd lease ended while waiting ("
+                    + lease.deathReason + "), and with it the place in the queue; retry");
+        }
+    }
+
+    /** The entries that keep ours from holding; fails if our key is not in the queue. */
+    private List<Entry> blockers(List<Entry> queue, Entered entered, boolean read, String name) {
+        List<Entry> blocking = new ArrayList<>();
+        for (Entry entry : queue) {
+            if (entry.revision() == entered.revision() && entry.key().equals(entered.key())) {
+                return blocking;
+            }
+            if (!read || !entry.read()) {
+                blocking.add(entry);
+            }
+        }
+        throw new LockUnavailableException(calls.describe(name) + ": the attempt's key vanished from the queue while"
+                + " waiting (its etcd lease expired or was revoked); retry");
+    }
+
+    /** Deletes a key this client created; true if it was still there. */
+    boolean delete(String name, ByteSequence key, ClientLease lease, long deadline) throws InterruptedException {
+        DeleteResponse deleted;
+        try {
+            deleted = calls.call(name, "deleting the lock's key", deadline, () -> calls.client
+                    .getKVClient()
+                    .delete(key));
+        } catch (LockUnavailableException | InterruptedException e) {
+            session.deleteInBackground(name, key, lease, 0);
+            throw e;
+        }
+        lease.keys.decrementAndGet();
+        if (!session.deletingInBackground(key)) {
+            // (Else the background deletion frees the name once it is done: a later key of the same
+            // name must not be there before it runs, or it would delete that one.)
+            slots.deleted(key);
+        }
+        return deleted.getDeleted() > 0;
+    }
+
+    /**
+     * Which of {@code held} (all of one client, up to 100) still exist with their create revision, in
+     * one transaction. Sent asynchronously so that the caller can keep the lease alive meanwhile.
+     */
+    CompletableFuture<TxnResponse> checkHeld(List<EtcdHeldKey> held) {
+        Cmp[] same = new Cmp[held.size()];
+        Op[] reads = new Op[held.size()];
+        for (int i = 0; i < held.size(); i++) {
+            EtcdHeldKey key = held.get(i);
+            same[i] = new Cmp(key.key, Cmp.Op.EQUAL, CmpTarget.createRevision(key.revision));
+            reads[i] = Op.get(key.key, GetOption.builder().withKeysOnly(true).build());
+        }
+        return calls.client.getKVClient().txn().If(same).Then().Else(reads).commit();
+    }
+
+    /** Whether {@code key} still holds its create revision, as {@code answer} to {@link #checkHeld} says. */
+    static boolean stillHeld(TxnResponse answer, int index, EtcdHeldKey key) {
+        if (answer.isSucceeded()) {
+            return true;
+        }
+        List<KeyValue> found = answer.getGetResponses().get(index).getKvs();
+        return !found.isEmpty() && found.get(0).getCreateRevision() == key.revision;
+    }
+
+    /** The whole queue of a lock, in order (for inspection). */
+    List<Entry> list(String name) throws InterruptedException {
+        GetResponse listing = calls.call(name, "reading the queue", calls.deadline(), () -> calls.client
+                .getKVClient()
+                .get(keys.prefix(name), queue(0)));
+        return entries(listing);
+    }
+
+    /** The holders of a queue: the first entry, or every read entry before the first exclusive one. */
+    static List<Entry> holders(List<Entry> queue) {
+        List<Entry> holding = new ArrayList<>();
+        for (Entry entry : queue) {
+            if (!entry.read()) {
+                if (holding.isEmpty()) {
+                    holding.add(entry);
+                }
+                break;
+            }
+            holding.add(entry);
+        }
+        return holding;
+    }
+
+    /** Every key under a prefix by create revision, up to {@code maxRevision} (0: all). */
+    private static GetOption queue(long maxRevision) {
+        GetOption.Builder option = GetOption.builder()
+                .isPrefix(true)
+                .withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.ASCEND);
+        if (maxRevision > 0) {
+            option.withMaxCreateRevision(maxRevision);
+        }
+        return option.build();
+    }
+
+    private static List<Entry> entries(GetResponse listing) {
+        List<Entry> entries = new ArrayList<>(listing.getKvs().size());
+        for (KeyValue kv : listing.getKvs()) {
+            entries.add(new Entry(
+                    kv.getKey(),
+                    kv.getCreateRevision(),
+                    EtcdKeys.isRead(kv.getValue()),
+                    kv.getLease(),
+                    EtcdKeys.ownerOf(kv.getKey(), kv.getValue())));
+        }
+        return entries;
+    }
+}

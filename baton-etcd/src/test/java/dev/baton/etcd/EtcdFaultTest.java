@@ -1,0 +1,177 @@
+package dev.baton.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.Baton;
+import dev.baton.DistributedLock;
+import dev.baton.Lease;
+import dev.baton.LockClient;
+import dev.baton.LockLostException;
+import dev.baton.LockOptions;
+import dev.baton.LockTimeoutException;
+import dev.baton.LockUnavailableException;
+import dev.baton.servers.EtcdServer;
+import dev.baton.servers.TcpProxy;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.options.GetOption;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Faults on one etcd member: a holder cut off past its lease's TTL, a lease revoked under its
+ * holder, a thousand timed-out waits, and etcd's refusals worded for the user.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class EtcdFaultTest {
+    private static final LockOptions OPTIONS = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(2))
+            .operationTimeout(Duration.ofSeconds(2))
+            .build();
+    private static final String NAMESPACE = "/faults";
+    private static EtcdServer server;
+    private static Client etcd;
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    @BeforeAll
+    static void startServer() {
+        server = EtcdServer.start();
+        etcd = Client.builder()
+                .endpoints("http://" + server.endpoints().split(",")[0])
+                .build();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        if (etcd != null) {
+            etcd.close();
+        }
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    @AfterEach
+    void closeResources() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+    }
+
+    private <T extends AutoCloseable> T track(T resource) {
+        resources.add(resource);
+        return resource;
+    }
+
+    private LockClient client(String endpoints) {
+        return track(Baton.connect("etcd://" + endpoints + NAMESPACE, OPTIONS));
+    }
+
+    private static String name() {
+        return "fault-" + UUID.randomUUID();
+    }
+
+    /** The keys of a lock's queue, read directly. */
+    private static List<KeyValue> queueKeys(String name) throws Exception {
+        ByteSequence prefix =
+                ByteSequence.from(NAMESPACE + "/baton/locks/" + EtcdKeys.encode(name) + "/", StandardCharsets.UTF_8);
+        return etcd.getKVClient()
+                .get(prefix, GetOption.builder().isPrefix(true).build())
+                .get(10, TimeUnit.SECONDS)
+                .getKvs();
+    }
+
+    @Test
+    void holderCutOffPastItsLeaseTtlIsToldAndAnotherClientGetsTheLock() throws Exception {
+        String name = name();
+        TcpProxy proxy = track(TcpProxy.start(server.address(0)));
+        LockClient cutOff =
+                client(proxy.address().getHostString() + ":" + proxy.address().getPort());
+        LockClient other = client(server.endpoints());
+        Lease held = cutOff.lock(name).acquire(Duration.ofSeconds(10));
+        CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+        held.onLost(lost::complete);
+
+        // Connections stay open but nothing gets through: the keep-alives stop reaching etcd.
+        long cutAt = System.nanoTime();
+        proxy.pause();
+        assertThat(lost.get(10, TimeUnit.SECONDS)).hasMessageContaining(name);
+        assertThat(held.isValid()).isFalse();
+        assertThatThrownBy(held::checkValid).isInstanceOf(LockLostException.class);
+        try (Lease next = other.lock(name).acquire(Duration.ofSeconds(15))) {
+            long freedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cutAt);
+            assertThat(freedAfter)
+                    .as("etcd frees the lock when the holder's lease expires, not before")
+                    .isGreaterThanOrEqualTo(1000);
+            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        }
+        proxy.resume();
+        held.close(); // never throws for a lost lease
+    }
+
+    @Test
+    void leaseRevokedUnderTheHolderIsReportedLost() throws Exception {
+        String name = name();
+        LockClient holder = client(server.endpoints());
+        Lease held = holder.lock(name).acquire(Duration.ofSeconds(10));
+        CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+        held.onLost(lost::complete);
+        List<KeyValue> keys = queueKeys(name);
+        assertThat(keys).hasSize(1);
+        assertThat(keys.get(0).getCreateRevision()).isEqualTo(held.fencingToken());
+
+        etcd.getLeaseClient().revoke(keys.get(0).getLease()).get(10, TimeUnit.SECONDS);
+        // Told at the next renewal: a third of the lease time.
+        assertThat(lost.get(OPTIONS.leaseTime().toMillis() + 3000, TimeUnit.MILLISECONDS))
+                .hasMessageContaining(name);
+        assertThat(held.isValid()).isFalse();
+        try (Lease next = client(server.endpoints()).lock(name).acquire(Duration.ofSeconds(5))) {
+            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        }
+        held.close();
+        // The holder's client takes a new lease for its next lock.
+        try (Lease again = holder.lock(name).acquire(Duration.ofSeconds(5))) {
+            assertThat(again.isValid()).isTrue();
+        }
+    }
+
+    @Test
+    void noKeyIsLeftAfterAThousandTimedOutWaits() throws Exception {
+        String name = name();
+        LockClient holderClient = client(server.endpoints());
+        DistributedLock waiter = client(server.endpoints()).lock(name);
+        try (Lease held = holderClient.lock(name).acquire(Duration.ofSeconds(10))) {
+            for (int i = 0; i < 1000; i++) {
+                assertThatThrownBy(() -> waiter.acquire(Duration.ofMillis(1))).isInstanceOf(LockTimeoutException.class);
+            }
+            assertThat(queueKeys(name)).as("only the holder's key").hasSize(1);
+            assertThat(queueKeys(name).get(0).getVersion())
+                    .as("the holder's key, written once")
+                    .isEqualTo(1);
+            assertThat(queueKeys(name).get(0).getCreateRevision()).isEqualTo(held.fencingToken());
+        }
+        assertThat(queueKeys(name)).isEmpty();
+    }
+
+    @Test
+    void unreachableEndpointsAreNamedInTheMessage() {
+        LockClient nowhere = client("127.0.0.1:1");
+        assertThatThrownBy(() -> nowhere.lock(name()).acquire(Duration.ofSeconds(10)))
+                .isInstanceOf(LockUnavailableException.class)
+                .hasMessageContaining("cannot reach etcd at 127.0.0.1:1")
+                .hasMessageContaining("etcd (127.0.0.1:1/faults)");
+    }
+}

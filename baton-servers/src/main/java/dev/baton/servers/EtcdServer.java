@@ -1,0 +1,411 @@
+package dev.baton.servers;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Real etcd servers from Debian's {@code etcd-server} package ({@code /usr/bin/etcd}, 3.4 in Debian
+ * 12): one member ({@link #start()}) or a cluster of several ({@link #startCluster(int)}), each
+ * member a child process on free loopback client and peer ports with its own temporary data
+ * directory.
+ *
+ * <p>If the environment variable {@code BATON_ETCD_ENDPOINTS} is set ({@code host:2379,...}),
+ * nothing is started: {@link #endpoints()} reports it, {@link #external()} is true, {@link #close()}
+ * does nothing and the fault methods ({@link #kill(int)}, {@link #restart(int)}) throw.
+ *
+ * <p>Guarantees: once a start method returns, every member answers {@code /health} with a leader
+ * elected. {@link #kill(int)} kills one member with SIGKILL (a crash); {@link #restart(int)} starts it
+ * again on the same ports and data, and returns once it is healthy in the cluster again.
+ *
+ * <p>Failure behaviour: the start methods throw {@link IllegalStateException} when the binary is
+ * missing (the message gives the {@code apt-get} command), when a member exits while starting (with
+ * the tail of its log) or when the cluster is not healthy within 30 s; they retry on a port clash and
+ * remove what they created before throwing. {@link #close()} stops every member with SIGTERM (SIGKILL
+ * after 10 s) and deletes the data directories; a JVM shutdown hook does the same if {@code close()}
+ * was never called. Thread-safe.
+ */
+public final class EtcdServer implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(EtcdServer.class);
+
+    /** Environment variable naming external endpoints, e.g. {@code 10.0.0.5:2379,10.0.0.6:2379}. */
+    public static final String ENV_ENDPOINTS = "BATON_ETCD_ENDPOINTS";
+    /** The Debian command that installs the server. */
+    public static final String INSTALL_COMMAND = "apt-get install -y --no-install-recommends etcd-server";
+
+    private static final List<Path> BINARIES = List.of(Path.of("/usr/bin/etcd"), Path.of("/usr/local/bin/etcd"));
+    private static final int START_ATTEMPTS = 3;
+    private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private final String endpoints;
+    private final Path baseDir; // null when external
+    private final List<EtcdMember> members;
+    private final ReentrantLock processLock = new ReentrantLock();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Thread shutdownHook;
+
+    private EtcdServer(String endpoints) {
+        this.endpoints = endpoints;
+        this.baseDir = null;
+        this.members = List.of();
+        this.shutdownHook = null;
+    }
+
+    private EtcdServer(Path baseDir, List<EtcdMember> members) {
+        this.baseDir = baseDir;
+        this.members = List.copyOf(members);
+        this.endpoints = String.join(
+                ",",
+                members.stream()
+                        .map(m -> FreePort.LOOPBACK + ":" + m.clientPort)
+                        .toList());
+        this.shutdownHook = new Thread(this::stopOnJvmExit, "baton-etcd-stop");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /** Starts one member, or reports the external endpoints named by {@code BATON_ETCD_ENDPOINTS}. */
+    public static EtcdServer start() {
+        return startCluster(1);
+    }
+
+    /**
+     * Starts a cluster of {@code size} members (a quorum is {@code size / 2 + 1}), or reports the
+     * external endpoints named by {@code BATON_ETCD_ENDPOINTS}.
+     */
+    public static EtcdServer startCluster(int size) {
+        return startCluster(size, System.getenv());
+    }
+
+    static EtcdServer startCluster(int size, Map<String, String> env) {
+        if (size < 1) {
+            throw new IllegalArgumentException("an etcd cluster needs at least one member, not " + size);
+        }
+        String external = env.get(ENV_ENDPOINTS);
+        if (external != null && !external.isBlank()) {
+            String trimmed = external.trim().replace("http://", "").replace("https://", "");
+            log.info("using external etcd at {} ({} is set)", trimmed, ENV_ENDPOINTS);
+            return new EtcdServer(trimmed);
+        }
+        Path binary = binary();
+        Path base = null;
+        try {
+            base = Files.createTempDirectory(dataRoot(), "baton-etcd-");
+            for (int attempt = 1; ; attempt++) {
+                List<EtcdMember> members = plan(binary, base, size);
+                try {
+                    for (EtcdMember member : members) {
+                        member.spawn();
+                    }
+                    awaitHealthy(members, System.nanoTime() + READY_TIMEOUT_NANOS);
+                    EtcdServer server = new EtcdServer(base, members);
+                    log.info(
+                            "started etcd {} ({} member(s), pids {}) at {}; data in {}",
+                            version(),
+                            size,
+                            members.stream().map(m -> m.pid()).toList(),
+                            server.endpoints,
+                            base);
+                    return server;
+                } catch (PortClash clash) {
+                    members.forEach(m -> m.stop(5));
+                    if (attempt == START_ATTEMPTS) {
+                        throw new IllegalStateException("etcd could not bind free ports in " + START_ATTEMPTS
+                                + " attempts" + clash.getMessage());
+                    }
+                    for (EtcdMember member : members) {
+                        Posix.deleteRecursively(member.dataDir);
+                    }
+                } catch (RuntimeException e) {
+                    members.forEach(m -> m.stop(5));
+                    throw e;
+                }
+            }
+        } catch (IOException e) {
+            Posix.deleteRecursively(base);
+            throw new IllegalStateException("could not start etcd: " + e, e);
+        } catch (RuntimeException e) {
+            Posix.deleteRecursively(base);
+            throw e;
+        }
+    }
+
+    /** Whether the etcd binary of Debian's {@code etcd-server} package is installed here. */
+    public static boolean installed() {
+        return BINARIES.stream().anyMatch(Files::isExecutable);
+    }
+
+    private static Path binary() {
+        return BINARIES.stream()
+                .filter(Files::isExecutable)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("etcd is not installed: no " + BINARIES.get(0)
+                        + ". Install Debian's etcd-server package (as root: "
+                        + INSTALL_COMMAND + "; ./test does it), or set " + ENV_ENDPOINTS
+                        + "=host:2379 to use an external etcd"));
+    }
+
+    /**
+     * The version the installed binary reports ({@code etcd --version}), e.g. {@code 3.4.23};
+     * {@code unknown} if it cannot be read.
+     */
+    public static String version() {
+        try {
+            Process process = new ProcessBuilder(binary().toString(), "--version")
+                    .redirectErrorStream(true)
+                    .start();
+            String out = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            process.waitFor(10, TimeUnit.SECONDS);
+            for (String line : out.split("\n")) {
+                if (line.startsWith("etcd Version:")) {
+                    return line.substring("etcd Version:".length()).trim();
+                }
+            }
+            return "unknown";
+        } catch (IOException | RuntimeException e) {
+            return "unknown";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "unknown";
+        }
+    }
+
+    /**
+     * Data directories go to {@code /dev/shm} where it exists: the tests need no durability across a
+     * machine crash (a member's data survives its process being killed), and etcd's fsync on every
+     * write would otherwise make the disk, not the lock protocol, what the tests and benchmarks wait on.
+     */
+    private static Path dataRoot() {
+        Path shm = Path.of("/dev/shm");
+        if (Files.isDirectory(shm) && Files.isWritable(shm)) {
+            return shm;
+        }
+        return Path.of(System.getProperty("java.io.tmpdir"));
+    }
+
+    private static List<EtcdMember> plan(Path binary, Path base, int size) {
+        Set<Integer> taken = new HashSet<>();
+        List<int[]> ports = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            ports.add(new int[] {freePort(taken), freePort(taken)});
+        }
+        StringBuilder cluster = new StringBuilder();
+        for (int i = 0; i < size; i++) {
+            if (i > 0) {
+                cluster.append(',');
+            }
+            cluster.append(memberName(i))
+                    .append("=http://")
+                    .append(FreePort.LOOPBACK)
+                    .append(':')
+                    .append(ports.get(i)[1]);
+        }
+        String token = "baton-" + UUID.randomUUID();
+        List<EtcdMember> members = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            members.add(new EtcdMember(
+                    binary,
+                    memberName(i),
+                    ports.get(i)[0],
+                    ports.get(i)[1],
+                    base.resolve(memberName(i)),
+                    base.resolve(memberName(i) + ".log"),
+                    cluster.toString(),
+                    token));
+        }
+        return members;
+    }
+
+    private static String memberName(int index) {
+        return "member" + index;
+    }
+
+    private static int freePort(Set<Integer> taken) {
+        while (true) {
+            int port = FreePort.find();
+            if (taken.add(port)) {
+                return port;
+            }
+        }
+    }
+
+    /** Thrown while starting when a member could not bind its port. */
+    static final class PortClash extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        PortClash(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    private static void awaitHealthy(List<EtcdMember> members, long deadline) {
+        long pause = 5;
+        while (true) {
+            boolean all = true;
+            for (EtcdMember member : members) {
+                member.checkAlive();
+                all &= member.healthy();
+            }
+            if (all) {
+                return;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                StringBuilder logs = new StringBuilder();
+                for (EtcdMember member : members) {
+                    logs.append(member.logTail());
+                }
+                throw new IllegalStateException(
+                        "etcd (" + members.size() + " member(s)) was not healthy within 30 s" + logs);
+            }
+            try {
+                Thread.sleep(pause);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while starting etcd", e);
+            }
+            pause = Math.min(50, pause * 2);
+        }
+    }
+
+    /** {@code host:port,host:port,...}: the client address of every member. */
+    public String endpoints() {
+        return endpoints;
+    }
+
+    /** An {@code etcd://} URI of every member, for {@code Baton.connect}. */
+    public String uri() {
+        return "etcd://" + endpoints;
+    }
+
+    /** The client address of member {@code index} (0-based). */
+    public InetSocketAddress address(int index) {
+        String endpoint = endpoints.split(",")[index].trim();
+        int colon = endpoint.lastIndexOf(':');
+        return new InetSocketAddress(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
+    }
+
+    /** Number of members (of endpoints, for an external server). */
+    public int size() {
+        return external() ? endpoints.split(",").length : members.size();
+    }
+
+    /** Whether this reports endpoints started elsewhere. */
+    public boolean external() {
+        return baseDir == null;
+    }
+
+    /** The pid of member {@code index}, or -1 if it is not running or external. */
+    public long pid(int index) {
+        return external() ? -1 : members.get(index).pid();
+    }
+
+    /**
+     * The index of the member that is the Raft leader now, as its metrics say ({@code
+     * etcd_server_is_leader}); -1 if no running member says so.
+     */
+    public int leader() {
+        requireEmbedded("find the leader of");
+        for (int i = 0; i < members.size(); i++) {
+            if (members.get(i).isLeader()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Whether member {@code index} knows a leader now, as its metrics say ({@code
+     * etcd_server_has_leader}); false if it does not answer.
+     */
+    public boolean hasLeader(int index) {
+        requireEmbedded("ask a member of");
+        return members.get(index).hasLeader();
+    }
+
+    /** Kills member {@code index} with SIGKILL (a crash); its data stays for {@link #restart(int)}. */
+    public void kill(int index) {
+        requireEmbedded("kill");
+        processLock.lock();
+        try {
+            members.get(index).kill();
+            log.info("killed etcd {} (client port {})", memberName(index), members.get(index).clientPort);
+        } finally {
+            processLock.unlock();
+        }
+    }
+
+    /**
+     * Starts member {@code index} again on its ports and data (after {@link #kill(int)}), and returns
+     * once it is healthy again (it has rejoined and sees a leader).
+     *
+     * @throws IllegalStateException if it does not come back within 30 s
+     */
+    public void restart(int index) {
+        requireEmbedded("restart");
+        processLock.lock();
+        try {
+            if (closed.get()) {
+                throw new IllegalStateException("etcd was closed; its members cannot be restarted");
+            }
+            EtcdMember member = members.get(index);
+            member.kill();
+            member.spawn();
+            awaitHealthy(List.of(member), System.nanoTime() + READY_TIMEOUT_NANOS);
+            log.info("restarted etcd {} (pid {})", memberName(index), member.pid());
+        } finally {
+            processLock.unlock();
+        }
+    }
+
+    private void requireEmbedded(String what) {
+        if (external()) {
+            throw new IllegalStateException("cannot " + what + " the external etcd named by " + ENV_ENDPOINTS);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (external() || !closed.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down; the hook may run as well, which is harmless
+        }
+        stopAll(10);
+        log.info("stopped etcd at {}", endpoints);
+    }
+
+    private void stopOnJvmExit() {
+        if (closed.compareAndSet(false, true)) {
+            stopAll(5);
+        }
+    }
+
+    private void stopAll(long timeoutSeconds) {
+        processLock.lock();
+        try {
+            members.forEach(member -> member.stop(timeoutSeconds));
+            Posix.deleteRecursively(baseDir);
+        } finally {
+            processLock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdServer[" + endpoints + (external() ? ", external" : ", " + members.size() + " member(s)") + "]";
+    }
+}
