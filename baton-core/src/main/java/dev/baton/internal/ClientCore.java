@@ -331,6 +331,11 @@ public final class ClientCore implements LockClient {
         return held.size();
     }
 
+    /** Whether no renewal call is running or queued (see {@link LeaseRenewer#idle()}); for tests. */
+    boolean renewalsIdle() {
+        return renewer.idle();
+    }
+
     @Override
     public void close() {
         if (closed) {

@@ -130,6 +130,14 @@ final class LeaseRenewer {
     }
 
     /**
+     * Whether no renewal call is running or queued: every call sent so far has been answered and its
+     * grants updated. For tests that move a stopped clock only once the renewals are done with.
+     */
+    boolean idle() {
+        return calls.getActiveCount() == 0 && calls.getQueue().isEmpty();
+    }
+
+    /**
      * Stops taking calls and waits up to {@code waitMillis} for those in flight (they are bounded by
      * the operation timeout); interrupts them if they take longer.
      *
