@@ -1,8 +1,8 @@
 package dev.baton.etcd;
 
+import dev.baton.spi.LeaseDeadline;
 import io.etcd.jetcd.ByteSequence;
 import java.time.Duration;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A granted key as this client holds it: its lease time without renewal (the session's sweep deletes
@@ -17,10 +17,7 @@ final class EtcdHeldKey {
 
     final EtcdSession.ClientLease lease;
     final Duration leaseTime;
-    private final ReentrantLock state = new ReentrantLock();
-    private long deadlineNanos;
-    private boolean released;
-    private volatile boolean expired;
+    private final LeaseDeadline deadline;
     /** Set when a renewal found the key gone or re-created: someone else deleted it. */
     volatile boolean deletedElsewhere;
 
@@ -36,48 +33,25 @@ final class EtcdHeldKey {
         this.revision = revision;
         this.lease = lease;
         this.leaseTime = leaseTime;
-        this.deadlineNanos = now + leaseTime.toNanos();
+        this.deadline = new LeaseDeadline(now + leaseTime.toNanos());
     }
 
     /** Whether the grant still holds as far as this client knows. */
     boolean valid() {
-        return !expired && !deletedElsewhere && !lease.dead;
+        return !deadline.expired() && !deletedElsewhere && !lease.dead;
     }
 
     /** Moves the local lease deadline; false if the lease time already ran out. */
     boolean extend(long deadline) {
-        state.lock();
-        try {
-            if (expired) {
-                return false;
-            }
-            deadlineNanos = Math.max(deadlineNanos, deadline);
-            return true;
-        } finally {
-            state.unlock();
-        }
+        return this.deadline.extend(deadline);
     }
 
     void release() {
-        state.lock();
-        try {
-            released = true;
-        } finally {
-            state.unlock();
-        }
+        deadline.release();
     }
 
     /** Marks the lease time run out if its deadline passed; true if this call did. */
     boolean expireIfDue(long now) {
-        state.lock();
-        try {
-            if (released || expired || deadlineNanos - now > 0) {
-                return false;
-            }
-            expired = true;
-            return true;
-        } finally {
-            state.unlock();
-        }
+        return deadline.expireIfDue(now);
     }
 }

@@ -1,12 +1,12 @@
 package dev.baton.zookeeper;
 
+import dev.baton.spi.LeaseDeadline;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.ReentrantLock;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.WatchedEvent;
@@ -68,12 +68,12 @@ final class ZooKeeperHeldNodes implements Watcher {
      * now.
      */
     HeldNode hold(String lockName, String path, Duration leaseTime) {
-        HeldNode node = new HeldNode(lockName, path, calls.namespace + path, leaseTime, calls.liveSessionId());
+        HeldNode node = new HeldNode(
+                lockName, path, calls.namespace + path, leaseTime, calls.liveSessionId(), System.nanoTime());
         if (suspended && !waitForReconnect) {
             node.lost = true;
         }
         held.put(node.watchedPath, node);
-        node.scheduleExpiry(System.nanoTime() + leaseTime.toNanos());
         return node;
     }
 
@@ -239,75 +239,44 @@ final class ZooKeeperHeldNodes implements Watcher {
         /** The session the node was granted in (its ephemeral owner); 0 if unknown. */
         final long sessionId;
 
-        private final ReentrantLock state = new ReentrantLock();
         volatile boolean lost;
-        volatile boolean expired;
+        /** The local lease deadline: the session would keep the node as long as it lives. */
+        private final LeaseDeadline deadline;
         /** The session in which the server holds this client's watch on the node; 0 if none. */
         volatile long watchedInSession;
         /** Why the last attempt to watch failed, for messages; null if none did. */
         volatile KeeperException.Code watchFailure;
 
-        private long deadlineNanos;
-        private boolean released;
-
-        HeldNode(String lockName, String path, String watchedPath, Duration leaseTime, long sessionId) {
+        HeldNode(String lockName, String path, String watchedPath, Duration leaseTime, long sessionId, long now) {
             this.sessionId = sessionId;
             this.lockName = lockName;
             this.path = path;
             this.watchedPath = watchedPath;
             this.leaseTime = leaseTime;
-        }
-
-        void scheduleExpiry(long deadline) {
-            state.lock();
-            try {
-                deadlineNanos = deadline;
-            } finally {
-                state.unlock();
-            }
+            this.deadline = new LeaseDeadline(now + leaseTime.toNanos());
         }
 
         /** Moves the deadline; false if the lease already ran out. */
         boolean extend(long deadline) {
-            state.lock();
-            try {
-                if (expired) {
-                    return false;
-                }
-                deadlineNanos = Math.max(deadlineNanos, deadline);
-                return true;
-            } finally {
-                state.unlock();
-            }
+            return this.deadline.extend(deadline);
         }
 
         void cancelExpiry() {
-            state.lock();
-            try {
-                released = true;
-            } finally {
-                state.unlock();
-            }
+            deadline.release();
         }
 
-        /** Marks the lease run out if its deadline passed; true if this call did. */
+        /** Marks the lease run out (and the node lost) if its deadline passed; true if this call did. */
         boolean expireIfDue(long now) {
-            state.lock();
-            try {
-                if (released || expired || deadlineNanos - now > 0) {
-                    return false;
-                }
-                expired = true;
-                lost = true;
-                return true;
-            } finally {
-                state.unlock();
+            if (!deadline.expireIfDue(now)) {
+                return false;
             }
+            lost = true;
+            return true;
         }
 
         /** Whether the grant still holds as far as this client knows. */
         boolean valid() {
-            return !lost && !expired;
+            return !lost && !deadline.expired();
         }
     }
 }

@@ -1,0 +1,69 @@
+package dev.baton.spi;
+
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The local lease deadline of one held grant, for backends whose server-side lease is wider than a
+ * lock (a ZooKeeper session, a client's etcd lease): such a backend ends a grant itself once its
+ * lease time runs out without a renewal, since the server would keep the grant as long as the wider
+ * lease lives.
+ *
+ * <p>Time is in {@link System#nanoTime()} units. A renewal moves the deadline forward ({@link
+ * #extend}) unless the grant already ran out; the backend's sweep asks {@link #expireIfDue}, which
+ * says true exactly once, when the deadline passed first; after {@link #release()} it never does. Safe
+ * for concurrent use; no method blocks beyond a short lock.
+ */
+public final class LeaseDeadline {
+    private final ReentrantLock state = new ReentrantLock();
+    private long deadlineNanos;
+    private boolean released;
+    private volatile boolean expired;
+
+    /** A deadline at {@code deadlineNanos} ({@link System#nanoTime()} units). */
+    public LeaseDeadline(long deadlineNanos) {
+        this.deadlineNanos = deadlineNanos;
+    }
+
+    /** Moves the deadline forward; false if the lease time already ran out. */
+    public boolean extend(long deadline) {
+        state.lock();
+        try {
+            if (expired) {
+                return false;
+            }
+            deadlineNanos = Math.max(deadlineNanos, deadline);
+            return true;
+        } finally {
+            state.unlock();
+        }
+    }
+
+    /** The grant was released: its deadline no longer ends it. */
+    public void release() {
+        state.lock();
+        try {
+            released = true;
+        } finally {
+            state.unlock();
+        }
+    }
+
+    /** Marks the lease time run out if the deadline passed at {@code now}; true if this call did. */
+    public boolean expireIfDue(long now) {
+        state.lock();
+        try {
+            if (released || expired || deadlineNanos - now > 0) {
+                return false;
+            }
+            expired = true;
+            return true;
+        } finally {
+            state.unlock();
+        }
+    }
+
+    /** Whether the lease time ran out ({@link #expireIfDue} said so). */
+    public boolean expired() {
+        return expired;
+    }
+}
