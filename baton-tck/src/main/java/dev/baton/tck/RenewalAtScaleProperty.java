@@ -171,7 +171,13 @@ abstract class RenewalAtScaleProperty {
             assertThat(backend.stalledNames)
                     .as("leases in the hung call")
                     .contains(victim.name())
-                    .hasSizeLessThan(count);
+                    .hasSizeLessThanOrEqualTo(backend.renewalBatchSize());
+            if (backend.renewalBatchSize() < count) {
+                // A backend that renews every due grant in one call (a session-wide check, as on
+                // ZooKeeper) may legitimately have them all in the hung call once their renewal groups
+                // converged; then every one is reported lost, which the loop above saw in time.
+                assertThat(backend.stalledNames).as("leases in the hung call").hasSizeLessThan(count);
+            }
         } finally {
             backend.endStall();
         }
