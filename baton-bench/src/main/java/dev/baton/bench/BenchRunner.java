@@ -20,7 +20,9 @@ import org.HdrHistogram.Recorder;
  * compare like with like. Each iteration acquires, checks occupancy inside the critical section
  * (before and after the {@linkplain BenchSettings#hold() hold}, if any), and releases; pair latency
  * is from the acquire call to the release returning; hand-off latency is from a holder's release()
- * call to the next holder's acquire returning (other thread only).
+ * call to the next holder's acquire returning (other thread only). CPU per pair is over the measured
+ * runs only: this JVM's ({@link CpuSample}: the clients, and servers that run inside it) and the
+ * server processes' it started.
  */
 public final class BenchRunner {
     private final BenchSettings settings;
@@ -108,7 +110,13 @@ public final class BenchRunner {
         Histogram handoffs = new Histogram(3);
         long overlaps = 0;
         long errors = 0;
+        long totalPairs = 0;
+        long clientCpu = 0;
+        long serverCpu = 0;
         for (Measurement measured : runs) {
+            totalPairs += measured.pairs;
+            clientCpu = clientCpu < 0 || measured.clientCpuNanos < 0 ? -1 : clientCpu + measured.clientCpuNanos;
+            serverCpu = serverCpu < 0 || measured.serverCpuNanos < 0 ? -1 : serverCpu + measured.serverCpuNanos;
             rates.add(measured.pairs / (measured.elapsedNanos / 1e9));
             pairs.add(measured.pairLatency);
             handoffs.add(measured.handoffLatency);
@@ -129,7 +137,13 @@ public final class BenchRunner {
                 contended ? micros(handoffs, 50) : Double.NaN,
                 contended ? micros(handoffs, 99) : Double.NaN,
                 overlaps,
-                errors);
+                errors,
+                perPairMicros(clientCpu, totalPairs),
+                perPairMicros(serverCpu, totalPairs));
+    }
+
+    private static double perPairMicros(long cpuNanos, long pairs) {
+        return cpuNanos < 0 || pairs == 0 ? Double.NaN : cpuNanos / 1000.0 / pairs;
     }
 
     public ScenarioResult run(LockSubject subject, Scenario scenario) {
@@ -182,7 +196,9 @@ public final class BenchRunner {
             Histogram pairLatency,
             Histogram handoffLatency,
             long overlaps,
-            long errors) {}
+            long errors,
+            long clientCpuNanos,
+            long serverCpuNanos) {}
 
     private Measurement measure(
             List<LockSubject.Client> clients, Scenario scenario, String prefix, long durationNanos) {
@@ -259,6 +275,7 @@ public final class BenchRunner {
         }
         try {
             ready.await();
+            CpuSample cpuBefore = CpuSample.now();
             long start = System.nanoTime();
             go.countDown();
             TimeUnit.NANOSECONDS.sleep(durationNanos);
@@ -271,13 +288,16 @@ public final class BenchRunner {
                 }
             }
             long elapsed = System.nanoTime() - start;
+            CpuSample cpuAfter = CpuSample.now();
             return new Measurement(
                     pairs.sum(),
                     elapsed,
                     pairLatency.getIntervalHistogram(),
                     handoffLatency.getIntervalHistogram(),
                     overlaps.sum(),
-                    errors.sum());
+                    errors.sum(),
+                    cpuAfter.clientNanosSince(cpuBefore),
+                    cpuAfter.serverNanosSince(cpuBefore));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             stop.set(true);

@@ -16,12 +16,12 @@ public final class ResultTable {
     public static String markdown(List<ScenarioResult> results) {
         StringBuilder out = new StringBuilder();
         out.append("| subject | scenario | pairs/s | per run | pair p50 µs | pair p99 µs | hand-off p50 µs"
-                + " | hand-off p99 µs | overlaps | errors |\n");
-        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+                + " | hand-off p99 µs | client CPU µs/pair | server CPU µs/pair | overlaps | errors |\n");
+        out.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (ScenarioResult r : results) {
             out.append(String.format(
                     Locale.ROOT,
-                    "| %s | %s | %,.0f | %s | %s | %s | %s | %s | %d | %d |%n",
+                    "| %s | %s | %,.0f | %s | %s | %s | %s | %s | %s | %s | %d | %d |%n",
                     r.subject(),
                     r.scenario(),
                     r.pairsPerSecond(),
@@ -30,6 +30,8 @@ public final class ResultTable {
                     number(r.pairP99Micros()),
                     number(r.handoffP50Micros()),
                     number(r.handoffP99Micros()),
+                    number(r.clientCpuMicrosPerPair()),
+                    number(r.serverCpuMicrosPerPair()),
                     r.overlaps(),
                     r.errors()));
         }

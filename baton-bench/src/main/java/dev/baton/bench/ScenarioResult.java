@@ -16,6 +16,10 @@ import java.util.List;
  * @param handoffP99Micros as above, 99th percentile
  * @param overlaps critical sections that saw another holder inside (must be 0)
  * @param errors acquire or release calls that failed
+ * @param clientCpuMicrosPerPair CPU of the bench's JVM per pair over the measured runs (the clients,
+ *     and a server that runs inside the JVM), microseconds; NaN if unknown
+ * @param serverCpuMicrosPerPair CPU of the server processes the bench started, per pair,
+ *     microseconds; NaN if none was seen (an external or in-JVM server)
  */
 public record ScenarioResult(
         String subject,
@@ -27,7 +31,9 @@ public record ScenarioResult(
         double handoffP50Micros,
         double handoffP99Micros,
         long overlaps,
-        long errors) {
+        long errors,
+        double clientCpuMicrosPerPair,
+        double serverCpuMicrosPerPair) {
     public ScenarioResult {
         runRates = List.copyOf(runRates);
     }

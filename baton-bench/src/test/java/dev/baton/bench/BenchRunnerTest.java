@@ -27,6 +27,10 @@ class BenchRunnerTest {
             assertThat(result.errors()).as("%s errors", result.scenario()).isZero();
             assertThat(result.pairsPerSecond()).as("%s rate", result.scenario()).isPositive();
             assertThat(result.pairP50Micros()).isPositive();
+            // H2 runs inside the JVM: its CPU is the client's.
+            assertThat(result.clientCpuMicrosPerPair())
+                    .as("%s client CPU", result.scenario())
+                    .isPositive();
             assertThat(Double.isNaN(result.handoffP50Micros()))
                     .as("%s hand-off measured only when contended", result.scenario())
                     .isEqualTo(!result.scenario().contended());
@@ -73,9 +77,20 @@ class BenchRunnerTest {
     @Test
     void theTableListsEveryRunBesidesTheMedian() {
         ScenarioResult result = new ScenarioResult(
-                "baton x", Scenario.C8, 2_000, List.of(1_500.0, 2_000.0, 12_345.6), 10, 20, 5, 9, 0, 0);
+                "baton x",
+                Scenario.C8,
+                2_000,
+                List.of(1_500.0, 2_000.0, 12_345.6),
+                10,
+                20,
+                5,
+                9,
+                0,
+                0,
+                412.4,
+                Double.NaN);
         assertThat(ResultTable.markdown(List.of(result)))
-                .contains("| baton x | C8 | 2,000 | 1,500 / 2,000 / 12,346 | 10 | 20 | 5 | 9 | 0 | 0 |");
+                .contains("| baton x | C8 | 2,000 | 1,500 / 2,000 / 12,346 | 10 | 20 | 5 | 9 | 412 | - | 0 | 0 |");
     }
 
     @Test

@@ -330,23 +330,35 @@ final class BenchCommand implements Callable<Integer> {
         return message.lines().findFirst().orElse(message);
     }
 
+    /** CPU per pair of a row: the bench's JVM, plus the server processes where they were seen. */
+    private static String cpu(Optional<ScenarioResult> row) {
+        return row.filter(r -> !Double.isNaN(r.clientCpuMicrosPerPair()))
+                .map(r -> String.format(Locale.ROOT, "%,.0f", r.clientCpuMicrosPerPair())
+                        + (Double.isNaN(r.serverCpuMicrosPerPair())
+                                ? ""
+                                : String.format(Locale.ROOT, "+%,.0f", r.serverCpuMicrosPerPair())))
+                .orElse("-");
+    }
+
     /** The one table: one row per subject of each backend. */
     static String summaryTable(List<BackendOutcome> outcomes, int threads) {
         StringBuilder out = new StringBuilder();
         out.append(String.format(
                 Locale.ROOT,
-                "| backend | strategy | uncontended pairs/s (A%d) | contended pairs/s (C%d) | hand-off p50 / p99 ms (C%d) | recovery after holder killed | consistency | waiters notified by |%n",
+                "| backend | strategy | uncontended pairs/s (A%d) | contended pairs/s (C%d) | hand-off p50 / p99 ms (C%d) | CPU µs per pair, client+server (A%d / C%d) | recovery after holder killed | consistency | waiters notified by |%n",
+                threads,
+                threads,
                 threads,
                 threads,
                 threads));
-        out.append("|---|---|---:|---:|---:|---:|---|---|\n");
+        out.append("|---|---|---:|---:|---:|---:|---:|---|---|\n");
         for (BackendOutcome outcome : outcomes) {
             if (outcome.skipped() != null) {
                 out.append("| ")
                         .append(outcome.backend())
                         .append(" | skipped: ")
                         .append(outcome.skipped().replace('|', '/'))
-                        .append(" | | | | | | |\n");
+                        .append(" | | | | | | | |\n");
                 continue;
             }
             List<String> subjects = outcome.results().stream()
@@ -358,7 +370,7 @@ final class BenchCommand implements Callable<Integer> {
                 Optional<ScenarioResult> contended = ResultTable.find(outcome.results(), subject, Scenario.C8);
                 out.append(String.format(
                         Locale.ROOT,
-                        "| %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                        "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
                         outcome.backend(),
                         subject,
                         uncontended
@@ -374,6 +386,7 @@ final class BenchCommand implements Callable<Integer> {
                                         r.handoffP50Micros() / 1000,
                                         r.handoffP99Micros() / 1000))
                                 .orElse("-"),
+                        cpu(uncontended) + " / " + cpu(contended),
                         outcome.recovery().getOrDefault(subject, "-"),
                         subject.startsWith("baton") ? outcome.consistency() : "",
                         subject.startsWith("baton") ? outcome.waiters() : ""));

@@ -14,7 +14,7 @@ class SummaryTableTest {
             + " mariadb-server' (see .ci/run), or set BATON_MARIADB_URL to an external server";
 
     private static ScenarioResult row(String subject, Scenario scenario) {
-        return new ScenarioResult(subject, scenario, 1000, List.of(1000.0), 10, 20, 30, 40, 0, 0);
+        return new ScenarioResult(subject, scenario, 1000, List.of(1000.0), 10, 20, 30, 40, 0, 0, 250, Double.NaN);
     }
 
     private final List<BackendOutcome> outcomes = List.of(
@@ -31,16 +31,17 @@ class SummaryTableTest {
     void aSkippedBackendIsOneRowWithTheReasonAndTheInstallCommand() {
         String table = BenchCommand.summaryTable(outcomes, 8);
         assertThat(table.lines().filter(l -> l.startsWith("| mariadb |")))
-                .containsExactly("| mariadb | skipped: " + REASON + " | | | | | | |");
+                .containsExactly("| mariadb | skipped: " + REASON + " | | | | | | | |");
     }
 
     @Test
     void inTheHtmlReportTheReasonSpansTheMeasuredColumns() {
         String html = HtmlReport.markdownToHtml(BenchCommand.summaryTable(outcomes, 8));
         assertThat(html)
-                .contains("<tr><td>mariadb</td><td colspan=\"7\" style=\"text-align:left\">skipped: "
+                .contains("<tr><td>mariadb</td><td colspan=\"8\" style=\"text-align:left\">skipped: "
                         + HtmlReport.escape(REASON) + "</td></tr>")
-                .contains("<tr><td>h2</td><td>baton table</td><td>1,000</td><td>1,000</td><td>0.03 / 0.04</td>"
-                        + "<td>2.00 s</td><td>single database</td><td>poll</td></tr>");
+                .contains(
+                        "<tr><td>h2</td><td>baton table</td><td>1,000</td><td>1,000</td><td>0.03 / 0.04</td><td>250 / 250</td>"
+                                + "<td>2.00 s</td><td>single database</td><td>poll</td></tr>");
     }
 }
