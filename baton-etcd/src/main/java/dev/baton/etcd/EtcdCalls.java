@@ -191,9 +191,13 @@ final class EtcdCalls {
 
     /**
      * Failures worth another try within the deadline: etcd not reachable now, no leader (an election
-     * is under way), a request that timed out inside the cluster, or an auth token that jetcd renews.
+     * is under way), a request that timed out inside the cluster, or an auth token that jetcd renews;
+     * not a TLS handshake that failed over a certificate.
      */
     static boolean retryable(Throwable failure) {
+        if (isCertificateRefusal(failure)) {
+            return false;
+        }
         String code = code(failure);
         String text = description(failure).toLowerCase(Locale.ROOT);
         return code.equals("UNAVAILABLE")
@@ -203,6 +207,48 @@ final class EtcdCalls {
                 || text.contains("leader changed")
                 || text.contains("no leader")
                 || text.contains("request timed out");
+    }
+
+    /** What a failed TLS handshake says, with the fix; null if the failure was not one. */
+    private String tlsProblem(Throwable failure) {
+        String text = causes(failure);
+        if (text.contains("unable to find valid certification path") || text.contains("pkix path")) {
+            return "etcd's TLS certificate is not trusted (no valid certification path): give the certificate of the"
+                    + " authority that signed it in the URI, ca=/path/ca.pem";
+        }
+        if (text.contains("no subject alternative") || text.contains("no name matching")) {
+            return "etcd's TLS certificate does not name the host in the URI: connect with a host name or address it"
+                    + " names, or have it issued for this one";
+        }
+        if (text.contains("bad_certificate") || text.contains("certificate_required")) {
+            return "etcd refused the TLS handshake because it asks for a client certificate signed by an authority"
+                    + " it trusts: give one in the URI, cert=/path/client.pem&key=/path/client-key.pem"
+                    + (uri.cert() == null ? " (none was given)" : " (" + uri.cert() + " was not accepted)");
+        }
+        return null;
+    }
+
+    /** Whether a TLS handshake failed over a certificate: asking again cannot help. */
+    static boolean isCertificateRefusal(Throwable failure) {
+        String text = causes(failure);
+        return text.contains("unable to find valid certification path")
+                || text.contains("pkix path")
+                || text.contains("no subject alternative")
+                || text.contains("no name matching")
+                || text.contains("bad_certificate")
+                || text.contains("certificate_required");
+    }
+
+    /** The messages of a failure and its causes, lower case, one per line. */
+    private static String causes(Throwable failure) {
+        StringBuilder chain = new StringBuilder();
+        for (Throwable cause = failure; cause != null && chain.length() < 10_000; cause = cause.getCause()) {
+            chain.append(cause.getMessage()).append('\n');
+            if (cause.getCause() == cause) {
+                break;
+            }
+        }
+        return chain.toString().toLowerCase(Locale.ROOT);
     }
 
     /** A failure as the caller sees it: the lock, the backend, what failed, why, and what to do. */
@@ -242,6 +288,10 @@ final class EtcdCalls {
             return "etcd denied user '" + uri.user() + "' access to " + uri.namespace() + uri.root() + "/ (" + text
                     + "): grant it a role with readwrite permission on that prefix (etcdctl role grant-permission"
                     + " --prefix=true ROLE readwrite " + uri.namespace() + uri.root() + "/)";
+        }
+        String tls = tlsProblem(failure);
+        if (tls != null) {
+            return tls;
         }
         if (code.equals("UNAVAILABLE")) {
             return "cannot reach etcd at " + String.join(",", uri.endpoints()) + " (" + text + "): check that it"

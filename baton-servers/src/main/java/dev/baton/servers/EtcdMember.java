@@ -8,14 +8,19 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
  * One etcd member process of an {@link EtcdServer}: its ports, data directory and log, starting and
  * stopping it, and asking its HTTP endpoints whether it is healthy or the leader. The endpoints are
  * read with a plain socket (HTTP/1.0, one request per connection) so that no client library starts
- * threads of its own in the JVM under test.
+ * threads of its own in the JVM under test; a member whose clients speak TLS serves them on a plain
+ * metrics port of its own.
  */
 final class EtcdMember {
     final String name;
@@ -27,6 +32,11 @@ final class EtcdMember {
     private final Path binary;
     private final String initialCluster;
     private final String clusterToken;
+    /** Null for plain connections; else clients speak TLS and show a certificate. */
+    private final EtcdTls tls;
+    /** A TLS member serves {@code /health} and {@code /metrics} over plain HTTP on this port. */
+    private final int metricsPort;
+
     private volatile Process process;
     private volatile long logStart;
 
@@ -38,7 +48,9 @@ final class EtcdMember {
             Path dataDir,
             Path logFile,
             String initialCluster,
-            String clusterToken) {
+            String clusterToken,
+            EtcdTls tls,
+            int metricsPort) {
         this.binary = binary;
         this.name = name;
         this.clientPort = clientPort;
@@ -47,13 +59,64 @@ final class EtcdMember {
         this.logFile = logFile;
         this.initialCluster = initialCluster;
         this.clusterToken = clusterToken;
+        this.tls = tls;
+        this.metricsPort = metricsPort;
+    }
+
+    /** The members of a new cluster of {@code size}, on free loopback ports under {@code base}. */
+    static List<EtcdMember> plan(Path binary, Path base, int size, EtcdTls tls) {
+        Set<Integer> taken = new HashSet<>();
+        List<int[]> ports = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            ports.add(new int[] {freePort(taken), freePort(taken), freePort(taken)});
+        }
+        StringBuilder cluster = new StringBuilder();
+        for (int i = 0; i < size; i++) {
+            if (i > 0) {
+                cluster.append(',');
+            }
+            cluster.append(memberName(i))
+                    .append("=http://")
+                    .append(FreePort.LOOPBACK)
+                    .append(':')
+                    .append(ports.get(i)[1]);
+        }
+        String token = "baton-" + UUID.randomUUID();
+        List<EtcdMember> members = new ArrayList<>();
+        for (int i = 0; i < size; i++) {
+            members.add(new EtcdMember(
+                    binary,
+                    memberName(i),
+                    ports.get(i)[0],
+                    ports.get(i)[1],
+                    base.resolve(memberName(i)),
+                    base.resolve(memberName(i) + ".log"),
+                    cluster.toString(),
+                    token,
+                    tls,
+                    ports.get(i)[2]));
+        }
+        return members;
+    }
+
+    static String memberName(int index) {
+        return "member" + index;
+    }
+
+    private static int freePort(Set<Integer> taken) {
+        while (true) {
+            int port = FreePort.find();
+            if (taken.add(port)) {
+                return port;
+            }
+        }
     }
 
     /** Starts the process; a restarted member finds its data directory and ignores the cluster flags. */
     void spawn() {
-        String client = "http://" + FreePort.LOOPBACK + ":" + clientPort;
+        String client = (tls == null ? "http://" : "https://") + FreePort.LOOPBACK + ":" + clientPort;
         String peer = "http://" + FreePort.LOOPBACK + ":" + peerPort;
-        List<String> command = List.of(
+        List<String> command = new ArrayList<>(List.of(
                 binary.toString(),
                 "--name=" + name,
                 "--data-dir=" + dataDir,
@@ -71,7 +134,15 @@ final class EtcdMember {
                 // A restarted member does not disrupt the leader before it caught up.
                 "--pre-vote=true",
                 "--logger=zap",
-                "--log-outputs=stderr");
+                "--log-outputs=stderr"));
+        if (tls != null) {
+            command.addAll(List.of(
+                    "--cert-file=" + tls.serverCert(),
+                    "--key-file=" + tls.serverKey(),
+                    "--client-cert-auth=true",
+                    "--trusted-ca-file=" + tls.ca(),
+                    "--listen-metrics-urls=http://" + FreePort.LOOPBACK + ":" + metricsPort));
+        }
         ProcessBuilder builder = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
@@ -141,7 +212,7 @@ final class EtcdMember {
 
     private String get(String path) {
         try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(FreePort.LOOPBACK, clientPort), 1000);
+            socket.connect(new InetSocketAddress(FreePort.LOOPBACK, tls == null ? clientPort : metricsPort), 1000);
             socket.setSoTimeout(2000);
             OutputStream out = socket.getOutputStream();
             out.write(("GET " + path + " HTTP/1.0\r\nHost: " + FreePort.LOOPBACK + "\r\n\r\n")

@@ -4,12 +4,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
@@ -51,6 +47,7 @@ public final class EtcdServer implements AutoCloseable {
 
     private final String endpoints;
     private final Path baseDir; // null when external
+    private final EtcdTls tls; // null for plain connections
     private final List<EtcdMember> members;
     private final ReentrantLock processLock = new ReentrantLock();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -59,12 +56,14 @@ public final class EtcdServer implements AutoCloseable {
     private EtcdServer(String endpoints) {
         this.endpoints = endpoints;
         this.baseDir = null;
+        this.tls = null;
         this.members = List.of();
         this.shutdownHook = null;
     }
 
-    private EtcdServer(Path baseDir, List<EtcdMember> members) {
+    private EtcdServer(Path baseDir, List<EtcdMember> members, EtcdTls tls) {
         this.baseDir = baseDir;
+        this.tls = tls;
         this.members = List.copyOf(members);
         this.endpoints = String.join(
                 ",",
@@ -88,7 +87,20 @@ public final class EtcdServer implements AutoCloseable {
         return startCluster(size, System.getenv());
     }
 
+    /**
+     * Starts one member that speaks only TLS to its clients and asks them for a certificate signed by
+     * {@code tls}'s authority; {@link #uri()} then gives an {@code etcds://} URI with the client's
+     * certificate. Never external: {@code BATON_ETCD_ENDPOINTS} is ignored.
+     */
+    public static EtcdServer startTls(EtcdTls tls) {
+        return startCluster(1, Map.of(), tls);
+    }
+
     static EtcdServer startCluster(int size, Map<String, String> env) {
+        return startCluster(size, env, null);
+    }
+
+    private static EtcdServer startCluster(int size, Map<String, String> env, EtcdTls tls) {
         if (size < 1) {
             throw new IllegalArgumentException("an etcd cluster needs at least one member, not " + size);
         }
@@ -103,13 +115,13 @@ public final class EtcdServer implements AutoCloseable {
         try {
             base = Files.createTempDirectory(dataRoot(), "baton-etcd-");
             for (int attempt = 1; ; attempt++) {
-                List<EtcdMember> members = plan(binary, base, size);
+                List<EtcdMember> members = EtcdMember.plan(binary, base, size, tls);
                 try {
                     for (EtcdMember member : members) {
                         member.spawn();
                     }
                     awaitHealthy(members, System.nanoTime() + READY_TIMEOUT_NANOS);
-                    EtcdServer server = new EtcdServer(base, members);
+                    EtcdServer server = new EtcdServer(base, members, tls);
                     log.info(
                             "started etcd {} ({} member(s), pids {}) at {}; data in {}",
                             version(),
@@ -194,52 +206,6 @@ public final class EtcdServer implements AutoCloseable {
         return Path.of(System.getProperty("java.io.tmpdir"));
     }
 
-    private static List<EtcdMember> plan(Path binary, Path base, int size) {
-        Set<Integer> taken = new HashSet<>();
-        List<int[]> ports = new ArrayList<>();
-        for (int i = 0; i < size; i++) {
-            ports.add(new int[] {freePort(taken), freePort(taken)});
-        }
-        StringBuilder cluster = new StringBuilder();
-        for (int i = 0; i < size; i++) {
-            if (i > 0) {
-                cluster.append(',');
-            }
-            cluster.append(memberName(i))
-                    .append("=http://")
-                    .append(FreePort.LOOPBACK)
-                    .append(':')
-                    .append(ports.get(i)[1]);
-        }
-        String token = "baton-" + UUID.randomUUID();
-        List<EtcdMember> members = new ArrayList<>();
-        for (int i = 0; i < size; i++) {
-            members.add(new EtcdMember(
-                    binary,
-                    memberName(i),
-                    ports.get(i)[0],
-                    ports.get(i)[1],
-                    base.resolve(memberName(i)),
-                    base.resolve(memberName(i) + ".log"),
-                    cluster.toString(),
-                    token));
-        }
-        return members;
-    }
-
-    private static String memberName(int index) {
-        return "member" + index;
-    }
-
-    private static int freePort(Set<Integer> taken) {
-        while (true) {
-            int port = FreePort.find();
-            if (taken.add(port)) {
-                return port;
-            }
-        }
-    }
-
     /** Thrown while starting when a member could not bind its port. */
     static final class PortClash extends RuntimeException {
         private static final long serialVersionUID = 1L;
@@ -283,9 +249,15 @@ public final class EtcdServer implements AutoCloseable {
         return endpoints;
     }
 
-    /** An {@code etcd://} URI of every member, for {@code Baton.connect}. */
+    /**
+     * A URI of every member, for {@code Baton.connect}: {@code etcd://host:port,...}, or for a TLS
+     * server {@code etcds://host:port?ca=...&cert=...&key=...} with the client certificate.
+     */
     public String uri() {
-        return "etcd://" + endpoints;
+        if (tls == null) {
+            return "etcd://" + endpoints;
+        }
+        return "etcds://" + endpoints + "?ca=" + tls.ca() + "&cert=" + tls.clientCert() + "&key=" + tls.clientKey();
     }
 
     /** The client address of member {@code index} (0-based). */
@@ -339,7 +311,7 @@ public final class EtcdServer implements AutoCloseable {
         processLock.lock();
         try {
             members.get(index).kill();
-            log.info("killed etcd {} (client port {})", memberName(index), members.get(index).clientPort);
+            log.info("killed etcd {} (client port {})", members.get(index).name, members.get(index).clientPort);
         } finally {
             processLock.unlock();
         }
@@ -362,7 +334,7 @@ public final class EtcdServer implements AutoCloseable {
             member.kill();
             member.spawn();
             awaitHealthy(List.of(member), System.nanoTime() + READY_TIMEOUT_NANOS);
-            log.info("restarted etcd {} (pid {})", memberName(index), member.pid());
+            log.info("restarted etcd {} (pid {})", members.get(index).name, member.pid());
         } finally {
             processLock.unlock();
         }
