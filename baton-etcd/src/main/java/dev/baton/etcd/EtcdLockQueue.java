@@ -197,8 +197,8 @@ final class EtcdLockQueue {
                 blockers.size() >= 2 ? blockers.get(blockers.size() - 2).key() : null;
         boolean last = blockers.size() == 1;
         watch.watch(calls.client.getWatchClient(), before == null ? List.of(nearest) : List.of(nearest, before));
-        boolean nearestChecked = false;
-        boolean beforeChecked = before == null;
+        List<Entry> watched = blockers.subList(Math.max(0, blockers.size() - 2), blockers.size());
+        boolean checked = false;
         while (true) {
             long remaining = timeoutNanos < 0 ? -1 : timeoutNanos - (System.nanoTime() - start);
             if (timeoutNanos > 0 && remaining <= 0) {
@@ -209,18 +209,15 @@ final class EtcdLockQueue {
                 return false;
             }
             calls.checkOpen(name);
-            // A watch is live from its creation on: a delete after the listing and before it is
-            // found by reading the key.
-            if (!nearestChecked && watch.createdAt(nearest) != 0) {
-                nearestChecked = true;
-                if (watch.createdAt(nearest) > listedAt && !exists(name, blockers.get(blockers.size() - 1))) {
-                    watch.gone(nearest);
-                }
-            }
-            if (!beforeChecked && watch.createdAt(before) != 0) {
-                beforeChecked = true;
-                if (watch.createdAt(before) > listedAt && !exists(name, blockers.get(blockers.size() - 2))) {
-                    watch.gone(before);
+            // A watch is live from its creation on: once both are, a delete after the listing and
+            // before a watch's start is found by one read of the keys whose watch started later.
+            if (!checked && watched.stream().allMatch(entry -> watch.createdAt(entry.key()) != 0)) {
+                checked = true;
+                List<Entry> unseen = watched.stream()
+                        .filter(entry -> watch.createdAt(entry.key()) > listedAt && !watch.isGone(entry.key()))
+                        .toList();
+                for (Entry entry : missing(name, unseen)) {
+                    watch.gone(entry.key());
                 }
             }
             if (before != null && watch.isGone(before)) {
@@ -238,13 +235,32 @@ final class EtcdLockQueue {
         }
     }
 
-    /** Whether the entry's key still exists now (a linearizable read). */
-    private boolean exists(String name, Entry entry) throws InterruptedException {
-        GetResponse found = calls.call(name, "reading the queue", calls.deadline(), () -> calls.client
-                .getKVClient()
-                .get(entry.key(), GetOption.builder().withKeysOnly(true).build()));
-        // The same key, not a later one of the same name (a client reuses its key names).
-        return !found.getKvs().isEmpty() && found.getKvs().get(0).getCreateRevision() == entry.revision();
+    /**
+     * Which of {@code entries} no longer exist now, in one linearizable read (a transaction of one
+     * get per key when there are two). The same key only, not a later one of the same name: a client
+     * reuses its key names.
+     */
+    private List<Entry> missing(String name, List<Entry> entries) throws InterruptedException {
+        if (entries.isEmpty()) {
+            return List.of();
+        }
+        GetOption keysOnly = GetOption.builder().withKeysOnly(true).build();
+        Op[] reads =
+                entries.stream().map(entry -> Op.get(entry.key(), keysOnly)).toArray(Op[]::new);
+        TxnResponse found = calls.call(
+                name,
+                "reading the queue",
+                calls.deadline(),
+                () -> calls.client.getKVClient().txn().Then(reads).commit());
+        List<Entry> gone = new ArrayList<>();
+        for (int i = 0; i < entries.size(); i++) {
+            List<KeyValue> kvs = found.getGetResponses().get(i).getKvs();
+            if (kvs.isEmpty()
+                    || kvs.get(0).getCreateRevision() != entries.get(i).revision()) {
+                gone.add(entries.get(i));
+            }
+        }
+        return gone;
     }
 
     private void checkLease(String name, ClientLease lease) {
