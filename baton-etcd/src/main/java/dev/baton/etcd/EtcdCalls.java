@@ -28,6 +28,7 @@ final class EtcdCalls {
     private static final long MIN_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(300);
 
     final Client client;
+    private final EtcdReconnect reconnect;
     private final EtcdUri uri;
     private final String backendName;
     private final Duration operationTimeout;
@@ -39,9 +40,15 @@ final class EtcdCalls {
     EtcdCalls(EtcdUri uri, Client client, Duration operationTimeout) {
         this.uri = uri;
         this.client = client;
+        this.reconnect = new EtcdReconnect(client);
         this.backendName = uri.describe();
         this.operationTimeout = operationTimeout;
         this.attemptNanos = Math.max(MIN_ATTEMPT_NANOS, operationTimeout.toNanos() / 3);
+    }
+
+    /** Asks the channel to connect again now (see {@link EtcdReconnect}). */
+    EtcdReconnect reconnect() {
+        return reconnect;
     }
 
     String backendName() {
@@ -126,6 +133,10 @@ final class EtcdCalls {
                             throw failure(lockName, what, cause);
                         }
                         last = cause;
+                        if (code(cause).equals("UNAVAILABLE")) {
+                            // Unreachable now: the retry below should not wait for gRPC's back-off.
+                            reconnect.now();
+                        }
                         break;
                     }
                 }

@@ -122,6 +122,36 @@ class EtcdFaultTest {
         held.close(); // never throws for a lost lease
     }
 
+    /**
+     * gRPC waits longer and longer between reconnection attempts while a server cannot be reached
+     * (1 s, then 1.6 times more each time, up to 2 minutes): without Baton's help, a client cut off
+     * for a while kept failing for seconds after the network was back.
+     */
+    @Test
+    void aClientCutOffForLongTakesLocksAgainAsSoonAsTheNetworkIsBack() {
+        String name = name();
+        TcpProxy proxy = track(TcpProxy.start(server.address(0)));
+        LockClient client =
+                client(proxy.address().getHostString() + ":" + proxy.address().getPort());
+        client.lock(name).acquire(Duration.ofSeconds(10)).close();
+        proxy.cut();
+        // Fail for 15 s, each attempt within the operation timeout: gRPC's reconnection pauses grow.
+        long cutFor = TimeUnit.SECONDS.toNanos(15);
+        long start = System.nanoTime();
+        int failed = 0;
+        while (System.nanoTime() - start < cutFor) {
+            assertThatThrownBy(() -> client.lock(name).acquire(Duration.ofSeconds(60)))
+                    .isInstanceOf(LockUnavailableException.class);
+            failed++;
+        }
+        assertThat(failed).isPositive();
+        proxy.restore();
+        // One operation timeout (2 s) to succeed, although gRPC's next attempt is seconds away.
+        try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(60))) {
+            assertThat(lease.isValid()).isTrue();
+        }
+    }
+
     @Test
     void leaseRevokedUnderTheHolderIsReportedLost() throws Exception {
         String name = name();

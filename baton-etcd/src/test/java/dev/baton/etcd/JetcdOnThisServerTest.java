@@ -155,4 +155,13 @@ class JetcdOnThisServerTest {
         client.getLockClient().unlock(key).get(10, TimeUnit.SECONDS);
         client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
     }
+
+    /** Baton reaches jetcd's gRPC channel to cut its reconnection back-off short ({@link EtcdReconnect}). */
+    @Test
+    void theClientsChannelIsReachableForReconnecting() {
+        EtcdReconnect reconnect = new EtcdReconnect(client);
+        assertThat(reconnect.channel()).isNotNull();
+        reconnect.now();
+        assertThat(reconnect.channel().isShutdown()).isFalse();
+    }
 }
