@@ -56,11 +56,12 @@ public class BatonAutoConfiguration {
                     + " jdbc:h2:mem:locks), or define a LockClient bean of your own");
         }
         LockOptions options = options(properties, customizers);
+        // The messages below carry the backend's own, so no cause: the root of the startup failure names the property.
         try {
             return Baton.connect(uri.trim(), options);
         } catch (LockConfigurationException e) {
             throw new LockConfigurationException(
-                    "Baton: the property baton.uri is invalid: " + e.getMessage() + "; fix baton.uri", e);
+                    "Baton: the property baton.uri is invalid: " + e.getMessage() + "; fix baton.uri");
         }
     }
 
@@ -78,10 +79,8 @@ public class BatonAutoConfiguration {
         try {
             return builder.build();
         } catch (LockConfigurationException e) {
-            throw new LockConfigurationException(
-                    "Baton: the baton.* properties do not fit together: " + e.getMessage()
-                            + " (baton.poll-initial-delay, baton.poll-max-delay)",
-                    e);
+            throw new LockConfigurationException("Baton: the baton.* properties do not fit together: " + e.getMessage()
+                    + " (baton.poll-initial-delay, baton.poll-max-delay)");
         }
     }
 
@@ -92,10 +91,8 @@ public class BatonAutoConfiguration {
         try {
             setter.accept(value);
         } catch (LockConfigurationException e) {
-            throw new LockConfigurationException(
-                    "Baton: the property " + property + " must be a positive duration" + " but was " + value
-                            + "; set it to a value such as 30s or 500ms",
-                    e);
+            throw new LockConfigurationException("Baton: the property " + property + " must be a positive duration"
+                    + " but was " + value + "; set it to a value such as 30s or 500ms");
         }
     }
 
