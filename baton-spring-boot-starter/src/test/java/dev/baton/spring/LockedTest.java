@@ -16,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -115,14 +116,14 @@ class LockedTest {
                 .as("the resolved name is held")
                 .isEmpty();
 
-        Thread[] waiter = new Thread[1];
+        AtomicReference<Thread> waiter = new AtomicReference<>();
         Future<Long> second = threads.submit(() -> {
-            waiter[0] = Thread.currentThread();
+            waiter.set(Thread.currentThread());
             return invoices.bill(1, secondIn, new CountDownLatch(0));
         });
         Awaitility.await("the second call to wait for the lock")
                 .atMost(Duration.ofSeconds(10))
-                .until(() -> waiter[0] != null && waiter[0].getState() == Thread.State.TIMED_WAITING);
+                .until(() -> waiter.get() != null && waiter.get().getState() == Thread.State.TIMED_WAITING);
         assertThat(secondIn.getCount())
                 .as("second call not inside while the first is")
                 .isEqualTo(1);
@@ -180,9 +181,11 @@ class LockedTest {
     }
 
     @Test
-    void theLockIsReleasedWhenTheMethodThrows() {
+    void theLockIsReleasedWhenTheMethodThrows() throws Exception {
         assertThatThrownBy(invoices::fail).isInstanceOf(IllegalArgumentException.class);
-        Optional<Lease> after = client.lock("fails").tryAcquire();
+        // From another thread: this one would re-enter a grant it still held.
+        Optional<Lease> after =
+                threads.submit(() -> client.lock("fails").tryAcquire()).get(10, TimeUnit.SECONDS);
         assertThat(after).as("released after the failure").isPresent();
         after.get().close();
     }
