@@ -1,0 +1,112 @@
+package dev.baton.spring;
+
+import dev.baton.Baton;
+import dev.baton.LockClient;
+import dev.baton.LockConfigurationException;
+import dev.baton.LockOptions;
+import java.time.Duration;
+import java.util.function.Consumer;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.support.DefaultPointcutAdvisor;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.Ordered;
+
+/**
+ * Auto-configuration of Baton: one {@link LockClient} bean built from {@link BatonProperties}
+ * ({@code baton.uri}, {@code baton.lease-time}, ...), and the advice that runs {@link Locked}
+ * methods under their lock.
+ *
+ * <p>The client is created when the context starts and closed when it shuts down (releasing every
+ * lease it still holds, with no thread left behind). A {@link LockClient} bean of the application's
+ * own replaces it; {@link Locked} methods and the health indicator then use that one.
+ *
+ * <p>Startup fails with a {@link LockConfigurationException} naming the property when {@code
+ * baton.uri} is missing or is not a URI that a Baton backend on the class path serves, or when a
+ * duration is zero or negative.
+ *
+ * <p>{@link Locked} methods are advised by Spring AOP proxies, as {@code @Transactional} ones are:
+ * Boot's AOP auto-configuration ({@code spring.aop.auto=true}, the default) provides the proxying.
+ * Calls from inside the same bean ({@code this.method()}) bypass the proxy and are not locked.
+ */
+@AutoConfiguration(after = AopAutoConfiguration.class)
+@EnableConfigurationProperties(BatonProperties.class)
+public class BatonAutoConfiguration {
+
+    /**
+     * The advice order of {@link Locked}: before (outside) {@code @Transactional}, whose advice has
+     * the lowest precedence by default, so that a transaction commits before its lock is released.
+     */
+    public static final int LOCKED_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    public LockClient batonLockClient(BatonProperties properties, ObjectProvider<LockOptionsCustomizer> customizers) {
+        String uri = properties.getUri();
+        if (uri == null || uri.isBlank()) {
+            throw new LockConfigurationException("Baton: the property baton.uri is not set; set it to the URI of your"
+                    + " lock backend (for example baton.uri=jdbc:postgresql://db:5432/app, redis://host:6379 or"
+                    + " jdbc:h2:mem:locks), or define a LockClient bean of your own");
+        }
+        LockOptions options = options(properties, customizers);
+        // The messages below carry the backend's own, so no cause: the root of the startup failure names the property.
+        try {
+            return Baton.connect(uri.trim(), options);
+        } catch (LockConfigurationException e) {
+            throw new LockConfigurationException(
+                    "Baton: the property baton.uri is invalid: " + e.getMessage() + "; fix baton.uri");
+        }
+    }
+
+    // Micrometer: when baton-micrometer is on the class path, a configuration conditional on its
+    // classes and a MeterRegistry bean contributes a LockOptionsCustomizer that adds the meters'
+    // listener to these options (see this module's README).
+    static LockOptions options(BatonProperties properties, ObjectProvider<LockOptionsCustomizer> customizers) {
+        LockOptions.Builder builder = LockOptions.builder();
+        set("baton.lease-time", properties.getLeaseTime(), builder::leaseTime);
+        set("baton.operation-timeout", properties.getOperationTimeout(), builder::operationTimeout);
+        set("baton.poll-initial-delay", properties.getPollInitialDelay(), builder::pollInitialDelay);
+        set("baton.poll-max-delay", properties.getPollMaxDelay(), builder::pollMaxDelay);
+        builder.autoRenew(properties.isAutoRenew());
+        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
+        try {
+            return builder.build();
+        } catch (LockConfigurationException e) {
+            throw new LockConfigurationException("Baton: the baton.* properties do not fit together: " + e.getMessage()
+                    + " (baton.poll-initial-delay, baton.poll-max-delay)");
+        }
+    }
+
+    private static void set(String property, Duration value, Consumer<Duration> setter) {
+        if (value == null) {
+            return;
+        }
+        try {
+            setter.accept(value);
+        } catch (LockConfigurationException e) {
+            throw new LockConfigurationException("Baton: the property " + property + " must be a positive duration"
+                    + " but was " + value + "; set it to a value such as 30s or 500ms");
+        }
+    }
+
+    /**
+     * The advisor of {@link Locked} methods. Static and lazy about the client so that creating it
+     * (early, among the post-processors) does not create the client too soon.
+     */
+    @Bean
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    public static Advisor batonLockedAdvisor(ObjectProvider<LockClient> client, BeanFactory beanFactory) {
+        LockedMethods methods = new LockedMethods(beanFactory);
+        DefaultPointcutAdvisor advisor =
+                new DefaultPointcutAdvisor(methods.pointcut(), new LockedMethodInterceptor(client, methods));
+        advisor.setOrder(LOCKED_ORDER);
+        return advisor;
+    }
+}

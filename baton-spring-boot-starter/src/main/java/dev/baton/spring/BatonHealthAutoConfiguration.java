@@ -1,0 +1,29 @@
+package dev.baton.spring;
+
+import dev.baton.LockClient;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The health indicator {@code baton} of the application's {@link LockClient}, when Spring Boot's
+ * health support ({@code spring-boot-health}, part of the actuator) is on the class path. Turned off
+ * with {@code management.health.baton.enabled=false}; replaced by a bean named {@code
+ * batonHealthIndicator} of the application's own.
+ */
+@AutoConfiguration(after = BatonAutoConfiguration.class)
+@ConditionalOnClass(HealthIndicator.class)
+@ConditionalOnBean(LockClient.class)
+@ConditionalOnEnabledHealthIndicator("baton")
+public class BatonHealthAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(name = "batonHealthIndicator")
+    public HealthIndicator batonHealthIndicator(LockClient client) {
+        return new BatonHealthIndicator(client);
+    }
+}
