@@ -5,6 +5,7 @@ import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -25,6 +26,10 @@ import org.slf4j.LoggerFactory;
  * <p>Loss is judged by the clock: {@link #isValid()} turns false at the validity deadline (counted
  * from when the last successful renewal was sent), and the watchdog armed with each renewal reports
  * the loss to listeners then, even while that renewal call still hangs.
+ *
+ * <p>The client's {@link LockEvents} hear of the release and the loss with no lock held: a loss
+ * found on a renewal thread, which holds {@code renewing}, is reported by the {@link LeaseRenewer}
+ * once it let go ({@link #reportLoss}).
  */
 final class HeldGrant {
     private static final Logger log = LoggerFactory.getLogger(HeldGrant.class);
@@ -43,6 +48,8 @@ final class HeldGrant {
     private final ReentrantLock state = new ReentrantLock();
     private final ReentrantLock renewing = new ReentrantLock();
     private final List<Consumer<LockLostException>> listeners = new ArrayList<>();
+    private final AtomicBoolean lossUnreported = new AtomicBoolean();
+    private final long grantedNanos;
     private volatile Grant grant;
     private volatile Status status = Status.HELD;
     private volatile long validUntilNanos;
@@ -62,6 +69,7 @@ final class HeldGrant {
         this.thread = thread;
         this.grant = grant;
         this.validUntilNanos = requestSentNanos + grant.validityNanos(options.leaseTime());
+        this.grantedNanos = client.ticker.nanoTime();
     }
 
     Grant grant() {
@@ -185,7 +193,9 @@ final class HeldGrant {
                     options.leaseTime(),
                     e.toString());
         } finally {
+            long heldNanos = client.ticker.nanoTime() - grantedNanos;
             client.grantReleased(this);
+            client.events.leaseReleased(local.name, heldNanos);
         }
     }
 
@@ -276,7 +286,7 @@ final class HeldGrant {
      * stays lost, and the renewed grant is released best-effort so that another owner need not wait
      * a whole lease time for it.
      */
-    void renewed(Grant renewed, long sentAt) {
+    boolean renewed(Grant renewed, long sentAt) {
         state.lock();
         try {
             if (status == Status.HELD && client.ticker.nanoTime() - validUntilNanos < 0) {
@@ -286,7 +296,7 @@ final class HeldGrant {
                 // Counted from the send time, like the validity: grants renewed in one call stay due
                 // together however long each answer took.
                 scheduleRenewal(sentAt, renewInterval(sentAt));
-                return;
+                return true;
             }
         } finally {
             state.unlock();
@@ -299,6 +309,7 @@ final class HeldGrant {
                 log.debug("{}: releasing the late-renewed grant failed: {}", describe(), e.toString());
             }
         }
+        return false;
     }
 
     /** The backend no longer has this grant. */
@@ -353,6 +364,17 @@ final class HeldGrant {
         }
         log.warn(lost.getMessage());
         toCall.forEach(listener -> notify(listener, lost));
+        lossUnreported.set(true);
+        if (!renewing.isHeldByCurrentThread()) {
+            reportLoss();
+        }
+    }
+
+    /** Tells the client's listeners of the loss, once; the renewal thread calls it after it let go. */
+    void reportLoss() {
+        if (lossUnreported.compareAndSet(true, false)) {
+            client.events.leaseLost(local.name, lostCause);
+        }
     }
 
     private void reportGoneAtRelease() {
@@ -370,6 +392,7 @@ final class HeldGrant {
                 + " token " + grant.fencingToken() + " may be stale");
         log.warn(lost.getMessage());
         toCall.forEach(listener -> notify(listener, lost));
+        client.events.leaseLost(local.name, lost);
     }
 
     void onLost(Consumer<LockLostException> listener) {
