@@ -237,6 +237,7 @@ class LockListenerTest {
                 assertThat(waiter.lock("a").tryAcquire()).isEmpty();
                 assertThatThrownBy(() -> waiter.lock("a").acquire(Duration.ofMillis(150)))
                         .isInstanceOf(LockTimeoutException.class);
+                assertThat(lease.isValid()).isTrue();
             }
         }
         assertThat(recorder.events)
@@ -288,6 +289,7 @@ class LockListenerTest {
                 assertThat(recorder.waiting.await(10, TimeUnit.SECONDS)).isTrue();
                 thread.interrupt();
                 assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(LockException.class);
+                assertThat(lease.isValid()).isTrue();
             }
         }
         assertThat(recorder.events).containsExactly("waitStarted a", "waitEnded a", "INTERRUPTED a on memory");
@@ -375,6 +377,7 @@ class LockListenerTest {
             try (Lease held = holder.lock("b").acquire()) {
                 assertThatThrownBy(() -> client.lock("b").acquire(Duration.ofMillis(50)))
                         .isInstanceOf(LockTimeoutException.class);
+                assertThat(held.isValid()).isTrue();
             }
             Lease lost = client.lock("c").acquire();
             backend.refuseRenewals = true;
