@@ -56,7 +56,15 @@ abstract class BatonMetersContract {
     }
 
     LockClient client(BatonMeters meters, LockOptions.Builder options) {
-        LockClient client = Baton.connect(uri(), options.listener(meters).build());
+        return connect(uri(), meters, options);
+    }
+
+    LockClient connect(String uri, BatonMeters meters) {
+        return connect(uri, meters, LockOptions.builder());
+    }
+
+    private LockClient connect(String uri, BatonMeters meters, LockOptions.Builder options) {
+        LockClient client = Baton.connect(uri, options.listener(meters).build());
         clients.add(client);
         return client;
     }

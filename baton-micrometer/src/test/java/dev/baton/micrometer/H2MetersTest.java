@@ -1,13 +1,21 @@
 package dev.baton.micrometer;
 
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.LockClient;
+import dev.baton.LockConfigurationException;
+import io.micrometer.core.instrument.Timer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /** The meters on the JDBC table strategy over an in-process H2 database. */
 class H2MetersTest extends BatonMetersContract {
@@ -29,6 +37,23 @@ class H2MetersTest extends BatonMetersContract {
             statement.execute("SHUTDOWN");
         }
         outside.close();
+    }
+
+    @Test
+    void anAcquireTheBackendRefusesIsFailed() {
+        // A database without the lock table, which the client may not create: every attempt fails.
+        String empty = "jdbc:h2:mem:empty-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;createSchema=false";
+        LockClient client = connect(empty, BatonMeters.builder(registry).build());
+        assertThatThrownBy(() -> client.lock(name).acquire(Duration.ofSeconds(5)))
+                .isInstanceOf(LockConfigurationException.class);
+        assertThatThrownBy(() -> client.lock(name).tryAcquire()).isInstanceOf(LockConfigurationException.class);
+        Timer failed = registry.get("baton.lock.wait").tag("outcome", "failed").timer();
+        assertThat(failed.count()).isEqualTo(2);
+        assertThat(registry.find("baton.lock.wait").tag("outcome", "acquired").timer())
+                .isNull();
+        assertThat(registry.find("baton.lock.waiting").gauge())
+                .as("a call that fails at its first attempt never waited")
+                .isNull();
     }
 
     @Override
