@@ -1,6 +1,8 @@
 package dev.baton;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -25,13 +27,17 @@ import java.util.Objects;
  *     be polled. Default 10 ms.
  * @param pollMaxDelay cap of the exponentially growing, jittered pause between attempts. Default
  *     500 ms.
+ * @param listeners who hears what the client's locks do (acquires, waits, releases, renewals,
+ *     losses), in the order registered; see {@link LockListener}. Default none. Like {@code
+ *     operationTimeout}, taken from the client's options: a per-lock override does not change them.
  */
 public record LockOptions(
         Duration leaseTime,
         boolean autoRenew,
         Duration operationTimeout,
         Duration pollInitialDelay,
-        Duration pollMaxDelay) {
+        Duration pollMaxDelay,
+        List<LockListener> listeners) {
 
     private static final LockOptions DEFAULTS = new Builder().build();
 
@@ -46,9 +52,27 @@ public record LockOptions(
                     + ") must not be shorter than pollInitialDelay (" + pollInitialDelay
                     + "); raise pollMaxDelay or lower pollInitialDelay");
         }
+        if (listeners == null || listeners.stream().anyMatch(Objects::isNull)) {
+            throw new LockConfigurationException(
+                    "LockOptions: listeners must not be null nor contain null; give an empty list for none");
+        }
+        listeners = List.copyOf(listeners);
     }
 
-    /** The defaults: 30 s lease, auto-renew on, 5 s operation timeout, polling from 10 ms to 500 ms. */
+    /** Options without listeners; validated as the canonical constructor. */
+    public LockOptions(
+            Duration leaseTime,
+            boolean autoRenew,
+            Duration operationTimeout,
+            Duration pollInitialDelay,
+            Duration pollMaxDelay) {
+        this(leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay, List.of());
+    }
+
+    /**
+     * The defaults: 30 s lease, auto-renew on, 5 s operation timeout, polling from 10 ms to 500 ms, no
+     * listeners.
+     */
     public static LockOptions defaults() {
         return DEFAULTS;
     }
@@ -59,8 +83,9 @@ public record LockOptions(
 
     /** A builder that starts from these options. */
     public Builder toBuilder() {
-        return new Builder()
-                .leaseTime(leaseTime)
+        Builder builder = new Builder();
+        builder.listeners.addAll(listeners);
+        return builder.leaseTime(leaseTime)
                 .autoRenew(autoRenew)
                 .operationTimeout(operationTimeout)
                 .pollInitialDelay(pollInitialDelay)
@@ -90,6 +115,7 @@ public record LockOptions(
         private Duration operationTimeout = Duration.ofSeconds(5);
         private Duration pollInitialDelay = Duration.ofMillis(10);
         private Duration pollMaxDelay = Duration.ofMillis(500);
+        private final List<LockListener> listeners = new ArrayList<>();
 
         private Builder() {}
 
@@ -122,8 +148,23 @@ public record LockOptions(
             return this;
         }
 
+        /**
+         * Adds a listener to the client built with these options; may be called several times (each
+         * listener is called, in this order). See {@link LockListener} for what it hears and on which
+         * thread.
+         *
+         * @throws LockConfigurationException if {@code listener} is null
+         */
+        public Builder listener(LockListener listener) {
+            if (listener == null) {
+                throw new LockConfigurationException("LockOptions: listener must not be null");
+            }
+            listeners.add(listener);
+            return this;
+        }
+
         public LockOptions build() {
-            return new LockOptions(leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay);
+            return new LockOptions(leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay, listeners);
         }
 
         @Override

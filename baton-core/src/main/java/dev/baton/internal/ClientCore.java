@@ -5,6 +5,7 @@ import dev.baton.DistributedReadWriteLock;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockException;
+import dev.baton.LockListener.AcquireOutcome;
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
@@ -34,6 +35,7 @@ public final class ClientCore implements LockClient {
     final LockBackend backend;
     final Ticker ticker;
     final RenewalTimer renewals;
+    final LockEvents events;
     private final LeaseRenewer renewer;
     private final LockOptions options;
     private final ReleaseHints notifications;
@@ -50,8 +52,9 @@ public final class ClientCore implements LockClient {
         this.options = options;
         this.ticker = ticker;
         this.notifications = new ReleaseHints(backend.name(), backend.releaseNotifications());
+        this.events = new LockEvents(backend.name(), options.listeners());
         String threadName = "baton-renewal-" + CLIENTS.incrementAndGet();
-        this.renewer = new LeaseRenewer(threadName, backend, ticker);
+        this.renewer = new LeaseRenewer(threadName, backend, ticker, events);
         this.renewals = new RenewalTimer(threadName, ticker, renewer);
     }
 
@@ -110,7 +113,8 @@ public final class ClientCore implements LockClient {
     }
 
     /**
-     * Acquires for the current thread.
+     * Acquires for the current thread. A call that is not reentrant is reported to the listeners:
+     * its wait and its outcome ({@link LockEvents.Attempt}).
      *
      * @param timeoutNanos 0 to try once without waiting, negative to wait without limit
      * @param interruptible whether an interrupt ends the wait (with {@link InterruptedException})
@@ -136,12 +140,39 @@ public final class ClientCore implements LockClient {
                             + (other == LockMode.SHARED ? "write" : "read")
                             + " lock as well would wait for itself. Release it first");
         }
+        LockEvents.Attempt attempt = events.attempt(lock.name(), ticker);
+        AcquireOutcome outcome = AcquireOutcome.FAILED;
+        try {
+            Optional<LeaseHandle> lease = contend(lock, timeoutNanos, interruptible, thread, start, attempt);
+            outcome = lease.isPresent() ? AcquireOutcome.ACQUIRED : AcquireOutcome.TIMED_OUT;
+            return lease;
+        } catch (InterruptedException e) {
+            outcome = AcquireOutcome.INTERRUPTED;
+            throw e;
+        } finally {
+            // A grant has reported ACQUIRED already, before it could be released (see hold).
+            attempt.end(outcome);
+        }
+    }
+
+    /** Takes the local gate, then the lock on the backend: by queueing there, or by polling. */
+    private Optional<LeaseHandle> contend(
+            LockHandle lock,
+            long timeoutNanos,
+            boolean interruptible,
+            Thread thread,
+            long start,
+            LockEvents.Attempt attempt)
+            throws InterruptedException {
         LocalLockState local = retain(lock.name(), lock.mode());
         boolean gateTaken = false;
         boolean granted = false;
         boolean interrupted = false;
         try {
             if (local.gated()) {
+                if (timeoutNanos != 0 && (local.gate.availablePermits() == 0 || local.gate.hasQueuedThreads())) {
+                    attempt.waiting();
+                }
                 if (timeoutNanos == 0) {
                     gateTaken = local.gate.tryAcquire();
                 } else if (timeoutNanos < 0) {
@@ -164,13 +195,16 @@ public final class ClientCore implements LockClient {
             Backoff backoff = new Backoff(
                     lock.options().pollInitialDelay(), lock.options().pollMaxDelay());
             if (backend.queuesWaiters()) {
+                if (timeoutNanos != 0) {
+                    attempt.waiting(); // the backend's queue cannot tell a wait from an immediate grant
+                }
                 while (true) {
                     checkOpen();
                     long remaining =
                             timeoutNanos <= 0 ? timeoutNanos : Math.max(0, timeoutNanos - (ticker.nanoTime() - start));
                     Optional<Grant> grant;
                     try {
-                        grant = queueOnBackend(request, remaining);
+                        grant = BackendAttempts.queue(backend, request, remaining);
                     } catch (InterruptedException e) {
                         if (interruptible) {
                             throw e;
@@ -184,7 +218,7 @@ public final class ClientCore implements LockClient {
                     granted = true;
                     // A queued grant starts when the backend hands it over, not when the wait began
                     // (which may be longer ago than the lease time).
-                    return Optional.of(hold(local, lock, thread, grant.get(), ticker.nanoTime()));
+                    return Optional.of(hold(local, lock, thread, grant.get(), ticker.nanoTime(), attempt));
                 }
             }
             ReleaseNotifications.Subscription subscription = null;
@@ -194,15 +228,16 @@ public final class ClientCore implements LockClient {
                     checkOpen();
                     long generation = local.signal.generation();
                     long sentAt = ticker.nanoTime();
-                    Optional<Grant> grant = tryBackend(request);
+                    Optional<Grant> grant = BackendAttempts.tryOnce(backend, request);
                     if (grant.isPresent()) {
                         granted = true;
-                        return Optional.of(hold(local, lock, thread, grant.get(), sentAt));
+                        return Optional.of(hold(local, lock, thread, grant.get(), sentAt, attempt));
                     }
                     long remaining = timeoutNanos < 0 ? Long.MAX_VALUE : timeoutNanos - (ticker.nanoTime() - start);
                     if (remaining <= 0) {
                         return Optional.empty();
                     }
+                    attempt.waiting();
                     if (subscription == null && subscribing) {
                         // Subscribe, then try again at once: a release between the attempt and the
                         // subscription would otherwise go unnoticed until the next poll.
@@ -237,9 +272,18 @@ public final class ClientCore implements LockClient {
         }
     }
 
-    private LeaseHandle hold(LocalLockState local, LockHandle lock, Thread thread, Grant grant, long sentAt) {
+    private LeaseHandle hold(
+            LocalLockState local,
+            LockHandle lock,
+            Thread thread,
+            Grant grant,
+            long sentAt,
+            LockEvents.Attempt attempt) {
         HeldGrant hold = new HeldGrant(this, local, lock.options(), thread, grant, sentAt);
         local.holders.put(thread, hold);
+        // Reported before the grant is in `held`: a concurrent close() cannot release it (and report
+        // leaseReleased) before its ACQUIRED; a listener may already re-enter the lock on this thread.
+        attempt.end(AcquireOutcome.ACQUIRED);
         held.add(hold);
         if (closed) {
             hold.forceRelease();
@@ -250,39 +294,6 @@ public final class ClientCore implements LockClient {
             log.debug("{}: acquired (token {})", hold.describe(), grant.fencingToken());
         }
         return new LeaseHandle(hold);
-    }
-
-    private Optional<Grant> queueOnBackend(LockRequest request, long timeoutNanos) throws InterruptedException {
-        try {
-            return backend.acquire(request, timeoutNanos);
-        } catch (LockException | UnsupportedOperationException e) {
-            // Unsupported: the backend refuses the mode (no shared locks); that is not an outage.
-            throw e;
-        } catch (RuntimeException e) {
-            throw new LockUnavailableException(
-                    "Baton lock '" + request.name() + "' on " + backend.name() + ": the backend failed: " + e, e);
-        }
-    }
-
-    private Optional<Grant> tryBackend(LockRequest request) {
-        try {
-            return backend.tryAcquire(request);
-        } catch (UnsupportedOperationException e) {
-            // The backend refuses the mode (no shared locks): nothing was attempted, nothing to clean.
-            throw e;
-        } catch (RuntimeException e) {
-            // The attempt may have reached the backend: remove whatever it left before reporting.
-            try {
-                backend.abandon(request);
-            } catch (RuntimeException cleanup) {
-                e.addSuppressed(cleanup);
-            }
-            if (e instanceof LockException) {
-                throw e;
-            }
-            throw new LockUnavailableException(
-                    "Baton lock '" + request.name() + "' on " + backend.name() + ": the backend failed: " + e, e);
-        }
     }
 
     /** Called once per grant after it was released on the backend (or the attempt failed). */

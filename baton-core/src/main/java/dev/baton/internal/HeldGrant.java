@@ -3,8 +3,7 @@ package dev.baton.internal;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -12,11 +11,11 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One grant from the backend as this client holds it: its hold count (reentrancy), its local
- * validity deadline, its renewal and its loss listeners. Shared by every {@link LeaseHandle} and by
- * the thread-bound {@code Lock} view of the thread that acquired it.
+ * validity deadline, its renewal and its loss listeners ({@link LossListeners}). Shared by every
+ * {@link LeaseHandle} and by the thread-bound {@code Lock} view of the thread that acquired it.
  *
- * <p>Locking: {@code state} guards the hold count, the state, the listeners and the validity
- * deadline's updates, and is never held across I/O. {@code renewing} is held while a renewal call
+ * <p>Locking: {@code state} guards the hold count, the state and the validity deadline's updates,
+ * and is never held across I/O. {@code renewing} is held while a renewal call
  * that includes this grant talks to the backend ({@link LeaseRenewer}), so that a release can wait
  * for an in-flight renewal to finish before it releases: renewal never outlives unlock. Scheduled
  * tasks are not cancelled: they run on the client's {@link RenewalTimer}, which drops or skips them
@@ -25,6 +24,10 @@ import org.slf4j.LoggerFactory;
  * <p>Loss is judged by the clock: {@link #isValid()} turns false at the validity deadline (counted
  * from when the last successful renewal was sent), and the watchdog armed with each renewal reports
  * the loss to listeners then, even while that renewal call still hangs.
+ *
+ * <p>The client's {@link LockEvents} hear of the release and the loss with no lock held: a loss
+ * found on a renewal thread, which holds {@code renewing}, is reported by the {@link LeaseRenewer}
+ * once it let go ({@link #reportLoss}).
  */
 final class HeldGrant {
     private static final Logger log = LoggerFactory.getLogger(HeldGrant.class);
@@ -42,7 +45,9 @@ final class HeldGrant {
 
     private final ReentrantLock state = new ReentrantLock();
     private final ReentrantLock renewing = new ReentrantLock();
-    private final List<Consumer<LockLostException>> listeners = new ArrayList<>();
+    private final LossListeners lossListeners;
+    private final AtomicBoolean lossUnreported = new AtomicBoolean();
+    private final long grantedNanos;
     private volatile Grant grant;
     private volatile Status status = Status.HELD;
     private volatile long validUntilNanos;
@@ -62,6 +67,8 @@ final class HeldGrant {
         this.thread = thread;
         this.grant = grant;
         this.validUntilNanos = requestSentNanos + grant.validityNanos(options.leaseTime());
+        this.grantedNanos = client.ticker.nanoTime();
+        this.lossListeners = new LossListeners(describe());
     }
 
     Grant grant() {
@@ -185,7 +192,9 @@ final class HeldGrant {
                     options.leaseTime(),
                     e.toString());
         } finally {
+            long heldNanos = client.ticker.nanoTime() - grantedNanos;
             client.grantReleased(this);
+            client.events.leaseReleased(local.name, heldNanos);
         }
     }
 
@@ -276,7 +285,7 @@ final class HeldGrant {
      * stays lost, and the renewed grant is released best-effort so that another owner need not wait
      * a whole lease time for it.
      */
-    void renewed(Grant renewed, long sentAt) {
+    boolean renewed(Grant renewed, long sentAt) {
         state.lock();
         try {
             if (status == Status.HELD && client.ticker.nanoTime() - validUntilNanos < 0) {
@@ -286,7 +295,7 @@ final class HeldGrant {
                 // Counted from the send time, like the validity: grants renewed in one call stay due
                 // together however long each answer took.
                 scheduleRenewal(sentAt, renewInterval(sentAt));
-                return;
+                return true;
             }
         } finally {
             state.unlock();
@@ -299,6 +308,7 @@ final class HeldGrant {
                 log.debug("{}: releasing the late-renewed grant failed: {}", describe(), e.toString());
             }
         }
+        return false;
     }
 
     /** The backend no longer has this grant. */
@@ -332,7 +342,6 @@ final class HeldGrant {
 
     /** Reports the loss once; with {@code onlyIfExpired}, only if the deadline has still passed. */
     private void markLost(String why, Throwable cause, boolean onlyIfExpired) {
-        List<Consumer<LockLostException>> toCall;
         LockLostException lost;
         state.lock();
         try {
@@ -346,54 +355,36 @@ final class HeldGrant {
                     cause);
             lostCause = lost;
             status = Status.LOST;
-            toCall = List.copyOf(listeners);
-            listeners.clear();
         } finally {
             state.unlock();
         }
         log.warn(lost.getMessage());
-        toCall.forEach(listener -> notify(listener, lost));
+        lossListeners.tell(lost, true);
+        lossUnreported.set(true);
+        if (!renewing.isHeldByCurrentThread()) {
+            reportLoss();
+        }
+    }
+
+    /** Tells the client's listeners of the loss, once; the renewal thread calls it after it let go. */
+    void reportLoss() {
+        if (lossUnreported.compareAndSet(true, false)) {
+            client.events.leaseLost(local.name, lostCause);
+        }
     }
 
     private void reportGoneAtRelease() {
-        List<Consumer<LockLostException>> toCall;
-        state.lock();
-        try {
-            toCall = List.copyOf(listeners);
-            listeners.clear();
-        } finally {
-            state.unlock();
-        }
         LockLostException lost = new LockLostException(describe()
                 + ": lease lost: at release the backend no longer had it (its lease time ran out, a pause or a"
                 + " cut-off outlasted it) and another owner may have held it meanwhile; work done under fencing"
                 + " token " + grant.fencingToken() + " may be stale");
         log.warn(lost.getMessage());
-        toCall.forEach(listener -> notify(listener, lost));
+        lossListeners.tell(lost, false);
+        client.events.leaseLost(local.name, lost);
     }
 
     void onLost(Consumer<LockLostException> listener) {
-        if (listener == null) {
-            throw new NullPointerException("listener");
-        }
-        state.lock();
-        try {
-            if (status != Status.LOST) {
-                listeners.add(listener);
-                return;
-            }
-        } finally {
-            state.unlock();
-        }
-        notify(listener, lostCause);
-    }
-
-    private void notify(Consumer<LockLostException> listener, LockLostException lost) {
-        try {
-            listener.accept(lost);
-        } catch (RuntimeException e) {
-            log.warn("{}: an onLost listener failed", describe(), e);
-        }
+        lossListeners.add(listener);
     }
 
     String describe() {

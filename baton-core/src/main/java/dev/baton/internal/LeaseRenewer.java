@@ -44,11 +44,13 @@ final class LeaseRenewer {
 
     private final LockBackend backend;
     private final Ticker ticker;
+    private final LockEvents events;
     private final ThreadPoolExecutor calls;
 
-    LeaseRenewer(String threadName, LockBackend backend, Ticker ticker) {
+    LeaseRenewer(String threadName, LockBackend backend, Ticker ticker, LockEvents events) {
         this.backend = backend;
         this.ticker = ticker;
+        this.events = events;
         AtomicInteger count = new AtomicInteger();
         ThreadFactory threads = runnable -> {
             Thread thread = new Thread(runnable, threadName + "-call-" + count.incrementAndGet());
@@ -78,9 +80,14 @@ final class LeaseRenewer {
         });
     }
 
-    /** One call: takes the grants still held, renews them together and applies each answer. */
+    /**
+     * One call: takes the grants still held, renews them together and applies each answer. The
+     * listeners hear of it once the grants are let go, so that none of them waits for a listener.
+     */
     private void renew(List<HeldGrant> call, Duration leaseTime) {
         List<HeldGrant> taken = new ArrayList<>(call.size());
+        List<HeldGrant> renewed = new ArrayList<>(call.size());
+        RuntimeException failure = null;
         try {
             for (HeldGrant grant : call) {
                 if (grant.beginRenewal()) {
@@ -103,6 +110,7 @@ final class LeaseRenewer {
                             + " grant(s) with " + (answers == null ? "null" : answers.size() + " answer(s)"));
                 }
             } catch (RuntimeException e) {
+                failure = e;
                 for (HeldGrant grant : taken) {
                     grant.renewalFailed(e);
                 }
@@ -112,7 +120,9 @@ final class LeaseRenewer {
                 HeldGrant grant = taken.get(i);
                 Optional<Grant> answer = answers.get(i);
                 if (answer.isPresent()) {
-                    grant.renewed(answer.get(), sentAt);
+                    if (grant.renewed(answer.get(), sentAt)) {
+                        renewed.add(grant);
+                    }
                 } else {
                     grant.renewalRefused();
                 }
@@ -125,6 +135,15 @@ final class LeaseRenewer {
         } finally {
             for (HeldGrant grant : taken) {
                 grant.endRenewal();
+            }
+            for (HeldGrant grant : renewed) {
+                events.renewed(grant.local.name);
+            }
+            for (HeldGrant grant : taken) {
+                if (failure != null) {
+                    events.renewalFailed(grant.local.name, failure);
+                }
+                grant.reportLoss();
             }
         }
     }

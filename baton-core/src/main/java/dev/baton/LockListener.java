@@ -1,0 +1,94 @@
+package dev.baton;
+
+import java.time.Duration;
+
+/**
+ * Hears what a client's locks do, for metrics and logs: acquires and their wait, waiting threads,
+ * releases with the time held, renewals and losses. Register it on the client's options with
+ * {@link LockOptions.Builder#listener(LockListener)}; several may be registered, and each is called
+ * in the order given. Every method has an empty default, so an implementation overrides only what
+ * it needs. Each callback gets the lock's name and the backend's name ({@link
+ * LockClient#backendName()}).
+ *
+ * <p>What is reported, per client:
+ *
+ * <ul>
+ *   <li>{@link #acquireEnded}: once per acquire call that was not a reentrant one ({@code acquire},
+ *       {@code tryAcquire}, {@code lock}, {@code tryLock}, ...), with its outcome and how long the
+ *       call took. {@link AcquireOutcome#ACQUIRED} starts a grant; every grant then ends with
+ *       exactly one {@link #leaseReleased}. A call refused before it starts (the client is closed,
+ *       the thread was already interrupted, the thread holds the other side of a read/write lock)
+ *       is not reported.
+ *   <li>A <em>reentrant</em> acquire (the thread already holds the lock, in the same mode) is not
+ *       reported at all: it neither waits nor reaches the backend, it only adds a hold to the grant
+ *       the thread has. Likewise closing a hold that is not the last one reports nothing; only the
+ *       release of the last hold reports {@link #leaseReleased}.
+ *   <li>{@link #waitStarted} / {@link #waitEnded}: in pairs, when an acquire call has to wait (the
+ *       lock is held by another thread of this client, or the backend refused the first attempt)
+ *       and when that call ends. On backends that queue waiters themselves (ZooKeeper, etcd, the
+ *       JDBC {@code pessimistic} and {@code advisory} strategies) the core cannot tell an immediate
+ *       grant from a wait, so a call that may wait counts as waiting from its start.
+ *   <li>{@link #renewed} and {@link #renewalFailed}: per grant, for every renewal the backend
+ *       answered and for every renewal call that failed (the core retries while the lease is still
+ *       valid). A renewal the backend refused because it no longer has the grant is a loss, reported
+ *       by {@link #leaseLost}, not a renewal failure.
+ *   <li>{@link #leaseLost}: at most once per grant, before its {@link #leaseReleased}, whenever the
+ *       holder's {@link Lease#onLost} listeners are told.
+ * </ul>
+ *
+ * <p>Threads and guarantees: a callback runs on the thread where the event happens (the acquiring
+ * thread, the thread that closes the last hold or the client, a renewal thread of the client, or
+ * its timer thread), synchronously, with no lock of the core held; the acquiring thread may hold
+ * its client's local turn for the lock. Callbacks must therefore return quickly and must not block:
+ * renewals and loss reports of the client's other leases wait for a callback that runs on a renewal
+ * or timer thread. A callback that throws never breaks locking: the exception is logged through
+ * SLF4J (a warning the first time per listener and kind of event, debug after that) and the other
+ * listeners are still called. Implementations must be thread-safe.
+ */
+public interface LockListener {
+
+    /** How an acquire call ended. */
+    enum AcquireOutcome {
+        /** The lock was granted: a new grant, ended later by exactly one {@link #leaseReleased}. */
+        ACQUIRED,
+        /**
+         * Not acquired within the caller's timeout; for {@code tryAcquire()} and {@code tryLock()},
+         * whose timeout is zero, this means the lock was held by another owner.
+         */
+        TIMED_OUT,
+        /** The waiting thread was interrupted; nothing was acquired. */
+        INTERRUPTED,
+        /** The call threw (backend unreachable, refused, misconfigured); nothing was acquired. */
+        FAILED
+    }
+
+    /**
+     * An acquire call ended.
+     *
+     * @param waited from the call's start to its end, including the backend's round trips
+     */
+    default void acquireEnded(String lock, String backend, AcquireOutcome outcome, Duration waited) {}
+
+    /** An acquire call started to wait; {@link #waitEnded} follows when the call ends. */
+    default void waitStarted(String lock, String backend) {}
+
+    /** An acquire call that had started to wait ended (whatever its outcome). */
+    default void waitEnded(String lock, String backend) {}
+
+    /**
+     * A grant ended: its last hold was released (or the client was closed), also when it had been
+     * lost before.
+     *
+     * @param held from the grant to the end of its release on the backend
+     */
+    default void leaseReleased(String lock, String backend, Duration held) {}
+
+    /** The backend extended a held grant. */
+    default void renewed(String lock, String backend) {}
+
+    /** A renewal call failed for a held grant; it is retried while the lease is still valid. */
+    default void renewalFailed(String lock, String backend, Throwable cause) {}
+
+    /** A held grant was lost; {@code cause} is what the holder's {@link Lease#onLost} listeners get. */
+    default void leaseLost(String lock, String backend, LockLostException cause) {}
+}
