@@ -119,8 +119,8 @@ public final class BatonLockProvider implements LockProvider, AutoCloseable {
             throw new LockConfigurationException(
                     "ShedLock lock '" + name + "' (lockAtMostFor " + configuration.getLockAtMostFor() + ") on "
                             + client.backendName() + ": " + e.getMessage()
-                            + " (lockAtMostFor is the lease time: set @SchedulerLock(lockAtMostFor) within the"
-                            + " backend's limits)",
+                            + "; with ShedLock, the lock name is @SchedulerLock(name) and the lease time is its"
+                            + " lockAtMostFor",
                     e);
         } catch (RuntimeException | Error e) {
             held.remove(name, mine);

@@ -251,7 +251,7 @@ abstract class BatonLockProviderContract {
             for (int t = 0; t < 8; t++) {
                 LockingTaskExecutor executor = executors.get(t % 2);
                 futures.add(threads.submit(() -> {
-                    for (int i = 0; i < 25; i++) {
+                    for (int i = 0; i < 10; i++) {
                         executor.executeWithLock(
                                 (Runnable) () -> {
                                     if (inside.incrementAndGet() != 1) {
