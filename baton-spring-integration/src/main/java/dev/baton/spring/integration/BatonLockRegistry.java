@@ -77,10 +77,12 @@ public final class BatonLockRegistry implements RenewableLockRegistry<Distribute
         }
         DistributedLock lock = client.lock(name);
         if (!lock.isHeldByCurrentThread()) {
+            if (lock.holdCount() > 0) {
+                throw lost(name, null);
+            }
             throw new IllegalMonitorStateException("Baton lock '" + name + "' on " + client.backendName()
                     + ": the current thread (" + Thread.currentThread().getName()
-                    + ") does not hold it (or its lease was lost), so it cannot renew it; renew from the"
-                    + " thread that locked it");
+                    + ") does not hold it, so it cannot renew it; renew from the thread that locked it");
         }
         // A reentrant hold of the same grant (no I/O) tells whether its lease is still valid.
         Optional<Lease> hold;
@@ -128,9 +130,11 @@ public final class BatonLockRegistry implements RenewableLockRegistry<Distribute
 
     private IllegalMonitorStateException lost(String name, LockLostException e) {
         IllegalMonitorStateException failure = new IllegalMonitorStateException("Baton lock '" + name + "' on "
-                + client.backendName() + ": its lease was lost, so it cannot be renewed; unlock it and lock"
-                + " again (" + e.getMessage() + ")");
-        failure.initCause(e);
+                + client.backendName() + ": its lease was lost (another owner may hold the lock now), so it cannot"
+                + " be renewed; unlock it and lock again" + (e == null ? "" : " (" + e.getMessage() + ")"));
+        if (e != null) {
+            failure.initCause(e);
+        }
         return failure;
     }
 
