@@ -65,9 +65,9 @@ public class BatonAutoConfiguration {
         }
     }
 
-    // Micrometer: when baton-micrometer is on the class path, a configuration conditional on its
-    // classes and a MeterRegistry bean contributes a LockOptionsCustomizer that adds the meters'
-    // listener to these options (see this module's README).
+    // Micrometer: with baton-micrometer on the class path and a MeterRegistry bean,
+    // BatonMetricsAutoConfiguration contributes a LockOptionsCustomizer that adds the meters'
+    // listener to these options.
     static LockOptions options(BatonProperties properties, ObjectProvider<LockOptionsCustomizer> customizers) {
         LockOptions.Builder builder = LockOptions.builder();
         set("baton.lease-time", properties.getLeaseTime(), builder::leaseTime);
