@@ -41,7 +41,21 @@ public record LockOptions(
 
     private static final LockOptions DEFAULTS = new Builder().build();
 
-    /** Validates like the builder does, so a record built directly is checked too. */
+    /**
+     * Validates like the builder does, so a record built directly is checked too.
+     *
+     * @param leaseTime how long a grant lives on the backend without renewal; positive
+     * @param autoRenew whether held leases are renewed at a third of {@code leaseTime}
+     * @param operationTimeout the bound on one backend round trip; positive
+     * @param pollInitialDelay first pause between two attempts of a polling waiter; positive
+     * @param pollMaxDelay cap of the pause between attempts; not shorter than {@code
+     *     pollInitialDelay}
+     * @param listeners listeners in the order they are called; copied, so later changes to the list
+     *     have no effect
+     * @throws LockConfigurationException naming the option if a duration is null, zero or negative,
+     *     if {@code pollMaxDelay} is shorter than {@code pollInitialDelay}, or if {@code listeners}
+     *     is null or contains null
+     */
     public LockOptions {
         requirePositive("leaseTime", leaseTime);
         requirePositive("operationTimeout", operationTimeout);
@@ -59,7 +73,17 @@ public record LockOptions(
         listeners = List.copyOf(listeners);
     }
 
-    /** Options without listeners; validated as the canonical constructor. */
+    /**
+     * Options without listeners; validated as the canonical constructor.
+     *
+     * @param leaseTime how long a grant lives on the backend without renewal; positive
+     * @param autoRenew whether held leases are renewed at a third of {@code leaseTime}
+     * @param operationTimeout the bound on one backend round trip; positive
+     * @param pollInitialDelay first pause between two attempts of a polling waiter; positive
+     * @param pollMaxDelay cap of the pause between attempts; not shorter than {@code
+     *     pollInitialDelay}
+     * @throws LockConfigurationException naming the option, as the canonical constructor
+     */
     public LockOptions(
             Duration leaseTime,
             boolean autoRenew,
@@ -72,16 +96,27 @@ public record LockOptions(
     /**
      * The defaults: 30 s lease, auto-renew on, 5 s operation timeout, polling from 10 ms to 500 ms, no
      * listeners.
+     *
+     * @return the shared default options
      */
     public static LockOptions defaults() {
         return DEFAULTS;
     }
 
+    /**
+     * A builder that starts from the {@linkplain #defaults() defaults}.
+     *
+     * @return a new builder; not thread-safe
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** A builder that starts from these options. */
+    /**
+     * A builder that starts from these options.
+     *
+     * @return a new builder holding every value of these options, listeners included
+     */
     public Builder toBuilder() {
         Builder builder = new Builder();
         builder.listeners.addAll(listeners);
@@ -92,7 +127,13 @@ public record LockOptions(
                 .pollMaxDelay(pollMaxDelay);
     }
 
-    /** The same options with another lease time. */
+    /**
+     * The same options with another lease time.
+     *
+     * @param leaseTime the new lease time; positive, as for {@link Builder#leaseTime}
+     * @return new options that differ from these only in {@code leaseTime}
+     * @throws LockConfigurationException if {@code leaseTime} is null, zero or negative
+     */
     public LockOptions withLeaseTime(Duration leaseTime) {
         return toBuilder().leaseTime(leaseTime).build();
     }
