@@ -160,29 +160,68 @@ public record LockOptions(
 
         private Builder() {}
 
+        /**
+         * How long a grant lives on the backend without renewal; default 30 s.
+         *
+         * @param leaseTime positive; a backend may accept only a range (Azure Blob: 15 s to 60 s)
+         * @return this builder
+         * @throws LockConfigurationException if {@code leaseTime} is null, zero or negative
+         */
         public Builder leaseTime(Duration leaseTime) {
             requirePositive("leaseTime", leaseTime);
             this.leaseTime = leaseTime;
             return this;
         }
 
+        /**
+         * Whether held leases are renewed at a third of the lease time until released; default
+         * {@code true}.
+         *
+         * @param autoRenew {@code false} to let every lease expire after its lease time
+         * @return this builder
+         */
         public Builder autoRenew(boolean autoRenew) {
             this.autoRenew = autoRenew;
             return this;
         }
 
+        /**
+         * The bound on one backend round trip; default 5 s.
+         *
+         * @param operationTimeout positive; past it an operation fails with {@link
+         *     LockUnavailableException}
+         * @return this builder
+         * @throws LockConfigurationException if {@code operationTimeout} is null, zero or negative
+         */
         public Builder operationTimeout(Duration operationTimeout) {
             requirePositive("operationTimeout", operationTimeout);
             this.operationTimeout = operationTimeout;
             return this;
         }
 
+        /**
+         * The first pause between two attempts of a waiter on a backend that can only be polled;
+         * default 10 ms.
+         *
+         * @param pollInitialDelay positive, and not longer than the {@link #pollMaxDelay} (checked
+         *     by {@link #build()})
+         * @return this builder
+         * @throws LockConfigurationException if {@code pollInitialDelay} is null, zero or negative
+         */
         public Builder pollInitialDelay(Duration pollInitialDelay) {
             requirePositive("pollInitialDelay", pollInitialDelay);
             this.pollInitialDelay = pollInitialDelay;
             return this;
         }
 
+        /**
+         * The cap of the exponentially growing, jittered pause between attempts; default 500 ms.
+         *
+         * @param pollMaxDelay positive, and not shorter than the {@link #pollInitialDelay} (checked
+         *     by {@link #build()})
+         * @return this builder
+         * @throws LockConfigurationException if {@code pollMaxDelay} is null, zero or negative
+         */
         public Builder pollMaxDelay(Duration pollMaxDelay) {
             requirePositive("pollMaxDelay", pollMaxDelay);
             this.pollMaxDelay = pollMaxDelay;
@@ -194,6 +233,8 @@ public record LockOptions(
          * listener is called, in this order). See {@link LockListener} for what it hears and on which
          * thread.
          *
+         * @param listener the listener; it must not block, since it runs on the client's threads
+         * @return this builder
          * @throws LockConfigurationException if {@code listener} is null
          */
         public Builder listener(LockListener listener) {
@@ -204,6 +245,13 @@ public record LockOptions(
             return this;
         }
 
+        /**
+         * The options.
+         *
+         * @return new, immutable options; later changes to this builder do not affect them
+         * @throws LockConfigurationException if {@code pollMaxDelay} is shorter than {@code
+         *     pollInitialDelay}
+         */
         public LockOptions build() {
             return new LockOptions(leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay, listeners);
         }
