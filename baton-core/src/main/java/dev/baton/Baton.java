@@ -41,7 +41,15 @@ public final class Baton {
 
     private Baton() {}
 
-    /** Connects with {@link LockOptions#defaults()}. */
+    /**
+     * Connects with {@link LockOptions#defaults()}.
+     *
+     * @param uri the backend's URI, such as {@code jdbc:postgresql://host:5432/db} or {@code
+     *     redis://host:6379}; its scheme picks the backend module
+     * @return a client that the caller closes; closing it releases every lease it still holds
+     * @throws LockConfigurationException as {@link #connect(String, LockOptions)}
+     * @throws LockUnavailableException as {@link #connect(String, LockOptions)}
+     */
     public static LockClient connect(String uri) {
         return connect(uri, LockOptions.defaults());
     }
@@ -49,6 +57,10 @@ public final class Baton {
     /**
      * Connects to the backend that serves the URI's scheme.
      *
+     * @param uri the backend's URI, such as {@code jdbc:postgresql://host:5432/db} or {@code
+     *     redis://host:6379}; its scheme picks the backend module found on the class path
+     * @param options lease time, renewal, timeouts and listeners for every lock of the client
+     * @return a client that the caller closes; closing it releases every lease it still holds
      * @throws LockConfigurationException if the URI is malformed, its scheme is unknown, or the
      *     module that serves it is not on the class path (the message names the module to add)
      * @throws LockUnavailableException if the backend cannot be reached at once (most backends
@@ -62,6 +74,9 @@ public final class Baton {
      * The backend behind a URI, without a client around it: for tools that inspect locks ({@link
      * LockBackend#inspect}) rather than take them. The caller closes it.
      *
+     * @param uri the backend's URI, as for {@link #connect(String, LockOptions)}
+     * @param options the options the backend is configured with (timeouts, for instance)
+     * @return a new backend, not yet connected for most schemes; the caller owns and closes it
      * @throws LockConfigurationException as {@link #connect(String, LockOptions)}
      */
     public static LockBackend backend(String uri, LockOptions options) {
@@ -97,6 +112,12 @@ public final class Baton {
     /**
      * Wraps a backend built directly (for example from an application's {@code DataSource}) in a
      * client. The client owns the backend and closes it.
+     *
+     * @param backend the backend the client's locks live in; the client takes ownership of it
+     * @param options lease time, renewal, timeouts and listeners for every lock of the client
+     * @return a client that the caller closes; closing it releases its leases and closes {@code
+     *     backend}
+     * @throws LockConfigurationException if {@code backend} or {@code options} is null
      */
     public static LockClient open(LockBackend backend, LockOptions options) {
         if (backend == null || options == null) {

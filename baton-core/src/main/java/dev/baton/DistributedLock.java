@@ -27,12 +27,17 @@ import java.util.concurrent.locks.Lock;
  */
 public interface DistributedLock extends Lock {
 
-    /** The lock's name. */
+    /**
+     * The lock's name.
+     *
+     * @return the name given to {@link LockClient#lock(String)}, the same for every client of it
+     */
     String name();
 
     /**
      * Acquires the lock, waiting as long as it takes.
      *
+     * @return the lease, valid until closed or lost; close it to release the lock
      * @throws LockUnavailableException if the backend cannot be reached
      * @throws LockException wrapping an {@link InterruptedException} (with the interrupt flag set
      *     again) if the thread is interrupted while waiting
@@ -42,19 +47,35 @@ public interface DistributedLock extends Lock {
     /**
      * Acquires the lock, waiting at most {@code timeout}.
      *
+     * @param timeout the longest time to wait for another holder to release; {@link Duration#ZERO}
+     *     makes a single attempt
+     * @return the lease, valid until closed or lost; close it to release the lock
      * @throws LockTimeoutException if the lock is not acquired within {@code timeout}
      * @throws LockUnavailableException if the backend cannot be reached
      * @throws LockConfigurationException if {@code timeout} is null or negative
      */
     Lease acquire(Duration timeout);
 
-    /** Acquires the lock if it is free now; never waits for another holder. */
+    /**
+     * Acquires the lock if it is free now; never waits for another holder.
+     *
+     * @return the lease if the lock was free (or already held by this thread), otherwise empty
+     * @throws LockUnavailableException if the backend cannot be reached
+     */
     Optional<Lease> tryAcquire();
 
-    /** {@code true} if the current thread holds this lock (through {@link #lock()} or {@link #acquire()}). */
+    /**
+     * Whether the current thread holds this lock (through {@link #lock()} or {@link #acquire()}).
+     *
+     * @return {@code true} if the current thread holds it; answered locally, without I/O
+     */
     boolean isHeldByCurrentThread();
 
-    /** How many times the current thread holds this lock; 0 when it does not. */
+    /**
+     * How many times the current thread holds this lock.
+     *
+     * @return the hold count, 0 when the current thread does not hold it; answered locally
+     */
     int holdCount();
 
     /**

@@ -12,7 +12,11 @@ import java.util.concurrent.locks.ReadWriteLock;
  */
 public interface DistributedReadWriteLock extends ReadWriteLock {
 
-    /** The lock's name. */
+    /**
+     * The lock's name.
+     *
+     * @return the name given to {@link LockClient#readWriteLock(String)}, shared by both halves
+     */
     String name();
 
     @Override

@@ -19,12 +19,18 @@ import java.util.function.Consumer;
  */
 public interface Lease extends AutoCloseable {
 
-    /** The lock's name. */
+    /**
+     * The lock's name.
+     *
+     * @return the name of the lock this lease holds
+     */
     String name();
 
     /**
      * A number that strictly increases every time the lock is granted to a new owner (reentrant
      * acquisitions share their grant's token). Give it to the protected resource with every write.
+     *
+     * @return this grant's fencing token; positive, and fixed for the lifetime of the lease
      */
     long fencingToken();
 
@@ -32,10 +38,16 @@ public interface Lease extends AutoCloseable {
      * When the backend will consider the lease expired unless it is renewed, as reported by the
      * backend's own clock at the last acquire or renew. Informational: use {@link #isValid()} to
      * decide.
+     *
+     * @return the backend's expiry time at the last successful acquire or renew
      */
     Instant expiresAt();
 
-    /** {@code true} while the lease is held, not released, and not lost. Never blocks. */
+    /**
+     * Whether the lease still holds the lock. Never blocks and does no I/O.
+     *
+     * @return {@code true} while the lease is held, not released, and not lost
+     */
     boolean isValid();
 
     /**
@@ -48,6 +60,9 @@ public interface Lease extends AutoCloseable {
     /**
      * Registers a listener called once, on a Baton thread, when the lease is lost (not when it is
      * released). Called at once if the lease is already lost. Listeners must not block.
+     *
+     * @param listener receives the exception that says why the lease was lost; an exception it
+     *     throws is logged and does not stop other listeners
      */
     void onLost(Consumer<LockLostException> listener);
 

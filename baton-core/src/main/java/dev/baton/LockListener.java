@@ -65,30 +65,62 @@ public interface LockListener {
     /**
      * An acquire call ended.
      *
+     * @param lock the lock's name
+     * @param backend the backend's {@linkplain LockClient#backendName() name}
+     * @param outcome how the call ended
      * @param waited from the call's start to its end, including the backend's round trips
      */
     default void acquireEnded(String lock, String backend, AcquireOutcome outcome, Duration waited) {}
 
-    /** An acquire call started to wait; {@link #waitEnded} follows when the call ends. */
+    /**
+     * An acquire call started to wait; {@link #waitEnded} follows when the call ends.
+     *
+     * @param lock the lock's name
+     * @param backend the backend's {@linkplain LockClient#backendName() name}
+     */
     default void waitStarted(String lock, String backend) {}
 
-    /** An acquire call that had started to wait ended (whatever its outcome). */
+    /**
+     * An acquire call that had started to wait ended (whatever its outcome).
+     *
+     * @param lock the lock's name
+     * @param backend the backend's {@linkplain LockClient#backendName() name}
+     */
     default void waitEnded(String lock, String backend) {}
 
     /**
      * A grant ended: its last hold was released (or the client was closed), also when it had been
      * lost before.
      *
+     * @param lock the lock's name
+     * @param backend the backend's {@linkplain LockClient#backendName() name}
      * @param held from the grant to the end of its release on the backend
      */
     default void leaseReleased(String lock, String backend, Duration held) {}
 
-    /** The backend extended a held grant. */
+    /**
+     * The backend extended a held grant.
+     *
+     * @param lock the lock's name
+     * @param backend the backend's {@linkplain LockClient#backendName() name}
+     */
     default void renewed(String lock, String backend) {}
 
-    /** A renewal call failed for a held grant; it is retried while the lease is still valid. */
+    /**
+     * A renewal call failed for a held grant; it is retried while the lease is still valid.
+     *
+     * @param lock the lock's name
+     * @param backend the backend's {@linkplain LockClient#backendName() name}
+     * @param cause why the call failed, usually a {@link LockUnavailableException}
+     */
     default void renewalFailed(String lock, String backend, Throwable cause) {}
 
-    /** A held grant was lost; {@code cause} is what the holder's {@link Lease#onLost} listeners get. */
+    /**
+     * A held grant was lost.
+     *
+     * @param lock the lock's name
+     * @param backend the backend's {@linkplain LockClient#backendName() name}
+     * @param cause what the holder's {@link Lease#onLost} listeners get
+     */
     default void leaseLost(String lock, String backend, LockLostException cause) {}
 }

@@ -41,7 +41,21 @@ public record LockOptions(
 
     private static final LockOptions DEFAULTS = new Builder().build();
 
-    /** Validates like the builder does, so a record built directly is checked too. */
+    /**
+     * Validates like the builder does, so a record built directly is checked too.
+     *
+     * @param leaseTime how long a grant lives on the backend without renewal; positive
+     * @param autoRenew whether held leases are renewed at a third of {@code leaseTime}
+     * @param operationTimeout the bound on one backend round trip; positive
+     * @param pollInitialDelay first pause between two attempts of a polling waiter; positive
+     * @param pollMaxDelay cap of the pause between attempts; not shorter than {@code
+     *     pollInitialDelay}
+     * @param listeners listeners in the order they are called; copied, so later changes to the list
+     *     have no effect
+     * @throws LockConfigurationException naming the option if a duration is null, zero or negative,
+     *     if {@code pollMaxDelay} is shorter than {@code pollInitialDelay}, or if {@code listeners}
+     *     is null or contains null
+     */
     public LockOptions {
         requirePositive("leaseTime", leaseTime);
         requirePositive("operationTimeout", operationTimeout);
@@ -59,7 +73,17 @@ public record LockOptions(
         listeners = List.copyOf(listeners);
     }
 
-    /** Options without listeners; validated as the canonical constructor. */
+    /**
+     * Options without listeners; validated as the canonical constructor.
+     *
+     * @param leaseTime how long a grant lives on the backend without renewal; positive
+     * @param autoRenew whether held leases are renewed at a third of {@code leaseTime}
+     * @param operationTimeout the bound on one backend round trip; positive
+     * @param pollInitialDelay first pause between two attempts of a polling waiter; positive
+     * @param pollMaxDelay cap of the pause between attempts; not shorter than {@code
+     *     pollInitialDelay}
+     * @throws LockConfigurationException naming the option, as the canonical constructor
+     */
     public LockOptions(
             Duration leaseTime,
             boolean autoRenew,
@@ -72,16 +96,27 @@ public record LockOptions(
     /**
      * The defaults: 30 s lease, auto-renew on, 5 s operation timeout, polling from 10 ms to 500 ms, no
      * listeners.
+     *
+     * @return the shared default options
      */
     public static LockOptions defaults() {
         return DEFAULTS;
     }
 
+    /**
+     * A builder that starts from the {@linkplain #defaults() defaults}.
+     *
+     * @return a new builder; not thread-safe
+     */
     public static Builder builder() {
         return new Builder();
     }
 
-    /** A builder that starts from these options. */
+    /**
+     * A builder that starts from these options.
+     *
+     * @return a new builder holding every value of these options, listeners included
+     */
     public Builder toBuilder() {
         Builder builder = new Builder();
         builder.listeners.addAll(listeners);
@@ -92,7 +127,13 @@ public record LockOptions(
                 .pollMaxDelay(pollMaxDelay);
     }
 
-    /** The same options with another lease time. */
+    /**
+     * The same options with another lease time.
+     *
+     * @param leaseTime the new lease time; positive, as for {@link Builder#leaseTime}
+     * @return new options that differ from these only in {@code leaseTime}
+     * @throws LockConfigurationException if {@code leaseTime} is null, zero or negative
+     */
     public LockOptions withLeaseTime(Duration leaseTime) {
         return toBuilder().leaseTime(leaseTime).build();
     }
@@ -119,29 +160,68 @@ public record LockOptions(
 
         private Builder() {}
 
+        /**
+         * How long a grant lives on the backend without renewal; default 30 s.
+         *
+         * @param leaseTime positive; a backend may accept only a range (Azure Blob: 15 s to 60 s)
+         * @return this builder
+         * @throws LockConfigurationException if {@code leaseTime} is null, zero or negative
+         */
         public Builder leaseTime(Duration leaseTime) {
             requirePositive("leaseTime", leaseTime);
             this.leaseTime = leaseTime;
             return this;
         }
 
+        /**
+         * Whether held leases are renewed at a third of the lease time until released; default
+         * {@code true}.
+         *
+         * @param autoRenew {@code false} to let every lease expire after its lease time
+         * @return this builder
+         */
         public Builder autoRenew(boolean autoRenew) {
             this.autoRenew = autoRenew;
             return this;
         }
 
+        /**
+         * The bound on one backend round trip; default 5 s.
+         *
+         * @param operationTimeout positive; past it an operation fails with {@link
+         *     LockUnavailableException}
+         * @return this builder
+         * @throws LockConfigurationException if {@code operationTimeout} is null, zero or negative
+         */
         public Builder operationTimeout(Duration operationTimeout) {
             requirePositive("operationTimeout", operationTimeout);
             this.operationTimeout = operationTimeout;
             return this;
         }
 
+        /**
+         * The first pause between two attempts of a waiter on a backend that can only be polled;
+         * default 10 ms.
+         *
+         * @param pollInitialDelay positive, and not longer than the {@link #pollMaxDelay} (checked
+         *     by {@link #build()})
+         * @return this builder
+         * @throws LockConfigurationException if {@code pollInitialDelay} is null, zero or negative
+         */
         public Builder pollInitialDelay(Duration pollInitialDelay) {
             requirePositive("pollInitialDelay", pollInitialDelay);
             this.pollInitialDelay = pollInitialDelay;
             return this;
         }
 
+        /**
+         * The cap of the exponentially growing, jittered pause between attempts; default 500 ms.
+         *
+         * @param pollMaxDelay positive, and not shorter than the {@link #pollInitialDelay} (checked
+         *     by {@link #build()})
+         * @return this builder
+         * @throws LockConfigurationException if {@code pollMaxDelay} is null, zero or negative
+         */
         public Builder pollMaxDelay(Duration pollMaxDelay) {
             requirePositive("pollMaxDelay", pollMaxDelay);
             this.pollMaxDelay = pollMaxDelay;
@@ -153,6 +233,8 @@ public record LockOptions(
          * listener is called, in this order). See {@link LockListener} for what it hears and on which
          * thread.
          *
+         * @param listener the listener; it must not block, since it runs on the client's threads
+         * @return this builder
          * @throws LockConfigurationException if {@code listener} is null
          */
         public Builder listener(LockListener listener) {
@@ -163,6 +245,13 @@ public record LockOptions(
             return this;
         }
 
+        /**
+         * The options.
+         *
+         * @return new, immutable options; later changes to this builder do not affect them
+         * @throws LockConfigurationException if {@code pollMaxDelay} is shorter than {@code
+         *     pollInitialDelay}
+         */
         public LockOptions build() {
             return new LockOptions(leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay, listeners);
         }

@@ -7,6 +7,11 @@ package dev.baton;
 public class LockTimeoutException extends LockException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An exception with a message and no cause.
+     *
+     * @param message names the lock, the backend and the timeout
+     */
     public LockTimeoutException(String message) {
         super(message);
     }

@@ -8,10 +8,22 @@ package dev.baton;
 public class LockUnavailableException extends LockException {
     private static final long serialVersionUID = 1L;
 
+    /**
+     * An exception with a message and no cause.
+     *
+     * @param message names the lock or operation, the backend and what failed
+     */
     public LockUnavailableException(String message) {
         super(message);
     }
 
+    /**
+     * An exception with a message and the failure that led to it.
+     *
+     * @param message names the lock or operation, the backend and what failed
+     * @param cause the underlying failure (a driver's or client library's exception), or {@code
+     *     null}
+     */
     public LockUnavailableException(String message, Throwable cause) {
         super(message, cause);
     }

@@ -43,7 +43,14 @@ public final class ClientCore implements LockClient {
     private final Set<HeldGrant> held = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
+    /**
+     * A client on the system clock; use {@link dev.baton.Baton#open} rather than this constructor.
+     *
+     * @param backend the backend the client's locks live in; the client owns and closes it
+     * @param options lease time, renewal, timeouts and listeners for every lock of the client
+     */
     public ClientCore(LockBackend backend, LockOptions options) {
+
         this(backend, options, Ticker.SYSTEM);
     }
 

@@ -13,6 +13,9 @@ public final class LockNames {
      * Returns the name if it is 1 to 512 UTF-8 bytes of well-formed Unicode without control
      * characters.
      *
+     * @param name the lock name to check
+     * @param backend the backend's name, for the message
+     * @return {@code name}, unchanged
      * @throws LockConfigurationException naming the backend, the problem and the rule
      */
     public static String validate(String name, String backend) {

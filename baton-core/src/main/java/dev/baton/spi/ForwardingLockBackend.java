@@ -11,11 +11,20 @@ import java.util.Optional;
 public abstract class ForwardingLockBackend implements LockBackend {
     private final LockBackend delegate;
 
+    /**
+     * A backend that forwards to {@code delegate}.
+     *
+     * @param delegate the backend every call not overridden goes to; closing this backend closes it
+     */
     protected ForwardingLockBackend(LockBackend delegate) {
         this.delegate = delegate;
     }
 
-    /** The backend every call goes to. */
+    /**
+     * The backend every call goes to.
+     *
+     * @return the delegate given to the constructor
+     */
     protected final LockBackend delegate() {
         return delegate;
     }

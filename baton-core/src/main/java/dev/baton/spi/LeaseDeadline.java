@@ -19,12 +19,23 @@ public final class LeaseDeadline {
     private boolean released;
     private volatile boolean expired;
 
-    /** A deadline at {@code deadlineNanos} ({@link System#nanoTime()} units). */
+    /**
+     * A deadline at {@code deadlineNanos} ({@link System#nanoTime()} units).
+     *
+     * @param deadlineNanos the {@link System#nanoTime()} value at which the lease time runs out
+     */
     public LeaseDeadline(long deadlineNanos) {
         this.deadlineNanos = deadlineNanos;
     }
 
-    /** Moves the deadline forward; false if the lease time already ran out. */
+    /**
+     * Moves the deadline forward; never moves it back.
+     *
+     * @param deadline the new deadline in {@link System#nanoTime()} units; ignored if earlier than
+     *     the current one
+     * @return {@code false} if the lease time already ran out (the renewal came too late), else
+     *     {@code true}
+     */
     public boolean extend(long deadline) {
         state.lock();
         try {
@@ -48,7 +59,13 @@ public final class LeaseDeadline {
         }
     }
 
-    /** Marks the lease time run out if the deadline passed at {@code now}; true if this call did. */
+    /**
+     * Marks the lease time run out if the deadline passed at {@code now}.
+     *
+     * @param now the current {@link System#nanoTime()} value
+     * @return {@code true} for exactly one call, the first that finds the deadline passed; {@code
+     *     false} after {@link #release()}, before the deadline, and for every later call
+     */
     public boolean expireIfDue(long now) {
         state.lock();
         try {
@@ -62,7 +79,11 @@ public final class LeaseDeadline {
         }
     }
 
-    /** Whether the lease time ran out ({@link #expireIfDue} said so). */
+    /**
+     * Whether the lease time ran out.
+     *
+     * @return {@code true} once {@link #expireIfDue} has returned {@code true}
+     */
     public boolean expired() {
         return expired;
     }

@@ -17,13 +17,18 @@ import java.util.Optional;
  */
 public interface LockBackend extends AutoCloseable {
 
-    /** A short description for messages, e.g. {@code jdbc-table (PostgreSQL)}. */
+    /**
+     * A short description for messages.
+     *
+     * @return for example {@code jdbc-table (PostgreSQL)}; constant for the backend's lifetime
+     */
     String name();
 
     /**
      * Takes the lock if it can be taken now (free, expired, or shared-compatible), without waiting
      * for another holder.
      *
+     * @param request the lock name, owner id, mode and lease time wanted
      * @return the grant, or empty if another owner holds the lock
      * @throws LockUnavailableException if the backend could not be asked
      */
@@ -33,6 +38,9 @@ public interface LockBackend extends AutoCloseable {
      * Whether this backend queues waiters itself (ZooKeeper and etcd queues, a database's row-lock
      * queue). If true, the core calls {@link #acquire(LockRequest, long)} to wait instead of polling
      * {@link #tryAcquire}.
+     *
+     * @return {@code true} if waiting goes through {@link #acquire(LockRequest, long)}; default
+     *     {@code false}
      */
     default boolean queuesWaiters() {
         return false;
@@ -44,6 +52,7 @@ public interface LockBackend extends AutoCloseable {
      * the backend being closed), it must leave nothing behind: the queue entry is removed before the
      * method returns or throws.
      *
+     * @param request the lock name, owner id, mode and lease time wanted
      * @param timeoutNanos how long to wait; 0 means do not wait, negative means without limit
      * @return the grant, or empty if the time ran out
      * @throws InterruptedException if the thread was interrupted while waiting
@@ -56,6 +65,8 @@ public interface LockBackend extends AutoCloseable {
     /**
      * Extends a grant held by this owner to {@code leaseTime} from now on the backend's clock.
      *
+     * @param grant the grant to extend, as returned by the last acquire or renew
+     * @param leaseTime the new lease time, counted from when the backend handles the call
      * @return the renewed grant, or empty if the backend no longer has this grant (it expired and may
      *     have been taken by another owner); the core then reports the lease lost
      * @throws LockUnavailableException if the backend could not be asked; the core retries until the
@@ -69,6 +80,8 @@ public interface LockBackend extends AutoCloseable {
      * its own, so that no grant's renewal waits for another's round trip. A backend that renews many
      * grants in one round trip (one script, one statement) returns how many it takes per call, and
      * overrides {@link #renewAll}.
+     *
+     * @return the most grants per {@link #renewAll} call; at least 1
      */
     default int renewalBatchSize() {
         return 1;
@@ -92,6 +105,9 @@ public interface LockBackend extends AutoCloseable {
      *
      * <p>The default renews grant by grant with {@link #renew}.
      *
+     * @param grants at most {@link #renewalBatchSize()} grants held by this client
+     * @param leaseTime the new lease time of every grant, counted from when the backend handles it
+     * @return one entry per grant, in the order given: the renewed grant, or empty if it is gone
      * @throws LockUnavailableException if the backend could not be asked; every grant in the call
      *     counts as not renewed this round
      */
@@ -107,6 +123,7 @@ public interface LockBackend extends AutoCloseable {
      * Releases a grant if, and only if, it is still held by its owner; never touches another owner's
      * grant. Idempotent.
      *
+     * @param grant the grant to release, as returned by the last acquire or renew
      * @return {@code true} if the grant was held and is now released
      * @throws LockUnavailableException if the backend could not be asked
      */
@@ -116,6 +133,10 @@ public interface LockBackend extends AutoCloseable {
      * Removes whatever an attempt may have left behind when its outcome is unknown to the caller (the
      * call failed or was interrupted after it may have reached the backend). Must be safe when the
      * attempt left nothing. The default releases by owner id.
+     *
+     * @param request the attempt whose outcome is unknown; its owner id identifies what to remove
+     * @throws LockUnavailableException if the backend could not be asked; the leftover then expires
+     *     after its lease time
      */
     default void abandon(LockRequest request) {
         release(new Grant(request.name(), request.ownerId(), request.mode(), 0, java.time.Instant.EPOCH, null));
@@ -124,6 +145,8 @@ public interface LockBackend extends AutoCloseable {
     /**
      * How waiters learn that the lock may have become free. The default is {@link
      * ReleaseNotifications#none()}: waiters poll with backoff.
+     *
+     * @return this backend's notifications; the same instance on every call
      */
     default ReleaseNotifications releaseNotifications() {
         return ReleaseNotifications.none();
@@ -132,6 +155,10 @@ public interface LockBackend extends AutoCloseable {
     /**
      * What the backend knows about a lock, for diagnostics and the {@code baton status} command.
      * Empty when the lock is free or the backend cannot tell.
+     *
+     * @param name the lock to look at
+     * @return the holders and expiry as the backend reports them, or empty
+     * @throws LockUnavailableException if the backend could not be asked
      */
     default Optional<LockInfo> inspect(String name) {
         return Optional.empty();

@@ -14,12 +14,19 @@ public interface LockBackendProvider {
      * The URI schemes this provider accepts, compared case-insensitively with the part of the URI
      * before {@code ://} or, for JDBC URLs, with {@code jdbc:<subprotocol>} (for example {@code
      * jdbc:postgresql}).
+     *
+     * @return the accepted schemes, lower case; never empty
      */
     Set<String> schemes();
 
     /**
      * Creates a backend for the URI. Must not block for longer than the operation timeout; it may
      * connect lazily.
+     *
+     * @param uri the URI given to {@link dev.baton.Baton#connect(String, LockOptions)}; its scheme is
+     *     one of {@link #schemes()}
+     * @param options the client's options; backends take their operation timeout from them
+     * @return a new backend owned by the caller
      *
      * @throws LockConfigurationException if the URI is malformed or names an unsupported option
      */

@@ -27,7 +27,11 @@ public enum LockKind {
         this.mode = mode;
     }
 
-    /** How a grant of this kind shares the lock with other grants of the same name. */
+    /**
+     * How a grant of this kind shares the lock with other grants of the same name.
+     *
+     * @return {@link LockMode#SHARED} for {@link #READ}, {@link LockMode#EXCLUSIVE} otherwise
+     */
     public LockMode mode() {
         return mode;
     }

@@ -14,6 +14,15 @@ import java.util.Objects;
  * @param leaseTime how long the grant lives without renewal, measured by the backend's clock
  */
 public record LockRequest(String name, String ownerId, LockKind kind, Duration leaseTime) {
+    /**
+     * Checks that every component is present.
+     *
+     * @param name the validated lock name
+     * @param ownerId 32 lowercase hex characters, unique to this acquisition
+     * @param kind what the caller asked for
+     * @param leaseTime how long the grant lives without renewal
+     * @throws NullPointerException if a component is null
+     */
     public LockRequest {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(ownerId, "ownerId");
@@ -24,6 +33,12 @@ public record LockRequest(String name, String ownerId, LockKind kind, Duration l
     /**
      * A request for callers that know only the mode: exclusive is a {@link LockKind#MUTEX}, shared a
      * {@link LockKind#READ}.
+     *
+     * @param name the validated lock name
+     * @param ownerId 32 lowercase hex characters, unique to this acquisition
+     * @param mode exclusive or shared
+     * @param leaseTime how long the grant lives without renewal
+     * @throws NullPointerException if a component is null
      */
     public LockRequest(String name, String ownerId, LockMode mode, Duration leaseTime) {
         this(name, ownerId, kindOf(mode), leaseTime);
@@ -36,7 +51,11 @@ public record LockRequest(String name, String ownerId, LockKind kind, Duration l
         };
     }
 
-    /** Exclusive or shared, as the kind says. */
+    /**
+     * Exclusive or shared, as the kind says.
+     *
+     * @return {@code kind().mode()}
+     */
     public LockMode mode() {
         return kind.mode();
     }

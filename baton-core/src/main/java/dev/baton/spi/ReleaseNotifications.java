@@ -10,6 +10,11 @@ public interface ReleaseNotifications {
     /**
      * Starts delivering release events of the named lock to {@code onRelease} until the returned
      * subscription is closed. {@code onRelease} must not block.
+     *
+     * @param name the lock whose releases are wanted
+     * @param onRelease called on a backend thread after each release that the backend sees; a
+     *     missed or duplicated call is allowed, since waiters re-check
+     * @return the subscription; closing it stops the calls and is idempotent
      */
     Subscription subscribe(String name, Runnable onRelease);
 
@@ -21,12 +26,20 @@ public interface ReleaseNotifications {
      * {@link LockBackend#tryAcquire} without asking the server again). Closing the subscription means
      * the waiter stopped waiting, granted or not: a backend that enqueued it must then dequeue it and
      * release whatever was handed to it but not taken. The default ignores the request.
+     *
+     * @param request the waiting request: its lock name, owner id, mode and lease time
+     * @param onRelease called on a backend thread after each release that the backend sees
+     * @return the subscription; closing it ends the wait on the backend's side too
      */
     default Subscription subscribe(LockRequest request, Runnable onRelease) {
         return subscribe(request.name(), onRelease);
     }
 
-    /** Whether this backend delivers notifications at all; polling-only backends return false. */
+    /**
+     * Whether this backend delivers notifications at all.
+     *
+     * @return {@code false} for polling-only backends, whose subscriptions never fire
+     */
     default boolean supported() {
         return true;
     }
@@ -37,7 +50,11 @@ public interface ReleaseNotifications {
         void close();
     }
 
-    /** No notifications: waiters poll. */
+    /**
+     * No notifications: waiters poll.
+     *
+     * @return notifications that are {@linkplain #supported() unsupported} and never fire
+     */
     static ReleaseNotifications none() {
         return new ReleaseNotifications() {
             @Override

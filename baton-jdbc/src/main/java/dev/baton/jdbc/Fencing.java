@@ -75,10 +75,17 @@ public final class Fencing {
      *     Fencing#guardedUpsert} it must be the primary key or carry a unique constraint
      * @param tokenColumn the {@code BIGINT} column holding the highest accepted fencing token, or
      *     {@code NULL} for a row no guarded write has touched yet
-     * @throws IllegalArgumentException if a name is not a plain identifier (the table optionally
-     *     schema-qualified), or the two columns are the same
      */
     public record Table(String name, String keyColumn, String tokenColumn) {
+        /**
+         * Validates the names, so that a bad one fails here rather than at the first write.
+         *
+         * @param name the table, such as {@code invoices} or {@code billing.invoices}
+         * @param keyColumn the column the key of a write is compared with
+         * @param tokenColumn the {@code BIGINT} column holding the highest accepted fencing token
+         * @throws IllegalArgumentException if a name is not a plain identifier (the table optionally
+         *     schema-qualified), or the two columns are the same
+         */
         public Table {
             requireIdentifier(TABLE, "table name", name);
             requireIdentifier(COLUMN, "key column", keyColumn);
@@ -127,6 +134,14 @@ public final class Fencing {
      * atomic statement, so the guarantee of the class holds: a row is inserted only where none
      * exists, and an existing row is written only if it has not accepted a higher token.
      *
+     * @param connection the connection to write with, in the caller's transaction (auto-commit or
+     *     not); the caller commits and closes it
+     * @param table the table, key column and token column; the key column must be unique
+     * @param key the key of the row to write or insert, bound as a parameter
+     * @param fencingToken the token of the lease the caller holds, usually {@code
+     *     lease.fencingToken()}; at least 0
+     * @param values the columns to set and their values (null values are written as SQL {@code
+     *     NULL}); at least one, not the key or token column
      * @return {@code true} if the row was inserted or written; {@code false} if it holds a higher
      *     token (or another writer deleted it while this call ran)
      * @throws IllegalArgumentException for bad arguments; see the class description

@@ -49,6 +49,10 @@ public final class JdbcLocks {
     /**
      * Starts a client for the database behind {@code dataSource}.
      *
+     * @param dataSource the application's connection pool; locks borrow connections from it and
+     *     return them, except while a strategy pins one to a held lock
+     * @return a builder with the defaults: table {@code baton_locks}, strategy {@code table}, schema
+     *     created on first use, {@link LockOptions#defaults()}
      * @throws LockConfigurationException if {@code dataSource} is null
      */
     public static Builder builder(DataSource dataSource) {
@@ -78,6 +82,9 @@ public final class JdbcLocks {
          *
          * @throws LockConfigurationException unless the name is 1 to 51 letters, digits or
          *     underscores, not starting with a digit, optionally prefixed by a schema and a dot
+         *
+         * @param table the lock table's name, optionally schema-qualified
+         * @return this builder
          */
         public Builder table(String table) {
             this.tables = TableNames.of(table);
@@ -89,6 +96,8 @@ public final class JdbcLocks {
          * {@code advisory}. Whether it supports the database is checked on first use, when the
          * database is known.
          *
+         * @param strategy the strategy's name, case-insensitive
+         * @return this builder
          * @throws LockConfigurationException for an unknown strategy
          */
         public Builder strategy(String strategy) {
@@ -99,6 +108,10 @@ public final class JdbcLocks {
         /**
          * Whether missing tables are created on first use (default {@code true}). Without it, missing
          * tables fail the first operation with a message that prints the DDL to run.
+         *
+         * @param createSchema {@code true} to create missing tables (needs DDL rights), {@code false}
+         *     to require that they exist
+         * @return this builder
          */
         public Builder createSchema(boolean createSchema) {
             this.createSchema = createSchema;
@@ -108,6 +121,8 @@ public final class JdbcLocks {
         /**
          * The client's options (default {@link LockOptions#defaults()}).
          *
+         * @param options lease time, renewal, statement timeout and listeners of the client
+         * @return this builder
          * @throws LockConfigurationException if {@code options} is null
          */
         public Builder options(LockOptions options) {
@@ -119,7 +134,12 @@ public final class JdbcLocks {
             return this;
         }
 
-        /** The client. No I/O; see {@link JdbcLocks} for what happens on first use. */
+        /**
+         * The client. No I/O; see {@link JdbcLocks} for what happens on first use.
+         *
+         * @return a new client that the caller closes; closing it does not close the {@code
+         *     DataSource}
+         */
         public LockClient build() {
             return Baton.open(
                     JdbcLockBackendProvider.backend(strategy, dataSource, null, tables, createSchema, options, null),

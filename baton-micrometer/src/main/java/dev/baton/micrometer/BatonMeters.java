@@ -83,6 +83,9 @@ public final class BatonMeters implements LockListener {
     /**
      * Starts meters on {@code registry}.
      *
+     * @param registry where the meters are registered; meters of several {@code BatonMeters} on one
+     *     registry are shared
+     * @return a builder without a {@code lock} tag
      * @throws NullPointerException if {@code registry} is null
      */
     public static Builder builder(MeterRegistry registry) {
@@ -103,6 +106,8 @@ public final class BatonMeters implements LockListener {
          * lock} tag. The function must map names to a bounded set of values (each value is a series
          * of every meter); a {@code null} result is recorded as {@code unknown}.
          *
+         * @param nameTag maps a lock name to the value of the {@code lock} tag
+         * @return this builder
          * @throws NullPointerException if {@code nameTag} is null
          */
         public Builder nameTag(Function<String, String> nameTag) {
@@ -110,6 +115,11 @@ public final class BatonMeters implements LockListener {
             return this;
         }
 
+        /**
+         * The listener; meters appear on the registry as locks are used.
+         *
+         * @return a listener to register with {@link LockOptions.Builder#listener}
+         */
         public BatonMeters build() {
             return new BatonMeters(registry, nameTag);
         }

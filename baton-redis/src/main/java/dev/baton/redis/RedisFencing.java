@@ -89,7 +89,12 @@ public final class RedisFencing {
      * key has seen, and records the token; otherwise leaves the key alone.
      *
      * @param redis synchronous commands of a Lettuce connection (a plain, Sentinel or cluster one)
-     * @return whether the write was accepted
+     * @param key the key to write; it holds the value and the highest accepted token together
+     * @param value the value to store
+     * @param fencingToken the token of the lease the caller holds, usually {@code
+     *     lease.fencingToken()}
+     * @return {@code true} if the value was written; {@code false} if the key has seen a higher token
+     *     (the caller's lease is stale: stop acting on it)
      * @throws IllegalArgumentException if {@code fencingToken} is negative
      */
     public static boolean guardedSet(
@@ -108,6 +113,9 @@ public final class RedisFencing {
     /**
      * {@return the highest fencing token an accepted write to {@code key} carried, or empty when the
      * key does not exist or was never written by {@link #guardedSet}}
+     *
+     * @param redis synchronous commands of a Lettuce connection (a plain, Sentinel or cluster one)
+     * @param key the key written by {@link #guardedSet}
      */
     public static OptionalLong highestToken(RedisScriptingCommands<String, String> redis, String key) {
         require(redis, "redis", "highestToken");

@@ -33,6 +33,12 @@ public final class Redlock {
 
     private Redlock() {}
 
+    /**
+     * Starts a Redlock client; add at least three masters with {@link Builder#node(String)}.
+     *
+     * @return a builder with no masters, {@link LockOptions#defaults()}, key prefix {@code baton:},
+     *     drift 1% plus 2 ms and a 200 ms node timeout
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -48,7 +54,15 @@ public final class Redlock {
 
         private Builder() {}
 
-        /** Adds a master by {@code redis://} or {@code rediss://} URI. */
+        /**
+         * Adds a master by {@code redis://} or {@code rediss://} URI.
+         *
+         * @param uri the master's URI, such as {@code redis://host:6379}; masters must be
+         *     independent (not replicas of each other)
+         * @return this builder
+         * @throws LockConfigurationException if the URI is malformed, has another scheme, or sets
+         *     {@code waitReplicas}
+         */
         public Builder node(String uri) {
             RedisUris.Parsed parsed = RedisUris.split(uri);
             if (!parsed.scheme().equals("redis") && !parsed.scheme().equals("rediss")) {
@@ -65,6 +79,13 @@ public final class Redlock {
             return this;
         }
 
+        /**
+         * The client's options (default {@link LockOptions#defaults()}).
+         *
+         * @param options lease time, renewal, operation timeout and listeners of the client
+         * @return this builder
+         * @throws LockConfigurationException if {@code options} is null
+         */
         public Builder options(LockOptions options) {
             if (options == null) {
                 throw new LockConfigurationException("Redlock: options must not be null; use LockOptions.defaults()");
@@ -73,7 +94,13 @@ public final class Redlock {
             return this;
         }
 
-        /** Prefix of every key and channel; default {@code baton:}. */
+        /**
+         * Prefix of every key and channel; default {@code baton:}.
+         *
+         * @param keyPrefix the prefix; every client of the same locks must use the same one
+         * @return this builder
+         * @throws LockConfigurationException if the prefix is null or contains a brace
+         */
         public Builder keyPrefix(String keyPrefix) {
             if (keyPrefix == null || keyPrefix.contains("{") || keyPrefix.contains("}")) {
                 throw new LockConfigurationException(
@@ -83,7 +110,15 @@ public final class Redlock {
             return this;
         }
 
-        /** Clock drift allowed per millisecond of lease; default 0.01 (1%). */
+        /**
+         * Clock drift allowed per millisecond of lease; default 0.01 (1%). A grant's validity is
+         * shortened by {@code leaseTime * driftFactor + driftFixed} on top of the time spent
+         * acquiring it.
+         *
+         * @param driftFactor the fraction of the lease time allowed for drift, in {@code [0, 0.5)}
+         * @return this builder
+         * @throws LockConfigurationException if the factor is outside {@code [0, 0.5)}
+         */
         public Builder driftFactor(double driftFactor) {
             if (!(driftFactor >= 0 && driftFactor < 0.5)) {
                 throw new LockConfigurationException("Redlock: driftFactor must be in [0, 0.5) but was " + driftFactor
@@ -93,7 +128,13 @@ public final class Redlock {
             return this;
         }
 
-        /** Fixed part of the drift allowance; default 2 ms. */
+        /**
+         * Fixed part of the drift allowance; default 2 ms.
+         *
+         * @param driftFixed the allowance added to every grant's drift; zero or positive
+         * @return this builder
+         * @throws LockConfigurationException if it is null or negative
+         */
         public Builder driftFixed(Duration driftFixed) {
             if (driftFixed == null || driftFixed.isNegative()) {
                 throw new LockConfigurationException(
@@ -106,6 +147,10 @@ public final class Redlock {
         /**
          * Bound on one master's answer during acquire and renew; default 200 ms, and never more than
          * a tenth of the lease time.
+         *
+         * @param nodeTimeout the bound on one master's answer; positive
+         * @return this builder
+         * @throws LockConfigurationException if it is null, zero or negative
          */
         public Builder nodeTimeout(Duration nodeTimeout) {
             if (nodeTimeout == null || nodeTimeout.isZero() || nodeTimeout.isNegative()) {
@@ -115,7 +160,12 @@ public final class Redlock {
             return this;
         }
 
-        /** The backend alone, for {@link Baton#open}. */
+        /**
+         * The backend alone, for {@link Baton#open}. Does not connect.
+         *
+         * @return a new backend that the caller (or the client it is given to) closes
+         * @throws LockConfigurationException if fewer than three masters were added
+         */
         public RedlockBackend buildBackend() {
             if (nodes.size() < 3) {
                 throw new LockConfigurationException("Redlock needs at least 3 independent masters (5 is usual), but "
@@ -125,7 +175,12 @@ public final class Redlock {
                     nodes, keyPrefix, options.operationTimeout(), nodeTimeout, driftFactor, driftFixed);
         }
 
-        /** A client over the masters. */
+        /**
+         * A client over the masters. Does not connect: connections open on first use.
+         *
+         * @return a new client that the caller closes
+         * @throws LockConfigurationException if fewer than three masters were added
+         */
         public LockClient build() {
             return Baton.open(buildBackend(), options);
         }

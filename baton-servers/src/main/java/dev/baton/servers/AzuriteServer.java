@@ -89,7 +89,14 @@ public final class AzuriteServer implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
-    /** Starts Azurite, or reports the external service named by {@value #ENV_URI}. */
+    /**
+     * Starts Azurite, or reports the external service named by {@value #ENV_URI}.
+     *
+     * @return a running service; the caller closes it, and a JVM shutdown hook stops it otherwise
+     * @throws IllegalStateException if Azurite is not installed (the message says how to install it
+     *     or name an external service), does not start, or {@value #ENV_URI} is not an {@code
+     *     azblob://} URI
+     */
     public static AzuriteServer start() {
         return start(System.getenv());
     }
@@ -289,6 +296,9 @@ public final class AzuriteServer implements AutoCloseable {
      * azblob://devstoreaccount1/CONTAINER?endpoint=http://127.0.0.1:PORT/devstoreaccount1&accountKey=...};
      * for an external service the URI of {@value #ENV_URI}, unchanged ({@code container} is then
      * ignored).
+     *
+     * @param container the blob container the backend keeps its lock blobs in
+     * @return a URI that {@code Baton.connect} accepts
      */
     public String uri(String container) {
         if (externalUri != null) {
@@ -298,7 +308,11 @@ public final class AzuriteServer implements AutoCloseable {
                 + URLEncoder.encode(ACCOUNT_KEY, StandardCharsets.UTF_8);
     }
 
-    /** The blob service endpoint, e.g. {@code http://127.0.0.1:41234/devstoreaccount1}. */
+    /**
+     * The blob service endpoint.
+     *
+     * @return for example {@code http://127.0.0.1:41234/devstoreaccount1}
+     */
     public String endpoint() {
         if (externalUri != null) {
             return externalEndpoint(externalUri).toString();

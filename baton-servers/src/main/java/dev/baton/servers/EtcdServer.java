@@ -74,7 +74,13 @@ public final class EtcdServer implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
-    /** Starts one member, or reports the external endpoints named by {@code BATON_ETCD_ENDPOINTS}. */
+    /**
+     * Starts one member, or reports the external endpoints named by {@code BATON_ETCD_ENDPOINTS}.
+     *
+     * @return a running server; the caller closes it, and a JVM shutdown hook stops it otherwise
+     * @throws IllegalStateException if etcd is not installed (the message gives the install command)
+     *     or does not become healthy
+     */
     public static EtcdServer start() {
         return startCluster(1);
     }
@@ -82,6 +88,11 @@ public final class EtcdServer implements AutoCloseable {
     /**
      * Starts a cluster of {@code size} members (a quorum is {@code size / 2 + 1}), or reports the
      * external endpoints named by {@code BATON_ETCD_ENDPOINTS}.
+     *
+     * @param size the number of members, at least 1
+     * @return a running cluster whose members answer; the caller closes it
+     * @throws IllegalArgumentException if {@code size} is less than 1
+     * @throws IllegalStateException if etcd is not installed or the cluster does not become healthy
      */
     public static EtcdServer startCluster(int size) {
         return startCluster(size, System.getenv());
@@ -91,6 +102,10 @@ public final class EtcdServer implements AutoCloseable {
      * Starts one member that speaks only TLS to its clients and asks them for a certificate signed by
      * {@code tls}'s authority; {@link #uri()} then gives an {@code etcds://} URI with the client's
      * certificate. Never external: {@code BATON_ETCD_ENDPOINTS} is ignored.
+     *
+     * @param tls the authority and certificates, from {@link EtcdTls#create(java.nio.file.Path)}
+     * @return a running TLS-only server; the caller closes it
+     * @throws IllegalStateException if etcd is not installed or does not become healthy
      */
     public static EtcdServer startTls(EtcdTls tls) {
         return startCluster(1, Map.of(), tls);
@@ -153,7 +168,11 @@ public final class EtcdServer implements AutoCloseable {
         }
     }
 
-    /** Whether the etcd binary of Debian's {@code etcd-server} package is installed here. */
+    /**
+     * Whether the etcd binary of Debian's {@code etcd-server} package is installed here.
+     *
+     * @return {@code true} if an executable etcd binary exists
+     */
     public static boolean installed() {
         return BINARIES.stream().anyMatch(Files::isExecutable);
     }
@@ -171,6 +190,8 @@ public final class EtcdServer implements AutoCloseable {
     /**
      * The version the installed binary reports ({@code etcd --version}), e.g. {@code 3.4.23};
      * {@code unknown} if it cannot be read.
+     *
+     * @return the version number, or {@code unknown}
      */
     public static String version() {
         try {
@@ -244,7 +265,11 @@ public final class EtcdServer implements AutoCloseable {
         }
     }
 
-    /** {@code host:port,host:port,...}: the client address of every member. */
+    /**
+     * The client address of every member.
+     *
+     * @return {@code host:port,host:port,...}
+     */
     public String endpoints() {
         return endpoints;
     }
@@ -252,6 +277,8 @@ public final class EtcdServer implements AutoCloseable {
     /**
      * A URI of every member, for {@code Baton.connect}: {@code etcd://host:port,...}, or for a TLS
      * server {@code etcds://host:port?ca=...&cert=...&key=...} with the client certificate.
+     *
+     * @return a URI that {@code Baton.connect} accepts
      */
     public String uri() {
         if (tls == null) {
@@ -260,24 +287,42 @@ public final class EtcdServer implements AutoCloseable {
         return "etcds://" + endpoints + "?ca=" + tls.ca() + "&cert=" + tls.clientCert() + "&key=" + tls.clientKey();
     }
 
-    /** The client address of member {@code index} (0-based). */
+    /**
+     * The client address of one member.
+     *
+     * @param index the member, 0-based
+     * @return its client host and port
+     */
     public InetSocketAddress address(int index) {
         String endpoint = endpoints.split(",")[index].trim();
         int colon = endpoint.lastIndexOf(':');
         return new InetSocketAddress(endpoint.substring(0, colon), Integer.parseInt(endpoint.substring(colon + 1)));
     }
 
-    /** Number of members (of endpoints, for an external server). */
+    /**
+     * The number of members.
+     *
+     * @return how many members were started, or how many endpoints an external server has
+     */
     public int size() {
         return external() ? endpoints.split(",").length : members.size();
     }
 
-    /** Whether this reports endpoints started elsewhere. */
+    /**
+     * Whether this reports endpoints started elsewhere.
+     *
+     * @return {@code true} for an external server, which cannot be killed or restarted
+     */
     public boolean external() {
         return baseDir == null;
     }
 
-    /** The pid of member {@code index}, or -1 if it is not running or external. */
+    /**
+     * The process id of one member.
+     *
+     * @param index the member, 0-based
+     * @return its pid, or -1 if it is not running or the server is external
+     */
     public long pid(int index) {
         return external() ? -1 : members.get(index).pid();
     }
@@ -285,6 +330,9 @@ public final class EtcdServer implements AutoCloseable {
     /**
      * The index of the member that is the Raft leader now, as its metrics say ({@code
      * etcd_server_is_leader}); -1 if no running member says so.
+     *
+     * @return the leader's index, 0-based, or -1
+     * @throws IllegalStateException for an external server
      */
     public int leader() {
         requireEmbedded("find the leader of");
@@ -299,13 +347,22 @@ public final class EtcdServer implements AutoCloseable {
     /**
      * Whether member {@code index} knows a leader now, as its metrics say ({@code
      * etcd_server_has_leader}); false if it does not answer.
+     *
+     * @param index the member, 0-based
+     * @return {@code true} if the member answers and reports a leader
+     * @throws IllegalStateException for an external server
      */
     public boolean hasLeader(int index) {
         requireEmbedded("ask a member of");
         return members.get(index).hasLeader();
     }
 
-    /** Kills member {@code index} with SIGKILL (a crash); its data stays for {@link #restart(int)}. */
+    /**
+     * Kills member {@code index} with SIGKILL (a crash); its data stays for {@link #restart(int)}.
+     *
+     * @param index the member, 0-based
+     * @throws IllegalStateException for an external server
+     */
     public void kill(int index) {
         requireEmbedded("kill");
         processLock.lock();
@@ -321,7 +378,9 @@ public final class EtcdServer implements AutoCloseable {
      * Starts member {@code index} again on its ports and data (after {@link #kill(int)}), and returns
      * once it is healthy again (it has rejoined and sees a leader).
      *
+     * @param index the member, 0-based, killed before
      * @throws IllegalStateException if it does not come back within 30 s
+     *
      */
     public void restart(int index) {
         requireEmbedded("restart");

@@ -32,6 +32,9 @@ public record EtcdTls(Path ca, Path serverCert, Path serverKey, Path clientCert,
     /**
      * Makes the authority and both certificates in {@code dir}.
      *
+     * @param dir the directory to write the PEM and key files to; created if missing
+     * @return the paths of the files written
+     *
      * @throws IllegalStateException if keytool fails (its output is in the message)
      */
     public static EtcdTls create(Path dir) {

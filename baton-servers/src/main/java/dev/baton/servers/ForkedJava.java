@@ -51,6 +51,11 @@ public final class ForkedJava implements AutoCloseable {
     /**
      * Starts {@code mainClass} with {@code args}, after the JVM options {@code jvmOptions}.
      *
+     * @param mainClass the fully qualified class to run, found on this JVM's class path
+     * @param jvmOptions options placed before the class name, such as {@code -Dkey=value}
+     * @param args the program's arguments
+     * @param lines receives each line of the child's standard output, on the reader thread
+     * @return the running child; close it to kill it and delete its standard error file
      * @throws UncheckedIOException if the JVM cannot be started
      */
     public static ForkedJava start(
@@ -77,15 +82,29 @@ public final class ForkedJava implements AutoCloseable {
         }
     }
 
+    /**
+     * The child's process id, for signals ({@link ProcessSignals}).
+     *
+     * @return the pid
+     */
     public long pid() {
         return process.pid();
     }
 
+    /**
+     * Whether the child is still running.
+     *
+     * @return {@code true} until it has exited or been killed
+     */
     public boolean isAlive() {
         return process.isAlive();
     }
 
-    /** SIGKILL, continuing it first if it was stopped; waits up to 30 s for it to be gone. */
+    /**
+     * SIGKILL, continuing it first if it was stopped; waits up to 30 s for it to be gone.
+     *
+     * @throws InterruptedException if the thread is interrupted while waiting; the signal was sent
+     */
     public void kill() throws InterruptedException {
         if (process.isAlive()) {
             Posix.signal(process.pid(), "CONT");
@@ -106,7 +125,9 @@ public final class ForkedJava implements AutoCloseable {
     /**
      * Waits up to {@code timeout} for the child to exit, and for its last lines to be read.
      *
+     * @param timeout the longest time to wait
      * @return its exit code, or empty if it still runs
+     * @throws InterruptedException if the thread is interrupted while waiting
      */
     public OptionalInt awaitExit(Duration timeout) throws InterruptedException {
         if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -116,7 +137,11 @@ public final class ForkedJava implements AutoCloseable {
         return OptionalInt.of(process.exitValue());
     }
 
-    /** The last 40 lines the child wrote on standard error. */
+    /**
+     * The last 40 lines the child wrote on standard error, for failure messages.
+     *
+     * @return the lines joined with {@code \n}; empty if it wrote nothing
+     */
     public String stderrTail() {
         try {
             List<String> all = Files.readAllLines(stderr, StandardCharsets.UTF_8);

@@ -94,6 +94,7 @@ public final class MariaDbServer implements DatabaseServer {
      * BATON_MARIADB_URL}. Blocks until the user {@code baton} can log in to the database {@code
      * baton} (typically one to two seconds).
      *
+     * @return a running server; the caller closes it
      * @throws IllegalStateException if the server cannot be started; see the class description
      */
     public static MariaDbServer start() {
@@ -123,6 +124,8 @@ public final class MariaDbServer implements DatabaseServer {
     /**
      * Whether a MariaDB server can be started here: the binaries artifact is on the class path, or
      * Debian's {@code mariadbd} and {@code mariadb-install-db} are installed.
+     *
+     * @return {@code true} if {@link #start()} can start a private server
      */
     public static boolean installed() {
         return MariaDbBinaries.available() || debianInstallation() != null;

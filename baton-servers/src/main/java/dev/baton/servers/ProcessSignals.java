@@ -11,6 +11,8 @@ public final class ProcessSignals {
     /**
      * Sends SIGSTOP to {@code pid}.
      *
+     * @param pid the process to freeze, as a pause that outlasts a lease; resume it with {@link
+     *     #resume(long)}
      * @throws IllegalStateException if {@code kill} failed (no such process, not permitted)
      */
     public static void stop(long pid) {
@@ -19,6 +21,8 @@ public final class ProcessSignals {
 
     /**
      * Sends SIGCONT to {@code pid}.
+     *
+     * @param pid the process to continue after {@link #stop(long)}
      *
      * @throws IllegalStateException if {@code kill} failed (no such process, not permitted)
      */

@@ -54,12 +54,24 @@ public final class RedisClusterServers implements AutoCloseable {
         this.masters = List.copyOf(masters);
     }
 
-    /** Starts a cluster of three masters. */
+    /**
+     * Starts a cluster of three masters.
+     *
+     * @return a running cluster whose slots are all served; the caller closes it
+     * @throws IllegalStateException if a master does not start or the cluster does not become healthy
+     */
     public static RedisClusterServers start() {
         return start(3);
     }
 
-    /** Starts a cluster of {@code count} masters (at least 1), each owning an equal share of the slots. */
+    /**
+     * Starts a cluster of {@code count} masters, each owning an equal share of the slots.
+     *
+     * @param count the number of masters, at least 1
+     * @return a running cluster whose slots are all served; the caller closes it
+     * @throws IllegalArgumentException if {@code count} is less than 1
+     * @throws IllegalStateException if a master does not start or the cluster does not become healthy
+     */
     public static RedisClusterServers start(int count) {
         if (count < 1) {
             throw new IllegalArgumentException("a Redis Cluster needs at least one master, not " + count);
@@ -222,12 +234,20 @@ public final class RedisClusterServers implements AutoCloseable {
         }
     }
 
-    /** {@return the first slot master {@code index} owns} */
+    /**
+     * {@return the first slot master {@code index} owns}
+     *
+     * @param index the master, 0-based, in slot order
+     */
     public int firstSlot(int index) {
         return index * SLOTS / masters.size();
     }
 
-    /** {@return the last slot master {@code index} owns} */
+    /**
+     * {@return the last slot master {@code index} owns}
+     *
+     * @param index the master, 0-based, in slot order
+     */
     public int lastSlot(int index) {
         return (index + 1) * SLOTS / masters.size() - 1;
     }
@@ -237,7 +257,12 @@ public final class RedisClusterServers implements AutoCloseable {
         return masters;
     }
 
-    /** {@return the master that owns {@code slot}} */
+    /**
+     * {@return the master that owns {@code slot}}
+     *
+     * @param slot a hash slot, 0 to 16383
+     * @throws IllegalArgumentException if {@code slot} is out of range
+     */
     public RedisServer ownerOf(int slot) {
         if (slot < 0 || slot >= SLOTS) {
             throw new IllegalArgumentException("slot " + slot + " is not in 0.." + (SLOTS - 1));

@@ -64,7 +64,13 @@ public final class RedisSentinelServers implements AutoCloseable {
         this.master = nodes.get(0);
     }
 
-    /** Starts a master without replicas, then a Sentinel that monitors it (it cannot fail over). */
+    /**
+     * Starts a master without replicas, then a Sentinel that monitors it (it cannot fail over).
+     *
+     * @return the running master and Sentinel; the caller closes them
+     * @throws IllegalStateException if a process does not start or the Sentinel does not see the
+     *     master
+     */
     public static RedisSentinelServers start() {
         return startWithReplicas(0);
     }
@@ -73,6 +79,8 @@ public final class RedisSentinelServers implements AutoCloseable {
      * Starts a master and {@code replicas} replicas of it, waits until they are in sync, then starts
      * a Sentinel that monitors the master and waits until it knows every replica.
      *
+     * @param replicas how many replicas to start, 0 or more; a failover needs at least one
+     * @return the running nodes and Sentinel; the caller closes them
      * @throws IllegalArgumentException if {@code replicas} is negative
      */
     public static RedisSentinelServers startWithReplicas(int replicas) {
@@ -203,6 +211,7 @@ public final class RedisSentinelServers implements AutoCloseable {
     /**
      * Asks the Sentinel which node is the master now ({@code SENTINEL get-master-addr-by-name}).
      *
+     * @return the node of this set-up that the Sentinel names
      * @throws IllegalStateException if the Sentinel does not answer or names no node of this set-up
      */
     public RedisServer currentMaster() {
@@ -220,7 +229,12 @@ public final class RedisSentinelServers implements AutoCloseable {
                 + nodes.stream().map(RedisServer::port).toList());
     }
 
-    /** {@link #killMasterAndAwaitFailover(Duration)} waiting up to 30 s. */
+    /**
+     * {@link #killMasterAndAwaitFailover(Duration)} waiting up to 30 s.
+     *
+     * @return the new master
+     * @throws IllegalStateException if no other master is reported within 30 s
+     */
     public RedisServer killMasterAndAwaitFailover() {
         return killMasterAndAwaitFailover(DEFAULT_FAILOVER_WAIT);
     }
@@ -229,6 +243,7 @@ public final class RedisSentinelServers implements AutoCloseable {
      * Kills {@link #master()} with SIGKILL and waits until the Sentinel has promoted another node
      * (see {@link #awaitFailover}).
      *
+     * @param timeout the longest time to wait for the promotion
      * @return the new master
      * @throws IllegalStateException if no other master is reported within {@code timeout}
      */
@@ -243,6 +258,8 @@ public final class RedisSentinelServers implements AutoCloseable {
      * a master ({@code ROLE}), then makes it {@link #master()}. For callers that take the master down
      * in another way than {@link #killMasterAndAwaitFailover} (a pause, a network cut).
      *
+     * @param previous the master that was taken down
+     * @param timeout the longest time to wait for the promotion
      * @return the new master
      * @throws IllegalStateException if no other master is reported within {@code timeout}, with what
      *     the Sentinel reports and the end of its log
@@ -285,6 +302,8 @@ public final class RedisSentinelServers implements AutoCloseable {
     /**
      * {@return {@link #uri()} with a query before the master's name, e.g. {@code
      * redis-sentinel://127.0.0.1:26379?prefix=app:#baton-master} for {@code query} {@code prefix=app:}}
+     *
+     * @param query URI parameters without the {@code ?}, such as {@code waitReplicas=1}; not encoded
      */
     public String uri(String query) {
         return "redis-sentinel://" + sentinel.host() + ":" + sentinel.port() + "?" + query + "#" + MASTER_NAME;

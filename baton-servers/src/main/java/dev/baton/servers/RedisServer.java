@@ -75,7 +75,13 @@ public final class RedisServer implements AutoCloseable {
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
-    /** Starts an embedded server, or reports the external one named by {@code BATON_REDIS_URI}. */
+    /**
+     * Starts an embedded server, or reports the external one named by {@code BATON_REDIS_URI}.
+     *
+     * @return a running server; the caller closes it, and a JVM shutdown hook stops it otherwise
+     * @throws IllegalStateException if the server cannot be started (with the tail of its log) or
+     *     {@code BATON_REDIS_URI} is not a valid URI
+     */
     public static RedisServer start() {
         return start(System.getenv());
     }
@@ -102,6 +108,10 @@ public final class RedisServer implements AutoCloseable {
     /**
      * Starts an embedded server with extra {@code redis-server} arguments (for example {@code
      * "--requirepass", "secret"}), ignoring {@code BATON_REDIS_URI}.
+     *
+     * @param extraArgs arguments appended to the server's command line
+     * @return a running server; the caller closes it
+     * @throws IllegalStateException if the server cannot be started (with the tail of its log)
      */
     public static RedisServer startEmbedded(String... extraArgs) {
         return launch(FreePort::find, List.of(extraArgs), null);
@@ -110,6 +120,10 @@ public final class RedisServer implements AutoCloseable {
     /**
      * Starts {@code count} independent embedded masters (for Redlock). If one fails to start, the
      * ones already started are stopped.
+     *
+     * @param count how many masters to start
+     * @return the running masters, each on its own port; the caller closes each
+     * @throws IllegalStateException if one cannot be started
      */
     public static List<RedisServer> startMasters(int count) {
         List<RedisServer> servers = new ArrayList<>();

@@ -40,7 +40,13 @@ public final class TcpProxy implements AutoCloseable {
         startAccepting(listener);
     }
 
-    /** Starts a proxy on a free loopback port in front of {@code target}. */
+    /**
+     * Starts a proxy on a free loopback port in front of {@code target}.
+     *
+     * @param target the server to forward connections to
+     * @return a running proxy that forwards at once; the caller closes it
+     * @throws UncheckedIOException if no port can be bound
+     */
     public static TcpProxy start(InetSocketAddress target) {
         try {
             return new TcpProxy(target);
@@ -49,7 +55,11 @@ public final class TcpProxy implements AutoCloseable {
         }
     }
 
-    /** The address clients should connect to. */
+    /**
+     * The address clients should connect to.
+     *
+     * @return the proxy's loopback address and port, fixed for its lifetime
+     */
     public InetSocketAddress address() {
         return new InetSocketAddress("127.0.0.1", port);
     }
@@ -88,6 +98,8 @@ public final class TcpProxy implements AutoCloseable {
     /**
      * Delays every byte by {@code oneWay} in each direction from now on (a round trip gains twice
      * that); zero forwards at once.
+     *
+     * @param oneWay the delay added in each direction; zero or positive
      */
     public void latency(Duration oneWay) {
         delayNanos = oneWay.toNanos();

@@ -44,7 +44,9 @@ public final class ZooKeeperServer implements AutoCloseable {
     /** Server tick; session timeouts are multiples of it. */
     public static final int TICK_MILLIS = 250;
 
+    /** The shortest session timeout the servers grant, in milliseconds; shorter requests are raised to it. */
     public static final int MIN_SESSION_MILLIS = 500;
+    /** The longest session timeout the servers grant, in milliseconds; longer requests are lowered to it. */
     public static final int MAX_SESSION_MILLIS = 60_000;
 
     /**
@@ -74,7 +76,13 @@ public final class ZooKeeperServer implements AutoCloseable {
         this.specs = specs;
     }
 
-    /** Starts one standalone server (or reports the external one). */
+    /**
+     * Starts one standalone server in this JVM, or reports the external one named by {@code
+     * BATON_ZOOKEEPER_CONNECT}.
+     *
+     * @return a running server; the caller closes it
+     * @throws IllegalStateException if the server cannot be started
+     */
     public static ZooKeeperServer start() {
         String external = System.getenv(ENV_CONNECT);
         if (external != null && !external.isBlank()) {
@@ -93,7 +101,15 @@ public final class ZooKeeperServer implements AutoCloseable {
         }
     }
 
-    /** Starts an ensemble of {@code size} servers (a quorum is {@code size / 2 + 1}). */
+    /**
+     * Starts an ensemble of {@code size} servers in this JVM (a quorum is {@code size / 2 + 1}).
+     *
+     * @param size the number of servers, at least 1
+     * @return the started ensemble, or the external server named by {@code BATON_ZOOKEEPER_CONNECT}; the
+     *     caller closes it
+     * @throws IllegalArgumentException if {@code size} is less than 1
+     * @throws IllegalStateException if the ensemble cannot be started
+     */
     public static ZooKeeperServer startEnsemble(int size) {
         if (size < 1) {
             throw new IllegalArgumentException("an ensemble needs at least one server, not " + size);
@@ -162,6 +178,9 @@ public final class ZooKeeperServer implements AutoCloseable {
      * Whether {@code thread} is one of the threads of the servers this class started in this JVM
      * (false for every thread when the server is external): tests that check a client leaves no
      * thread behind skip these.
+     *
+     * @param thread a live thread of this JVM
+     * @return {@code true} if it belongs to a server this class started
      */
     public boolean isServerThread(Thread thread) {
         return !external() && isInServerThreads(thread);
@@ -210,12 +229,21 @@ public final class ZooKeeperServer implements AutoCloseable {
                 FreePort.LOOPBACK);
     }
 
-    /** {@code host:port,host:port,...} of every server. */
+    /**
+     * The connect string of every server.
+     *
+     * @return {@code host:port,host:port,...}
+     */
     public String connectString() {
         return connectString;
     }
 
-    /** The address of server {@code index} (0-based). */
+    /**
+     * The client address of one server.
+     *
+     * @param index the server, 0-based
+     * @return its host and client port
+     */
     public InetSocketAddress address(int index) {
         if (specs.isEmpty()) {
             String[] hostPort = connectString.split(",")[index].trim().split(":");
@@ -225,12 +253,20 @@ public final class ZooKeeperServer implements AutoCloseable {
         return new InetSocketAddress(spec.getHostname(), spec.getPort());
     }
 
-    /** Number of servers. */
+    /**
+     * The number of servers.
+     *
+     * @return how many servers were started, or how many the external connect string names
+     */
     public int size() {
         return specs.isEmpty() ? connectString.split(",").length : specs.size();
     }
 
-    /** Whether this reports a server that was started elsewhere. */
+    /**
+     * Whether this reports a server that was started elsewhere.
+     *
+     * @return {@code true} for an external server, which cannot be killed or restarted
+     */
     public boolean external() {
         return single == null && cluster == null;
     }
@@ -240,6 +276,7 @@ public final class ZooKeeperServer implements AutoCloseable {
      * once its main thread has ended, so that a {@link #restart(int)} never runs beside the dying
      * peer.
      *
+     * @param index the server of the ensemble, 0-based
      * @throws IllegalStateException if the server was not running, or its main thread is still
      *     running {@link #FAULT_WAIT_MILLIS} ms after the kill
      */
@@ -279,6 +316,7 @@ public final class ZooKeeperServer implements AutoCloseable {
      * Restarts server {@code index} of an ensemble after {@link #kill(int)} and returns once it
      * serves clients again (it has joined the quorum as leader or follower).
      *
+     * @param index the server of the ensemble, 0-based, killed before
      * @throws IllegalStateException if it cannot start, or does not serve within {@link
      *     #FAULT_WAIT_MILLIS} ms
      */

@@ -63,7 +63,13 @@ public final class BatonLockProvider implements LockProvider, AutoCloseable {
     private final ConcurrentHashMap<String, Held> held = new ConcurrentHashMap<>();
     private final ScheduledThreadPoolExecutor releases;
 
-    /** A provider over {@code client}, which stays owned (and closed) by the caller. */
+    /**
+     * A provider over {@code client}, which stays owned (and closed) by the caller.
+     *
+     * @param client the client whose locks the provider takes, each with {@code lockAtMostFor} as its
+     *     lease time and without auto-renewal; the provider never closes it
+     * @throws NullPointerException if {@code client} is null
+     */
     public BatonLockProvider(LockClient client) {
         this.client = Objects.requireNonNull(client, "client");
         int id = PROVIDERS.incrementAndGet();

@@ -46,6 +46,16 @@ public class BatonAutoConfiguration {
      */
     public static final int LOCKED_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
 
+    /**
+     * The application's client, built from {@link BatonProperties} and then changed by every {@link
+     * LockOptionsCustomizer} bean in order; closed when the context shuts down.
+     *
+     * @param properties the {@code baton.*} properties
+     * @param customizers the customizers of the client's options, applied in their {@code @Order}
+     * @return a client connected to {@code baton.uri}
+     * @throws LockConfigurationException naming the property if {@code baton.uri} is missing or
+     *     invalid, or a duration is zero or negative
+     */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public LockClient batonLockClient(BatonProperties properties, ObjectProvider<LockOptionsCustomizer> customizers) {
@@ -99,6 +109,10 @@ public class BatonAutoConfiguration {
     /**
      * The advisor of {@link Locked} methods. Static and lazy about the client so that creating it
      * (early, among the post-processors) does not create the client too soon.
+     *
+     * @param client the client the advised methods lock with, looked up on the first call
+     * @param beanFactory resolves {@code @bean} references in the lock names' expressions
+     * @return an advisor ordered at {@link #LOCKED_ORDER}
      */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)

@@ -21,6 +21,13 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnEnabledHealthIndicator("baton")
 public class BatonHealthAutoConfiguration {
 
+    /**
+     * The health indicator: up when one round trip to the backend works (a {@code tryAcquire} and
+     * release of a reserved lock), down with the backend's error otherwise.
+     *
+     * @param client the client whose backend is checked
+     * @return the indicator named {@code baton}
+     */
     @Bean
     @ConditionalOnMissingBean(name = "batonHealthIndicator")
     public HealthIndicator batonHealthIndicator(LockClient client) {

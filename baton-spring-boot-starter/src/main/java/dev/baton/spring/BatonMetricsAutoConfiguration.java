@@ -23,7 +23,12 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBean(MeterRegistry.class)
 public class BatonMetricsAutoConfiguration {
 
-    /** Adds the meters' listener to the auto-configured client's options. */
+    /**
+     * Adds the meters' listener to the auto-configured client's options.
+     *
+     * @param registry the application's registry, where the {@code baton.*} meters appear
+     * @return a customizer that registers one {@link BatonMeters} listener, tagged by backend only
+     */
     @Bean
     @ConditionalOnMissingBean(name = "batonMetersCustomizer")
     public LockOptionsCustomizer batonMetersCustomizer(MeterRegistry registry) {

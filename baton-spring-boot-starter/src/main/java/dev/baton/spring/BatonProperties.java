@@ -37,50 +37,98 @@ public class BatonProperties {
     /** Cap of the growing, jittered pause between two attempts of a polling waiter. */
     private Duration pollMaxDelay = Duration.ofMillis(500);
 
+    /**
+     * {@return the URI of the lock backend ({@code baton.uri}), or {@code null} when it is not set}
+     */
     public String getUri() {
         return uri;
     }
 
+    /**
+     * Sets {@link #getUri()}.
+     *
+     * @param uri the backend URI, such as {@code jdbc:postgresql://db:5432/app}; blank fails startup
+     */
     public void setUri(String uri) {
         this.uri = uri;
     }
 
+    /**
+     * {@return how long a lock stays held without renewal ({@code baton.lease-time}); default 30 s}
+     */
     public Duration getLeaseTime() {
         return leaseTime;
     }
 
+    /**
+     * Sets {@link #getLeaseTime()}.
+     *
+     * @param leaseTime the lease time; zero or negative fails startup
+     */
     public void setLeaseTime(Duration leaseTime) {
         this.leaseTime = leaseTime;
     }
 
+    /**
+     * {@return whether held leases are renewed ({@code baton.auto-renew}); default {@code true}}
+     */
     public boolean isAutoRenew() {
         return autoRenew;
     }
 
+    /**
+     * Sets {@link #isAutoRenew()}.
+     *
+     * @param autoRenew {@code false} to let every lease expire after its lease time
+     */
     public void setAutoRenew(boolean autoRenew) {
         this.autoRenew = autoRenew;
     }
 
+    /**
+     * {@return the bound on one backend round trip ({@code baton.operation-timeout}); default 5 s}
+     */
     public Duration getOperationTimeout() {
         return operationTimeout;
     }
 
+    /**
+     * Sets {@link #getOperationTimeout()}.
+     *
+     * @param operationTimeout the bound; zero or negative fails startup
+     */
     public void setOperationTimeout(Duration operationTimeout) {
         this.operationTimeout = operationTimeout;
     }
 
+    /**
+     * {@return the first pause of a polling waiter ({@code baton.poll-initial-delay}); default 10 ms}
+     */
     public Duration getPollInitialDelay() {
         return pollInitialDelay;
     }
 
+    /**
+     * Sets {@link #getPollInitialDelay()}.
+     *
+     * @param pollInitialDelay the pause; zero or negative, or longer than {@code baton.poll-max-delay}, fails startup
+     */
     public void setPollInitialDelay(Duration pollInitialDelay) {
         this.pollInitialDelay = pollInitialDelay;
     }
 
+    /**
+     * {@return the cap of a polling waiter's pause ({@code baton.poll-max-delay}); default 500 ms}
+     */
     public Duration getPollMaxDelay() {
         return pollMaxDelay;
     }
 
+    /**
+     * Sets {@link #getPollMaxDelay()}.
+     *
+     * @param pollMaxDelay the cap; zero or negative, or shorter than {@code baton.poll-initial-delay}, fails startup
+     */
     public void setPollMaxDelay(Duration pollMaxDelay) {
         this.pollMaxDelay = pollMaxDelay;
     }

@@ -20,6 +20,11 @@ import dev.baton.LockOptions;
 @FunctionalInterface
 public interface LockOptionsCustomizer {
 
-    /** Changes the builder in place. */
+    /**
+     * Changes the builder in place.
+     *
+     * @param options the builder, already set from the {@code baton.*} properties; the client is
+     *     built from it after every customizer ran, and a value that does not fit fails startup
+     */
     void customize(LockOptions.Builder options);
 }

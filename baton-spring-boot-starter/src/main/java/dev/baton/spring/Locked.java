@@ -46,15 +46,20 @@ public @interface Locked {
      * The lock's name: text with SpEL expressions in {@code #{...}} over the method's arguments, by
      * parameter name ({@code #id}, needs {@code -parameters}, which Spring Boot's build plugins set)
      * or by position ({@code #p0}, {@code #a0}); {@code @bean} refers to a bean. A name without
-     * {@code #{} is used as it is. The resolved name follows Baton's rules (1 to 512 UTF-8 bytes, no
-     * control characters); one that is empty or {@code null} fails the call with a {@link
-     * dev.baton.LockConfigurationException}.
+     * an expression ({@code #{...}}) is used as it is. The resolved name follows Baton's rules (1 to
+     * 512 UTF-8 bytes, no control characters); one that is empty or {@code null} fails the call with
+     * a {@link dev.baton.LockConfigurationException}.
+     *
+     * @return the name template
      */
     String name();
 
     /**
      * How long to wait for the lock, as a Spring Boot duration ({@code 5s}, {@code 250ms}, {@code
      * PT5S}); {@code 0s} tries once. (Not {@code wait}: that name is {@link Object#wait()}'s.) Empty (the default) waits as long as it takes.
+     *
+     * @return the longest wait, or empty to wait without limit; past it the call fails with {@link
+     *     LockedTimeoutException} and the method does not run
      */
     String waitTime() default "";
 
@@ -62,6 +67,8 @@ public @interface Locked {
      * The lease time for this lock, as a duration ({@code 30s}, {@code PT1M}); empty (the default)
      * takes the client's ({@code baton.lease-time}). With auto-renewal on, the lease is renewed while
      * the method runs; this is how long the lock outlives a holder that died.
+     *
+     * @return the lease time, or empty for the client's
      */
     String leaseTime() default "";
 }

@@ -17,6 +17,7 @@ public final class LockedContext {
     /**
      * The lease held for the {@link Locked} method that is running on this thread.
      *
+     * @return the innermost running {@link Locked} method's lease, valid while the method runs
      * @throws IllegalStateException outside a {@link Locked} method (or on another thread than the
      *     one that called it)
      */
@@ -34,6 +35,7 @@ public final class LockedContext {
     /**
      * The fencing token of {@link #currentLease()}: strictly higher for each new holder of the lock.
      *
+     * @return the token to pass with every write to the protected resource
      * @throws IllegalStateException outside a {@link Locked} method
      */
     public static long fencingToken() {

@@ -16,12 +16,30 @@ public final class Await {
 
     private Await() {}
 
-    /** Returns once {@code condition} holds; fails with an {@link AssertionError} after {@code timeout}. */
+    /**
+     * Returns once {@code condition} holds; fails with an {@link AssertionError} after {@code timeout}.
+     *
+     * @param what what is awaited, for the failure message, e.g. {@code "the lease to be lost"}
+     * @param timeout the longest time to wait; the condition is checked at least once
+     * @param condition checked every 5 ms on the calling thread; must not block
+     * @throws AssertionError naming {@code what} and {@code timeout} if the condition did not hold in
+     *     time
+     */
     public static void condition(String what, Duration timeout, BooleanSupplier condition) {
         condition(what, timeout, condition, () -> "");
     }
 
-    /** As above; {@code details} describes, on timeout, what is still in the way. */
+    /**
+     * As {@link #condition(String, Duration, BooleanSupplier)}, with details for the failure.
+     *
+     * @param what what is awaited, for the failure message
+     * @param timeout the longest time to wait; the condition is checked at least once
+     * @param condition checked every 5 ms on the calling thread; must not block
+     * @param details asked once, on timeout, to describe what is still in the way; appended to the
+     *     message
+     * @throws AssertionError naming {@code what}, {@code timeout} and the details if the condition did
+     *     not hold in time
+     */
     public static void condition(String what, Duration timeout, BooleanSupplier condition, Supplier<String> details) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {

@@ -30,7 +30,16 @@ public final class ForkedLockClient {
 
     private ForkedLockClient() {}
 
+    /**
+     * Runs one mode, as described in the class comment.
+     *
+     * @param args the mode followed by its arguments: {@code hold URI NAME LEASE_MS} or {@code count
+     *     URI NAME ITERATIONS COUNTER_FILE MARKER_FILE LEASE_MS}
+     * @throws Exception any failure, which ends the process with a stack trace and a non-zero exit
+     *     code other than 3
+     */
     public static void main(String[] args) throws Exception {
+
         String mode = args[0];
         String uri = args[1];
         String name = args[2];

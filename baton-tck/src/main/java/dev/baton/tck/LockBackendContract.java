@@ -89,7 +89,11 @@ public abstract class LockBackendContract {
     });
     private String testName = "test";
 
-    /** The backend under test; started once per test class by the subclass. */
+    /**
+     * The backend under test; started once per test class by the subclass.
+     *
+     * @return the fixture, the same on every call of a test class
+     */
     protected abstract LockBackendFixture fixture();
 
     /**
@@ -97,13 +101,21 @@ public abstract class LockBackendContract {
      * LockBackendFixture#minimumLeaseTime()}). Every lease time of the kit, and every time bound
      * derived from one, goes through here, so a backend with long leases runs the same tests with
      * proportionally longer waits.
+     *
+     * @param wanted the lease time a test would use on a backend without a minimum
+     * @return {@code wanted}, or the fixture's minimum lease time if that is longer
      */
     protected Duration lease(Duration wanted) {
         Duration minimum = fixture().minimumLeaseTime();
         return wanted.compareTo(minimum) >= 0 ? wanted : minimum;
     }
 
-    /** Options for the kit's clients. */
+    /**
+     * Options for the kit's clients.
+     *
+     * @return short leases (bounded below by {@link #lease(Duration)}), a short operation timeout and
+     *     fast polling (5 ms to 50 ms), so that the kit stays quick
+     */
     protected LockOptions options() {
         return LockOptions.builder()
                 .leaseTime(lease(LEASE))
@@ -132,25 +144,54 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** A client closed after the test. */
+    /**
+     * A client with {@link #options()}, closed after the test.
+     *
+     * @return a new client of the fixture's backend
+     */
     protected LockClient client() {
         return client(options());
     }
 
+    /**
+     * A client with the given options, closed after the test.
+     *
+     * @param options the client's options
+     * @return a new client of the fixture's backend
+     */
     protected LockClient client(LockOptions options) {
         return track(fixture().connect(options));
     }
 
+    /**
+     * A client of another URI (the fixture's backend through a proxy, say), closed after the test.
+     *
+     * @param uri the URI to connect to, as for {@link Baton#connect(String, LockOptions)}
+     * @param options the client's options
+     * @return a new client
+     */
     protected LockClient clientAt(String uri, LockOptions options) {
         return track(Baton.connect(uri, options));
     }
 
-    /** A fresh lock name per call, so tests never see each other's state. */
+    /**
+     * A fresh lock name per call, so tests never see each other's state.
+     *
+     * @return {@code tck-<test method>-<random UUID>}
+     */
     protected String lockName() {
         return "tck-" + testName + "-" + UUID.randomUUID();
     }
 
+    /**
+     * Closes {@code resource} after the test, in reverse order of tracking, ignoring failures.
+     *
+     * @param <T> the resource's type
+     * @param resource a client, a proxy or anything else the test opened
+     * @return {@code resource}, for chaining
+     */
     protected <T extends AutoCloseable> T track(T resource) {
+
         resources.add(resource);
         return resource;
     }

@@ -13,18 +13,36 @@ import java.util.Set;
  */
 public interface LockBackendFixture {
 
-    /** A short name for reports, e.g. {@code jdbc-table on PostgreSQL}. */
+    /**
+     * A short name for reports.
+     *
+     * @return for example {@code jdbc-table on PostgreSQL}
+     */
     String name();
 
-    /** A URI that {@link Baton#connect(String, LockOptions)} accepts, usable from other JVMs too. */
+    /**
+     * The backend's URI.
+     *
+     * @return a URI that {@link Baton#connect(String, LockOptions)} accepts, usable from other JVMs
+     *     too
+     */
     String uri();
 
-    /** The server's address, so that the kit can put a fault-injecting proxy in front of it. */
+    /**
+     * The server's address, so that the kit can put a fault-injecting proxy in front of it.
+     *
+     * @return the host and port the URI reaches
+     */
     InetSocketAddress serverAddress();
 
     /**
      * The same backend reached through another address (the kit's proxy). The default replaces the
      * first {@code host:port} of {@link #uri()} that matches {@link #serverAddress()}.
+     *
+     * @param address the address to reach the server through
+     * @return the URI with the server's address replaced by {@code address}
+     * @throws IllegalStateException if the URI does not contain the server's address; override the
+     *     method then
      */
     default String uriVia(InetSocketAddress address) {
         InetSocketAddress server = serverAddress();
@@ -37,12 +55,23 @@ public interface LockBackendFixture {
                 java.util.regex.Pattern.quote(target), address.getHostString() + ":" + address.getPort());
     }
 
-    /** Connects a client; the kit closes it. */
+    /**
+     * Connects a client; the kit closes it.
+     *
+     * @param options the client's options
+     * @return a new client of this backend; the default connects to {@link #uri()}
+     */
     default LockClient connect(LockOptions options) {
         return Baton.connect(uri(), options);
     }
 
-    /** What this backend claims to honour beyond the core contract. */
+    /**
+     * What this backend claims to honour beyond the core contract.
+     *
+     * @return the capabilities the kit holds the backend to; for some that are not claimed (shared
+     *     mode, say) the kit checks that the feature is refused instead
+     *
+     */
     Set<Capability> capabilities();
 
     /**
@@ -51,6 +80,8 @@ public interface LockBackendFixture {
      * test's time bounds with it ({@link LockBackendContract#lease(Duration)}); it checks that a
      * shorter lease is refused with a {@link dev.baton.LockConfigurationException} that names the
      * option. Default: none ({@link Duration#ZERO}).
+     *
+     * @return the shortest lease time the backend accepts, or {@link Duration#ZERO} for no minimum
      *
      * <p>Such a backend's kit run takes several of these lease times; a test class may let JUnit run
      * the kit's tests in parallel (they keep no shared state, and the one that counts the JVM's
@@ -65,6 +96,8 @@ public interface LockBackendFixture {
      * the server's memory: a pinned JDBC strategy keeps one pooled connection per held lease. The kit
      * holds at most this many in its renewal-at-scale tests (and a few hundred otherwise). Default:
      * no such bound.
+     *
+     * @return the most leases one client can hold at once, or {@link Integer#MAX_VALUE}
      */
     default int heldLeaseLimit() {
         return Integer.MAX_VALUE;
@@ -75,6 +108,9 @@ public interface LockBackendFixture {
      * embedded ZooKeeper, say) rather than to a client. Such servers start threads on demand at any
      * time, so the kit's check that a closed client leaves no thread behind skips them. Default:
      * none (the server runs in its own process).
+     *
+     * @param thread a live thread of this JVM
+     * @return {@code true} if the thread belongs to an embedded server
      */
     default boolean isServerThread(Thread thread) {
         return false;
@@ -83,6 +119,12 @@ public interface LockBackendFixture {
     /**
      * A fixture for a server that is reached by URI. The suppliers are read on every call, so a
      * fixture may be created before its server starts.
+     *
+     * @param name a short name for reports
+     * @param uri supplies the backend's URI
+     * @param serverAddress supplies the server's host and port, contained in the URI
+     * @param capabilities what the backend claims beyond the core contract
+     * @return a fixture that connects with {@link Baton#connect(String, LockOptions)}
      */
     static LockBackendFixture of(
             String name,

@@ -41,7 +41,12 @@ import org.springframework.integration.support.locks.RenewableLockRegistry;
 public final class BatonLockRegistry implements RenewableLockRegistry<DistributedLock> {
     private final LockClient client;
 
-    /** A registry over {@code client}, which stays owned (and closed) by the caller. */
+    /**
+     * A registry over {@code client}, which stays owned (and closed) by the caller.
+     *
+     * @param client the client whose exclusive locks the registry hands out, with its options
+     * @throws NullPointerException if {@code client} is null
+     */
     public BatonLockRegistry(LockClient client) {
         this.client = Objects.requireNonNull(client, "client");
     }
