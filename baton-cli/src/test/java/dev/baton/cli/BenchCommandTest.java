@@ -28,7 +28,7 @@ class BenchCommandTest {
         assertThat(run.out())
                 .contains("| backend | strategy | uncontended pairs/s (A8) | contended pairs/s (C8)")
                 .containsPattern(
-                        "\\| h2 \\| baton table \\| [0-9,]+ \\| [0-9,]+ \\| [0-9.]+ / [0-9.]+ \\| [0-9.]+ s \\|");
+                        "\\| h2 \\| baton table \\| [0-9,]+ \\| [0-9,]+ \\| [0-9.]+ / [0-9.]+ \\| [0-9,]+ / [0-9,]+ \\| [0-9.]+ s \\|");
         assertThat(run.err())
                 .contains("baton bench: quick comparison: 4 rows: 2 subjects (h2) x A8, C8, 1 run of 1s after a 1s"
                         + " warm-up each: about ")
