@@ -202,7 +202,8 @@ final class EtcdCalls {
 
     /**
      * Failures worth another try within the deadline: etcd not reachable now, no leader (an election
-     * is under way), a request that timed out inside the cluster, or an auth token that jetcd renews;
+     * is under way), a connection that dropped under the request, a request that timed out inside the
+     * cluster, or an auth token that jetcd renews;
      * not a TLS handshake that failed over a certificate.
      */
     static boolean retryable(Throwable failure) {
@@ -213,6 +214,9 @@ final class EtcdCalls {
         String text = description(failure).toLowerCase(Locale.ROOT);
         return code.equals("UNAVAILABLE")
                 || code.equals("DEADLINE_EXCEEDED")
+                // The connection dropped under a request in flight (a member killed): jetcd's Vert.x
+                // transport reports it as UNKNOWN, not UNAVAILABLE; the request may be sent again.
+                || (code.equals("UNKNOWN") && (text.contains("channel closed") || text.contains("connection reset")))
                 || text.contains("invalid auth token")
                 || text.contains("revision of auth store is old")
                 || text.contains("leader changed")
