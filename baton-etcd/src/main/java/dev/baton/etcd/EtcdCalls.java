@@ -224,34 +224,49 @@ final class EtcdCalls {
                 || text.contains("request timed out");
     }
 
+    /** Why a TLS handshake failed over a certificate. */
+    private enum CertificateRefusal {
+        UNTRUSTED_SERVER,
+        WRONG_HOST,
+        CLIENT_CERTIFICATE_REFUSED;
+
+        /** The refusal a failure's causes describe; null if it was not one. */
+        static CertificateRefusal of(Throwable failure) {
+            String text = causes(failure);
+            if (text.contains("unable to find valid certification path") || text.contains("pkix path")) {
+                return UNTRUSTED_SERVER;
+            }
+            if (text.contains("no subject alternative") || text.contains("no name matching")) {
+                return WRONG_HOST;
+            }
+            if (text.contains("bad_certificate") || text.contains("certificate_required")) {
+                return CLIENT_CERTIFICATE_REFUSED;
+            }
+            return null;
+        }
+    }
+
     /** What a failed TLS handshake says, with the fix; null if the failure was not one. */
     private String tlsProblem(Throwable failure) {
-        String text = causes(failure);
-        if (text.contains("unable to find valid certification path") || text.contains("pkix path")) {
-            return "etcd's TLS certificate is not trusted (no valid certification path): give the certificate of the"
-                    + " authority that signed it in the URI, ca=/path/ca.pem";
+        CertificateRefusal refusal = CertificateRefusal.of(failure);
+        if (refusal == null) {
+            return null;
         }
-        if (text.contains("no subject alternative") || text.contains("no name matching")) {
-            return "etcd's TLS certificate does not name the host in the URI: connect with a host name or address it"
-                    + " names, or have it issued for this one";
-        }
-        if (text.contains("bad_certificate") || text.contains("certificate_required")) {
-            return "etcd refused the TLS handshake because it asks for a client certificate signed by an authority"
-                    + " it trusts: give one in the URI, cert=/path/client.pem&key=/path/client-key.pem"
+        return switch (refusal) {
+            case UNTRUSTED_SERVER -> "etcd's TLS certificate is not trusted (no valid certification path): give the"
+                    + " certificate of the authority that signed it in the URI, ca=/path/ca.pem";
+            case WRONG_HOST -> "etcd's TLS certificate does not name the host in the URI: connect with a host name or"
+                    + " address it names, or have it issued for this one";
+            case CLIENT_CERTIFICATE_REFUSED -> "etcd refused the TLS handshake because it asks for a client certificate"
+                    + " signed by an authority it trusts: give one in the URI,"
+                    + " cert=/path/client.pem&key=/path/client-key.pem"
                     + (uri.cert() == null ? " (none was given)" : " (" + uri.cert() + " was not accepted)");
-        }
-        return null;
+        };
     }
 
     /** Whether a TLS handshake failed over a certificate: asking again cannot help. */
     static boolean isCertificateRefusal(Throwable failure) {
-        String text = causes(failure);
-        return text.contains("unable to find valid certification path")
-                || text.contains("pkix path")
-                || text.contains("no subject alternative")
-                || text.contains("no name matching")
-                || text.contains("bad_certificate")
-                || text.contains("certificate_required");
+        return CertificateRefusal.of(failure) != null;
     }
 
     /** The messages of a failure and its causes, lower case, one per line. */
