@@ -23,7 +23,9 @@ class CpuSampleTest {
             CpuSample after = CpuSample.now();
             // The loop takes at least a few tens of milliseconds of CPU; ticks are 10 ms.
             assertThat(after.serverNanosSince(before)).isGreaterThanOrEqualTo(20_000_000L);
-            assertThat(after.clientNanosSince(before)).isPositive();
+            // This JVM's CPU is known (not -1); it may not have moved while it only waited on the child
+            // (the kernel counts process CPU in 10 ms ticks).
+            assertThat(after.clientNanosSince(before)).isNotNegative();
         } finally {
             child.getOutputStream().close();
             child.waitFor();
