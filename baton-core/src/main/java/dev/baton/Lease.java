@@ -72,6 +72,17 @@ public interface Lease extends AutoCloseable {
      * lost: it logs instead. If the backend cannot be reached the release is logged and the lease
      * expires on the backend after its lease time.
      */
+    /**
+     * The leases this one is made of: for a lock's or a permit's lease, just itself; for a {@link
+     * LockClient#multiLock(String...) multi-lock}'s, the lease of each name in the canonical order
+     * the names were taken in (ascending {@link String#compareTo}), each with its own fencing token.
+     *
+     * @return an unmodifiable list of at least one lease
+     */
+    default java.util.List<Lease> members() {
+        return java.util.List.of(this);
+    }
+
     @Override
     void close();
 }

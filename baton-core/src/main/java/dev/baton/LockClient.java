@@ -49,6 +49,59 @@ public interface LockClient extends AutoCloseable {
     DistributedReadWriteLock readWriteLock(String name, LockOptions options);
 
     /**
+     * A handle on the semaphore called {@code name} with {@code permits} permits. No I/O.
+     *
+     * @param name the semaphore's name, shared by every client of the backend that uses it;
+     *     independent of a lock of the same name
+     * @param permits how many leases of this name may be held at once; every client must give the
+     *     same count for one name
+     * @return a cheap handle
+     * @throws LockConfigurationException for an invalid name (as {@link #lock(String)}), a count
+     *     below 1, or a backend that has no semaphores
+     */
+    DistributedSemaphore semaphore(String name, int permits);
+
+    /**
+     * As {@link #semaphore(String, int)} with options that override this client's.
+     *
+     * @param name the semaphore's name
+     * @param permits how many leases of this name may be held at once
+     * @param options lease time, renewal, timeouts and listeners for this semaphore only
+     * @return a cheap handle that uses {@code options}
+     * @throws LockConfigurationException as {@link #semaphore(String, int)}
+     */
+    DistributedSemaphore semaphore(String name, int permits, LockOptions options);
+
+    /**
+     * A handle on several exclusive locks taken together, all or nothing. No I/O.
+     *
+     * <p>The locks are taken one by one in a canonical order (names ascending by {@link
+     * String#compareTo}), whatever order they are given in, so two clients that ask for overlapping
+     * sets never deadlock. An acquisition that cannot take every lock within its timeout releases
+     * the ones it took and fails. The {@link Lease} it returns releases every lock when closed; it is
+     * valid while every member is, and the loss of any member is reported as the loss of the whole
+     * (to {@link Lease#onLost}). Its {@link Lease#fencingToken()} is the first name's; {@link
+     * Lease#members()} gives each name's lease and token. Each member is the lock {@link
+     * #lock(String)} would give, reentrant per thread as locks are.
+     *
+     * @param names one or more distinct lock names
+     * @return a handle whose {@link DistributedLock#name()} lists the names in canonical order
+     * @throws LockConfigurationException if a name is invalid, a name repeats, or no name
+     *     is given
+     */
+    DistributedLock multiLock(String... names);
+
+    /**
+     * As {@link #multiLock(String...)} with options that override this client's.
+     *
+     * @param names one or more distinct lock names
+     * @param options lease time, renewal, timeouts and listeners for every member lock
+     * @return a handle that uses {@code options}
+     * @throws LockConfigurationException as {@link #multiLock(String...)}
+     */
+    DistributedLock multiLock(java.util.Collection<String> names, LockOptions options);
+
+    /**
      * This client's options.
      *
      * @return the options given when the client was created

@@ -2,6 +2,7 @@ package dev.baton.internal;
 
 import dev.baton.DistributedLock;
 import dev.baton.DistributedReadWriteLock;
+import dev.baton.DistributedSemaphore;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockException;
@@ -15,6 +16,9 @@ import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -90,6 +94,47 @@ public final class ClientCore implements LockClient {
                 new LockHandle(this, valid, LockKind.WRITE, checked));
     }
 
+    @Override
+    public DistributedSemaphore semaphore(String name, int permits) {
+        return semaphore(name, permits, options);
+    }
+
+    @Override
+    public DistributedSemaphore semaphore(String name, int permits, LockOptions semaphoreOptions) {
+        String valid = LockNames.validate(name, backend.name());
+        LockOptions checked = check(semaphoreOptions);
+        if (permits < 1) {
+            throw new LockConfigurationException("Baton semaphore '" + valid + "' on " + backend.name()
+                    + ": the number of permits must be at least 1 but was " + permits);
+        }
+        if (!backend.supportsPermits()) {
+            throw new LockConfigurationException("Baton semaphore '" + valid + "' on " + backend.name()
+                    + ": this backend has no semaphores; use a backend that has them (JDBC, Redis, ZooKeeper,"
+                    + " etcd) or a lock");
+        }
+        return new SemaphoreHandle(new LockHandle(this, valid, LockKind.PERMIT, checked, permits));
+    }
+
+    @Override
+    public DistributedLock multiLock(String... names) {
+        if (names == null) {
+            throw new LockConfigurationException(
+                    "Baton multi-lock on " + backend.name() + ": the names must not be null; give one or more");
+        }
+        return multiLock(Arrays.asList(names), options);
+    }
+
+    @Override
+    public DistributedLock multiLock(Collection<String> names, LockOptions lockOptions) {
+        LockOptions checked = check(lockOptions);
+        List<String> ordered = MultiLockHandle.canonicalNames(names, backend.name());
+        List<DistributedLock> members = new ArrayList<>(ordered.size());
+        for (String name : ordered) {
+            members.add(new LockHandle(this, name, LockKind.MUTEX, checked));
+        }
+        return new MultiLockHandle(members, backend.name(), ticker);
+    }
+
     private LockOptions check(LockOptions lockOptions) {
         if (lockOptions == null) {
             throw new LockConfigurationException(
@@ -115,7 +160,7 @@ public final class ClientCore implements LockClient {
      * backend, and the threads of one client wait for either exclusive kind at the one local gate.
      */
     HeldGrant holdOf(String name, LockMode mode, Thread thread) {
-        LocalLockState state = states.get(new LocalLockState.Key(name, mode));
+        LocalLockState state = states.get(new LocalLockState.Key(name, mode, 0));
         return state == null ? null : state.holders.get(thread);
     }
 
@@ -135,17 +180,12 @@ public final class ClientCore implements LockClient {
         }
         long start = ticker.nanoTime();
         Thread thread = Thread.currentThread();
-        HeldGrant reentrant = holdOf(lock.name(), lock.mode(), thread);
-        if (reentrant != null && reentrant.addHold()) {
-            return Optional.of(new LeaseHandle(reentrant));
-        }
-        LockMode other = lock.mode() == LockMode.SHARED ? LockMode.EXCLUSIVE : LockMode.SHARED;
-        if (holdOf(lock.name(), other, thread) != null) {
-            throw new LockException(
-                    "Baton lock '" + lock.name() + "' on " + backend.name() + ": the current thread holds the "
-                            + (other == LockMode.SHARED ? "read" : "write") + " lock; taking the "
-                            + (other == LockMode.SHARED ? "write" : "read")
-                            + " lock as well would wait for itself. Release it first");
+        if (lock.permits() == 0) {
+            checkReentry(lock, thread);
+            HeldGrant reentrant = holdOf(lock.name(), lock.mode(), thread);
+            if (reentrant != null && reentrant.addHold()) {
+                return Optional.of(new LeaseHandle(reentrant));
+            }
         }
         LockEvents.Attempt attempt = events.attempt(lock.name(), ticker);
         AcquireOutcome outcome = AcquireOutcome.FAILED;
@@ -162,6 +202,18 @@ public final class ClientCore implements LockClient {
         }
     }
 
+    /** Refuses to take one side of a read/write lock while the thread holds the other. */
+    private void checkReentry(LockHandle lock, Thread thread) {
+        LockMode other = lock.mode() == LockMode.SHARED ? LockMode.EXCLUSIVE : LockMode.SHARED;
+        if (holdOf(lock.name(), other, thread) != null) {
+            throw new LockException(
+                    "Baton lock '" + lock.name() + "' on " + backend.name() + ": the current thread holds the "
+                            + (other == LockMode.SHARED ? "read" : "write") + " lock; taking the "
+                            + (other == LockMode.SHARED ? "write" : "read")
+                            + " lock as well would wait for itself. Release it first");
+        }
+    }
+
     /** Takes the local gate, then the lock on the backend: by queueing there, or by polling. */
     private Optional<LeaseHandle> contend(
             LockHandle lock,
@@ -171,7 +223,7 @@ public final class ClientCore implements LockClient {
             long start,
             LockEvents.Attempt attempt)
             throws InterruptedException {
-        LocalLockState local = retain(lock.name(), lock.mode());
+        LocalLockState local = retain(lock.key());
         boolean gateTaken = false;
         boolean granted = false;
         boolean interrupted = false;
@@ -198,10 +250,10 @@ public final class ClientCore implements LockClient {
                 checkOpen();
             }
             LockRequest request = new LockRequest(
-                    lock.name(), OwnerIds.next(), lock.kind(), lock.options().leaseTime());
+                    lock.name(), OwnerIds.next(), lock.kind(), lock.options().leaseTime(), Math.max(1, lock.permits()));
             Backoff backoff = new Backoff(
                     lock.options().pollInitialDelay(), lock.options().pollMaxDelay());
-            if (backend.queuesWaiters()) {
+            if (backend.queuesWaiters(lock.kind())) {
                 if (timeoutNanos != 0) {
                     attempt.waiting(); // the backend's queue cannot tell a wait from an immediate grant
                 }
@@ -287,7 +339,9 @@ public final class ClientCore implements LockClient {
             long sentAt,
             LockEvents.Attempt attempt) {
         HeldGrant hold = new HeldGrant(this, local, lock.options(), thread, grant, sentAt);
-        local.holders.put(thread, hold);
+        if (local.permits == 0) {
+            local.holders.put(thread, hold); // permits are not thread-bound: each is a lease of its own
+        }
         // Reported before the grant is in `held`: a concurrent close() cannot release it (and report
         // leaseReleased) before its ACQUIRED; a listener may already re-enter the lock on this thread.
         attempt.end(AcquireOutcome.ACQUIRED);
@@ -314,16 +368,16 @@ public final class ClientCore implements LockClient {
         unretain(local);
     }
 
-    private LocalLockState retain(String name, LockMode mode) {
-        return states.compute(new LocalLockState.Key(name, mode), (key, existing) -> {
-            LocalLockState state = existing == null ? new LocalLockState(name, mode) : existing;
+    private LocalLockState retain(LocalLockState.Key lockKey) {
+        return states.compute(lockKey, (key, existing) -> {
+            LocalLockState state = existing == null ? new LocalLockState(key) : existing;
             state.users++;
             return state;
         });
     }
 
     private void unretain(LocalLockState local) {
-        states.computeIfPresent(new LocalLockState.Key(local.name, local.mode), (key, existing) -> {
+        states.computeIfPresent(local.key(), (key, existing) -> {
             if (existing != local) {
                 return existing;
             }
@@ -338,10 +392,11 @@ public final class ClientCore implements LockClient {
         }
     }
 
-    String timeoutMessage(String name, LockMode mode, Duration timeout) {
-        return "Baton lock '" + name + "'" + (mode == LockMode.SHARED ? " (read)" : "") + " on " + backend.name()
-                + ": not acquired within " + timeout
-                + " because another owner holds it; retry later or wait longer";
+    String timeoutMessage(LockHandle lock, Duration timeout) {
+        return lock.describe() + ": not acquired within " + timeout
+                + (lock.permits() > 0
+                        ? " because other owners hold every permit; retry later or wait longer"
+                        : " because another owner holds it; retry later or wait longer");
     }
 
     /** Number of grants this client currently holds (for tests and diagnostics). */

@@ -388,7 +388,6 @@ final class HeldGrant {
     }
 
     String describe() {
-        return "Baton lock '" + local.name + "'" + (local.mode == dev.baton.spi.LockMode.SHARED ? " (read)" : "")
-                + " on " + client.backend.name();
+        return Describe.lock(local.name, local.mode, local.permits, client.backend.name());
     }
 }

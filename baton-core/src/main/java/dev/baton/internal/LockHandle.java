@@ -22,13 +22,20 @@ final class LockHandle implements DistributedLock {
     private final LockKind kind;
     private final LockMode mode;
     private final LockOptions options;
+    private final int permits;
 
     LockHandle(ClientCore client, String name, LockKind kind, LockOptions options) {
+        this(client, name, kind, options, 0);
+    }
+
+    /** A handle on a lock ({@code permits} 0) or on a semaphore's permits (kind PERMIT). */
+    LockHandle(ClientCore client, String name, LockKind kind, LockOptions options, int permits) {
         this.client = client;
         this.name = name;
         this.kind = kind;
         this.mode = kind.mode();
         this.options = options;
+        this.permits = permits;
     }
 
     @Override
@@ -48,6 +55,15 @@ final class LockHandle implements DistributedLock {
         return options;
     }
 
+    /** The semaphore's permit count, or 0 for a lock. */
+    int permits() {
+        return permits;
+    }
+
+    LocalLockState.Key key() {
+        return new LocalLockState.Key(name, mode, permits);
+    }
+
     @Override
     public Lease acquire() {
         try {
@@ -62,7 +78,7 @@ final class LockHandle implements DistributedLock {
         long nanos = timeoutNanos(timeout);
         try {
             return client.acquire(this, nanos, true)
-                    .orElseThrow(() -> new LockTimeoutException(client.timeoutMessage(name, mode, timeout)));
+                    .orElseThrow(() -> new LockTimeoutException(client.timeoutMessage(this, timeout)));
         } catch (InterruptedException e) {
             throw interrupted(e);
         }
@@ -131,12 +147,17 @@ final class LockHandle implements DistributedLock {
     }
 
     private long timeoutNanos(Duration timeout) {
+        return timeoutNanos(timeout, describe());
+    }
+
+    /** The timeout in nanoseconds (saturated), refusing null and negative with {@code describe}. */
+    static long timeoutNanos(Duration timeout, String describe) {
         if (timeout == null) {
             throw new LockConfigurationException(
-                    describe() + ": the timeout must not be null; use acquire() to wait without limit");
+                    describe + ": the timeout must not be null; use acquire() to wait without limit");
         }
         if (timeout.isNegative()) {
-            throw new LockConfigurationException(describe() + ": the timeout must not be negative but was " + timeout
+            throw new LockConfigurationException(describe + ": the timeout must not be negative but was " + timeout
                     + "; use Duration.ZERO to try once");
         }
         try {
@@ -151,8 +172,8 @@ final class LockHandle implements DistributedLock {
         return new LockException(describe() + ": interrupted while waiting; nothing was acquired", e);
     }
 
-    private String describe() {
-        return "Baton lock '" + name + "'" + (mode == LockMode.SHARED ? " (read)" : "") + " on " + client.backendName();
+    String describe() {
+        return Describe.lock(name, mode, permits, client.backendName());
     }
 
     @Override

@@ -45,6 +45,16 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     @Override
+    public boolean queuesWaiters(LockKind kind) {
+        return delegate.queuesWaiters(kind);
+    }
+
+    @Override
+    public boolean supportsPermits() {
+        return delegate.supportsPermits();
+    }
+
+    @Override
     public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
         return delegate.acquire(request, timeoutNanos);
     }

@@ -47,8 +47,34 @@ public interface LockBackend extends AutoCloseable {
     }
 
     /**
+     * Whether waiters for grants of {@code kind} queue in the backend ({@link #acquire(LockRequest,
+     * long)}) rather than poll ({@link #tryAcquire}). A backend that queues lock waiters but polls
+     * for permits (or the other way round) overrides this.
+     *
+     * @param kind the kind of the waiting request
+     * @return {@link #queuesWaiters()} by default
+     */
+    default boolean queuesWaiters(LockKind kind) {
+        return queuesWaiters();
+    }
+
+    /**
+     * Whether this backend has a form for semaphore permits ({@link LockKind#PERMIT}). The core
+     * refuses {@code LockClient.semaphore(...)} on a backend that returns false, and never sends it a
+     * permit request. A backend that returns true keeps permits apart from locks of the same name,
+     * grants at most {@link LockRequest#permits()} of one name at a time, gives each permit a fencing
+     * token that strictly increases per name, and renews and releases permit grants through the same
+     * methods as lock grants.
+     *
+     * @return {@code false} by default
+     */
+    default boolean supportsPermits() {
+        return false;
+    }
+
+    /**
      * Joins the backend's own queue and waits for the grant. Only called when {@link
-     * #queuesWaiters()} is true. Whatever way it ends without a grant (timeout, interrupt, failure,
+     * #queuesWaiters(LockKind)} is true for the request's kind. Whatever way it ends without a grant (timeout, interrupt, failure,
      * the backend being closed), it must leave nothing behind: the queue entry is removed before the
      * method returns or throws.
      *

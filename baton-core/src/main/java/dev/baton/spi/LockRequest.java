@@ -12,8 +12,11 @@ import java.util.Objects;
  * @param kind what the caller asked for (a plain lock, or the read or write side of a read/write
  *     lock); its {@link #mode()} says exclusive or shared. Backends with one form per mode ignore it
  * @param leaseTime how long the grant lives without renewal, measured by the backend's clock
+ * @param permits for a {@link LockKind#PERMIT}, the semaphore's number of permits (at least 1), which
+ *     the backend stores with the name on first use and refuses to change (a request with another
+ *     count fails with {@link dev.baton.LockConfigurationException}); 1 for every other kind
  */
-public record LockRequest(String name, String ownerId, LockKind kind, Duration leaseTime) {
+public record LockRequest(String name, String ownerId, LockKind kind, Duration leaseTime, int permits) {
     /**
      * Checks that every component is present.
      *
@@ -21,13 +24,33 @@ public record LockRequest(String name, String ownerId, LockKind kind, Duration l
      * @param ownerId 32 lowercase hex characters, unique to this acquisition
      * @param kind what the caller asked for
      * @param leaseTime how long the grant lives without renewal
+     * @param permits the semaphore's permit count for a {@link LockKind#PERMIT}, 1 otherwise
      * @throws NullPointerException if a component is null
+     * @throws IllegalArgumentException if {@code permits} is below 1, or not 1 for a lock
      */
     public LockRequest {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(ownerId, "ownerId");
         Objects.requireNonNull(kind, "kind");
         Objects.requireNonNull(leaseTime, "leaseTime");
+        if (permits < 1 || (kind != LockKind.PERMIT && permits != 1)) {
+            throw new IllegalArgumentException(
+                    "permits must be 1 for a lock and at least 1 for a permit, was " + permits + " for " + kind);
+        }
+    }
+
+    /**
+     * A request for a lock (not a permit).
+     *
+     * @param name the validated lock name
+     * @param ownerId 32 lowercase hex characters, unique to this acquisition
+     * @param kind what the caller asked for; not {@link LockKind#PERMIT}
+     * @param leaseTime how long the grant lives without renewal
+     * @throws NullPointerException if a component is null
+     * @throws IllegalArgumentException if {@code kind} is {@link LockKind#PERMIT}, which needs a count
+     */
+    public LockRequest(String name, String ownerId, LockKind kind, Duration leaseTime) {
+        this(name, ownerId, kind, leaseTime, 1);
     }
 
     /**
@@ -41,7 +64,7 @@ public record LockRequest(String name, String ownerId, LockKind kind, Duration l
      * @throws NullPointerException if a component is null
      */
     public LockRequest(String name, String ownerId, LockMode mode, Duration leaseTime) {
-        this(name, ownerId, kindOf(mode), leaseTime);
+        this(name, ownerId, kindOf(mode), leaseTime, 1);
     }
 
     private static LockKind kindOf(LockMode mode) {
