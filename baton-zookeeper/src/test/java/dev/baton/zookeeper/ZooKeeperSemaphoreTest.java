@@ -95,7 +95,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
         Set<Long> tokens = ConcurrentHashMap.newKeySet();
-        int rounds = 15;
+        int rounds = 8;
         List<Future<?>> done = new ArrayList<>();
         for (int t = 0; t < 8; t++) {
             DistributedSemaphore semaphore = semaphores.get(t % semaphores.size());
@@ -171,7 +171,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
     void aPermitNotRenewedComesBackAfterItsLease() throws Exception {
         String name = fresh("expiry");
         LockClient lazy = client(LockOptions.builder()
-                .leaseTime(LEASE)
+                .leaseTime(Duration.ofMillis(500))
                 .autoRenew(false)
                 .operationTimeout(Duration.ofSeconds(5))
                 .build());
@@ -248,7 +248,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
             DistributedSemaphore semaphore = client().semaphore(name, 1);
             timedOut.add(threads.submit(() -> {
                 start.await();
-                return semaphore.acquire(Duration.ofMillis(700));
+                return semaphore.acquire(Duration.ofMillis(300));
             }));
         }
         start.countDown();
@@ -320,14 +320,16 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         LockBackend backend = Baton.backend("zookeeper://" + server.connectString(), options);
         resources.add(backend);
         String name = fresh("mixed");
-        Grant lock = backend.acquire(new LockRequest(name, owner(), LockKind.MUTEX, LEASE), 0)
+        Duration lease = Duration.ofMillis(600);
+        Grant lock = backend.acquire(new LockRequest(name, owner(), LockKind.MUTEX, lease), 0)
                 .orElseThrow();
-        Grant permit = backend.acquire(new LockRequest(name, owner(), LockKind.PERMIT, LEASE, 2), 0)
+        Grant permit = backend.acquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2), 0)
                 .orElseThrow();
+        // Four renewals a third of the lease apart: past the first lease time, both still held.
         for (int i = 0; i < 4; i++) {
-            List<Optional<Grant>> renewed = backend.renewAll(List.of(lock, permit), LEASE);
+            List<Optional<Grant>> renewed = backend.renewAll(List.of(lock, permit), lease);
             assertThat(renewed).allMatch(Optional::isPresent);
-            LockSupport.parkNanos(LEASE.dividedBy(2).toNanos());
+            LockSupport.parkNanos(lease.dividedBy(3).toNanos());
         }
         CuratorFramework admin = admin();
         String node = admin.getChildren().forPath(path(name) + "/leases").get(0);
@@ -335,8 +337,8 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         Await.condition(
                 "the permit reported gone",
                 Duration.ofSeconds(10),
-                () -> backend.renewAll(List.of(lock, permit), LEASE).get(1).isEmpty());
-        assertThat(backend.renewAll(List.of(lock, permit), LEASE).get(0)).isPresent();
+                () -> backend.renewAll(List.of(lock, permit), lease).get(1).isEmpty());
+        assertThat(backend.renewAll(List.of(lock, permit), lease).get(0)).isPresent();
         assertThat(backend.release(permit)).isFalse();
         assertThat(backend.release(lock)).isTrue();
     }
