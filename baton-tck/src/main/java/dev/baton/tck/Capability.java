@@ -6,5 +6,10 @@ package dev.baton.tck;
  */
 public enum Capability {
     /** Read/write locks: shared holders coexist, an exclusive holder excludes them. */
-    SHARED_MODE
+    SHARED_MODE,
+    /**
+     * Semaphores ({@code LockClient.semaphore}): at most N permit holders of a name, each permit a
+     * renewed, fenced lease. A backend without it refuses {@code semaphore(...)} with a clear error.
+     */
+    SEMAPHORES
 }
