@@ -13,8 +13,13 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.Stat;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,7 +56,9 @@ import org.slf4j.LoggerFactory;
  * <p>Baton differs from Curator only in cost and cleanup: the lease node is created in the one
  * multi of {@link ZooKeeperQueueProtocol#enter} (create and an empty write of {@code leases}), whose
  * stat counts the children at the moment the node joined, so a free permit is taken without
- * listing; and an attempt that times out, is interrupted or fails deletes its lease node and then
+ * listing; the count check's read is sent without waiting and answered with the lease's create, so
+ * an uncontended permit costs three round trips (join the mutex, create the lease, leave the
+ * mutex) and its release one; and an attempt that times out, is interrupted or fails deletes its lease node and then
  * its mutex node before it returns (an attempt whose outcome is unknown is cleaned up by {@link
  * #abandon}, which finds both by their protection prefix), so that no orphan holds a permit or the
  * mutex (the bug of CURATOR-79).
@@ -113,16 +120,28 @@ final class ZooKeeperPermits {
         String subject = ZooKeeperCalls.semaphoreSubject(request.name());
         LockRequest mutex = mutexRequest(request, subject);
         Entered inMutex = queue.enter(mutex, path + LOCKS, calls.deadline());
+        // The count is read once our mutex node keeps the semaphore's container from being removed,
+        // without waiting for the answer: alone in the mutex queue, the attempt creates its lease
+        // node meanwhile and reads the answer after the lease's (the count and the lease cost one
+        // round trip; a lease node created by a client with the wrong count is deleted before any
+        // other client counts, since only the mutex holder counts). Behind others, the answer is
+        // awaited first, so that a client with the wrong count fails before it waits in the queue.
+        CompletableFuture<CountRead> count = readCount(path);
+        boolean alone = inMutex.children() != null;
         QueueNode lease = null;
         boolean granted = false;
         try {
-            // Checked while our mutex node keeps the semaphore's container from being removed.
-            checkCount(request, subject, path);
+            if (!alone) {
+                checkCount(request, subject, path, count);
+            }
             if (!queue.awaitTurn(mutex, path + LOCKS, inMutex, start, timeoutNanos)) {
                 return Optional.empty();
             }
             Entered joined = queue.enter(leaseRequest(request, subject), path + LEASES, calls.deadline());
             lease = joined.own();
+            if (alone) {
+                checkCount(request, subject, path, count);
+            }
             if (!awaitLease(subject, path + LEASES, joined, request.permits(), start, timeoutNanos)) {
                 return Optional.empty();
             }
@@ -215,24 +234,52 @@ final class ZooKeeperPermits {
         }
     }
 
+    /** An answer to {@link #readCount}: the result code, and the data and stat when it is OK. */
+    private record CountRead(KeeperException.Code code, byte[] data, Stat stat) {}
+
+    /** Sends a read of the semaphore node's data and returns at once; null when not connected. */
+    private CompletableFuture<CountRead> readCount(String path) {
+        ZooKeeper zk = calls.connectedHandle();
+        if (zk == null) {
+            return null;
+        }
+        CompletableFuture<CountRead> answer = new CompletableFuture<>();
+        zk.getData(
+                calls.namespace + path,
+                false,
+                (rc, p, ctx, data, stat) -> answer.complete(new CountRead(KeeperException.Code.get(rc), data, stat)),
+                null);
+        return answer;
+    }
+
     /**
      * Records the count in the semaphore node's data if it has none, or compares it: a
      * compare-and-set on the node's version, so that of two first clients with different counts
-     * one records and the other fails.
+     * one records and the other fails. Starts from the answer of {@code sent} ({@link #readCount})
+     * if it came in time and says OK; reads again otherwise.
      */
-    private void checkCount(LockRequest request, String subject, String path) throws InterruptedException {
+    private void checkCount(LockRequest request, String subject, String path, CompletableFuture<CountRead> sent)
+            throws InterruptedException {
         long deadline = calls.deadline();
         byte[] wanted = Integer.toString(request.permits()).getBytes(StandardCharsets.US_ASCII);
+        CountRead first = awaitRead(sent, deadline);
         while (true) {
-            Stat stat = new Stat();
+            Stat stat;
             byte[] data;
-            try {
-                data = calls.bounded(subject, "reading the permit count", deadline, () -> calls.curator
-                        .getData()
-                        .storingStatIn(stat)
-                        .forPath(path));
-            } catch (ZooKeeperCalls.NoNode e) {
-                return; // the session ended with our mutex node: waiting reports it
+            if (first != null) {
+                stat = first.stat();
+                data = first.data();
+                first = null;
+            } else {
+                stat = new Stat();
+                try {
+                    data = calls.bounded(subject, "reading the permit count", deadline, () -> calls.curator
+                            .getData()
+                            .storingStatIn(stat)
+                            .forPath(path));
+                } catch (ZooKeeperCalls.NoNode e) {
+                    return; // the session ended with our mutex node: waiting reports it
+                }
             }
             if (data == null || data.length == 0) {
                 if (record(subject, path, wanted, stat.getVersion(), deadline)) {
@@ -256,6 +303,19 @@ final class ZooKeeperPermits {
                         + " once nobody holds or waits for a permit)");
             }
             return;
+        }
+    }
+
+    /** The answer of {@code sent} if it is OK and came before {@code deadline}; null otherwise. */
+    private static CountRead awaitRead(CompletableFuture<CountRead> sent, long deadline) throws InterruptedException {
+        if (sent == null) {
+            return null;
+        }
+        try {
+            CountRead read = sent.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return read.code() == KeeperException.Code.OK ? read : null;
+        } catch (ExecutionException | TimeoutException e) {
+            return null; // read again, bounded
         }
     }
 

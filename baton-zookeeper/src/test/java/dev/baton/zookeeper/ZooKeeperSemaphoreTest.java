@@ -235,6 +235,24 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         }
     }
 
+    /** Behind a waiter that holds the mutex, another count fails at once, not after the wait. */
+    @Test
+    void anotherCountFailsBeforeWaitingInTheQueue() throws Exception {
+        String name = fresh("count-queued");
+        Lease held = client().semaphore(name, 1).acquire(WAIT);
+        Future<Lease> waiter = threads.submit(() -> client().semaphore(name, 1).acquire(WAIT));
+        CuratorFramework admin = admin();
+        Await.condition("a lease node waiting", WAIT, () -> childCount(admin, path(name) + "/leases") == 2);
+        assertThatThrownBy(() -> client().semaphore(name, 2).acquire(WAIT))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("asked for 2 permits, but the semaphore has 1");
+        assertThat(childCount(admin, path(name) + "/locks"))
+                .as("the waiter's mutex node only")
+                .isEqualTo(1);
+        held.close();
+        waiter.get(20, TimeUnit.SECONDS).close();
+    }
+
     @Test
     void waitersThatTimeOutOrAreInterruptedLeaveNoNode() throws Exception {
         String name = fresh("timeout");
