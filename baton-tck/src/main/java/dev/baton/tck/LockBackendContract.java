@@ -816,6 +816,16 @@ public abstract class LockBackendContract {
         }
     }
 
+    /** No client starves: see {@link FairnessProperty}. */
+    @Nested
+    @org.junit.jupiter.api.Tag("fairness")
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    class Fairness extends FairnessProperty {
+        Fairness() {
+            super(LockBackendContract.this);
+        }
+    }
+
     /** Multi-locks, on every backend: see {@link MultiLockProperty}. */
     @Nested
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
