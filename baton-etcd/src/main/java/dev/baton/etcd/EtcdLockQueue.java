@@ -99,6 +99,11 @@ final class EtcdLockQueue {
         return slots.claimUnder(prefix, ownerId);
     }
 
+    /** Frees the name of a key that is known never to have been created. */
+    void forgetClaim(ByteSequence key) {
+        slots.deleted(key);
+    }
+
     /** Creates the attempt's key, unless an earlier try of the same attempt did, and lists the queue. */
     Entered enter(LockRequest request, long deadline) throws InterruptedException {
         String name = request.name();

@@ -124,6 +124,10 @@ final class EtcdPermits {
                 recordCount(subject, countKey, count, deadline);
                 continue;
             } else {
+                // No try of this call can have put the key, nor can one still in flight: each
+                // compares the same count key, which is never changed but by hand. So the name is
+                // free again at once, with no deletion in the background.
+                queue.forgetClaim(own);
                 throw mismatch(request, subject, reads.get(1).getKvs().get(0).getValue());
             }
             lease.keys.incrementAndGet();
