@@ -229,7 +229,9 @@ final class EtcdPermits {
                             continue;
                         }
                     }
-                    // A watch ended, the lease died, the client closes, or a grant to confirm: list again.
+                    // A watch ended, the lease died, the client closes, or a grant to confirm: list again
+                    // (a dead lease is reported as such, not as the key it took with it).
+                    queue.checkLease(subject, entered.lease());
                     GetResponse listing =
                             calls.callAbout(subject, "reading the permits", calls.deadline(), () -> calls.client
                                     .getKVClient()

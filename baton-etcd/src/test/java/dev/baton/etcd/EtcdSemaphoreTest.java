@@ -12,6 +12,7 @@ import dev.baton.LockException;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
+import dev.baton.LockUnavailableException;
 import dev.baton.servers.EtcdServer;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
@@ -25,6 +26,7 @@ import io.etcd.jetcd.options.GetOption;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -290,6 +292,32 @@ class EtcdSemaphoreTest {
 
     private static String owner() {
         return UUID.randomUUID().toString().replace("-", "");
+    }
+
+    @Test
+    void aWaiterWhoseLeaseIsRevokedFailsAndLeavesNoKey() throws Exception {
+        String name = name();
+        Lease held = client().semaphore(name, 1).acquire(Duration.ofSeconds(5));
+        DistributedSemaphore waiting = client().semaphore(name, 1);
+        CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> waiting.acquire(Duration.ofSeconds(30)));
+        Await.condition("the waiter to queue", Duration.ofSeconds(10), () -> keyCount(name) == 2);
+        long waiterLease = permitKeys(name).stream()
+                .max(Comparator.comparingLong(KeyValue::getCreateRevision))
+                .orElseThrow()
+                .getLease();
+        etcd.getLeaseClient().revoke(waiterLease).get(10, TimeUnit.SECONDS);
+        assertThatThrownBy(() -> waiter.get(20, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(LockUnavailableException.class)
+                .hasMessageContaining("Baton semaphore '" + name + "'")
+                .hasMessageContaining("lease ended while waiting");
+        assertThat(permitKeys(name)).as("the holder's key only").hasSize(1);
+        assertThat(held.isValid()).isTrue();
+        held.close();
+        try (Lease next = waiting.acquire(Duration.ofSeconds(5))) {
+            assertThat(next.fencingToken())
+                    .as("a new lease serves the next attempt")
+                    .isGreaterThan(held.fencingToken());
+        }
     }
 
     @Test
