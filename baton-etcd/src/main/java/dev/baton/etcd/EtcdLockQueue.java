@@ -94,14 +94,9 @@ final class EtcdLockQueue {
         waiters.remove(watch);
     }
 
-    /** A key name under {@code prefix} (a semaphore's) for the attempt {@code ownerId}: see {@link EtcdKeySlots}. */
-    ByteSequence claimUnder(String prefix, String ownerId) {
-        return slots.claimUnder(prefix, ownerId);
-    }
-
-    /** Frees the name of a key that is known never to have been created. */
-    void forgetClaim(ByteSequence key) {
-        slots.deleted(key);
+    /** The client's key names, which semaphores share (a name is freed where its deletion is known). */
+    EtcdKeySlots slots() {
+        return slots;
     }
 
     /** Creates the attempt's key, unless an earlier try of the same attempt did, and lists the queue. */

@@ -84,7 +84,7 @@ final class EtcdPermits {
         String subject = calls.describe(request);
         String prefixText = keys.permitPrefixText(name);
         // A fresh name for every call, as for locks (EtcdKeySlots).
-        ByteSequence own = queue.claimUnder(prefixText, request.ownerId());
+        ByteSequence own = queue.slots().claimUnder(prefixText, request.ownerId());
         ByteSequence prefix = bytes(prefixText);
         ByteSequence countKey = bytes(keys.permitCountText(name));
         ByteSequence count = bytes(Integer.toString(request.permits()));
@@ -127,7 +127,7 @@ final class EtcdPermits {
                 // No try of this call can have put the key, nor can one still in flight: each
                 // compares the same count key, which is never changed but by hand. So the name is
                 // free again at once, with no deletion in the background.
-                queue.forgetClaim(own);
+                queue.slots().deleted(own);
                 throw mismatch(request, subject, reads.get(1).getKvs().get(0).getValue());
             }
             lease.keys.incrementAndGet();
@@ -202,7 +202,6 @@ final class EtcdPermits {
                             alive.add(entry);
                         }
                     }
-                    EtcdQueueWatch.Outcome outcome = EtcdQueueWatch.Outcome.CHANGED;
                     if (alive.size() < permits) {
                         // Ours, if our key still exists: a listing shows it, and so does our lease
                         // being alive (etcd deletes the key with the lease). Else list to be sure.
@@ -218,7 +217,7 @@ final class EtcdPermits {
                         if (timeoutNanos > 0 && remaining <= 0) {
                             return false;
                         }
-                        outcome = watch.await(remaining);
+                        EtcdQueueWatch.Outcome outcome = watch.await(remaining);
                         if (outcome == EtcdQueueWatch.Outcome.TIMED_OUT) {
                             return false;
                         }
