@@ -1,6 +1,8 @@
 package dev.baton.etcd;
 
 import dev.baton.LockUnavailableException;
+import dev.baton.spi.LockKind;
+import dev.baton.spi.LockRequest;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.grpc.Status;
@@ -60,6 +62,19 @@ final class EtcdCalls {
         return "Baton lock '" + lockName + "' on " + backendName;
     }
 
+    /** {@code Baton semaphore 'name' (4 permits) on etcd (host:2379)}, as the core words it. */
+    String describeSemaphore(String name, int permits) {
+        return "Baton semaphore '" + name + "' (" + permits + (permits == 1 ? " permit" : " permits") + ") on "
+                + backendName;
+    }
+
+    /** How messages about {@code request} start: a lock's or a semaphore's wording. */
+    String describe(LockRequest request) {
+        return request.kind() == LockKind.PERMIT
+                ? describeSemaphore(request.name(), request.permits())
+                : describe(request.name());
+    }
+
     /** The deadline of a call that starts now. */
     long deadline() {
         return System.nanoTime() + operationTimeout.toNanos();
@@ -78,9 +93,14 @@ final class EtcdCalls {
     }
 
     void checkOpen(String lockName) {
+        checkOpenAbout(describe(lockName));
+    }
+
+    /** {@link #checkOpen} with the message's subject given ({@link #describe}). */
+    void checkOpenAbout(String subject) {
         if (closed) {
-            throw new LockUnavailableException(describe(lockName)
-                    + ": the client was closed; create a new client with Baton.connect to take locks again");
+            throw new LockUnavailableException(
+                    subject + ": the client was closed; create a new client with Baton.connect to take locks again");
         }
     }
 
@@ -102,14 +122,24 @@ final class EtcdCalls {
      */
     <T> T call(String lockName, String what, long deadline, Supplier<CompletableFuture<T>> call)
             throws InterruptedException {
+        return callAbout(describe(lockName), what, deadline, call);
+    }
+
+    /**
+     * {@link #call} with the messages' subject given ({@link #describe}, {@link #describeSemaphore}).
+     *
+     * @param subject how failure messages start: {@code Baton semaphore 'a' (4 permits) on ...}
+     */
+    <T> T callAbout(String subject, String what, long deadline, Supplier<CompletableFuture<T>> call)
+            throws InterruptedException {
         long pause = FIRST_PAUSE_NANOS;
         Throwable last = null;
         boolean interrupted = Thread.interrupted();
         try {
             while (true) {
-                checkOpen(lockName);
+                checkOpenAbout(subject);
                 if (deadline - System.nanoTime() <= 0) {
-                    throw failure(lockName, what, last != null ? last : new TimeoutException());
+                    throw failureAbout(subject, what, last != null ? last : new TimeoutException());
                 }
                 CompletableFuture<T> future = call.get();
                 long attemptEnd = Math.min(deadline, System.nanoTime() + attemptNanos);
@@ -126,11 +156,11 @@ final class EtcdCalls {
                             last = e;
                             break;
                         }
-                        throw failure(lockName, what, last != null ? last : e);
+                        throw failureAbout(subject, what, last != null ? last : e);
                     } catch (ExecutionException | CancellationException e) {
                         Throwable cause = unwrap(e);
                         if (!retryable(cause)) {
-                            throw failure(lockName, what, cause);
+                            throw failureAbout(subject, what, cause);
                         }
                         last = cause;
                         if (code(cause).equals("UNAVAILABLE")) {
@@ -144,7 +174,7 @@ final class EtcdCalls {
                     interrupted = false;
                     throw new InterruptedException();
                 }
-                checkOpen(lockName);
+                checkOpenAbout(subject);
                 long sleep = Math.min(pause, deadline - System.nanoTime());
                 if (sleep > 0) {
                     LockSupport.parkNanos(sleep);
@@ -283,7 +313,12 @@ final class EtcdCalls {
 
     /** A failure as the caller sees it: the lock, the backend, what failed, why, and what to do. */
     LockUnavailableException failure(String lockName, String what, Throwable failure) {
-        return new LockUnavailableException(describe(lockName) + ": " + what + " failed: " + reason(failure), failure);
+        return failureAbout(describe(lockName), what, failure);
+    }
+
+    /** {@link #failure} with the message's subject given ({@link #describe}). */
+    LockUnavailableException failureAbout(String subject, String what, Throwable failure) {
+        return new LockUnavailableException(subject + ": " + what + " failed: " + reason(failure), failure);
     }
 
     /** Why a call failed, with the fix. */

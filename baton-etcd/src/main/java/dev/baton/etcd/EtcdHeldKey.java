@@ -11,6 +11,9 @@ import java.time.Duration;
  */
 final class EtcdHeldKey {
     final String lockName;
+    /** How messages name the grant: {@code Baton lock 'a' on ...} or {@code Baton semaphore 'a' (4 permits) on ...}. */
+    final String subject;
+
     final ByteSequence key;
     /** The key's create revision: the fencing token. */
     final long revision;
@@ -23,12 +26,14 @@ final class EtcdHeldKey {
 
     EtcdHeldKey(
             String lockName,
+            String subject,
             ByteSequence key,
             long revision,
             EtcdSession.ClientLease lease,
             Duration leaseTime,
             long now) {
         this.lockName = lockName;
+        this.subject = subject;
         this.key = key;
         this.revision = revision;
         this.lease = lease;

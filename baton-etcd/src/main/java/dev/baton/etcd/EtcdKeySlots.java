@@ -1,6 +1,7 @@
 package dev.baton.etcd;
 
 import io.etcd.jetcd.ByteSequence;
+import java.nio.charset.StandardCharsets;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.Map;
@@ -27,21 +28,27 @@ final class EtcdKeySlots {
     private final Map<ByteSequence, Claim> claims = new HashMap<>();
     private final Map<String, ByteSequence> byOwner = new HashMap<>();
 
-    private record Claim(String name, int slot, String owner) {}
+    /** {@code prefix}: the lock's or the semaphore's ({@link EtcdKeys}), whose slots are counted apart. */
+    private record Claim(String prefix, int slot, String owner) {}
 
     EtcdKeySlots(EtcdKeys keys) {
         this.keys = keys;
     }
 
-    /** A key name of {@code name} that no key of this client has now, for the attempt {@code owner}. */
+    /** A key name of lock {@code name} that no key of this client has now, for the attempt {@code owner}. */
     ByteSequence claim(String name, String owner) {
+        return claimUnder(keys.prefixText(name), owner);
+    }
+
+    /** A key name under {@code prefix} (a lock's or a semaphore's) that no key of this client has now. */
+    ByteSequence claimUnder(String prefix, String owner) {
         lock.lock();
         try {
-            BitSet slots = used.computeIfAbsent(name, n -> new BitSet());
+            BitSet slots = used.computeIfAbsent(prefix, n -> new BitSet());
             int slot = slots.nextClearBit(0);
             slots.set(slot);
-            ByteSequence key = keys.key(name, tag + "-" + slot);
-            claims.put(key, new Claim(name, slot, owner));
+            ByteSequence key = ByteSequence.from(prefix + tag + "-" + slot, StandardCharsets.UTF_8);
+            claims.put(key, new Claim(prefix, slot, owner));
             byOwner.put(owner, key);
             return key;
         } finally {
@@ -68,10 +75,10 @@ final class EtcdKeySlots {
                 return;
             }
             byOwner.remove(claim.owner(), key);
-            BitSet slots = used.get(claim.name());
+            BitSet slots = used.get(claim.prefix());
             slots.clear(claim.slot());
             if (slots.isEmpty()) {
-                used.remove(claim.name());
+                used.remove(claim.prefix());
             }
         } finally {
             lock.unlock();

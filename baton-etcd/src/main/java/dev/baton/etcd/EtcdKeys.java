@@ -17,6 +17,14 @@ import java.nio.charset.StandardCharsets;
  * <p>The value is {@code <kind> <owner id>}: the kind of lock the attempt is for ({@code read} for a
  * read lock, which holds together with other read keys ahead of it; anything else, {@code mutex},
  * {@code write} or a value this version does not know, is exclusive) and the attempt's owner id.
+ *
+ * <p>Semaphores live apart, under {@code <root>/%sem/}: a semaphore's permits are the prefix {@code
+ * <root>/%sem/<encoded name>/} (one key per attempt, named as above, value {@code permit <owner
+ * id>}), and its permit count is the key {@code <root>/%sem/<encoded name>} (no trailing slash, so
+ * outside that prefix). Why {@code %sem}: an encoded lock name never contains a {@code %} that is
+ * not followed by {@code 25} or {@code 2F}, so no lock's prefix is {@code <root>/%sem/} or inside it,
+ * and a lock and a semaphore of the same name never meet (with {@code <root>/sem/}, the lock named
+ * {@code sem} would have listed every permit key as its own queue).
  */
 final class EtcdKeys {
     private static final ByteSequence READ_PREFIX = ByteSequence.from("read ", StandardCharsets.UTF_8);
@@ -37,6 +45,16 @@ final class EtcdKeys {
         return ByteSequence.from(prefixText(name) + suffix, StandardCharsets.UTF_8);
     }
 
+    /** {@code <root>/%sem/<encoded name>/}: every permit key of the semaphore, and nothing else. */
+    String permitPrefixText(String name) {
+        return root + "/%sem/" + encode(name) + "/";
+    }
+
+    /** {@code <root>/%sem/<encoded name>}: the key whose value is the semaphore's permit count. */
+    String permitCountText(String name) {
+        return root + "/%sem/" + encode(name);
+    }
+
     /** The owner id in a key's value ({@code <kind> <owner id>}); the key's last segment if none. */
     static String ownerOf(ByteSequence key, ByteSequence value) {
         String text = value.toString(StandardCharsets.UTF_8);
@@ -48,7 +66,8 @@ final class EtcdKeys {
         return name.substring(name.lastIndexOf('/') + 1);
     }
 
-    private String prefixText(String name) {
+    /** {@link #prefix} as text: an attempt's key is this followed by {@code <client tag>-<slot>}. */
+    String prefixText(String name) {
         return root + "/" + encode(name) + "/";
     }
 
@@ -66,6 +85,7 @@ final class EtcdKeys {
                     case MUTEX -> "mutex";
                     case READ -> "read";
                     case WRITE -> "write";
+                    case PERMIT -> "permit";
                 };
         return ByteSequence.from(kindText + " " + ownerId, StandardCharsets.UTF_8);
     }

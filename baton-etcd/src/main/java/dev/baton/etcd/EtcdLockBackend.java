@@ -8,6 +8,7 @@ import dev.baton.etcd.EtcdSession.LeaseGoneException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
+import dev.baton.spi.LockKind;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import io.etcd.jetcd.ByteSequence;
@@ -30,8 +31,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Guarantees: an exclusive grant is the first key of its lock's queue, a read grant has no
  * exclusive key ahead of it; its fencing token is its key's create revision, strictly increasing
- * across the grants of a lock. Uncontended, taking a lock is one transaction and releasing it one
- * delete. A grant lives while the client's lease does and at most its lease time without renewal;
+ * across the grants of a lock. A semaphore's permit is a key of the semaphore's own queue that
+ * fewer than its count of keys are ahead of ({@link EtcdPermits}), with the same token, lease,
+ * renewal and release. Uncontended, taking a lock or a permit is one transaction and releasing it
+ * one delete. A grant lives while the client's lease does and at most its lease time without renewal;
  * its validity never exceeds what the lease's last answered keep-alive guarantees.
  *
  * <p>Failure behaviour: every call is bounded by the operation timeout and reports etcd unreachable,
@@ -52,6 +55,7 @@ final class EtcdLockBackend implements LockBackend {
     private final EtcdCalls calls;
     private final EtcdSession session;
     private final EtcdLockQueue queue;
+    private final EtcdPermits permits;
     private final EtcdKeys keys;
 
     EtcdLockBackend(EtcdUri uri, EtcdCalls calls) {
@@ -59,6 +63,7 @@ final class EtcdLockBackend implements LockBackend {
         this.keys = new EtcdKeys(uri.root());
         this.session = new EtcdSession(calls);
         this.queue = new EtcdLockQueue(calls, session, keys);
+        this.permits = new EtcdPermits(calls, session, keys, queue, uri.namespace());
     }
 
     @Override
@@ -71,6 +76,12 @@ final class EtcdLockBackend implements LockBackend {
         return true;
     }
 
+    /** Semaphores: the same queue of lease-bound keys under a prefix of their own ({@link EtcdPermits}). */
+    @Override
+    public boolean supportsPermits() {
+        return true;
+    }
+
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
         try {
@@ -78,16 +89,17 @@ final class EtcdLockBackend implements LockBackend {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockUnavailableException(
-                    calls.describe(request.name()) + ": interrupted while talking to etcd; retry", e);
+                    calls.describe(request) + ": interrupted while talking to etcd; retry", e);
         }
     }
 
     @Override
     public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
         long start = System.nanoTime();
+        boolean permit = request.kind() == LockKind.PERMIT;
         Entered entered;
         try {
-            entered = queue.enter(request, calls.deadline());
+            entered = permit ? permits.enter(request, calls.deadline()) : queue.enter(request, calls.deadline());
         } catch (InterruptedException | RuntimeException e) {
             // The transaction may have reached etcd: remove the key it may have created.
             abandon(request);
@@ -95,11 +107,13 @@ final class EtcdLockBackend implements LockBackend {
         }
         boolean granted = false;
         try {
-            granted = queue.awaitTurn(request, entered, start, timeoutNanos);
+            granted = permit
+                    ? permits.awaitPermit(request, entered, start, timeoutNanos)
+                    : queue.awaitTurn(request, entered, start, timeoutNanos);
             return granted ? Optional.of(grant(request, entered)) : Optional.empty();
         } finally {
             if (!granted) {
-                leave(request.name(), entered.key(), entered.lease());
+                leave(request, entered.key(), entered.lease());
             }
         }
     }
@@ -109,10 +123,11 @@ final class EtcdLockBackend implements LockBackend {
         long now = System.nanoTime();
         if (lease.aliveUntilNanos() - now <= 0) {
             // Keep-alives were late: learn how long etcd keeps the lease before handing out the grant.
-            session.keepAlive(request.name(), lease, calls.deadline());
+            session.keepAlive(calls.describe(request), lease, calls.deadline());
             now = System.nanoTime();
         }
-        EtcdHeldKey held = session.hold(request.name(), entered.key(), entered.revision(), lease, request.leaseTime());
+        EtcdHeldKey held = session.hold(
+                request.name(), calls.describe(request), entered.key(), entered.revision(), lease, request.leaseTime());
         // Less a millisecond: the core starts the grant's validity when this method has returned.
         long validity = Math.min(request.leaseTime().toNanos(), lease.aliveUntilNanos() - now - MARGIN_NANOS);
         return new Grant(
@@ -126,17 +141,17 @@ final class EtcdLockBackend implements LockBackend {
     }
 
     /** Deletes the key of an attempt that ends without a grant, even when the thread was interrupted. */
-    private void leave(String name, ByteSequence key, ClientLease lease) {
+    private void leave(LockRequest request, ByteSequence key, ClientLease lease) {
         boolean interrupted = Thread.interrupted();
         try {
-            queue.delete(name, key, lease, calls.deadline());
+            queue.delete(request.name(), calls.describe(request), key, lease, calls.deadline());
         } catch (InterruptedException e) {
             interrupted = true;
         } catch (RuntimeException e) {
             log.warn(
-                    "{}: could not delete the key of an attempt that ended without the lock ({}); deleting it in the"
+                    "{}: could not delete the key of an attempt that ended without a grant ({}); deleting it in the"
                             + " background",
-                    calls.describe(name),
+                    calls.describe(request),
                     e.getMessage());
         } finally {
             if (interrupted) {
@@ -176,7 +191,7 @@ final class EtcdLockBackend implements LockBackend {
         if (valid.isEmpty()) {
             return answers;
         }
-        String name = valid.get(0).lockName;
+        String subject = valid.get(0).subject;
         try {
             CompletableFuture<TxnResponse> check = queue.checkHeld(valid);
             long deadline = calls.deadline();
@@ -184,14 +199,14 @@ final class EtcdLockBackend implements LockBackend {
             for (EtcdHeldKey key : valid) {
                 if (!sentAt.containsKey(key.lease)) {
                     try {
-                        sentAt.put(key.lease, session.keepAlive(name, key.lease, deadline));
+                        sentAt.put(key.lease, session.keepAlive(subject, key.lease, deadline));
                     } catch (LeaseGoneException gone) {
                         sentAt.put(key.lease, null);
                     }
                 }
             }
             boolean[] first = {true};
-            TxnResponse checked = calls.call(name, "renewing", deadline, () -> {
+            TxnResponse checked = calls.callAbout(subject, "renewing", deadline, () -> {
                 if (first[0]) {
                     first[0] = false;
                     return check;
@@ -208,8 +223,7 @@ final class EtcdLockBackend implements LockBackend {
                 Long sent = sentAt.get(key.lease);
                 if (!present) {
                     key.deletedElsewhere = true;
-                    log.warn(
-                            "{}: its key was deleted by someone else; the lease is lost", calls.describe(key.lockName));
+                    log.warn("{}: its key was deleted by someone else; the lease is lost", key.subject);
                 }
                 if (present && sent != null && key.valid() && key.extend(sent + leaseTime.toNanos())) {
                     answers.set(i, Optional.of(grants.get(i).withExpiresAt(expiresAt)));
@@ -218,7 +232,7 @@ final class EtcdLockBackend implements LockBackend {
             return answers;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LockUnavailableException(calls.describe(name) + ": interrupted while renewing", e);
+            throw new LockUnavailableException(subject + ": interrupted while renewing", e);
         }
     }
 
@@ -232,13 +246,11 @@ final class EtcdLockBackend implements LockBackend {
         boolean wasValid = key.valid();
         session.forget(key);
         try {
-            return queue.delete(grant.name(), key.key, key.lease, calls.deadline()) && wasValid;
+            return queue.delete(grant.name(), key.subject, key.key, key.lease, calls.deadline()) && wasValid;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockUnavailableException(
-                    calls.describe(grant.name()) + ": interrupted while releasing; the key is deleted in the"
-                            + " background",
-                    e);
+                    key.subject + ": interrupted while releasing; the key is deleted in the" + " background", e);
         }
     }
 

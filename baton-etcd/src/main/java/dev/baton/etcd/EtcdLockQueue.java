@@ -85,6 +85,20 @@ final class EtcdLockQueue {
         waiters.forEach(EtcdQueueWatch::wake);
     }
 
+    /** A waiter's watches, woken by {@link #wakeWaiters} until {@link #untrack}ed. */
+    void track(EtcdQueueWatch watch) {
+        waiters.add(watch);
+    }
+
+    void untrack(EtcdQueueWatch watch) {
+        waiters.remove(watch);
+    }
+
+    /** The client's key names, which semaphores share (a name is freed where its deletion is known). */
+    EtcdKeySlots slots() {
+        return slots;
+    }
+
     /** Creates the attempt's key, unless an earlier try of the same attempt did, and lists the queue. */
     Entered enter(LockRequest request, long deadline) throws InterruptedException {
         String name = request.name();
@@ -93,7 +107,7 @@ final class EtcdLockQueue {
         ByteSequence own = slots.claim(name, request.ownerId());
         ByteSequence prefix = keys.prefix(name);
         while (true) {
-            ClientLease lease = session.lease(name, request.leaseTime(), deadline);
+            ClientLease lease = session.lease(calls.describe(name), request.leaseTime(), deadline);
             PutOption put = PutOption.builder().withLeaseId(lease.id).build();
             TxnResponse answer;
             try {
@@ -149,7 +163,7 @@ final class EtcdLockQueue {
             try {
                 while (true) {
                     calls.checkOpen(name);
-                    checkLease(name, entered.lease());
+                    checkLease(calls.describe(name), entered.lease());
                     List<Entry> blockers = blockers(queue, entered, read, name);
                     if (blockers.isEmpty()) {
                         return true;
@@ -216,7 +230,7 @@ final class EtcdLockQueue {
                 List<Entry> unseen = watched.stream()
                         .filter(entry -> watch.createdAt(entry.key()) > listedAt && !watch.isGone(entry.key()))
                         .toList();
-                for (Entry entry : missing(name, unseen)) {
+                for (Entry entry : missing(calls.describe(name), unseen)) {
                     watch.gone(entry.key());
                 }
             }
@@ -240,15 +254,15 @@ final class EtcdLockQueue {
      * get per key when there are two). The same key only, not a later one of the same name: a client
      * reuses its key names.
      */
-    private List<Entry> missing(String name, List<Entry> entries) throws InterruptedException {
+    List<Entry> missing(String subject, List<Entry> entries) throws InterruptedException {
         if (entries.isEmpty()) {
             return List.of();
         }
         GetOption keysOnly = GetOption.builder().withKeysOnly(true).build();
         Op[] reads =
                 entries.stream().map(entry -> Op.get(entry.key(), keysOnly)).toArray(Op[]::new);
-        TxnResponse found = calls.call(
-                name,
+        TxnResponse found = calls.callAbout(
+                subject,
                 "reading the queue",
                 calls.deadline(),
                 () -> calls.client.getKVClient().txn().Then(reads).commit());
@@ -263,9 +277,9 @@ final class EtcdLockQueue {
         return gone;
     }
 
-    private void checkLease(String name, ClientLease lease) {
+    void checkLease(String subject, ClientLease lease) {
         if (lease.dead) {
-            throw new LockUnavailableException(calls.describe(name) + ": the client's etcd lease ended while waiting ("
+            throw new LockUnavailableException(subject + ": the client's etcd lease ended while waiting ("
                     + lease.deathReason + "), and with it the place in the queue; retry");
         }
     }
@@ -285,11 +299,16 @@ final class EtcdLockQueue {
                 + " waiting (its etcd lease expired or was revoked); retry");
     }
 
-    /** Deletes a key this client created; true if it was still there. */
-    boolean delete(String name, ByteSequence key, ClientLease lease, long deadline) throws InterruptedException {
+    /**
+     * Deletes a key this client created; true if it was still there.
+     *
+     * @param subject how failure messages name the lock or semaphore ({@link EtcdCalls#describe})
+     */
+    boolean delete(String name, String subject, ByteSequence key, ClientLease lease, long deadline)
+            throws InterruptedException {
         DeleteResponse deleted;
         try {
-            deleted = calls.call(name, "deleting the lock's key", deadline, () -> calls.client
+            deleted = calls.callAbout(subject, "deleting the attempt's key", deadline, () -> calls.client
                     .getKVClient()
                     .delete(key));
         } catch (LockUnavailableException | InterruptedException e) {
@@ -353,7 +372,7 @@ final class EtcdLockQueue {
     }
 
     /** Every key under a prefix by create revision, up to {@code maxRevision} (0: all). */
-    private static GetOption queue(long maxRevision) {
+    static GetOption queue(long maxRevision) {
         GetOption.Builder option = GetOption.builder()
                 .isPrefix(true)
                 .withSortField(GetOption.SortTarget.CREATE)
@@ -364,7 +383,7 @@ final class EtcdLockQueue {
         return option.build();
     }
 
-    private static List<Entry> entries(GetResponse listing) {
+    static List<Entry> entries(GetResponse listing) {
         List<Entry> entries = new ArrayList<>(listing.getKvs().size());
         for (KeyValue kv : listing.getKvs()) {
             entries.add(new Entry(

@@ -95,7 +95,7 @@ final class EtcdSession {
      * The lease a new key with {@code leaseTime} goes on: the client's current one for that TTL, or a
      * new one (one round trip) when there is none yet or the current one is dead or overdue.
      */
-    ClientLease lease(String lockName, Duration leaseTime, long deadline) throws InterruptedException {
+    ClientLease lease(String subject, Duration leaseTime, long deadline) throws InterruptedException {
         long ttl = ttlSeconds(leaseTime);
         ClientLease lease = current.get(ttl);
         if (lease != null && lease.aliveAt(System.nanoTime())) {
@@ -108,7 +108,7 @@ final class EtcdSession {
                 return lease;
             }
             long sentAt = System.nanoTime();
-            LeaseGrantResponse granted = calls.call(lockName, "granting an etcd lease", deadline, () -> calls.client
+            LeaseGrantResponse granted = calls.callAbout(subject, "granting an etcd lease", deadline, () -> calls.client
                     .getLeaseClient()
                     .grant(ttl));
             ClientLease fresh = new ClientLease(granted.getID(), ttl, granted.getTTL(), sentAt);
@@ -153,14 +153,14 @@ final class EtcdSession {
      *
      * @throws LeaseGoneException if etcd no longer has the lease
      */
-    long keepAlive(String lockName, ClientLease lease, long deadline) throws InterruptedException {
+    long keepAlive(String subject, ClientLease lease, long deadline) throws InterruptedException {
         if (lease.dead) {
             throw new LeaseGoneException(lease.deathReason);
         }
         long sentAt = System.nanoTime();
         try {
             LeaseKeepAliveResponse answer =
-                    calls.call(lockName, "keeping the etcd lease alive", deadline, () -> calls.client
+                    calls.callAbout(subject, "keeping the etcd lease alive", deadline, () -> calls.client
                             .getLeaseClient()
                             .keepAliveOnce(lease.id));
             lease.answered(sentAt, answer.getTTL());
@@ -175,8 +175,9 @@ final class EtcdSession {
     }
 
     /** Registers a granted key; its lease time runs from now. */
-    EtcdHeldKey hold(String lockName, ByteSequence key, long revision, ClientLease lease, Duration leaseTime) {
-        EtcdHeldKey granted = new EtcdHeldKey(lockName, key, revision, lease, leaseTime, System.nanoTime());
+    EtcdHeldKey hold(
+            String lockName, String subject, ByteSequence key, long revision, ClientLease lease, Duration leaseTime) {
+        EtcdHeldKey granted = new EtcdHeldKey(lockName, subject, key, revision, lease, leaseTime, System.nanoTime());
         held.add(granted);
         return granted;
     }
@@ -223,10 +224,7 @@ final class EtcdSession {
         for (EtcdHeldKey key : held) {
             if (key.expireIfDue(now)) {
                 held.remove(key);
-                log.info(
-                        "{}: lease time {} ran out without renewal; deleting its key",
-                        calls.describe(key.lockName),
-                        key.leaseTime);
+                log.info("{}: lease time {} ran out without renewal; deleting its key", key.subject, key.leaseTime);
                 deleteInBackground(key.lockName, key.key, key.lease, 0);
             }
         }

@@ -89,6 +89,27 @@ class EtcdUriTest {
     }
 
     @Test
+    void semaphoreKeysLiveWhereNoLockPrefixReaches() {
+        EtcdKeys keys = new EtcdKeys("/baton/locks");
+        assertThat(keys.permitPrefixText("a/b")).isEqualTo("/baton/locks/%sem/a%2Fb/");
+        assertThat(keys.permitCountText("a/b")).isEqualTo("/baton/locks/%sem/a%2Fb");
+        assertThat(keys.permitCountText("a")).doesNotStartWith(keys.permitPrefixText("a"));
+        // Lock names that come closest: none of their queue prefixes covers a semaphore key.
+        for (String lock : List.of("%sem", "sem", "%sem/a", "%25sem")) {
+            assertThat(keys.permitPrefixText("a")).doesNotStartWith(keys.prefixText(lock));
+            assertThat(keys.permitCountText("a")).doesNotStartWith(keys.prefixText(lock));
+        }
+        EtcdKeySlots slots = new EtcdKeySlots(keys);
+        io.etcd.jetcd.ByteSequence lockKey = slots.claim("a", "owner-1");
+        io.etcd.jetcd.ByteSequence permitKey = slots.claimUnder(keys.permitPrefixText("a"), "owner-2");
+        assertThat(permitKey.toString(java.nio.charset.StandardCharsets.UTF_8))
+                .startsWith("/baton/locks/%sem/a/")
+                .endsWith("-0");
+        assertThat(lockKey.toString(java.nio.charset.StandardCharsets.UTF_8)).endsWith("-0");
+        assertThat(slots.keyOf("owner-2")).isEqualTo(permitKey);
+    }
+
+    @Test
     void keyNamesAreReusedOnlyOnceTheirKeyIsDeleted() {
         EtcdKeySlots slots = new EtcdKeySlots(new EtcdKeys("/baton/locks"));
         io.etcd.jetcd.ByteSequence first = slots.claim("n", "owner-1");

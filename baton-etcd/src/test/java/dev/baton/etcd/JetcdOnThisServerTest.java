@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -142,6 +143,42 @@ class JetcdOnThisServerTest {
         assertThat(EtcdCalls.isLeaseNotFound(failure))
                 .as(String.valueOf(failure))
                 .isTrue();
+    }
+
+    /** The semaphore's forms: a value compare on a key that may be absent, and put-if-absent. */
+    @Test
+    void transactionComparingAValueThatMayBeAbsent() throws Exception {
+        ByteSequence count = bytes("/s");
+        ByteSequence own = bytes("/s/a");
+        ByteSequence four = bytes("4");
+        Supplier<TxnResponse> enter = () -> client.getKVClient()
+                .txn()
+                .If(
+                        new Cmp(own, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
+                        new Cmp(count, Cmp.Op.EQUAL, CmpTarget.value(four)))
+                .Then(
+                        Op.put(own, bytes("permit x"), PutOption.DEFAULT),
+                        Op.get(bytes("/s/"), GetOption.builder().isPrefix(true).build()))
+                .Else(Op.get(own, GetOption.DEFAULT), Op.get(count, GetOption.DEFAULT))
+                .commit()
+                .join();
+        TxnResponse absent = enter.get();
+        assertThat(absent.isSucceeded())
+                .as("a value compare on an absent key fails")
+                .isFalse();
+        assertThat(absent.getGetResponses().get(1).getKvs()).isEmpty();
+        TxnResponse recorded = client.getKVClient()
+                .txn()
+                .If(new Cmp(count, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                .Then(Op.put(count, four, PutOption.DEFAULT))
+                .commit()
+                .get(10, TimeUnit.SECONDS);
+        assertThat(recorded.isSucceeded()).isTrue();
+        TxnResponse entered = enter.get();
+        assertThat(entered.isSucceeded()).isTrue();
+        assertThat(entered.getGetResponses().get(0).getKvs()).hasSize(1);
+        client.getKVClient().delete(own).get(10, TimeUnit.SECONDS);
+        client.getKVClient().delete(count).get(10, TimeUnit.SECONDS);
     }
 
     @Test
