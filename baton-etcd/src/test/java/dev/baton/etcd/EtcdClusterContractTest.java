@@ -86,7 +86,7 @@ class EtcdClusterContractTest extends LockBackendContract {
 
             @Override
             public Set<Capability> capabilities() {
-                return Set.of(Capability.SHARED_MODE, Capability.SEMAPHORES);
+                return Set.of(Capability.SHARED_MODE, Capability.SEMAPHORES, Capability.FAIR);
             }
         };
     }

@@ -30,6 +30,6 @@ class EtcdContractTest extends LockBackendContract {
                 "etcd, one member",
                 () -> server.uri() + "/baton-tck",
                 () -> server.address(0),
-                Set.of(Capability.SHARED_MODE, Capability.SEMAPHORES));
+                Set.of(Capability.SHARED_MODE, Capability.SEMAPHORES, Capability.FAIR));
     }
 }
