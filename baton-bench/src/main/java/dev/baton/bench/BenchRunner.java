@@ -53,8 +53,8 @@ public final class BenchRunner {
         this(settings, new Progress() {
             @Override
             public void runStarting(LockSubject subject, Scenario scenario, int run) {
-                progress.accept(subject.name() + " " + scenario + ": run " + run + "/" + settings.runs() + " (after "
-                        + settings.warmup() + " warm-up)");
+                progress.accept(label(subject, scenario) + " " + scenario + ": run " + run + "/" + settings.runs()
+                        + " (after " + settings.warmup() + " warm-up)");
             }
 
             @Override
@@ -109,6 +109,11 @@ public final class BenchRunner {
             results.add(summarise(subjects.get(s), scenario, measured.get(s)));
         }
         return results;
+    }
+
+    /** The row label of {@code subject} in {@code scenario}: its semaphore's name in S8. */
+    public static String label(LockSubject subject, Scenario scenario) {
+        return scenario.semaphore() ? subject.semaphoreName() : subject.name();
     }
 
     /** The subjects that take part in {@code scenario}: all, or those with semaphores for S8. */
@@ -166,7 +171,7 @@ public final class BenchRunner {
                         maxShare)
                 : ScenarioResult.Fairness.NOT_MEASURED;
         return new ScenarioResult(
-                scenario.semaphore() ? subject.semaphoreName() : subject.name(),
+                label(subject, scenario),
                 scenario,
                 median,
                 rates,
