@@ -105,7 +105,7 @@ final class HtmlReport {
                 }
                 out.append(String.format(
                         Locale.ROOT,
-                        "| %s | %s | %s | %,.0f | %s | %.2f | %.2f | %s |%n",
+                        "| %s | %s | %s | %,.0f | %s | %,.2f | %,.2f | %s |%n",
                         outcome.backend(),
                         r.subject(),
                         r.scenario(),

@@ -113,6 +113,6 @@ final class SummaryTable {
 
     /** Microseconds as milliseconds with two decimals, or {@code -}. */
     private static String millis(double micros) {
-        return Double.isNaN(micros) ? "-" : String.format(Locale.ROOT, "%.2f", micros / 1000);
+        return Double.isNaN(micros) ? "-" : String.format(Locale.ROOT, "%,.2f", micros / 1000);
     }
 }
