@@ -15,6 +15,13 @@ import org.junit.jupiter.api.Test;
 class FairnessTest {
     private static final Duration RUN = Duration.ofMillis(400);
     private final BenchRunner runner = new BenchRunner(new BenchSettings(Duration.ZERO, RUN, 1, 8), line -> {});
+    /**
+     * Each holder keeps the lock 1 ms, so that the other threads are back in the queue when it
+     * releases: without it, on a busy machine, a releaser often finds nobody queued (the others
+     * descheduled outside lock()) and takes the fair lock again.
+     */
+    private final BenchRunner holding =
+            new BenchRunner(new BenchSettings(Duration.ZERO, RUN, 1, 8, Duration.ofMillis(1)), line -> {});
 
     @Test
     void aLockThatHandsEveryGrantBackToTheReleaserShowsNoShareToOthersASkewedSpreadAndALongWait() {
@@ -30,12 +37,13 @@ class FairnessTest {
         assertThat(fairness.waitMaxMicros())
                 .as("a waiter waited for the holder's whole run")
                 .isGreaterThanOrEqualTo(RUN.toNanos() / 2 / 1000.0);
-        assertThat(fairness.waitP99Micros()).isPositive().isLessThanOrEqualTo(fairness.waitMaxMicros());
+        // The holder's own re-acquisitions (almost every grant) wait for nothing.
+        assertThat(fairness.waitP99Micros()).isNotNegative().isLessThan(fairness.waitMaxMicros());
     }
 
     @Test
     void aFairLockHandsAlmostEveryGrantToAnotherThreadAndSpreadsThemEvenly() {
-        ScenarioResult result = runner.run(new InProcessSubject("fair", new ReentrantLock(true)), Scenario.C8);
+        ScenarioResult result = holding.run(new InProcessSubject("fair", new ReentrantLock(true)), Scenario.C8);
 
         ScenarioResult.Fairness fairness = result.fairness();
         assertThat(result.overlaps()).isZero();
