@@ -18,6 +18,11 @@ import org.slf4j.LoggerFactory;
  */
 final class ZooKeeperCalls {
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperCalls.class);
+    /**
+     * Marks a name as a semaphore's for {@link #describe}: a control character, which no valid lock
+     * name contains (see {@code LockNames} in baton-core).
+     */
+    private static final char SEMAPHORE_TAG = '\u0001';
 
     final CuratorFramework curator;
     /** Curator's namespace as a path prefix, for calls made on the ZooKeeper handle directly. */
@@ -216,8 +221,21 @@ final class ZooKeeperCalls {
                 + ": the client is closed; create a new client with Baton.connect to take locks again");
     }
 
+    /**
+     * How messages name a lock, or a semaphore given as its {@link #semaphoreSubject}: the protocol
+     * classes pass the name they were given to every call for its messages, and a semaphore's
+     * mutex and lease nodes go through the same classes as locks.
+     */
     String describe(String lockName) {
+        if (!lockName.isEmpty() && lockName.charAt(0) == SEMAPHORE_TAG) {
+            return "Baton semaphore '" + lockName.substring(1) + "' on " + backendName;
+        }
         return "Baton lock '" + lockName + "' on " + backendName;
+    }
+
+    /** The name {@link #describe} words as {@code Baton semaphore 'name'}. */
+    static String semaphoreSubject(String name) {
+        return SEMAPHORE_TAG + name;
     }
 
     /** Refuses every call from now on. */

@@ -74,7 +74,9 @@ final class ZooKeeperLeaseRenewal {
         if (!anyValid) {
             return answers;
         }
-        String lockName = grants.get(0).name();
+        // As messages give it (a semaphore's says so): the first grant's node's name.
+        String lockName =
+                nodes.get(0) != null ? nodes.get(0).lockName : grants.get(0).name();
         if (held.suspended()) {
             throw new LockUnavailableException(calls.describe(lockName)
                     + (grants.size() > 1 ? " and " + (grants.size() - 1) + " other lock(s)" : "")

@@ -5,6 +5,7 @@ import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
+import dev.baton.spi.LockKind;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.zookeeper.ZooKeeperHeldNodes.HeldNode;
@@ -37,6 +38,10 @@ import org.apache.zookeeper.data.Stat;
  * grants it holds, with a watch on each held node telling of its deletion ({@link
  * ZooKeeperLeaseRenewal}). Loss (a held node deleted by another client, a suspended connection unless
  * {@code onSuspended=wait}, an expired session, a lease run out) is reported at the next renewal.
+ *
+ * <p>Semaphore permits ({@link LockKind#PERMIT}) are Curator InterProcessSemaphoreV2 lease nodes
+ * ({@link ZooKeeperPermits}); once granted, a permit's lease node is a held node like a lock's, so
+ * renewal, loss and release do not tell them apart.
  */
 final class ZooKeeperLockBackend implements LockBackend {
     private final ZooKeeperUri uri;
@@ -44,6 +49,7 @@ final class ZooKeeperLockBackend implements LockBackend {
     private final ZooKeeperQueueProtocol queue;
     private final ZooKeeperHeldNodes held;
     private final ZooKeeperLeaseRenewal renewal;
+    private final ZooKeeperPermits permits;
 
     ZooKeeperLockBackend(ZooKeeperUri uri, LockOptions options, CuratorFramework curator) {
         this.uri = uri;
@@ -52,10 +58,12 @@ final class ZooKeeperLockBackend implements LockBackend {
                 calls, uri.creatorOnlyAcl() ? ZooDefs.Ids.CREATOR_ALL_ACL : ZooDefs.Ids.OPEN_ACL_UNSAFE, uri.root());
         this.held = new ZooKeeperHeldNodes(calls, uri.waitForReconnect());
         this.renewal = new ZooKeeperLeaseRenewal(calls, held, uri.sessionTimeout());
+        this.permits = new ZooKeeperPermits(calls, queue, held, uri.root());
         curator.getConnectionStateListenable().addListener((client, state) -> {
             held.onConnectionState(state);
             if (state == ConnectionState.LOST || state == ConnectionState.RECONNECTED) {
                 queue.wakeWaiters();
+                permits.wakeWaiters();
             }
         });
     }
@@ -67,6 +75,16 @@ final class ZooKeeperLockBackend implements LockBackend {
 
     @Override
     public boolean queuesWaiters() {
+        return true;
+    }
+
+    /**
+     * Semaphores in the wire format of Curator's InterProcessSemaphoreV2, at {@code
+     * <root>/~semaphores/<encoded name>}: see {@link ZooKeeperPermits}. Their waiters queue in the
+     * semaphore's mutex, as locks' waiters queue in the lock's queue.
+     */
+    @Override
+    public boolean supportsPermits() {
         return true;
     }
 
@@ -84,6 +102,9 @@ final class ZooKeeperLockBackend implements LockBackend {
     @Override
     public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
         long start = System.nanoTime();
+        if (request.kind() == LockKind.PERMIT) {
+            return permits.acquire(request, start, timeoutNanos);
+        }
         String lockPath = ZooKeeperLockPaths.lockPath(uri.root(), request.name());
         Entered entered = queue.enter(request, lockPath, calls.deadline());
         boolean granted = false;
@@ -136,11 +157,12 @@ final class ZooKeeperLockBackend implements LockBackend {
         held.forget(node);
         boolean wasValid = node.valid();
         try {
-            return calls.delete(grant.name(), node.path, calls.deadline()) && wasValid;
+            // node.lockName: the name as messages give it (a semaphore's says so).
+            return calls.delete(node.lockName, node.path, calls.deadline()) && wasValid;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockUnavailableException(
-                    calls.describe(grant.name()) + ": interrupted while releasing; ZooKeeper removes the node when"
+                    calls.describe(node.lockName) + ": interrupted while releasing; ZooKeeper removes the node when"
                             + " the session ends",
                     e);
         }
@@ -155,7 +177,11 @@ final class ZooKeeperLockBackend implements LockBackend {
     public void abandon(LockRequest request) {
         boolean interrupted = Thread.interrupted();
         try {
-            queue.removeOwn(request, ZooKeeperLockPaths.lockPath(uri.root(), request.name()));
+            if (request.kind() == LockKind.PERMIT) {
+                permits.abandon(request);
+            } else {
+                queue.removeOwn(request, ZooKeeperLockPaths.lockPath(uri.root(), request.name()));
+            }
         } catch (InterruptedException e) {
             interrupted = true;
         } finally {
@@ -207,6 +233,7 @@ final class ZooKeeperLockBackend implements LockBackend {
         // Closed before the waiters wake, so that each one either sees the flag or is woken.
         calls.markClosed();
         queue.wakeWaiters();
+        permits.wakeWaiters();
         held.stop();
         calls.closeSession();
     }

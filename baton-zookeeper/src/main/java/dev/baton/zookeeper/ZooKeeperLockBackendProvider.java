@@ -45,6 +45,13 @@ import org.apache.zookeeper.data.ACL;
  * nodes, so each interoperates with that Curator recipe on the path {@code <root>/<encoded name>}. The
  * parameter {@code exclusiveNodes} of earlier versions is refused with a message saying so.
  *
+ * <p>{@code semaphore(name, permits)} writes Curator InterProcessSemaphoreV2 nodes at {@code
+ * <chroot><root>/~semaphores/<encoded name>} (a path no lock name maps to), so {@code new
+ * InterProcessSemaphoreV2(client, "<root>/~semaphores/<name>", permits)} shares the permits with
+ * Baton, for example {@code /baton/locks/~semaphores/exports} for the semaphore {@code exports} with
+ * the default root. Curator keeps no count; Baton records it in that node's data and refuses a Baton
+ * client with another count, while a Curator client must be given the same count by its user.
+ *
  * <p>{@link #create} does no I/O: the connection is made in the background, and an unreachable
  * ensemble shows up as {@link dev.baton.LockUnavailableException} on first use, within the operation
  * timeout.

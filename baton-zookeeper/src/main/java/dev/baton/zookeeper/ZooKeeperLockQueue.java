@@ -37,6 +37,12 @@ final class ZooKeeperLockQueue {
     static final String MUTEX_MARKER = "lock-";
     static final String READ_MARKER = "__READ__";
     static final String WRITE_MARKER = "__WRIT__";
+    /**
+     * A semaphore permit's lease node (Curator's InterProcessSemaphoreV2). Lease nodes live under a
+     * semaphore's {@code leases} node, never in a lock queue: see {@link ZooKeeperPermits}.
+     */
+    static final String LEASE_MARKER = "lease-";
+
     private static final int SEQUENCE_DIGITS = 10;
 
     /** Sorts children like Curator: by the sequence suffix, compared as text. */
@@ -58,6 +64,7 @@ final class ZooKeeperLockQueue {
             case MUTEX -> MUTEX_MARKER;
             case READ -> READ_MARKER;
             case WRITE -> WRITE_MARKER;
+            case PERMIT -> LEASE_MARKER;
         };
     }
 

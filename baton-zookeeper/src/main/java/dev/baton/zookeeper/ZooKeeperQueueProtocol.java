@@ -54,8 +54,17 @@ final class ZooKeeperQueueProtocol {
     /** A queue node: its path, its name in the queue, and its czxid (the fencing token). */
     record QueueNode(String path, String node, long czxid) {}
 
-    /** The new queue node, and the queue as listed right after it was created (null if unknown). */
-    record Entered(QueueNode own, List<String> children) {}
+    /**
+     * The new queue node, and the queue as listed right after it was created (null if unknown).
+     *
+     * @param joined how many children the parent had in the transaction that created the node
+     *     (counting it), or -1 if unknown; the semaphore's leases use it ({@link ZooKeeperPermits})
+     */
+    record Entered(QueueNode own, List<String> children, int joined) {
+        Entered(QueueNode own, List<String> children) {
+            this(own, children, -1);
+        }
+    }
 
     /** Close, session loss or reconnection: every waiter looks at its queue again. */
     void wakeWaiters() {
@@ -123,7 +132,8 @@ final class ZooKeeperQueueProtocol {
         String own = ((OpResult.CreateResult) results.get(0)).getPath().substring(calls.namespace.length());
         Stat lockNode = ((OpResult.SetDataResult) results.get(1)).getStat();
         QueueNode node = new QueueNode(own, own.substring(lockPath.length() + 1), lockNode.getMzxid());
-        return new Entered(node, lockNode.getNumChildren() == 1 ? List.of(node.node()) : null);
+        return new Entered(
+                node, lockNode.getNumChildren() == 1 ? List.of(node.node()) : null, lockNode.getNumChildren());
     }
 
     private QueueNode create(LockRequest request, String lockPath, long deadline) throws InterruptedException {

@@ -46,7 +46,7 @@ class ZooKeeperContractTest extends LockBackendContract {
 
             @Override
             public Set<Capability> capabilities() {
-                return Set.of(Capability.SHARED_MODE);
+                return Set.of(Capability.SHARED_MODE, Capability.SEMAPHORES, Capability.FAIR);
             }
 
             @Override

@@ -90,7 +90,7 @@ class ZooKeeperEnsembleContractTest extends LockBackendContract {
 
             @Override
             public Set<Capability> capabilities() {
-                return Set.of(Capability.SHARED_MODE);
+                return Set.of(Capability.SHARED_MODE, Capability.SEMAPHORES, Capability.FAIR);
             }
 
             @Override
