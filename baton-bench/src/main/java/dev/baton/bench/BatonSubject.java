@@ -3,14 +3,19 @@ package dev.baton.bench;
 import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
+import dev.baton.LockConfigurationException;
 import dev.baton.LockOptions;
 import java.util.function.Supplier;
 
-/** Baton itself, on whatever backend a URI (or a client factory) names. */
+/**
+ * Baton itself, on whatever backend a URI (or a client factory) names. Its semaphore rows use {@code
+ * LockClient.semaphore(name, permits)}, on the backends that have semaphores.
+ */
 public final class BatonSubject implements LockSubject {
     private final String name;
     private final Supplier<LockClient> clients;
     private final String uri;
+    private volatile Boolean semaphores;
 
     public BatonSubject(String name, Supplier<LockClient> clients) {
         this(name, clients, null);
@@ -37,6 +42,26 @@ public final class BatonSubject implements LockSubject {
         return name;
     }
 
+    /**
+     * Whether the backend has semaphores: asked once, of a client of its own, by taking a semaphore
+     * handle (no I/O in the core; a backend without semaphores refuses it with {@link
+     * LockConfigurationException}).
+     */
+    @Override
+    public boolean hasSemaphores() {
+        Boolean known = semaphores;
+        if (known == null) {
+            try (LockClient client = clients.get()) {
+                client.semaphore("bench-semaphore-probe", 1);
+                known = true;
+            } catch (LockConfigurationException e) {
+                known = false;
+            }
+            semaphores = known;
+        }
+        return known;
+    }
+
     @Override
     public Client newClient() {
         LockClient client = clients.get();
@@ -44,6 +69,12 @@ public final class BatonSubject implements LockSubject {
             @Override
             public Held acquire(String lockName) {
                 Lease lease = client.lock(lockName).acquire();
+                return lease::close;
+            }
+
+            @Override
+            public Held acquirePermit(String semaphoreName, int permits) {
+                Lease lease = client.semaphore(semaphoreName, permits).acquire();
                 return lease::close;
             }
 

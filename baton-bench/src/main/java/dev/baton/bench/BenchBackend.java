@@ -28,8 +28,28 @@ public interface BenchBackend extends AutoCloseable {
      * @param total all subjects: Baton's, peers and raw baselines
      * @param baton Baton's own subjects, reachable by URI from another process ({@link
      *     BatonSubject#uri()}), so the ones whose recovery after a killed holder can be measured
+     * @param semaphores the subjects that {@linkplain LockSubject#hasSemaphores() have semaphores},
+     *     so run the semaphore scenario; Baton's count as its backend has them when the bench is built
+     *     (a backend that gains semaphores must raise its count: {@code PlannedSubjectsTest} checks)
      */
-    record PlannedSubjects(int total, int baton) {}
+    record PlannedSubjects(int total, int baton, int semaphores) {
+        public PlannedSubjects {
+            if (total < 0 || baton < 0 || semaphores < 0 || baton > total || semaphores > total) {
+                throw new IllegalArgumentException(
+                        "0 <= baton, semaphores <= total required: " + total + ", " + baton + ", " + semaphores);
+            }
+        }
+
+        /** Subjects without semaphores. */
+        public PlannedSubjects(int total, int baton) {
+            this(total, baton, 0);
+        }
+
+        /** The subjects that run {@code scenario}: those with semaphores for S8, all for the others. */
+        public int running(Scenario scenario) {
+            return scenario.semaphore() ? semaphores : total;
+        }
+    }
 
     /**
      * The lease time of the holder that the recovery probe kills ({@link RecoveryProbe}): {@link

@@ -13,10 +13,13 @@ import java.util.function.Supplier;
  * pieces):
  *
  * <pre>
- * java -cp ... dev.baton.bench.BenchMain --backends h2,postgres --run 5s --warmup 2s --runs 3 --scenarios A1,A8,B8,C8
+ * java -cp ... dev.baton.bench.BenchMain --backends h2,postgres --run 5s --warmup 2s --runs 3 --scenarios A1,A8,B8,C8,S8
  *     [--subjects baton,raw]   (only subjects whose name contains one of these)
  *     [--hold 1ms]             (each holder keeps the lock this long before releasing)
  * </pre>
+ *
+ * <p>S8 (a semaphore of 4 permits, 8 clients) runs only for the subjects that have semaphores; the
+ * others get no S8 row.
  *
  * <p>Besides the backends of {@code baton bench}, {@code --backends zookeeper-protocols} measures
  * Baton's and Curator's queue protocols on the bare ZooKeeper client beside Baton, Curator's mutex
@@ -58,6 +61,8 @@ public final class BenchMain {
                 run(backends, scenarios, new BenchSettings(warmup, run, runs, 8, hold), uri, subjectFilter, System.out);
         System.out.println();
         System.out.print(ResultTable.markdown(results));
+        System.out.println();
+        System.out.println(ResultTable.FAIRNESS_NOTE);
     }
 
     /** Runs every subject of every named backend through every scenario. */

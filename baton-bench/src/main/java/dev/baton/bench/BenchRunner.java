@@ -23,6 +23,12 @@ import org.HdrHistogram.Recorder;
  * call to the next holder's acquire returning (other thread only). CPU per pair is over the measured
  * runs only: this JVM's ({@link CpuSample}: the clients, and servers that run inside it) and the
  * server processes' it started.
+ *
+ * <p>In contended rows the same loop also records {@link ScenarioResult.Fairness}: each acquire
+ * call's wait (call to return), which thread each grant went to, and whether it went to a thread
+ * other than the last one to release. The semaphore row ({@link Scenario#S8}) runs only for subjects
+ * that {@linkplain LockSubject#hasSemaphores() have semaphores}; it counts an overlap when more
+ * holders than permits are inside.
  */
 public final class BenchRunner {
     private final BenchSettings settings;
@@ -47,8 +53,8 @@ public final class BenchRunner {
         this(settings, new Progress() {
             @Override
             public void runStarting(LockSubject subject, Scenario scenario, int run) {
-                progress.accept(subject.name() + " " + scenario + ": run " + run + "/" + settings.runs() + " (after "
-                        + settings.warmup() + " warm-up)");
+                progress.accept(label(subject, scenario) + " " + scenario + ": run " + run + "/" + settings.runs()
+                        + " (after " + settings.warmup() + " warm-up)");
             }
 
             @Override
@@ -65,7 +71,8 @@ public final class BenchRunner {
      * of on whichever comes first. Only one subject's clients exist at a time (a database has a
      * connection limit); each run starts with fresh clients and the warm-up.
      */
-    public List<ScenarioResult> runInterleaved(List<LockSubject> subjects, Scenario scenario) {
+    public List<ScenarioResult> runInterleaved(List<LockSubject> all, Scenario scenario) {
+        List<LockSubject> subjects = runnable(all, scenario);
         List<List<Measurement>> measured = new ArrayList<>();
         subjects.forEach(subject -> measured.add(new ArrayList<>()));
         for (int run = 1; run <= settings.runs(); run++) {
@@ -104,10 +111,27 @@ public final class BenchRunner {
         return results;
     }
 
+    /** The row label of {@code subject} in {@code scenario}: its semaphore's name in S8. */
+    public static String label(LockSubject subject, Scenario scenario) {
+        return scenario.semaphore() ? subject.semaphoreName() : subject.name();
+    }
+
+    /** The subjects that take part in {@code scenario}: all, or those with semaphores for S8. */
+    private static List<LockSubject> runnable(List<LockSubject> subjects, Scenario scenario) {
+        return scenario.semaphore()
+                ? subjects.stream().filter(LockSubject::hasSemaphores).toList()
+                : subjects;
+    }
+
     private ScenarioResult summarise(LockSubject subject, Scenario scenario, List<Measurement> runs) {
         List<Double> rates = new ArrayList<>();
         Histogram pairs = new Histogram(3);
         Histogram handoffs = new Histogram(3);
+        Histogram waits = new Histogram(3);
+        long toAnother = 0;
+        long afterRelease = 0;
+        double minShare = Double.NaN;
+        double maxShare = Double.NaN;
         long overlaps = 0;
         long errors = 0;
         long totalPairs = 0;
@@ -120,6 +144,17 @@ public final class BenchRunner {
             rates.add(measured.pairs / (measured.elapsedNanos / 1e9));
             pairs.add(measured.pairLatency);
             handoffs.add(measured.handoffLatency);
+            waits.add(measured.waitLatency);
+            toAnother += measured.toAnother;
+            afterRelease += measured.afterRelease;
+            long granted = java.util.Arrays.stream(measured.grants).sum();
+            if (granted > 0) {
+                // The least even run: the smallest share of any run, the largest of any run.
+                double least = java.util.Arrays.stream(measured.grants).min().orElse(0) * 100.0 / granted;
+                double most = java.util.Arrays.stream(measured.grants).max().orElse(0) * 100.0 / granted;
+                minShare = Double.isNaN(minShare) ? least : Math.min(minShare, least);
+                maxShare = Double.isNaN(maxShare) ? most : Math.max(maxShare, most);
+            }
             overlaps += measured.overlaps;
             errors += measured.errors;
         }
@@ -127,8 +162,16 @@ public final class BenchRunner {
         Collections.sort(sorted);
         double median = sorted.get(sorted.size() / 2);
         boolean contended = scenario.contended() && handoffs.getTotalCount() > 0;
+        ScenarioResult.Fairness fairness = scenario.contended() && afterRelease > 0
+                ? new ScenarioResult.Fairness(
+                        toAnother * 100.0 / afterRelease,
+                        micros(waits, 99),
+                        waits.getMaxValue() / 1000.0,
+                        minShare,
+                        maxShare)
+                : ScenarioResult.Fairness.NOT_MEASURED;
         return new ScenarioResult(
-                subject.name(),
+                label(subject, scenario),
                 scenario,
                 median,
                 rates,
@@ -139,14 +182,23 @@ public final class BenchRunner {
                 overlaps,
                 errors,
                 perPairMicros(clientCpu, totalPairs),
-                perPairMicros(serverCpu, totalPairs));
+                perPairMicros(serverCpu, totalPairs),
+                fairness);
     }
 
     private static double perPairMicros(long cpuNanos, long pairs) {
         return cpuNanos < 0 || pairs == 0 ? Double.NaN : cpuNanos / 1000.0 / pairs;
     }
 
+    /**
+     * Runs {@code scenario} for one subject, all runs on the same clients.
+     *
+     * @throws IllegalArgumentException for the semaphore scenario if the subject has no semaphores
+     */
     public ScenarioResult run(LockSubject subject, Scenario scenario) {
+        if (runnable(List.of(subject), scenario).isEmpty()) {
+            throw new IllegalArgumentException(subject.name() + " has no semaphores: it cannot run " + scenario);
+        }
         List<LockSubject.Client> clients = new ArrayList<>();
         try {
             int clientCount = scenario.clientPerThread() ? settings.threadsFor(scenario) : 1;
@@ -190,11 +242,20 @@ public final class BenchRunner {
         return histogram.getTotalCount() == 0 ? Double.NaN : histogram.getValueAtPercentile(percentile) / 1000.0;
     }
 
+    /**
+     * One run. {@code grants} holds each thread's grants; {@code afterRelease} counts the grants that
+     * followed some release, {@code toAnother} those of them that went to a thread other than the
+     * last releaser (contended rows only).
+     */
     private record Measurement(
             long pairs,
             long elapsedNanos,
             Histogram pairLatency,
             Histogram handoffLatency,
+            Histogram waitLatency,
+            long[] grants,
+            long afterRelease,
+            long toAnother,
             long overlaps,
             long errors,
             long clientCpuNanos,
@@ -206,6 +267,12 @@ public final class BenchRunner {
         long holdNanos = settings.hold().toNanos();
         Recorder pairLatency = new Recorder(3);
         Recorder handoffLatency = new Recorder(3);
+        Recorder waitLatency = new Recorder(3);
+        // Each thread writes only its own slot; read after join().
+        long[] grants = new long[threads];
+        long[] afterRelease = new long[threads];
+        long[] toAnother = new long[threads];
+        int allowedInside = scenario.permits(threads);
         LongAdder pairs = new LongAdder();
         LongAdder overlaps = new LongAdder();
         LongAdder errors = new LongAdder();
@@ -235,20 +302,31 @@ public final class BenchRunner {
                         while (!stop.get()) {
                             try {
                                 long start = System.nanoTime();
-                                LockSubject.Held held = client.acquire(name);
+                                LockSubject.Held held = scenario.semaphore()
+                                        ? client.acquirePermit(name, allowedInside)
+                                        : client.acquire(name);
                                 long acquired = System.nanoTime();
                                 if (scenario.contended()) {
                                     long previous = lastReleaseCall.get();
-                                    if (previous != 0 && lastReleaser.get() != index) {
+                                    long releaser = lastReleaser.get();
+                                    if (previous != 0 && releaser != index && !scenario.semaphore()) {
                                         handoffLatency.recordValue(Math.max(0, acquired - previous));
                                     }
+                                    waitLatency.recordValue(acquired - start);
+                                    grants[index]++;
+                                    if (releaser >= 0) {
+                                        afterRelease[index]++;
+                                        if (releaser != index) {
+                                            toAnother[index]++;
+                                        }
+                                    }
                                 }
-                                if (inside.incrementAndGet() > 1) {
+                                if (inside.incrementAndGet() > allowedInside) {
                                     overlaps.increment();
                                 }
                                 if (holdNanos > 0) {
                                     hold(acquired + holdNanos);
-                                    if (inside.get() > 1) {
+                                    if (inside.get() > allowedInside) {
                                         overlaps.increment();
                                     }
                                 }
@@ -294,6 +372,10 @@ public final class BenchRunner {
                     elapsed,
                     pairLatency.getIntervalHistogram(),
                     handoffLatency.getIntervalHistogram(),
+                    waitLatency.getIntervalHistogram(),
+                    grants,
+                    java.util.Arrays.stream(afterRelease).sum(),
+                    java.util.Arrays.stream(toAnother).sum(),
                     overlaps.sum(),
                     errors.sum(),
                     cpuAfter.clientNanosSince(cpuBefore),

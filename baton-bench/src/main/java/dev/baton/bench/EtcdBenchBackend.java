@@ -68,7 +68,7 @@ final class EtcdBenchBackend implements BenchBackend {
 
     @Override
     public PlannedSubjects plannedSubjects(boolean external) {
-        return new PlannedSubjects(3, 1);
+        return new PlannedSubjects(3, 1, 1);
     }
 
     @Override

@@ -29,7 +29,7 @@ final class JdbcBenchBackends {
             .build();
 
     static BenchBackend h2() {
-        return new ServerBackend("h2", new BenchBackend.PlannedSubjects(2, 2), H2Server::start, server -> {
+        return new ServerBackend("h2", new BenchBackend.PlannedSubjects(2, 2, 2), H2Server::start, server -> {
             String uri = server.jdbcUrl() + ";USER=" + server.user() + ";PASSWORD=" + server.password();
             return List.of(
                     BatonSubject.of("baton table", uri, OPTIONS),
@@ -38,22 +38,23 @@ final class JdbcBenchBackends {
     }
 
     static BenchBackend postgres() {
-        return new ServerBackend("postgres", new BenchBackend.PlannedSubjects(7, 4), PostgresServer::start, server -> {
-            String uri = withCredentials(server);
-            List<LockSubject> subjects = new ArrayList<>();
-            subjects.add(BatonSubject.of("baton table", uri, OPTIONS));
-            subjects.add(BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", OPTIONS));
-            subjects.add(BatonSubject.of("baton pessimistic", uri + "&strategy=pessimistic", OPTIONS));
-            subjects.add(BatonSubject.of("baton advisory", uri + "&strategy=advisory", OPTIONS));
-            subjects.add(new ShedLockSubject(server.jdbcUrl(), server.user(), server.password()));
-            subjects.add(JdbcRawSubjects.insertDelete(server.jdbcUrl(), server.user(), server.password()));
-            subjects.add(JdbcRawSubjects.advisory(server.jdbcUrl(), server.user(), server.password()));
-            return subjects;
-        });
+        return new ServerBackend(
+                "postgres", new BenchBackend.PlannedSubjects(7, 4, 4), PostgresServer::start, server -> {
+                    String uri = withCredentials(server);
+                    List<LockSubject> subjects = new ArrayList<>();
+                    subjects.add(BatonSubject.of("baton table", uri, OPTIONS));
+                    subjects.add(BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", OPTIONS));
+                    subjects.add(BatonSubject.of("baton pessimistic", uri + "&strategy=pessimistic", OPTIONS));
+                    subjects.add(BatonSubject.of("baton advisory", uri + "&strategy=advisory", OPTIONS));
+                    subjects.add(new ShedLockSubject(server.jdbcUrl(), server.user(), server.password()));
+                    subjects.add(JdbcRawSubjects.insertDelete(server.jdbcUrl(), server.user(), server.password()));
+                    subjects.add(JdbcRawSubjects.advisory(server.jdbcUrl(), server.user(), server.password()));
+                    return subjects;
+                });
     }
 
     static BenchBackend mariadb() {
-        return new ServerBackend("mariadb", new BenchBackend.PlannedSubjects(2, 2), MariaDbServer::start, server -> {
+        return new ServerBackend("mariadb", new BenchBackend.PlannedSubjects(2, 2, 2), MariaDbServer::start, server -> {
             String uri = withCredentials(server);
             return List.of(
                     BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", OPTIONS),
@@ -68,7 +69,7 @@ final class JdbcBenchBackends {
 
     private static final class ServerBackend implements BenchBackend {
         /** An external server: only Baton's default strategy, reached by the given URI. */
-        private static final PlannedSubjects EXTERNAL = new PlannedSubjects(1, 1);
+        private static final PlannedSubjects EXTERNAL = new PlannedSubjects(1, 1, 1);
 
         private final String id;
         private final PlannedSubjects planned;

@@ -11,17 +11,21 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.redisson.Redisson;
 import org.redisson.api.RLock;
+import org.redisson.api.RSemaphore;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
 /**
  * Redis: Baton, Redisson's {@code RLock} and a raw Lettuce baseline, all against the same embedded
- * server (or the server named by {@code --uri} / {@code BATON_REDIS_URI}).
+ * server (or the server named by {@code --uri} / {@code BATON_REDIS_URI}). The semaphore rows:
+ * Baton's semaphore and Redisson's {@code RSemaphore}.
  */
 final class RedisBenchBackend implements BenchBackend {
     static final LockOptions OPTIONS = LockOptions.builder()
@@ -51,7 +55,7 @@ final class RedisBenchBackend implements BenchBackend {
 
     @Override
     public PlannedSubjects plannedSubjects(boolean external) {
-        return new PlannedSubjects(3, 1);
+        return new PlannedSubjects(3, 1, 2);
     }
 
     @Override
@@ -71,7 +75,13 @@ final class RedisBenchBackend implements BenchBackend {
         }
     }
 
-    /** Redisson's {@code RLock}: lock() and unlock() on the calling thread, default settings. */
+    /**
+     * Redisson's {@code RLock}: lock() and unlock() on the calling thread, default settings. Its
+     * semaphore rows use {@code RSemaphore}: {@code trySetPermits} once per name and client (only the
+     * first call sets the count), then {@code acquire()} and {@code release()}. An RSemaphore permit
+     * has no lease: a holder that crashes loses its permit for good, where Baton's comes back when
+     * its lease runs out.
+     */
     static final class RedissonSubject implements LockSubject {
         private final String uri;
 
@@ -85,16 +95,43 @@ final class RedisBenchBackend implements BenchBackend {
         }
 
         @Override
+        public boolean hasSemaphores() {
+            return true;
+        }
+
+        @Override
+        public String semaphoreName() {
+            return "redisson RSemaphore";
+        }
+
+        @Override
         public Client newClient() {
             Config config = new Config();
             config.useSingleServer().setAddress(uri);
             RedissonClient redisson = Redisson.create(config);
+            Map<String, RSemaphore> semaphores = new ConcurrentHashMap<>();
             return new Client() {
                 @Override
                 public Held acquire(String lockName) {
                     RLock lock = redisson.getLock(lockName);
                     lock.lock();
                     return lock::unlock;
+                }
+
+                @Override
+                public Held acquirePermit(String name, int permits) {
+                    RSemaphore semaphore = semaphores.computeIfAbsent(name, n -> {
+                        RSemaphore created = redisson.getSemaphore(n);
+                        created.trySetPermits(permits);
+                        return created;
+                    });
+                    try {
+                        semaphore.acquire();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("interrupted while acquiring a permit of " + name, e);
+                    }
+                    return semaphore::release;
                 }
 
                 @Override

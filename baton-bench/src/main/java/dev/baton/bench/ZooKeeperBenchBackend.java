@@ -11,13 +11,16 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 
 /**
  * ZooKeeper rows: Baton's queue lock, Apache Curator's InterProcessMutex, and a raw baseline (create
- * an ephemeral node, delete it; a waiter watches the node), all on one server in one run.
+ * an ephemeral node, delete it; a waiter watches the node), all on one server in one run. The
+ * semaphore rows: Baton's semaphore and Curator's InterProcessSemaphoreV2.
  */
 final class ZooKeeperBenchBackend implements BenchBackend {
     static final LockOptions OPTIONS = LockOptions.builder()
@@ -82,7 +85,7 @@ final class ZooKeeperBenchBackend implements BenchBackend {
         int probes = protocols
                 ? ZooKeeperProtocolSubjects.subjects("", SESSION_MILLIS).size()
                 : 0;
-        return new PlannedSubjects(probes + 3, 1);
+        return new PlannedSubjects(probes + 3, 1, 2);
     }
 
     @Override
@@ -102,7 +105,11 @@ final class ZooKeeperBenchBackend implements BenchBackend {
         }
     }
 
-    /** Curator's mutex, or the raw baseline, each client with its own Curator connection. */
+    /**
+     * Curator's mutex, or the raw baseline, each client with its own Curator connection. Curator's
+     * semaphore rows use {@code InterProcessSemaphoreV2(client, path, permits)}: {@code acquire()},
+     * then {@code Lease.close()}.
+     */
     private static final class CuratorSubject implements LockSubject {
         private final String name;
         private final String connect;
@@ -117,6 +124,16 @@ final class ZooKeeperBenchBackend implements BenchBackend {
         @Override
         public String name() {
             return name;
+        }
+
+        @Override
+        public boolean hasSemaphores() {
+            return !raw;
+        }
+
+        @Override
+        public String semaphoreName() {
+            return "curator InterProcessSemaphoreV2";
         }
 
         @Override
@@ -140,6 +157,7 @@ final class ZooKeeperBenchBackend implements BenchBackend {
                 throw new IllegalStateException("interrupted while connecting to ZooKeeper at " + connect, e);
             }
             Map<String, InterProcessMutex> mutexes = new ConcurrentHashMap<>();
+            Map<String, InterProcessSemaphoreV2> semaphores = new ConcurrentHashMap<>();
             return new Client() {
                 @Override
                 public Held acquire(String lockName) {
@@ -150,6 +168,28 @@ final class ZooKeeperBenchBackend implements BenchBackend {
                     } catch (Exception e) {
                         throw new IllegalStateException(name + ": acquiring " + lockName + " failed: " + e, e);
                     }
+                }
+
+                @Override
+                public Held acquirePermit(String semaphoreName, int permits) {
+                    InterProcessSemaphoreV2 semaphore = semaphores.computeIfAbsent(
+                            semaphoreName,
+                            n -> new InterProcessSemaphoreV2(curator, "/curator/semaphores/" + n, permits));
+                    Lease lease;
+                    try {
+                        lease = semaphore.acquire();
+                    } catch (Exception e) {
+                        throw new IllegalStateException(
+                                name + ": acquiring a permit of " + semaphoreName + " failed: " + e, e);
+                    }
+                    return () -> {
+                        try {
+                            lease.close();
+                        } catch (java.io.IOException e) {
+                            throw new IllegalStateException(
+                                    name + ": releasing a permit of " + semaphoreName + " failed: " + e, e);
+                        }
+                    };
                 }
 
                 private Held curatorAcquire(String lockName) throws Exception {

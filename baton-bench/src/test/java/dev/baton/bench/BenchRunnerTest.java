@@ -21,7 +21,12 @@ class BenchRunnerTest {
                 new java.io.PrintStream(java.io.OutputStream.nullOutputStream()));
         long subjects = results.stream().map(ScenarioResult::subject).distinct().count();
         assertThat(subjects).isPositive();
-        assertThat(results).hasSize((int) subjects * Scenario.values().length);
+        assertThat(results.stream().filter(r -> !r.scenario().semaphore()))
+                .as("every subject has every lock row")
+                .hasSize((int) subjects * (Scenario.values().length - 1));
+        assertThat(results.stream().filter(r -> r.scenario().semaphore()))
+                .as("S8 rows only for the subjects whose backend has semaphores")
+                .hasSizeLessThanOrEqualTo((int) subjects);
         for (ScenarioResult result : results) {
             assertThat(result.overlaps()).as("%s overlaps", result.scenario()).isZero();
             assertThat(result.errors()).as("%s errors", result.scenario()).isZero();
@@ -32,8 +37,12 @@ class BenchRunnerTest {
                     .as("%s client CPU", result.scenario())
                     .isPositive();
             assertThat(Double.isNaN(result.handoffP50Micros()))
-                    .as("%s hand-off measured only when contended", result.scenario())
-                    .isEqualTo(!result.scenario().contended());
+                    .as("%s hand-off measured only when a lock is contended", result.scenario())
+                    .isEqualTo(
+                            !result.scenario().contended() || result.scenario().semaphore());
+            assertThat(result.fairness().measured())
+                    .as("%s fairness measured only when contended", result.scenario())
+                    .isEqualTo(result.scenario().contended());
         }
         String table = ResultTable.markdown(results);
         assertThat(table).contains("| baton table | C8 |");
@@ -90,7 +99,33 @@ class BenchRunnerTest {
                 412.4,
                 Double.NaN);
         assertThat(ResultTable.markdown(List.of(result)))
-                .contains("| baton x | C8 | 2,000 | 1,500 / 2,000 / 12,346 | 10 | 20 | 5 | 9 | 412 | - | 0 | 0 |");
+                .contains(
+                        "| baton x | C8 | 2,000 | 1,500 / 2,000 / 12,346 | 10 | 20 | 5 | 9 | 412 | - | - | - | - | - | 0 | 0 |");
+    }
+
+    @Test
+    void theTableShowsTheFairnessOfAContendedRow() {
+        ScenarioResult result = new ScenarioResult(
+                "redisson RSemaphore",
+                Scenario.S8,
+                900,
+                List.of(900.0),
+                10,
+                20,
+                Double.NaN,
+                Double.NaN,
+                0,
+                0,
+                412.4,
+                Double.NaN,
+                new ScenarioResult.Fairness(3.25, 1_500, 250_000, 0.4, 96.8));
+        assertThat(ResultTable.markdown(List.of(result)))
+                .contains("| to another client | wait p99 µs | wait max µs | grants min / max per client |")
+                .contains("| redisson RSemaphore | S8 | 900 | 900 | 10 | 20 | - | - | 412 | - | 3.3% | 1,500 | 250,000"
+                        + " | 0.4% / 96.8% | 0 | 0 |");
+        assertThat(ResultTable.percent(97.4)).isEqualTo("97%");
+        assertThat(ResultTable.percent(Double.NaN)).isEqualTo("-");
+        assertThat(ResultTable.FAIRNESS_NOTE).contains("barging").contains("pairs/s");
     }
 
     @Test

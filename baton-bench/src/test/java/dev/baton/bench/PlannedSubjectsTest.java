@@ -22,8 +22,13 @@ class PlannedSubjectsTest {
                     long baton = subjects.stream()
                             .filter(s -> s instanceof BatonSubject b && b.uri().isPresent())
                             .count();
-                    assertThat(new BenchBackend.PlannedSubjects(subjects.size(), (int) baton))
-                            .as(id)
+                    long semaphores =
+                            subjects.stream().filter(LockSubject::hasSemaphores).count();
+                    assertThat(new BenchBackend.PlannedSubjects(subjects.size(), (int) baton, (int) semaphores))
+                            .as(
+                                    "%s: subjects, Baton's, with semaphores (a backend that gained semaphores"
+                                            + " raises its planned count)",
+                                    id)
                             .isEqualTo(planned);
                 } finally {
                     subjects.forEach(LockSubject::close);

@@ -20,7 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -38,7 +37,8 @@ import picocli.CommandLine.Option;
         description = {
             "Benchmark backends side by side: acquire+release pairs per second uncontended (A8: 8 threads, 8"
                     + " names) and contended (C8: 8 clients, one name), hand-off latency from release() to the next"
-                    + " holder, and the recovery time after a holder is killed with SIGKILL.",
+                    + " holder, fairness (share of grants to another client, longest wait, spread of grants across"
+                    + " clients), and the recovery time after a holder is killed with SIGKILL.",
             "Without --uri, embedded servers are started on free loopback ports; a backend whose server cannot"
                     + " start here is listed as skipped, with the reason."
         })
@@ -61,8 +61,8 @@ final class BenchCommand implements Callable<Integer> {
 
     @Option(
             names = "--full",
-            description = "The long, repeated comparison: every scenario, each row the median of 3 runs of 10s after"
-                    + " a 2s warm-up (about 40 min on 2 cores). Default: a quick comparison of A8 and C8, one run of"
+            description = "The long, repeated comparison: every scenario (S8, the semaphore, for the subjects that have"
+                    + " semaphores), each row the median of 3 runs of 10s after a 2s warm-up (about an hour on 2 cores with every backend). Default: a quick comparison of A8 and C8, one run of"
                     + " 3s after a 1s warm-up per row (about 3 min). --scenarios, --duration, --warmup and --runs"
                     + " override either.")
     boolean full;
@@ -100,7 +100,8 @@ final class BenchCommand implements Callable<Integer> {
     @Option(
             names = "--scenarios",
             split = ",",
-            description = "Scenarios (default A8,C8, --full A1,A8,B8,C8): A1, A8, B8, C8, and M (one client holds"
+            description = "Scenarios (default A8,C8, --full A1,A8,B8,C8,S8): A1, A8, B8, C8, S8 (8 clients, one"
+                    + " semaphore of 4 permits, for the subjects that have semaphores), and M (one client holds"
                     + " --leases leases through --latency for 3 lease times, on Redis and PostgreSQL: long, so only when"
                     + " asked)")
     List<String> scenarios;
@@ -165,7 +166,7 @@ final class BenchCommand implements Callable<Integer> {
             try {
                 compared.add(Scenario.valueOf(upper));
             } catch (IllegalArgumentException e) {
-                err.println("baton bench: unknown scenario '" + name + "'; known: A1, A8, B8, C8, M");
+                err.println("baton bench: unknown scenario '" + name + "'; known: A1, A8, B8, C8, S8, M");
                 return ExitCodes.USAGE;
             }
         }
@@ -209,7 +210,9 @@ final class BenchCommand implements Callable<Integer> {
             took = progress.elapsed();
         }
         out.println();
-        out.print(summaryTable(outcomes, threads));
+        out.print(SummaryTable.markdown(outcomes, threads));
+        out.println();
+        out.println(ResultTable.FAIRNESS_NOTE);
         long overlaps = outcomes.stream()
                 .flatMap(o -> o.results().stream())
                 .mapToLong(ScenarioResult::overlaps)
@@ -242,7 +245,7 @@ final class BenchCommand implements Callable<Integer> {
                 Locale.ROOT,
                 "%d rows: %d subjects (%s) x %s, %d run%s of %s after a %s warm-up each: about %s",
                 plan.rows(),
-                plan.rows() / plan.scenarios().size(),
+                plan.subjects(),
                 plan.backends().stream().map(BenchPlan.Backend::id).collect(Collectors.joining(", ")),
                 plan.scenarios().stream().map(Scenario::name).collect(Collectors.joining(", ")),
                 settings.runs(),
@@ -275,8 +278,16 @@ final class BenchCommand implements Callable<Integer> {
                 progress.note(id + ": skipped: " + reason);
                 return BackendOutcome.skipped(id, reason);
             }
-            progress.backendStarted(new PlannedSubjects(subjects.size(), (int)
-                    subjects.stream().filter(BenchCommand::probed).count()));
+            // Whether a Baton subject has semaphores costs a client: asked only when S8 is to run.
+            boolean semaphores = plan.scenarios().stream().anyMatch(Scenario::semaphore);
+            progress.backendStarted(new PlannedSubjects(
+                    subjects.size(),
+                    (int) subjects.stream().filter(BenchCommand::probed).count(),
+                    semaphores
+                            ? (int) subjects.stream()
+                                    .filter(LockSubject::hasSemaphores)
+                                    .count()
+                            : 0));
             List<ScenarioResult> results = new ArrayList<>();
             Map<String, String> recovery = new LinkedHashMap<>();
             try {
@@ -328,70 +339,5 @@ final class BenchCommand implements Callable<Integer> {
         }
         String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
         return message.lines().findFirst().orElse(message);
-    }
-
-    /** CPU per pair of a row: the bench's JVM, plus the server processes where they were seen. */
-    private static String cpu(Optional<ScenarioResult> row) {
-        return row.filter(r -> !Double.isNaN(r.clientCpuMicrosPerPair()))
-                .map(r -> String.format(Locale.ROOT, "%,.0f", r.clientCpuMicrosPerPair())
-                        + (Double.isNaN(r.serverCpuMicrosPerPair())
-                                ? ""
-                                : String.format(Locale.ROOT, "+%,.0f", r.serverCpuMicrosPerPair())))
-                .orElse("-");
-    }
-
-    /** The one table: one row per subject of each backend. */
-    static String summaryTable(List<BackendOutcome> outcomes, int threads) {
-        StringBuilder out = new StringBuilder();
-        out.append(String.format(
-                Locale.ROOT,
-                "| backend | strategy | uncontended pairs/s (A%d) | contended pairs/s (C%d) | hand-off p50 / p99 ms (C%d) | CPU µs per pair, client+server (A%d / C%d) | recovery after holder killed | consistency | waiters notified by |%n",
-                threads,
-                threads,
-                threads,
-                threads,
-                threads));
-        out.append("|---|---|---:|---:|---:|---:|---:|---|---|\n");
-        for (BackendOutcome outcome : outcomes) {
-            if (outcome.skipped() != null) {
-                out.append("| ")
-                        .append(outcome.backend())
-                        .append(" | skipped: ")
-                        .append(outcome.skipped().replace('|', '/'))
-                        .append(" | | | | | | | |\n");
-                continue;
-            }
-            List<String> subjects = outcome.results().stream()
-                    .map(ScenarioResult::subject)
-                    .distinct()
-                    .toList();
-            for (String subject : subjects) {
-                Optional<ScenarioResult> uncontended = ResultTable.find(outcome.results(), subject, Scenario.A8);
-                Optional<ScenarioResult> contended = ResultTable.find(outcome.results(), subject, Scenario.C8);
-                out.append(String.format(
-                        Locale.ROOT,
-                        "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
-                        outcome.backend(),
-                        subject,
-                        uncontended
-                                .map(r -> String.format(Locale.ROOT, "%,.0f", r.pairsPerSecond()))
-                                .orElse("-"),
-                        contended
-                                .map(r -> String.format(Locale.ROOT, "%,.0f", r.pairsPerSecond()))
-                                .orElse("-"),
-                        contended
-                                .map(r -> String.format(
-                                        Locale.ROOT,
-                                        "%.2f / %.2f",
-                                        r.handoffP50Micros() / 1000,
-                                        r.handoffP99Micros() / 1000))
-                                .orElse("-"),
-                        cpu(uncontended) + " / " + cpu(contended),
-                        outcome.recovery().getOrDefault(subject, "-"),
-                        subject.startsWith("baton") ? outcome.consistency() : "",
-                        subject.startsWith("baton") ? outcome.waiters() : ""));
-            }
-        }
-        return out.toString();
     }
 }

@@ -66,9 +66,23 @@ record BenchPlan(List<Backend> backends, List<Scenario> scenarios, BenchSettings
                 .subjects();
     }
 
-    /** Subjects x scenarios, over all backends. */
+    /**
+     * Subjects x scenarios, over all backends; the semaphore scenario counts only the subjects with
+     * semaphores.
+     */
     int rows() {
-        return backends.stream().mapToInt(b -> b.subjects().total()).sum() * scenarios.size();
+        int rows = 0;
+        for (Backend backend : backends) {
+            for (Scenario scenario : scenarios) {
+                rows += backend.subjects().running(scenario);
+            }
+        }
+        return rows;
+    }
+
+    /** The subjects of all backends. */
+    int subjects() {
+        return backends.stream().mapToInt(b -> b.subjects().total()).sum();
     }
 
     /** Measured runs, over all backends: rows x runs. */
@@ -92,14 +106,12 @@ record BenchPlan(List<Backend> backends, List<Scenario> scenarios, BenchSettings
 
     /** What a backend with these subjects costs once its server runs: its runs, then its probes. */
     Duration afterStart(PlannedSubjects subjects) {
-        Duration rowsOfOneSubject = Duration.ZERO;
+        Duration rows = Duration.ZERO;
         for (Scenario scenario : scenarios) {
-            rowsOfOneSubject = rowsOfOneSubject.plus(run(scenario));
+            rows = rows.plus(run(scenario).multipliedBy(subjects.running(scenario)));
         }
         Duration probes = recovery ? PROBE.multipliedBy(subjects.baton()) : Duration.ZERO;
-        return rowsOfOneSubject
-                .multipliedBy((long) subjects.total() * settings.runs())
-                .plus(probes);
+        return rows.multipliedBy(settings.runs()).plus(probes);
     }
 
     /** One run of one subject: its warm-up, the measured run and opening its clients. */

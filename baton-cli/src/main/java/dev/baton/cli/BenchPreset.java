@@ -7,8 +7,8 @@ import java.util.List;
 
 /**
  * The defaults of {@code baton bench}: a quick comparison that fits a newcomer's patience (about 3
- * minutes on 2 cores), or with {@code --full} the long, repeated one (about 40 minutes). Explicit
- * options override either.
+ * minutes on 2 cores), or with {@code --full} the long, repeated one (about 55 minutes with every
+ * backend, the semaphore row S8 included). Explicit options override either.
  *
  * @param name how the run is introduced
  * @param scenarios scenarios when --scenarios is not given
@@ -22,7 +22,10 @@ record BenchPreset(String name, List<Scenario> scenarios, Duration warmup, Durat
     static final BenchPreset QUICK = new BenchPreset(
             "quick comparison", List.of(Scenario.A8, Scenario.C8), Duration.ofSeconds(1), Duration.ofSeconds(3), 1);
 
-    /** Every scenario, the median of 3 runs of 10 s, each after a 2 s warm-up. */
+    /**
+     * Every scenario (S8 for the subjects with semaphores), the median of 3 runs of 10 s, each after a
+     * 2 s warm-up.
+     */
     static final BenchPreset FULL = new BenchPreset(
             "full comparison", List.of(Scenario.values()), Duration.ofSeconds(2), Duration.ofSeconds(10), 3);
 

@@ -117,7 +117,8 @@ final class BenchProgress implements BenchRunner.Progress, AutoCloseable {
             backendRunsLeft--;
             begin(
                     plan.run(scenario),
-                    backend + ": " + subject.name() + " " + scenario + (runs > 1 ? " run " + run + "/" + runs : ""));
+                    backend + ": " + BenchRunner.label(subject, scenario) + " " + scenario
+                            + (runs > 1 ? " run " + run + "/" + runs : ""));
         });
     }
 
@@ -184,7 +185,11 @@ final class BenchProgress implements BenchRunner.Progress, AutoCloseable {
     }
 
     private int runsOf(PlannedSubjects subjects) {
-        return subjects.total() * plan.scenarios().size() * plan.settings().runs();
+        int rows = 0;
+        for (Scenario scenario : plan.scenarios()) {
+            rows += subjects.running(scenario);
+        }
+        return rows * plan.settings().runs();
     }
 
     private static Duration max(Duration duration) {

@@ -60,25 +60,63 @@ final class HtmlReport {
                                 ? ""
                                 : "; each holder keeps the lock " + settings.hold() + " before releasing")))
                 .append("</p>\n");
-        html.append("<h2>Summary</h2>\n")
-                .append(markdownToHtml(BenchCommand.summaryTable(outcomes, settings.threads())));
+        html.append("<h2>Summary</h2>\n").append(markdownToHtml(SummaryTable.markdown(outcomes, settings.threads())));
         if (!all.isEmpty()) {
             html.append("<h2>Throughput</h2>\n")
                     .append(image(throughputChart(outcomes, labels)))
                     .append("<h2>Hand-off latency (contended rows)</h2>\n")
                     .append(image(handoffChart(outcomes, labels)));
         }
+        String fairness = fairnessTable(outcomes);
+        if (fairness.lines().count() > 2) {
+            html.append("<h2>Fairness (contended rows)</h2>\n")
+                    .append(markdownToHtml(fairness))
+                    .append("<p>")
+                    .append(escape(dev.baton.bench.ResultTable.FAIRNESS_NOTE))
+                    .append(" To another client: of the grants that followed a release, the share that went to"
+                            + " another client than the one that released last (for a semaphore, the last release of"
+                            + " any permit). Redisson's RSemaphore has no lease: a holder that crashes loses its"
+                            + " permit for good.</p>\n");
+        }
         html.append("<h2>All rows</h2>\n").append(markdownToHtml(dev.baton.bench.ResultTable.markdown(all)));
         html.append("<p>pairs/s: acquire+release pairs per second, median of the runs (per run: each run, in the order"
                         + " they ran). Hand-off: from the holder's"
                         + " release() call to the next holder's acquire returning. Overlaps: critical sections that"
-                        + " saw another holder inside (must be 0).</p>\n")
+                        + " saw more holders inside than allowed: one for a lock, the permits for a semaphore (must be"
+                        + " 0).</p>\n")
                 .append("</body></html>\n");
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
         }
         Files.writeString(file, html.toString(), StandardCharsets.UTF_8);
+    }
+
+    /** The contended rows of every backend (B8, C8, S8) with their fairness figures, as Markdown. */
+    static String fairnessTable(List<BackendOutcome> outcomes) {
+        StringBuilder out =
+                new StringBuilder("| backend | subject | scenario | pairs/s | to another client | wait p99 ms"
+                        + " | wait max ms | grants min / max per client |\n|---|---|---|---:|---:|---:|---:|---:|\n");
+        for (BackendOutcome outcome : outcomes) {
+            for (ScenarioResult r : outcome.results()) {
+                ScenarioResult.Fairness f = r.fairness();
+                if (!r.scenario().contended() || !f.measured()) {
+                    continue;
+                }
+                out.append(String.format(
+                        Locale.ROOT,
+                        "| %s | %s | %s | %,.0f | %s | %,.2f | %,.2f | %s |%n",
+                        outcome.backend(),
+                        r.subject(),
+                        r.scenario(),
+                        r.pairsPerSecond(),
+                        dev.baton.bench.ResultTable.percent(f.toAnotherClientPercent()),
+                        f.waitP99Micros() / 1000,
+                        f.waitMaxMicros() / 1000,
+                        dev.baton.bench.ResultTable.spread(f)));
+            }
+        }
+        return out.toString();
     }
 
     private static CategoryChart throughputChart(List<BackendOutcome> outcomes, List<String> labels) {

@@ -27,8 +27,9 @@ class BenchCommandTest {
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.out())
                 .contains("| backend | strategy | uncontended pairs/s (A8) | contended pairs/s (C8)")
-                .containsPattern(
-                        "\\| h2 \\| baton table \\| [0-9,]+ \\| [0-9,]+ \\| [0-9.]+ / [0-9.]+ \\| [0-9,]+ / [0-9,]+ \\| [0-9.]+ s \\|");
+                .containsPattern("\\| h2 \\| baton table \\| [0-9,]+ \\| [0-9,]+ \\| [0-9.]+ / [0-9.]+ \\| [0-9.]+% \\|"
+                        + " [0-9.]+ / [0-9.]+ \\| [0-9.]+% / [0-9.]+% \\| [0-9,]+ / [0-9,]+ \\| [0-9.]+ s \\|")
+                .contains(dev.baton.bench.ResultTable.FAIRNESS_NOTE);
         assertThat(run.err())
                 .contains("baton bench: quick comparison: 4 rows: 2 subjects (h2) x A8, C8, 1 run of 1s after a 1s"
                         + " warm-up each: about ")
@@ -37,7 +38,12 @@ class BenchCommandTest {
                 .contains("h2: baton table: recovery after SIGKILL of a holder")
                 .contains("baton bench: done in ");
         String html = Files.readString(report, StandardCharsets.UTF_8);
-        assertThat(html).contains("<table>").contains("baton table").contains("data:image/png;base64,");
+        assertThat(html)
+                .contains("<table>")
+                .contains("baton table")
+                .contains("data:image/png;base64,")
+                .contains("<h2>Fairness (contended rows)</h2>")
+                .containsPattern("<td>h2</td><td>baton table</td><td>C8</td><td>[0-9,]+</td><td>[0-9.]+%</td>");
     }
 
     @Test

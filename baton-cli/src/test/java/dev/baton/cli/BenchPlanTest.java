@@ -62,7 +62,9 @@ class BenchPlanTest {
         assertThat(quick.runs()).isEqualTo(1);
 
         BenchSettings full = BenchPreset.FULL.settings(null, null, null, 8, Duration.ZERO);
-        assertThat(BenchPreset.FULL.scenarios(null)).containsExactly(Scenario.values());
+        assertThat(BenchPreset.FULL.scenarios(null))
+                .containsExactly(Scenario.values())
+                .contains(Scenario.S8);
         assertThat(full.warmup()).isEqualTo(Duration.ofSeconds(2));
         assertThat(full.run()).isEqualTo(Duration.ofSeconds(10));
         assertThat(full.runs()).isEqualTo(3);
@@ -81,6 +83,20 @@ class BenchPlanTest {
                         .warmup())
                 .isZero();
         assertThat(BenchPreset.QUICK.scenarios(List.of(Scenario.B8))).containsExactly(Scenario.B8);
+    }
+
+    @Test
+    void theSemaphoreRowCountsOnlyTheSubjectsWithSemaphores() {
+        BenchSettings settings = BenchPreset.QUICK.settings(null, null, null, 8, Duration.ZERO);
+        List<BenchPlan.Backend> redis = List.of(new BenchPlan.Backend("redis", new PlannedSubjects(3, 1, 2)));
+        BenchPlan withS8 = new BenchPlan(redis, List.of(Scenario.C8, Scenario.S8), settings, false);
+        BenchPlan c8 = new BenchPlan(redis, List.of(Scenario.C8), settings, false);
+
+        assertThat(withS8.rows()).isEqualTo(5);
+        assertThat(withS8.subjects()).isEqualTo(3);
+        assertThat(withS8.estimate())
+                .isEqualTo(c8.estimate().plus(withS8.run(Scenario.S8).multipliedBy(2)));
+        assertThat(withS8.run(Scenario.S8)).as("S8 opens a client per thread").isEqualTo(withS8.run(Scenario.C8));
     }
 
     @Test
