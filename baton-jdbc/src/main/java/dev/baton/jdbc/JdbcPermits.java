@@ -62,7 +62,8 @@ import org.slf4j.LoggerFactory;
  * </ul>
  *
  * <p>A permit grant carries a marker in {@link Grant#backendState()}, so that a strategy's renew,
- * renewAll and release tell permits from its own lock grants ({@link #isPermit(Grant)}).
+ * renewAll and release tell permits from its own lock grants ({@link #isPermit(Grant)}). The SQL is
+ * in {@link PermitStatements}.
  */
 final class JdbcPermits {
     private static final Logger log = LoggerFactory.getLogger(JdbcPermits.class);
@@ -83,7 +84,7 @@ final class JdbcPermits {
     private final int timeout;
     private final Function<String, Dialect> strategyCheck;
     private final PgNotifications notifications;
-    private final SchemaGate<Statements> gate;
+    private final SchemaGate<PermitStatements> gate;
     /** The isolation level the DataSource hands out, when it is not READ COMMITTED; -1 otherwise. */
     private volatile int isolationToRestore = JdbcSession.ASK_ISOLATION;
     /** The owner id of this thread's last attempt if it is known to have left nothing behind. */
@@ -129,7 +130,7 @@ final class JdbcPermits {
     Optional<Grant> tryAcquire(LockRequest request) {
         unsentAttempt.remove();
         String name = request.name();
-        Statements sql;
+        PermitStatements sql;
         JdbcSession session;
         try {
             sql = ready(name);
@@ -182,7 +183,7 @@ final class JdbcPermits {
     }
 
     /** Locks the name's row, inserting it first on the name's first use, and checks the count. */
-    private Semaphore lockSemaphore(JdbcSession tx, Statements sql, LockRequest request) throws SQLException {
+    private Semaphore lockSemaphore(JdbcSession tx, PermitStatements sql, LockRequest request) throws SQLException {
         String name = request.name();
         JdbcSession.Rows<Semaphore> row = rs -> new Semaphore(rs.getInt(1), rs.getLong(2));
         Optional<Semaphore> semaphore = tx.first(sql.lockSemaphore, row, name);
@@ -207,7 +208,7 @@ final class JdbcPermits {
     }
 
     Optional<Grant> renew(Grant grant, Duration leaseTime) {
-        Statements sql = ready(grant.name());
+        PermitStatements sql = ready(grant.name());
         long lease = OptimisticLockBackend.leaseMillis(leaseTime);
         try (JdbcSession db = open(false)) {
             return db.update(sql.renew, lease, grant.name(), grant.ownerId()) == 1
@@ -247,7 +248,7 @@ final class JdbcPermits {
 
     private List<Optional<Grant>> renewPermits(List<Grant> grants, Duration leaseTime) {
         if (grants.size() > 1) {
-            Statements sql = ready(grants.get(0).name());
+            PermitStatements sql = ready(grants.get(0).name());
             long lease = OptimisticLockBackend.leaseMillis(leaseTime);
             List<Object> params = new ArrayList<>(1 + 2 * grants.size());
             params.add(lease);
@@ -288,7 +289,7 @@ final class JdbcPermits {
     }
 
     private boolean release(String name, String ownerId) {
-        Statements sql = ready(name);
+        PermitStatements sql = ready(name);
         try (JdbcSession db = open(false)) {
             int live = sql.notifies
                     ? db.all(sql.releaseLive, TableLockBackend::countRows, name, ownerId)
@@ -311,7 +312,7 @@ final class JdbcPermits {
         return backendName.get();
     }
 
-    private Statements ready(String name) {
+    private PermitStatements ready(String name) {
         return gate.pass(name, () -> {
             Dialect dialect = strategyCheck.apply(name);
             try (JdbcSession db = JdbcSession.open(dataSource, ownedPool, timeout, false)) {
@@ -324,7 +325,7 @@ final class JdbcPermits {
                         "Baton semaphore '" + name + "' on " + name());
                 int isolation = db.connection.getTransactionIsolation();
                 isolationToRestore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;
-                return new Statements(dialect, names, notifications != null && dialect == Dialect.POSTGRESQL);
+                return new PermitStatements(dialect, names, notifications != null && dialect == Dialect.POSTGRESQL);
             }
         });
     }
@@ -335,80 +336,5 @@ final class JdbcPermits {
 
     private LockUnavailableException failure(String name, String action, SQLException e) {
         return gate.failure(name, action, e);
-    }
-
-    /**
-     * The statements for one dialect, built once. {@code {semaphores}}, {@code {permits}}, {@code
-     * {now}} and {@code {now+lease}} (the lease bound in milliseconds) are filled in; the comment
-     * above each lists its parameters.
-     */
-    static final class Statements {
-        private final Dialect dialect;
-        private final TableNames names;
-        final boolean notifies;
-        final String lockSemaphore;
-        final String insertSemaphore;
-        final String countHolders;
-        final String deleteExpired;
-        final String advanceToken;
-        final String insertHolder;
-        /** PostgreSQL: registers a client's channel as the semaphore's waiter if none is; null elsewhere. */
-        final String registerWaiter;
-
-        final String renew;
-        /** The batch renewal up to its IN list; ? = lease, then each grant's name and owner. */
-        final String renewIn;
-
-        final String releaseLive;
-        final String deleteHolder;
-
-        Statements(Dialect dialect, TableNames names, boolean notifies) {
-            this.dialect = dialect;
-            this.names = names;
-            this.notifies = notifies;
-            // ? = name
-            lockSemaphore = sql("SELECT permits, fencing_token FROM {semaphores} WHERE semaphore_name = ? FOR UPDATE");
-            // ? = name, permits
-            insertSemaphore = dialect.insertIfAbsent(
-                    sql("INSERT INTO {semaphores} (semaphore_name, permits, fencing_token) VALUES (?, ?, 0)"),
-                    "semaphore_name");
-            // ? = name
-            countHolders = sql("SELECT COUNT(*), COALESCE(SUM(CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END), 0)"
-                    + " FROM {permits} WHERE semaphore_name = ?");
-            // ? = name
-            deleteExpired = sql("DELETE FROM {permits} WHERE semaphore_name = ? AND expires_at <= {now}");
-            // ? = token, name. A new holder clears the waiter: clients still waiting register again.
-            advanceToken = sql("UPDATE {semaphores} SET fencing_token = ?" + (notifies ? ", waiter = NULL" : "")
-                    + " WHERE semaphore_name = ?");
-            // ? = name, owner, token, lease
-            insertHolder = sql("INSERT INTO {permits} (semaphore_name, owner_id, fencing_token, expires_at)"
-                    + " VALUES (?, ?, ?, {now+lease})");
-            // ? = channel, name
-            registerWaiter = notifies
-                    ? sql("UPDATE {semaphores} SET waiter = ? WHERE semaphore_name = ? AND waiter IS NULL")
-                    : null;
-            // ? = lease, name, owner
-            renew = sql("UPDATE {permits} SET expires_at = {now+lease}"
-                    + " WHERE semaphore_name = ? AND owner_id = ? AND expires_at > {now}");
-            renewIn = sql("UPDATE {permits} SET expires_at = {now+lease}"
-                    + " WHERE expires_at > {now} AND (semaphore_name, owner_id) IN ");
-            // ? = name, owner. On PostgreSQL also NOTIFYs the registered waiter (at commit) and returns
-            // one row per row deleted.
-            String delete = "DELETE FROM {permits} WHERE semaphore_name = ? AND owner_id = ? AND expires_at > {now}";
-            releaseLive = notifies
-                    ? sql("WITH d AS (" + delete + " RETURNING semaphore_name) SELECT (SELECT pg_notify(s.waiter, "
-                            + "chr(1) || s.semaphore_name) FROM {semaphores} s"
-                            + " WHERE s.semaphore_name = d.semaphore_name AND s.waiter IS NOT NULL) FROM d")
-                    : sql(delete);
-            // ? = name, owner
-            deleteHolder = sql("DELETE FROM {permits} WHERE semaphore_name = ? AND owner_id = ?");
-        }
-
-        private String sql(String template) {
-            return template.replace("{semaphores}", names.semaphores())
-                    .replace("{permits}", names.permits())
-                    .replace("{now+lease}", dialect.nowPlusMillis())
-                    .replace("{now}", dialect.now());
-        }
     }
 }

@@ -370,10 +370,7 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
                 e -> failure(grant.name(), "release", e));
     }
 
-    /**
-     * A failed lock attempt discarded its connection in {@link #acquire}, which ended its session; a
-     * permit attempt may have left its row.
-     */
+    /** A failed lock attempt ended its session in {@link #acquire}; a permit attempt may have left a row. */
     @Override
     public void abandon(LockRequest request) {
         if (JdbcPermits.isPermit(request)) {
