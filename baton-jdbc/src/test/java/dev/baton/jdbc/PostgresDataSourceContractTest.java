@@ -11,7 +11,6 @@ import dev.baton.tck.Capability;
 import dev.baton.tck.LockBackendContract;
 import dev.baton.tck.LockBackendFixture;
 import java.net.InetSocketAddress;
-import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -76,7 +75,7 @@ class PostgresDataSourceContractTest extends LockBackendContract {
         }
 
         @Override
-        public DistributedLock multiLock(Collection<String> names, LockOptions options) {
+        public DistributedLock multiLock(java.util.Collection<String> names, LockOptions options) {
             return client.multiLock(names, options);
         }
 
