@@ -3,8 +3,10 @@ package dev.baton.jdbc;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockKind;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
+import dev.baton.spi.ReleaseNotifications;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -84,6 +86,10 @@ final class AdvisoryLockBackend implements LockBackend {
     private final String waitExclusive;
     private final String waitShared;
     private final StatementWait waits;
+    /** Semaphore permits, in tables of their own; their waiters poll, woken by notifications. */
+    private final JdbcPermits permits;
+
+    private final PgNotifications notifications;
 
     AdvisoryLockBackend(
             DataSource dataSource,
@@ -126,6 +132,19 @@ final class AdvisoryLockBackend implements LockBackend {
         this.waitExclusive = wait.formatted("pg_advisory_lock", sequence, EXPIRY_MILLIS);
         this.waitShared = wait.formatted("pg_advisory_lock_shared", sequence, EXPIRY_MILLIS);
         this.waits = new StatementWait("baton-jdbc-advisory-wait", name(), operationTimeout.toMillis());
+        this.notifications = new PgNotifications(this::name, dataSource, ownedPool, operationTimeout, () -> true);
+        this.permits = new JdbcPermits(
+                this::name,
+                dataSource,
+                ownedPool,
+                names,
+                createSchema,
+                operationTimeout,
+                name -> {
+                    ready(name);
+                    return Dialect.POSTGRESQL;
+                },
+                notifications);
     }
 
     /** The fencing-token sequence, {@code <table>_adv_seq}. */
@@ -169,6 +188,9 @@ final class AdvisoryLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
+        if (JdbcPermits.isPermit(request)) {
+            return permits.tryAcquire(request);
+        }
         ready(request.name());
         long key = key(names, request.name());
         long lease = OptimisticLockBackend.leaseMillis(request.leaseTime());
@@ -231,6 +253,24 @@ final class AdvisoryLockBackend implements LockBackend {
         return true;
     }
 
+    /** Lock waiters queue in the lock manager; permit waiters poll ({@link JdbcPermits}). */
+    @Override
+    public boolean queuesWaiters(LockKind kind) {
+        return kind != LockKind.PERMIT;
+    }
+
+    /** Permits live in tables of their own ({@link JdbcPermits}): advisory locks cannot count. */
+    @Override
+    public boolean supportsPermits() {
+        return true;
+    }
+
+    /** Used by permit waiters only (lock waiters queue). */
+    @Override
+    public ReleaseNotifications releaseNotifications() {
+        return notifications;
+    }
+
     /**
      * Waits in PostgreSQL's own lock queue: {@code pg_advisory_lock} ({@code _shared} for readers) on
      * the waiter's own connection, bounded by a transaction-local {@code lock_timeout} of the remaining
@@ -243,7 +283,7 @@ final class AdvisoryLockBackend implements LockBackend {
      */
     @Override
     public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        if (timeoutNanos == 0) {
+        if (timeoutNanos == 0 || JdbcPermits.isPermit(request)) {
             return tryAcquire(request);
         }
         ready(request.name());
@@ -390,6 +430,9 @@ final class AdvisoryLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        if (JdbcPermits.isPermit(grant)) {
+            return permits.renew(grant, leaseTime);
+        }
         long lease = OptimisticLockBackend.leaseMillis(leaseTime);
         return ((Pinned) grant.backendState())
                 .renew(
@@ -413,6 +456,9 @@ final class AdvisoryLockBackend implements LockBackend {
 
     @Override
     public boolean release(Grant grant) {
+        if (JdbcPermits.isPermit(grant)) {
+            return permits.release(grant);
+        }
         if (!(grant.backendState() instanceof Pinned pinned)) {
             return false; // an abandoned attempt: tryAcquire already ended its session
         }
@@ -431,15 +477,24 @@ final class AdvisoryLockBackend implements LockBackend {
                 e -> failure(grant.name(), "release", e));
     }
 
-    /** A failed attempt discarded its connection in {@link #tryAcquire}, which ended its session. */
+    /**
+     * A failed lock attempt discarded its connection in {@link #tryAcquire}, which ended its session;
+     * a permit attempt may have left its row.
+     */
     @Override
-    public void abandon(LockRequest request) {}
+    public void abandon(LockRequest request) {
+        if (JdbcPermits.isPermit(request)) {
+            permits.abandon(request);
+        }
+    }
 
     @Override
     public void close() {
         if (!gate.close()) {
             return;
         }
+        permits.close();
+        notifications.close();
         waits.close();
         JdbcSession.closeOwnedPool(ownedPool, name());
     }

@@ -4,7 +4,9 @@ import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
+import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
+import dev.baton.spi.ReleaseNotifications;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Optional;
@@ -18,7 +20,8 @@ import javax.sql.DataSource;
  * MariaDB named locks), over an application's {@link DataSource}, whose database is only known once
  * a connection was made. The first operation detects the database (and fails with {@link
  * dev.baton.LockConfigurationException} when the strategy does not support it) and builds the real
- * backend; every call goes to it from then on. Both implementations queue waiters.
+ * backend; every call goes to it from then on. Both implementations queue lock waiters; permit
+ * waiters poll ({@link JdbcPermits}).
  */
 final class DialectDetectingBackend implements LockBackend {
     private final Strategy strategy;
@@ -29,6 +32,27 @@ final class DialectDetectingBackend implements LockBackend {
     private final ReentrantLock setup = new ReentrantLock();
     private final AtomicBoolean closed = new AtomicBoolean();
     private volatile LockBackend delegate;
+
+    /** Forwards to the implementation's notifications once it is known (see {@link #releaseNotifications()}). */
+    private final ReleaseNotifications notifications = new ReleaseNotifications() {
+        @Override
+        public Subscription subscribe(String name, Runnable onRelease) {
+            LockBackend known = delegate;
+            return known == null ? () -> {} : known.releaseNotifications().subscribe(name, onRelease);
+        }
+
+        @Override
+        public Subscription subscribe(LockRequest request, Runnable onRelease) {
+            LockBackend known = delegate;
+            return known == null ? () -> {} : known.releaseNotifications().subscribe(request, onRelease);
+        }
+
+        @Override
+        public boolean supported() {
+            LockBackend known = delegate;
+            return known != null && known.releaseNotifications().supported();
+        }
+    };
 
     DialectDetectingBackend(
             Strategy strategy,
@@ -85,6 +109,27 @@ final class DialectDetectingBackend implements LockBackend {
     @Override
     public boolean queuesWaiters() {
         return true;
+    }
+
+    /** Permit waiters poll on both implementations ({@link JdbcPermits}). */
+    @Override
+    public boolean queuesWaiters(LockKind kind) {
+        return kind != LockKind.PERMIT;
+    }
+
+    /** Both implementations keep permits in tables of their own ({@link JdbcPermits}). */
+    @Override
+    public boolean supportsPermits() {
+        return true;
+    }
+
+    /**
+     * The implementation's notifications once the database is known (permit waiters use them; the
+     * first attempt detects it); until then none. The same instance on every call, as the SPI asks.
+     */
+    @Override
+    public ReleaseNotifications releaseNotifications() {
+        return notifications;
     }
 
     @Override

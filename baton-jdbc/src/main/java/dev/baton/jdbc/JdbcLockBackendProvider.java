@@ -27,8 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       {@code pessimistic} (PostgreSQL, MariaDB) or {@code advisory} (PostgreSQL, MariaDB); a
  *       strategy that does not support the database fails with {@link LockConfigurationException}.
  *   <li>{@code table}: the lock table, default {@code baton_locks}, optionally schema-qualified; the
- *       readers table {@code <table>_readers} and the sequence {@code <table>_fencing_seq} are named
- *       after it.
+ *       readers table {@code <table>_readers}, the sequence {@code <table>_fencing_seq} and the
+ *       semaphore tables {@code <table>_semaphores} and {@code <table>_permits} are named after it.
  *   <li>{@code createSchema}: {@code true} (default) creates missing tables on first use; with
  *       {@code false} a missing table fails the first operation with a {@link
  *       LockConfigurationException} that prints the DDL to run.
@@ -36,8 +36,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *
  * <p>The backend owns a HikariCP pool (named {@code baton-<n>}, up to 10 connections, 40 for the
  * strategies that pin a connection per held lock), closed with the client; on PostgreSQL the {@code
- * table} and {@code optimistic} strategies also open one listener connection outside the pool for
- * LISTEN/NOTIFY wake-ups while waiters exist. It connects lazily: {@link #create} never touches the network, and an unreachable
+ * table} and {@code optimistic} strategies (and every strategy for semaphore permits) also open one
+ * listener connection outside the pool for LISTEN/NOTIFY wake-ups while waiters exist. It connects lazily: {@link #create} never touches the network, and an unreachable
  * database or wrong credentials show up as {@link dev.baton.LockUnavailableException} on first use.
  * Every operation is bounded by {@link LockOptions#operationTimeout()}: waiting for a connection,
  * each statement, and for PostgreSQL also connecting and every socket read. After the database was

@@ -15,8 +15,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Checks, and when allowed creates, the tables of the optimistic and advisory strategies from their
- * DDL resources ({@code <strategy>-<dialect>.sql}, with {@code ${table}} standing for the configured
+ * Checks, and when allowed creates, the tables of the optimistic and advisory strategies and the
+ * semaphore tables of every strategy from their DDL resources ({@code <strategy>-<dialect>.sql}, with {@code ${table}} standing for the configured
  * table name).
  */
 final class JdbcSchema {
@@ -26,7 +26,12 @@ final class JdbcSchema {
 
     /** The DDL of a strategy for a dialect, with the table name filled in. */
     static String ddl(Strategy strategy, Dialect dialect, TableNames names) {
-        String resource = strategy.key() + "-" + dialect.name().toLowerCase(Locale.ROOT) + ".sql";
+        return ddl(strategy.key(), dialect, names);
+    }
+
+    /** The DDL of resource {@code <prefix>-<dialect>.sql} ({@code permits}: the semaphore tables). */
+    static String ddl(String prefix, Dialect dialect, TableNames names) {
+        String resource = prefix + "-" + dialect.name().toLowerCase(Locale.ROOT) + ".sql";
         try (InputStream in = JdbcSchema.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("baton-jdbc is missing its resource " + resource);

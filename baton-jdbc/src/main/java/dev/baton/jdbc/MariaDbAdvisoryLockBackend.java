@@ -3,6 +3,7 @@ package dev.baton.jdbc;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockKind;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.nio.charset.StandardCharsets;
@@ -77,6 +78,8 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
     private final String upsertToken;
     /** Passed with the namespace of server-side lock names. */
     private final SchemaGate<String> gate;
+    /** Semaphore permits, in tables of their own (named locks cannot count); their waiters poll. */
+    private final JdbcPermits permits;
 
     MariaDbAdvisoryLockBackend(
             DataSource dataSource,
@@ -94,6 +97,18 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
         // ? = name. LAST_INSERT_ID(expr) makes the session remember the new token for the next query.
         this.upsertToken = "INSERT INTO " + fencingTable() + " (lock_name, fencing_token) VALUES (?, LAST_INSERT_ID(1))"
                 + " ON DUPLICATE KEY UPDATE fencing_token = LAST_INSERT_ID(fencing_token + 1)";
+        this.permits = new JdbcPermits(
+                this::name,
+                dataSource,
+                ownedPool,
+                names,
+                createSchema,
+                operationTimeout,
+                name -> {
+                    ready(name);
+                    return Dialect.MARIADB;
+                },
+                null);
     }
 
     private String fencingTable() {
@@ -107,6 +122,18 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
 
     @Override
     public boolean queuesWaiters() {
+        return true;
+    }
+
+    /** Lock waiters queue in GET_LOCK; permit waiters poll ({@link JdbcPermits}). */
+    @Override
+    public boolean queuesWaiters(LockKind kind) {
+        return kind != LockKind.PERMIT;
+    }
+
+    /** Permits live in tables of their own ({@link JdbcPermits}), with no named lock involved. */
+    @Override
+    public boolean supportsPermits() {
         return true;
     }
 
@@ -160,6 +187,9 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+        if (JdbcPermits.isPermit(request)) {
+            return permits.tryAcquire(request); // the core polls for permits: never called to wait
+        }
         if (request.mode() == LockMode.SHARED) {
             throw new UnsupportedOperationException("Baton lock '" + request.name() + "' (read) on " + name()
                     + ": MariaDB's named locks (GET_LOCK) have no shared mode, so read locks are not supported;"
@@ -294,6 +324,9 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        if (JdbcPermits.isPermit(grant)) {
+            return permits.renew(grant, leaseTime);
+        }
         Pinned pinned = (Pinned) grant.backendState();
         long lease = OptimisticLockBackend.leaseMillis(leaseTime);
         return pinned.renew(
@@ -319,6 +352,9 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
 
     @Override
     public boolean release(Grant grant) {
+        if (JdbcPermits.isPermit(grant)) {
+            return permits.release(grant);
+        }
         if (!(grant.backendState() instanceof Pinned pinned)) {
             return false; // an abandoned attempt: acquire already ended its session
         }
@@ -334,15 +370,20 @@ final class MariaDbAdvisoryLockBackend implements LockBackend {
                 e -> failure(grant.name(), "release", e));
     }
 
-    /** A failed attempt discarded its connection in {@link #acquire}, which ended its session. */
+    /** A failed lock attempt ended its session in {@link #acquire}; a permit attempt may have left a row. */
     @Override
-    public void abandon(LockRequest request) {}
+    public void abandon(LockRequest request) {
+        if (JdbcPermits.isPermit(request)) {
+            permits.abandon(request);
+        }
+    }
 
     @Override
     public void close() {
         if (!gate.close()) {
             return;
         }
+        permits.close();
         waits.close();
         JdbcSession.closeOwnedPool(ownedPool, name());
     }

@@ -61,6 +61,8 @@ final class OptimisticLockBackend implements LockBackend {
     private final BatchRenewal batchRenewal;
     /** LISTEN/NOTIFY wake-ups on PostgreSQL; unsupported (waiters poll) on H2 and MariaDB. */
     private final PgNotifications notifications;
+    /** Semaphore permits, in tables of their own. */
+    private final JdbcPermits permits;
 
     OptimisticLockBackend(
             DataSource dataSource,
@@ -86,6 +88,24 @@ final class OptimisticLockBackend implements LockBackend {
             Dialect known = this.dialect;
             return known == null || known == Dialect.POSTGRESQL;
         });
+        this.permits = new JdbcPermits(
+                this::name,
+                dataSource,
+                ownedPool,
+                names,
+                createSchema,
+                operationTimeout,
+                name -> {
+                    ready(name);
+                    return this.dialect;
+                },
+                notifications);
+    }
+
+    /** Permits live in tables of their own ({@link JdbcPermits}); waiters poll, woken on PostgreSQL. */
+    @Override
+    public boolean supportsPermits() {
+        return true;
     }
 
     /**
@@ -122,6 +142,9 @@ final class OptimisticLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
+        if (JdbcPermits.isPermit(request)) {
+            return permits.tryAcquire(request);
+        }
         Statements sql = ready(request.name());
         long lease = leaseMillis(request.leaseTime());
         boolean shared = request.mode() == LockMode.SHARED;
@@ -195,6 +218,9 @@ final class OptimisticLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        if (JdbcPermits.isPermit(grant)) {
+            return permits.renew(grant, leaseTime);
+        }
         Statements sql = ready(grant.name());
         long lease = leaseMillis(leaseTime);
         boolean shared = grant.mode() == LockMode.SHARED;
@@ -217,11 +243,11 @@ final class OptimisticLockBackend implements LockBackend {
 
     /**
      * Exclusive grants in one statement per call ({@link BatchRenewal}), matched by name, version
-     * and owner; shared ones one by one.
+     * and owner; shared ones one by one; permits in one statement of their own ({@link JdbcPermits}).
      */
     @Override
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
-        return batchRenewal.renewAll(grants, leaseTime);
+        return permits.renewAll(grants, leaseTime, batchRenewal::renewAll);
     }
 
     /** Up to {@link BatchRenewal#SIZE} exclusive grants per statement. */
@@ -232,11 +258,18 @@ final class OptimisticLockBackend implements LockBackend {
 
     @Override
     public boolean release(Grant grant) {
+        if (JdbcPermits.isPermit(grant)) {
+            return permits.release(grant);
+        }
         return release(grant.name(), grant.ownerId(), grant.mode(), grant.fencingToken());
     }
 
     @Override
     public void abandon(LockRequest request) {
+        if (JdbcPermits.isPermit(request)) {
+            permits.abandon(request);
+            return;
+        }
         release(request.name(), request.ownerId(), request.mode(), 0);
     }
 
@@ -301,6 +334,7 @@ final class OptimisticLockBackend implements LockBackend {
         if (!gate.close()) {
             return;
         }
+        permits.close();
         notifications.close();
         JdbcSession.closeOwnedPool(ownedPool, name());
     }

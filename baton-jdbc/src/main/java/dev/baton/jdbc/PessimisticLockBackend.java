@@ -3,8 +3,10 @@ package dev.baton.jdbc;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockKind;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
+import dev.baton.spi.ReleaseNotifications;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -80,6 +82,10 @@ final class PessimisticLockBackend implements LockBackend {
     private volatile Dialect dialect;
     /** Passed with the dialect, once the schema is known to exist. */
     private final SchemaGate<Dialect> gate;
+    /** Semaphore permits, in tables of their own; their waiters poll, woken on PostgreSQL. */
+    private final JdbcPermits permits;
+
+    private final PgNotifications notifications;
 
     PessimisticLockBackend(
             DataSource dataSource,
@@ -96,6 +102,12 @@ final class PessimisticLockBackend implements LockBackend {
         this.timeout = TableLockBackend.queryTimeoutSeconds(operationTimeout);
         this.ownedPool = ownedPool;
         this.gate = new SchemaGate<>(this::name, operationTimeout, names);
+        this.notifications = new PgNotifications(this::name, dataSource, ownedPool, operationTimeout, () -> {
+            Dialect known = this.dialect;
+            return known == null || known == Dialect.POSTGRESQL;
+        });
+        this.permits = new JdbcPermits(
+                this::name, dataSource, ownedPool, names, createSchema, operationTimeout, this::ready, notifications);
     }
 
     @Override
@@ -108,6 +120,24 @@ final class PessimisticLockBackend implements LockBackend {
     @Override
     public boolean queuesWaiters() {
         return true;
+    }
+
+    /** Lock waiters queue on the row lock; permit waiters poll ({@link JdbcPermits}). */
+    @Override
+    public boolean queuesWaiters(LockKind kind) {
+        return kind != LockKind.PERMIT;
+    }
+
+    /** Permits live in tables of their own ({@link JdbcPermits}), not in held transactions. */
+    @Override
+    public boolean supportsPermits() {
+        return true;
+    }
+
+    /** Used by permit waiters only (lock waiters queue): wakes them on PostgreSQL. */
+    @Override
+    public ReleaseNotifications releaseNotifications() {
+        return notifications;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -184,6 +214,9 @@ final class PessimisticLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+        if (JdbcPermits.isPermit(request)) {
+            return permits.tryAcquire(request); // the core polls for permits: never called to wait
+        }
         Dialect d = ready(request.name());
         long waitMillis = timeoutNanos < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(timeoutNanos);
         Connection connection;
@@ -439,6 +472,9 @@ final class PessimisticLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        if (JdbcPermits.isPermit(grant)) {
+            return permits.renew(grant, leaseTime);
+        }
         long lease = OptimisticLockBackend.leaseMillis(leaseTime);
         return ((Held) grant.backendState())
                 .renew(
@@ -462,6 +498,9 @@ final class PessimisticLockBackend implements LockBackend {
 
     @Override
     public boolean release(Grant grant) {
+        if (JdbcPermits.isPermit(grant)) {
+            return permits.release(grant);
+        }
         if (!(grant.backendState() instanceof Held held)) {
             return false; // an abandoned attempt: acquire already ended its transaction
         }
@@ -500,15 +539,24 @@ final class PessimisticLockBackend implements LockBackend {
         }
     }
 
-    /** A failed attempt ended its transaction and discarded or returned its connection in acquire. */
+    /**
+     * A failed lock attempt ended its transaction and discarded or returned its connection in
+     * acquire; a permit attempt may have left its row.
+     */
     @Override
-    public void abandon(LockRequest request) {}
+    public void abandon(LockRequest request) {
+        if (JdbcPermits.isPermit(request)) {
+            permits.abandon(request);
+        }
+    }
 
     @Override
     public void close() {
         if (!gate.close()) {
             return;
         }
+        permits.close();
+        notifications.close();
         for (Connection connection : List.copyOf(waiting)) {
             cancel(connection);
         }

@@ -1,6 +1,8 @@
 package dev.baton.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.spi.LockKind;
+import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import java.security.SecureRandom;
 import java.sql.Connection;
@@ -24,8 +26,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Release notifications of the {@code table} and {@code optimistic} strategies on PostgreSQL, over
- * LISTEN/NOTIFY, waking the next waiting client rather than all of them.
+ * Release notifications of the {@code table} and {@code optimistic} strategies on PostgreSQL, and of
+ * every strategy's semaphore permits ({@link JdbcPermits}), over LISTEN/NOTIFY, waking the next
+ * waiting client rather than all of them.
  *
  * <p>Wire: each client LISTENs on a channel of its own ({@link #channel()}, {@code baton_w_} and 24
  * random hex digits). A waiter whose attempt failed while this listener is up writes that channel
@@ -72,6 +75,13 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
     }
 
     private static final SecureRandom RANDOM = new SecureRandom();
+
+    /**
+     * What precedes a semaphore's name in the payload of a permit's release (and in the key of its
+     * waiters here): U+0001, a control character that no lock name contains, so that a permit's
+     * release wakes the waiters for that semaphore and not those of a lock of the same name.
+     */
+    static final String PERMIT_PREFIX = "\u0001";
 
     private final String channel;
     private final Supplier<String> backendName;
@@ -120,6 +130,13 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
     @Override
     public boolean supported() {
         return active.getAsBoolean();
+    }
+
+    /** Waiters for a semaphore's permits are keyed (and notified) apart from a lock of the same name. */
+    @Override
+    public Subscription subscribe(LockRequest request, Runnable onRelease) {
+        return subscribe(
+                request.kind() == LockKind.PERMIT ? PERMIT_PREFIX + request.name() : request.name(), onRelease);
     }
 
     /**

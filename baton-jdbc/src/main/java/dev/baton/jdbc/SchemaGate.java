@@ -25,6 +25,9 @@ final class SchemaGate<T> {
     }
 
     private final Supplier<String> backendName;
+    /** What the names passed in are, for messages: {@code lock} or {@code semaphore}. */
+    private final String noun;
+
     private final Duration operationTimeout;
     private final TableNames names;
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -34,7 +37,13 @@ final class SchemaGate<T> {
     private volatile T checked;
 
     SchemaGate(Supplier<String> backendName, Duration operationTimeout, TableNames names) {
+        this(backendName, "lock", operationTimeout, names);
+    }
+
+    /** @param noun what the names passed in are, for messages ({@code semaphore}) */
+    SchemaGate(Supplier<String> backendName, String noun, Duration operationTimeout, TableNames names) {
         this.backendName = backendName;
+        this.noun = noun;
         this.operationTimeout = operationTimeout;
         this.names = names;
     }
@@ -68,7 +77,7 @@ final class SchemaGate<T> {
     /** @throws LockUnavailableException naming the lock if the backend is closed */
     void requireOpen(String lockName) {
         if (closed.get()) {
-            throw new LockUnavailableException("Baton lock '" + lockName + "' on " + backendName.get()
+            throw new LockUnavailableException("Baton " + noun + " '" + lockName + "' on " + backendName.get()
                     + ": the backend is closed; create a new client to take locks again");
         }
     }
@@ -91,7 +100,7 @@ final class SchemaGate<T> {
             checked = null;
         }
         return new LockUnavailableException(
-                "Baton lock '" + lockName + "' on " + backendName.get() + ": " + action + " failed: "
+                "Baton " + noun + " '" + lockName + "' on " + backendName.get() + ": " + action + " failed: "
                         + JdbcFailures.explain(e, operationTimeout, names),
                 e);
     }

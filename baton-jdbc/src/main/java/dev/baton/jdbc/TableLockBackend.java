@@ -87,6 +87,8 @@ final class TableLockBackend implements LockBackend {
     private final ThreadLocal<String> unsentAttempt = new ThreadLocal<>();
     /** LISTEN/NOTIFY wake-ups on PostgreSQL; unsupported (waiters poll) on H2. */
     private final PgNotifications notifications;
+    /** Semaphore permits, in tables of their own. */
+    private final JdbcPermits permits;
 
     /**
      * @param dialect the database, or null to detect it from the first connection
@@ -118,6 +120,24 @@ final class TableLockBackend implements LockBackend {
             Dialect known = this.dialect;
             return known == null || known == Dialect.POSTGRESQL;
         });
+        this.permits = new JdbcPermits(
+                this::name,
+                dataSource,
+                ownedPool,
+                names,
+                createSchema,
+                operationTimeout,
+                name -> {
+                    ready(name);
+                    return this.dialect;
+                },
+                notifications);
+    }
+
+    /** Permits live in tables of their own ({@link JdbcPermits}); waiters poll, woken on PostgreSQL. */
+    @Override
+    public boolean supportsPermits() {
+        return true;
     }
 
     /**
@@ -146,6 +166,9 @@ final class TableLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
+        if (JdbcPermits.isPermit(request)) {
+            return permits.tryAcquire(request);
+        }
         unsentAttempt.remove();
         long lease = leaseMillis(request.leaseTime());
         Statements sql;
@@ -275,6 +298,9 @@ final class TableLockBackend implements LockBackend {
 
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        if (JdbcPermits.isPermit(grant)) {
+            return permits.renew(grant, leaseTime);
+        }
         Statements sql = ready(grant.name());
         long lease = leaseMillis(leaseTime);
         boolean shared = grant.mode() == LockMode.SHARED;
@@ -305,14 +331,20 @@ final class TableLockBackend implements LockBackend {
         return BatchRenewal.SIZE;
     }
 
-    /** Exclusive grants in one statement per call ({@link BatchRenewal}), shared ones one by one. */
+    /**
+     * Exclusive grants in one statement per call ({@link BatchRenewal}), shared ones one by one,
+     * permits in one statement of their own ({@link JdbcPermits}).
+     */
     @Override
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
-        return batchRenewal.renewAll(grants, leaseTime);
+        return permits.renewAll(grants, leaseTime, batchRenewal::renewAll);
     }
 
     @Override
     public boolean release(Grant grant) {
+        if (JdbcPermits.isPermit(grant)) {
+            return permits.release(grant);
+        }
         return release(grant.name(), grant.ownerId(), grant.mode());
     }
 
@@ -323,6 +355,10 @@ final class TableLockBackend implements LockBackend {
      */
     @Override
     public void abandon(LockRequest request) {
+        if (JdbcPermits.isPermit(request)) {
+            permits.abandon(request);
+            return;
+        }
         if (request.ownerId().equals(unsentAttempt.get())) {
             unsentAttempt.remove();
             return;
@@ -407,6 +443,7 @@ final class TableLockBackend implements LockBackend {
         if (!gate.close()) {
             return;
         }
+        permits.close();
         notifications.close();
         JdbcSession.closeOwnedPool(ownedPool, name());
     }

@@ -4,7 +4,9 @@ import dev.baton.LockConfigurationException;
 import java.util.regex.Pattern;
 
 /**
- * The three database objects of the table strategy, all derived from one configured table name.
+ * The three database objects of the table strategy, all derived from one configured table name. The
+ * other strategies' objects and the semaphore tables of every strategy ({@link #semaphores()}, {@link
+ * #permits()}) are named after it too.
  *
  * @param locks the lock table, e.g. {@code baton_locks} or {@code app.baton_locks}
  * @param readers the readers table, {@code <locks>_readers}
@@ -15,10 +17,24 @@ record TableNames(String locks, String readers, String sequence) {
 
     /*
      * The names are spliced into SQL, so only plain identifiers are accepted. 51 characters plus the
-     * longest suffix (_fencing_seq, 12) stay within PostgreSQL's 63-character identifier limit.
+     * longest suffix (_fencing_seq, 12; _semaphores, 11) stay within PostgreSQL's 63-character
+     * identifier limit.
      */
     private static final String IDENTIFIER = "[A-Za-z_][A-Za-z0-9_]{0,50}";
     private static final Pattern TABLE = Pattern.compile("(?:" + IDENTIFIER + "\\.)?" + IDENTIFIER);
+
+    /**
+     * The semaphores table, {@code <locks>_semaphores}: one row per semaphore name with its permit
+     * count and token counter (see {@link JdbcPermits}), shared by every strategy.
+     */
+    String semaphores() {
+        return locks + "_semaphores";
+    }
+
+    /** The permit holders table, {@code <locks>_permits}: one row per held permit (see {@link JdbcPermits}). */
+    String permits() {
+        return locks + "_permits";
+    }
 
     static TableNames defaults() {
         return of(DEFAULT_TABLE);

@@ -18,7 +18,7 @@ final class JdbcFixtures {
      * strategy}, or the default strategy when it is null.
      */
     static LockBackendFixture of(String name, Supplier<? extends DatabaseServer> server, String strategy) {
-        return of(name, server, strategy, Set.of(Capability.SHARED_MODE));
+        return of(name, server, strategy, Set.of(Capability.SHARED_MODE, Capability.SEMAPHORES));
     }
 
     /** The same with the capabilities the pair claims (the kit checks that the others are refused). */

@@ -133,7 +133,7 @@ class PostgresDataSourceContractTest extends LockBackendContract {
 
             @Override
             public Set<Capability> capabilities() {
-                return Set.of(Capability.SHARED_MODE);
+                return Set.of(Capability.SHARED_MODE, Capability.SEMAPHORES);
             }
         };
     }

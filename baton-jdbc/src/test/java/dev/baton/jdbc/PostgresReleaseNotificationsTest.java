@@ -18,13 +18,15 @@ import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * LISTEN/NOTIFY wake-ups of the table and optimistic strategies on PostgreSQL: with a poll delay of
+ * LISTEN/NOTIFY wake-ups of the table and optimistic strategies on PostgreSQL, and of permits on
+ * every strategy: with a poll delay of
  * 5 s, a waiter in another client gets the lock well within a second of the release, which only a
  * notification can explain; and it still does after the listener's connection was killed and came
  * back.
@@ -84,17 +86,53 @@ class PostgresReleaseNotificationsTest {
     }
 
     /**
+     * Permits poll on every strategy (the pessimistic and advisory ones queue only lock waiters), and
+     * a permit's release wakes the client registered in the semaphore's row; a lock of the same name
+     * held meanwhile is not disturbed.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"table", "optimistic", "pessimistic", "advisory"})
+    void aPermitWaiterIsWokenByNotifyOnEveryStrategy(String strategy) throws Exception {
+        try (LockClient holder = Baton.connect(uri(strategy), slowPolling());
+                LockClient waiter = Baton.connect(uri(strategy), slowPolling());
+                Lease lockOfTheSameName = waiter.lock("notify-permit").acquire(Duration.ofSeconds(5))) {
+            String select = "SELECT waiter FROM notify_" + strategy + "_semaphores WHERE semaphore_name = ?";
+            assertThat(handOverMillis(
+                            client -> client.semaphore("notify-permit", 1).acquire(Duration.ofSeconds(30)),
+                            holder,
+                            waiter,
+                            "notify-permit",
+                            select))
+                    .as("hand-over of a permit through NOTIFY")
+                    .isLessThan(WOKEN_WITHIN_MILLIS);
+            assertThat(lockOfTheSameName.isValid()).isTrue();
+        }
+    }
+
+    /**
      * The holder takes the lock, the waiter waits until it is parked in its 5-second poll pause (it
      * already failed, subscribed and retried), then the holder releases. Returns how long the hand-over
      * took.
      */
     private static long handOverMillis(LockClient holder, LockClient waiter, String name, String table)
             throws Exception {
-        Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
+        return handOverMillis(
+                client -> client.lock(name).acquire(Duration.ofSeconds(30)),
+                holder,
+                waiter,
+                name,
+                "SELECT waiter FROM " + table + " WHERE lock_name = ?");
+    }
+
+    /** The same for what {@code take} takes, with the registration read by {@code selectWaiter}. */
+    private static long handOverMillis(
+            Function<LockClient, Lease> take, LockClient holder, LockClient waiter, String name, String selectWaiter)
+            throws Exception {
+        Lease held = take.apply(holder);
         CompletableFuture<Lease> got = new CompletableFuture<>();
         Thread thread = new Thread(() -> {
             try {
-                got.complete(waiter.lock(name).acquire(Duration.ofSeconds(30)));
+                got.complete(take.apply(waiter));
             } catch (Throwable t) {
                 got.completeExceptionally(t);
             }
@@ -102,7 +140,7 @@ class PostgresReleaseNotificationsTest {
         thread.setDaemon(true);
         thread.start();
         awaitCondition("the waiter to park in its poll pause", () -> parkedInPollPause(thread));
-        assertThat(registeredWaiter(table, name))
+        assertThat(registeredWaiter(selectWaiter, name))
                 .as("the waiting client registered its channel for the release to notify")
                 .matches("baton_w_[0-9a-f]{24}");
         long releasedAt = System.nanoTime();
@@ -110,18 +148,17 @@ class PostgresReleaseNotificationsTest {
         try (Lease lease = got.get(POLL.toMillis() * 2, TimeUnit.MILLISECONDS)) {
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt);
             assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
-            assertThat(registeredWaiter(table, name))
+            assertThat(registeredWaiter(selectWaiter, name))
                     .as("the new grant cleared the registration")
                     .isNull();
             return millis;
         }
     }
 
-    /** The channel registered in the lock's row, or null. */
-    private static String registeredWaiter(String table, String name) {
+    /** The channel registered in the row of {@code name}, read by {@code select}, or null. */
+    private static String registeredWaiter(String select, String name) {
         try (Connection admin = admin();
-                java.sql.PreparedStatement ps =
-                        admin.prepareStatement("SELECT waiter FROM " + table + " WHERE lock_name = ?")) {
+                java.sql.PreparedStatement ps = admin.prepareStatement(select)) {
             ps.setString(1, name);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? rs.getString(1) : null;

@@ -1,0 +1,340 @@
+package dev.baton.jdbc;
+
+import dev.baton.LockConfigurationException;
+import dev.baton.LockUnavailableException;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockKind;
+import dev.baton.spi.LockRequest;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Semaphore permits ({@link LockKind#PERMIT}) for every JDBC strategy: the whole wire protocol of
+ * permits, one implementation that each strategy's backend hands its permit requests and grants to.
+ * Permits never use the strategy's own lock mechanism (row locks held for a lease, advisory or named
+ * locks cannot count holders), only two tables of their own, so they work alike on every strategy and
+ * database, and a semaphore and a lock of the same name never meet.
+ *
+ * <p>Tables ({@code permits-<dialect>.sql}, checked and created on the first permit request):
+ * {@code <table>_semaphores} holds one row per semaphore name with its permit count and the last
+ * fencing token handed out, never deleted; {@code <table>_permits} holds one row per held permit
+ * (name, owner id, token, expiry). Every expiry is computed and compared on the database's clock.
+ *
+ * <p>Protocol:
+ *
+ * <ul>
+ *   <li>Acquire, one short READ COMMITTED transaction: lock the name's row ({@code SELECT ... FOR
+ *       UPDATE}; when there is none, insert it with the requested count first). A stored count other
+ *       than the requested one fails with {@link LockConfigurationException}. Then count the name's
+ *       holders and delete the expired ones; if fewer than the count are left, advance the token
+ *       counter and insert this owner's row with it, and commit. Why this is safe: every insert of a
+ *       holder happens under the name row's lock and commits before it is released, so the count
+ *       read under the lock can only be too high (a concurrent release not yet committed), never too
+ *       low: at most {@code permits} rows are live at once. Tokens are the counter plus one, drawn
+ *       under the same lock, so they strictly increase per name although holder rows come and go.
+ *       Lock order is always the name row, then holder rows; renewals and releases touch only holder
+ *       rows: no deadlock between them. A transaction that meets another beyond the database's lock
+ *       wait reports the semaphore busy, and the core polls again.
+ *   <li>Renew: {@code UPDATE} the expiry of (name, owner) while it has not expired; several permits
+ *       of a client in one statement with an IN list of (name, owner) pairs, as {@link BatchRenewal}
+ *       does for locks (a count short of the list means some were lost: they are asked one by one).
+ *   <li>Release: {@code DELETE} (name, owner); it counts as released only if the row had not expired.
+ *       An expired leftover is deleted too (the next acquire would delete it anyway).
+ *   <li>Waiting: the core polls {@code tryAcquire} (every strategy says {@code queuesWaiters(PERMIT)}
+ *       false, the ones that queue lock waiters in the database included). On PostgreSQL a failed
+ *       attempt registers its client's LISTEN channel in the name row's {@code waiter} column if it
+ *       is empty, the release statement NOTIFYs it when it commits, and the next grant clears it:
+ *       the same one-waiter-per-release scheme as the locks' ({@link PgNotifications}), with the
+ *       payload {@link PgNotifications#PERMIT_PREFIX} plus the name, so that it wakes the client's
+ *       waiters for this semaphore and not those of a lock of the same name.
+ * </ul>
+ *
+ * <p>A permit grant carries a marker in {@link Grant#backendState()}, so that a strategy's renew,
+ * renewAll and release tell permits from its own lock grants ({@link #isPermit(Grant)}). The SQL is
+ * in {@link PermitStatements}.
+ */
+final class JdbcPermits {
+    private static final Logger log = LoggerFactory.getLogger(JdbcPermits.class);
+
+    /** The {@link Grant#backendState()} of every permit grant. */
+    private static final Object PERMIT = new Object() {
+        @Override
+        public String toString() {
+            return "jdbc-permit";
+        }
+    };
+
+    private final Supplier<String> backendName;
+    private final DataSource dataSource;
+    private final ReconnectingPool ownedPool;
+    private final TableNames names;
+    private final boolean createSchema;
+    private final int timeout;
+    private final Function<String, Dialect> strategyCheck;
+    private final PgNotifications notifications;
+    private final SchemaGate<PermitStatements> gate;
+    /** The isolation level the DataSource hands out, when it is not READ COMMITTED; -1 otherwise. */
+    private volatile int isolationToRestore = JdbcSession.ASK_ISOLATION;
+    /** The owner id of this thread's last attempt if it is known to have left nothing behind. */
+    private final ThreadLocal<String> unsentAttempt = new ThreadLocal<>();
+
+    /**
+     * @param strategyCheck the strategy's own check for a name (backend open, database detected and
+     *     supported, its tables present); returns the database's dialect
+     * @param notifications the strategy's PostgreSQL notifications, or null where waiters only poll
+     */
+    JdbcPermits(
+            Supplier<String> backendName,
+            DataSource dataSource,
+            ReconnectingPool ownedPool,
+            TableNames names,
+            boolean createSchema,
+            Duration operationTimeout,
+            Function<String, Dialect> strategyCheck,
+            PgNotifications notifications) {
+        this.backendName = backendName;
+        this.dataSource = dataSource;
+        this.ownedPool = ownedPool;
+        this.names = names;
+        this.createSchema = createSchema;
+        this.timeout = TableLockBackend.queryTimeoutSeconds(operationTimeout);
+        this.strategyCheck = strategyCheck;
+        this.notifications = notifications;
+        this.gate = new SchemaGate<>(backendName, "semaphore", operationTimeout, names);
+    }
+
+    static boolean isPermit(Grant grant) {
+        return grant.backendState() == PERMIT;
+    }
+
+    static boolean isPermit(LockRequest request) {
+        return request.kind() == LockKind.PERMIT;
+    }
+
+    private record Semaphore(int permits, long token) {}
+
+    private record Holders(int total, int expired) {}
+
+    Optional<Grant> tryAcquire(LockRequest request) {
+        unsentAttempt.remove();
+        String name = request.name();
+        PermitStatements sql;
+        JdbcSession session;
+        try {
+            sql = ready(name);
+            session = open(true);
+        } catch (SQLException e) {
+            unsentAttempt.set(request.ownerId());
+            throw failure(name, "acquire", e);
+        } catch (RuntimeException e) {
+            unsentAttempt.set(request.ownerId());
+            throw e;
+        }
+        long lease = OptimisticLockBackend.leaseMillis(request.leaseTime());
+        try (JdbcSession tx = session) {
+            Semaphore semaphore = lockSemaphore(tx, sql, request);
+            Holders holders = tx.first(sql.countHolders, rs -> new Holders(rs.getInt(1), rs.getInt(2)), name)
+                    .orElse(new Holders(0, 0));
+            // Rows a concurrent release deletes meanwhile only make `live` too high, which is safe.
+            int live = holders.expired() == 0 ? holders.total() : holders.total() - tx.update(sql.deleteExpired, name);
+            if (live >= semaphore.permits()) {
+                if (sql.registerWaiter != null && notifications.registerWaiters()) {
+                    // Every permit is taken: ask the next release to NOTIFY this client.
+                    tx.update(sql.registerWaiter, notifications.channel(), name);
+                }
+                tx.commit(); // the deleted expired holders, and the registration
+                return Optional.empty();
+            }
+            long token = semaphore.token() + 1;
+            tx.update(sql.advanceToken, token, name);
+            tx.update(sql.insertHolder, name, request.ownerId(), token, lease);
+            tx.commit();
+            // The expiry is informational (the core judges validity on its own clock).
+            return Optional.of(new Grant(
+                    name,
+                    request.ownerId(),
+                    request.mode(),
+                    token,
+                    Instant.now().plusMillis(lease),
+                    PERMIT));
+        } catch (SQLException e) {
+            if (JdbcFailures.isConflict(e)) {
+                log.debug(
+                        "Baton semaphore '{}' on {}: acquire met a concurrent transaction: {}",
+                        name,
+                        name(),
+                        e.toString());
+                return Optional.empty();
+            }
+            throw failure(name, "acquire", e);
+        }
+    }
+
+    /** Locks the name's row, inserting it first on the name's first use, and checks the count. */
+    private Semaphore lockSemaphore(JdbcSession tx, PermitStatements sql, LockRequest request) throws SQLException {
+        String name = request.name();
+        JdbcSession.Rows<Semaphore> row = rs -> new Semaphore(rs.getInt(1), rs.getLong(2));
+        Optional<Semaphore> semaphore = tx.first(sql.lockSemaphore, row, name);
+        if (semaphore.isEmpty()) {
+            // Another client may insert it at the same moment: then this insert does nothing (or fails
+            // quietly), and the lock below waits for that client's transaction.
+            tx.insertIfAbsent(sql.insertSemaphore, name, request.permits());
+            semaphore = tx.first(sql.lockSemaphore, row, name);
+        }
+        Semaphore found = semaphore.orElseThrow(
+                () -> new SQLException("the row of semaphore '" + name + "' vanished while being locked", "40001"));
+        if (found.permits() != request.permits()) {
+            unsentAttempt.set(request.ownerId()); // rolled back: nothing to clean up
+            throw new LockConfigurationException("Baton semaphore '" + name + "' on " + name() + ": it has "
+                    + found.permits() + " permits (recorded in " + names.semaphores() + ") but this client asks for "
+                    + request.permits() + "; use the same count for this name everywhere, or change it for good"
+                    + " once no client uses the old count: UPDATE " + names.semaphores() + " SET permits = "
+                    + request.permits() + " WHERE semaphore_name = '" + name.replace("'", "''") + "'"
+                    + " (deleting the row instead would restart its fencing tokens)");
+        }
+        return found;
+    }
+
+    Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        PermitStatements sql = ready(grant.name());
+        long lease = OptimisticLockBackend.leaseMillis(leaseTime);
+        try (JdbcSession db = open(false)) {
+            return db.update(sql.renew, lease, grant.name(), grant.ownerId()) == 1
+                    ? Optional.of(grant.withExpiresAt(Instant.now().plusMillis(lease)))
+                    : Optional.empty();
+        } catch (SQLException e) {
+            throw failure(grant.name(), "renew", e);
+        }
+    }
+
+    /**
+     * Renews a strategy's mix of lock and permit grants: the locks with {@code locks} (the strategy's
+     * own renewAll), the permits here, in one statement when there are several; the results in the
+     * order given.
+     */
+    List<Optional<Grant>> renewAll(
+            List<Grant> grants, Duration leaseTime, BiFunction<List<Grant>, Duration, List<Optional<Grant>>> locks) {
+        List<Grant> permitGrants = new ArrayList<>();
+        List<Grant> lockGrants = new ArrayList<>();
+        for (Grant grant : grants) {
+            (isPermit(grant) ? permitGrants : lockGrants).add(grant);
+        }
+        if (permitGrants.isEmpty()) {
+            return locks.apply(grants, leaseTime);
+        }
+        Iterator<Optional<Grant>> lockResults = lockGrants.isEmpty()
+                ? List.<Optional<Grant>>of().iterator()
+                : locks.apply(lockGrants, leaseTime).iterator();
+        Iterator<Optional<Grant>> permitResults =
+                renewPermits(permitGrants, leaseTime).iterator();
+        List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
+        for (Grant grant : grants) {
+            renewed.add(isPermit(grant) ? permitResults.next() : lockResults.next());
+        }
+        return renewed;
+    }
+
+    private List<Optional<Grant>> renewPermits(List<Grant> grants, Duration leaseTime) {
+        if (grants.size() > 1) {
+            PermitStatements sql = ready(grants.get(0).name());
+            long lease = OptimisticLockBackend.leaseMillis(leaseTime);
+            List<Object> params = new ArrayList<>(1 + 2 * grants.size());
+            params.add(lease);
+            for (Grant grant : grants) {
+                params.add(grant.name());
+                params.add(grant.ownerId());
+            }
+            int updated;
+            try (JdbcSession db = open(false)) {
+                updated = db.update(BatchRenewal.inList(sql.renewIn, 2, grants.size()), params.toArray());
+            } catch (SQLException e) {
+                throw failure(grants.get(0).name(), "renew", e);
+            }
+            if (updated == grants.size()) {
+                Instant expiry = Instant.now().plusMillis(lease);
+                List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
+                grants.forEach(grant -> renewed.add(Optional.of(grant.withExpiresAt(expiry))));
+                return renewed;
+            }
+            // Some were lost: which ones, each renewal says (renewing one twice is harmless).
+        }
+        List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
+        grants.forEach(grant -> renewed.add(renew(grant, leaseTime)));
+        return renewed;
+    }
+
+    boolean release(Grant grant) {
+        return release(grant.name(), grant.ownerId());
+    }
+
+    /** Removes what an attempt whose outcome is unknown may have left: its row, by owner id. */
+    void abandon(LockRequest request) {
+        if (request.ownerId().equals(unsentAttempt.get())) {
+            unsentAttempt.remove();
+            return;
+        }
+        release(request.name(), request.ownerId());
+    }
+
+    private boolean release(String name, String ownerId) {
+        PermitStatements sql = ready(name);
+        try (JdbcSession db = open(false)) {
+            int live = sql.notifies
+                    ? db.all(sql.releaseLive, TableLockBackend::countRows, name, ownerId)
+                    : db.update(sql.releaseLive, name, ownerId);
+            if (live == 0) {
+                db.update(sql.deleteHolder, name, ownerId); // an expired leftover, if any
+            }
+            return live > 0;
+        } catch (SQLException e) {
+            throw failure(name, "release", e);
+        }
+    }
+
+    /** Refuses every later call; the strategy closes its connections itself. */
+    void close() {
+        gate.close();
+    }
+
+    private String name() {
+        return backendName.get();
+    }
+
+    private PermitStatements ready(String name) {
+        return gate.pass(name, () -> {
+            Dialect dialect = strategyCheck.apply(name);
+            try (JdbcSession db = JdbcSession.open(dataSource, ownedPool, timeout, false)) {
+                JdbcSchema.ensure(
+                        db.connection,
+                        JdbcSchema.ddl("permits", dialect, names),
+                        List.of(names.semaphores(), names.permits()),
+                        createSchema,
+                        timeout,
+                        "Baton semaphore '" + name + "' on " + name());
+                int isolation = db.connection.getTransactionIsolation();
+                isolationToRestore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;
+                return new PermitStatements(dialect, names, notifications != null && dialect == Dialect.POSTGRESQL);
+            }
+        });
+    }
+
+    private JdbcSession open(boolean transaction) throws SQLException {
+        return JdbcSession.open(dataSource, ownedPool, timeout, transaction, isolationToRestore);
+    }
+
+    private LockUnavailableException failure(String name, String action, SQLException e) {
+        return gate.failure(name, action, e);
+    }
+}

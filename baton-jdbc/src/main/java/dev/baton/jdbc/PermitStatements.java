@@ -1,0 +1,76 @@
+package dev.baton.jdbc;
+
+/**
+ * The SQL of {@link JdbcPermits} (see there for the protocol and why it is safe), for one dialect,
+ * built once. {@code {semaphores}}, {@code {permits}}, {@code
+ * {now}} and {@code {now+lease}} (the lease bound in milliseconds) are filled in; the comment
+ * above each lists its parameters.
+ */
+final class PermitStatements {
+    private final Dialect dialect;
+    private final TableNames names;
+    final boolean notifies;
+    final String lockSemaphore;
+    final String insertSemaphore;
+    final String countHolders;
+    final String deleteExpired;
+    final String advanceToken;
+    final String insertHolder;
+    /** PostgreSQL: registers a client's channel as the semaphore's waiter if none is; null elsewhere. */
+    final String registerWaiter;
+
+    final String renew;
+    /** The batch renewal up to its IN list; ? = lease, then each grant's name and owner. */
+    final String renewIn;
+
+    final String releaseLive;
+    final String deleteHolder;
+
+    PermitStatements(Dialect dialect, TableNames names, boolean notifies) {
+        this.dialect = dialect;
+        this.names = names;
+        this.notifies = notifies;
+        // ? = name
+        lockSemaphore = sql("SELECT permits, fencing_token FROM {semaphores} WHERE semaphore_name = ? FOR UPDATE");
+        // ? = name, permits
+        insertSemaphore = dialect.insertIfAbsent(
+                sql("INSERT INTO {semaphores} (semaphore_name, permits, fencing_token) VALUES (?, ?, 0)"),
+                "semaphore_name");
+        // ? = name
+        countHolders = sql("SELECT COUNT(*), COALESCE(SUM(CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END), 0)"
+                + " FROM {permits} WHERE semaphore_name = ?");
+        // ? = name
+        deleteExpired = sql("DELETE FROM {permits} WHERE semaphore_name = ? AND expires_at <= {now}");
+        // ? = token, name. A new holder clears the waiter: clients still waiting register again.
+        advanceToken = sql("UPDATE {semaphores} SET fencing_token = ?" + (notifies ? ", waiter = NULL" : "")
+                + " WHERE semaphore_name = ?");
+        // ? = name, owner, token, lease
+        insertHolder = sql("INSERT INTO {permits} (semaphore_name, owner_id, fencing_token, expires_at)"
+                + " VALUES (?, ?, ?, {now+lease})");
+        // ? = channel, name
+        registerWaiter =
+                notifies ? sql("UPDATE {semaphores} SET waiter = ? WHERE semaphore_name = ? AND waiter IS NULL") : null;
+        // ? = lease, name, owner
+        renew = sql("UPDATE {permits} SET expires_at = {now+lease}"
+                + " WHERE semaphore_name = ? AND owner_id = ? AND expires_at > {now}");
+        renewIn = sql("UPDATE {permits} SET expires_at = {now+lease}"
+                + " WHERE expires_at > {now} AND (semaphore_name, owner_id) IN ");
+        // ? = name, owner. On PostgreSQL also NOTIFYs the registered waiter (at commit) and returns
+        // one row per row deleted.
+        String delete = "DELETE FROM {permits} WHERE semaphore_name = ? AND owner_id = ? AND expires_at > {now}";
+        releaseLive = notifies
+                ? sql("WITH d AS (" + delete + " RETURNING semaphore_name) SELECT (SELECT pg_notify(s.waiter, "
+                        + "chr(1) || s.semaphore_name) FROM {semaphores} s"
+                        + " WHERE s.semaphore_name = d.semaphore_name AND s.waiter IS NOT NULL) FROM d")
+                : sql(delete);
+        // ? = name, owner
+        deleteHolder = sql("DELETE FROM {permits} WHERE semaphore_name = ? AND owner_id = ?");
+    }
+
+    private String sql(String template) {
+        return template.replace("{semaphores}", names.semaphores())
+                .replace("{permits}", names.permits())
+                .replace("{now+lease}", dialect.nowPlusMillis())
+                .replace("{now}", dialect.now());
+    }
+}
