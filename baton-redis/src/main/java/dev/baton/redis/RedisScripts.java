@@ -127,8 +127,9 @@ final class RedisScripts {
      * Renews many locks of one client in one call (see {@link RedisRenewals}); each is extended only
      * if this owner still holds it. KEYS: the three keys of each lock in turn; ARGV: lease ms, fence
      * ttl ms, then owner and mode of each lock in turn. Semaphore permits ride along with mode {@code
-     * P} and their own three keys ({@link RedisPermits#RENEW_FUNCTION}). Returns {server now ms, then 1 (extended) or 0 (not held) for each lock}. On a
-     * Cluster every lock of one call must live in one slot.
+     * P} and their own three keys ({@link RedisPermits#RENEW_FUNCTION}). Returns {server now ms, then
+     * 1 (extended) or 0 (not held) for each lock}. On a Cluster every lock of one call must live in
+     * one slot.
      */
     static final Script RENEW_ALL = Script.of(
             "renew-all",
