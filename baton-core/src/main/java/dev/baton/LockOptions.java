@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Objects;
 
 /**
- * How locks behave: lease time, automatic renewal, the polling policy used while waiting, and the
- * bound on every single backend operation. Set per client ({@link Baton#connect(String,
+ * How locks behave: lease time, automatic renewal, the polling policy used while waiting, fairness,
+ * and the bound on every single backend operation. Set per client ({@link Baton#connect(String,
  * LockOptions)}) and overridable per lock ({@link LockClient#lock(String, LockOptions)}).
  *
  * <p>Every duration is validated when it is set on the {@link Builder}: {@code null}, zero and
@@ -30,6 +30,13 @@ import java.util.Objects;
  * @param listeners who hears what the client's locks do (acquires, waits, releases, renewals,
  *     losses), in the order registered; see {@link LockListener}. Default none. Like {@code
  *     operationTimeout}, taken from the client's options: a per-lock override does not change them.
+ * @param fair whether a waiter on another client comes before an immediate re-acquire by the client
+ *     that just released (default {@code true}): a release that finds waiters leaves the lock to the
+ *     longest-waiting one for a short, bounded time. {@code false} lets whoever asks first after a
+ *     release take the lock (barging): more acquisitions per second for a busy holder, at the risk
+ *     of starving the other clients' waiters. Backends whose waiters queue in the server (ZooKeeper,
+ *     etcd, PostgreSQL's lock queue) are fair either way. Taken from the client's options, like
+ *     {@code operationTimeout}; a backend URI's {@code fair=false} turns it off too.
  */
 public record LockOptions(
         Duration leaseTime,
@@ -37,7 +44,8 @@ public record LockOptions(
         Duration operationTimeout,
         Duration pollInitialDelay,
         Duration pollMaxDelay,
-        List<LockListener> listeners) {
+        List<LockListener> listeners,
+        boolean fair) {
 
     private static final LockOptions DEFAULTS = new Builder().build();
 
@@ -52,6 +60,7 @@ public record LockOptions(
      *     pollInitialDelay}
      * @param listeners listeners in the order they are called; copied, so later changes to the list
      *     have no effect
+     * @param fair whether waiters on other clients come before an immediate re-acquire
      * @throws LockConfigurationException naming the option if a duration is null, zero or negative,
      *     if {@code pollMaxDelay} is shorter than {@code pollInitialDelay}, or if {@code listeners}
      *     is null or contains null
@@ -74,7 +83,29 @@ public record LockOptions(
     }
 
     /**
-     * Options without listeners; validated as the canonical constructor.
+     * Fair options; validated as the canonical constructor.
+     *
+     * @param leaseTime how long a grant lives on the backend without renewal; positive
+     * @param autoRenew whether held leases are renewed at a third of {@code leaseTime}
+     * @param operationTimeout the bound on one backend round trip; positive
+     * @param pollInitialDelay first pause between two attempts of a polling waiter; positive
+     * @param pollMaxDelay cap of the pause between attempts; not shorter than {@code
+     *     pollInitialDelay}
+     * @param listeners listeners in the order they are called
+     * @throws LockConfigurationException naming the option, as the canonical constructor
+     */
+    public LockOptions(
+            Duration leaseTime,
+            boolean autoRenew,
+            Duration operationTimeout,
+            Duration pollInitialDelay,
+            Duration pollMaxDelay,
+            List<LockListener> listeners) {
+        this(leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay, listeners, true);
+    }
+
+    /**
+     * Fair options without listeners; validated as the canonical constructor.
      *
      * @param leaseTime how long a grant lives on the backend without renewal; positive
      * @param autoRenew whether held leases are renewed at a third of {@code leaseTime}
@@ -95,7 +126,7 @@ public record LockOptions(
 
     /**
      * The defaults: 30 s lease, auto-renew on, 5 s operation timeout, polling from 10 ms to 500 ms, no
-     * listeners.
+     * listeners, fair.
      *
      * @return the shared default options
      */
@@ -124,7 +155,8 @@ public record LockOptions(
                 .autoRenew(autoRenew)
                 .operationTimeout(operationTimeout)
                 .pollInitialDelay(pollInitialDelay)
-                .pollMaxDelay(pollMaxDelay);
+                .pollMaxDelay(pollMaxDelay)
+                .fair(fair);
     }
 
     /**
@@ -157,6 +189,7 @@ public record LockOptions(
         private Duration pollInitialDelay = Duration.ofMillis(10);
         private Duration pollMaxDelay = Duration.ofMillis(500);
         private final List<LockListener> listeners = new ArrayList<>();
+        private boolean fair = true;
 
         private Builder() {}
 
@@ -229,6 +262,19 @@ public record LockOptions(
         }
 
         /**
+         * Whether a waiter on another client comes before an immediate re-acquire by the client that
+         * just released; default {@code true}. See {@link LockOptions#fair()}.
+         *
+         * @param fair {@code false} to let the releasing client take the lock again at once
+         *     (barging: more throughput for a busy holder, possible starvation of other clients)
+         * @return this builder
+         */
+        public Builder fair(boolean fair) {
+            this.fair = fair;
+            return this;
+        }
+
+        /**
          * Adds a listener to the client built with these options; may be called several times (each
          * listener is called, in this order). See {@link LockListener} for what it hears and on which
          * thread.
@@ -253,7 +299,8 @@ public record LockOptions(
          *     pollInitialDelay}
          */
         public LockOptions build() {
-            return new LockOptions(leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay, listeners);
+            return new LockOptions(
+                    leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay, listeners, fair);
         }
 
         @Override

@@ -14,7 +14,6 @@ import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockKind;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
-import dev.baton.spi.ReleaseNotifications;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -42,7 +41,7 @@ public final class ClientCore implements LockClient {
     final LockEvents events;
     private final LeaseRenewer renewer;
     private final LockOptions options;
-    private final ReleaseHints notifications;
+    final ReleaseHints notifications;
     private final ConcurrentHashMap<LocalLockState.Key, LocalLockState> states = new ConcurrentHashMap<>();
     private final Set<HeldGrant> held = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
@@ -251,72 +250,16 @@ public final class ClientCore implements LockClient {
             }
             LockRequest request = new LockRequest(
                     lock.name(), OwnerIds.next(), lock.kind(), lock.options().leaseTime(), Math.max(1, lock.permits()));
-            Backoff backoff = new Backoff(
-                    lock.options().pollInitialDelay(), lock.options().pollMaxDelay());
-            if (backend.queuesWaiters(lock.kind())) {
-                if (timeoutNanos != 0) {
-                    attempt.waiting(); // the backend's queue cannot tell a wait from an immediate grant
-                }
-                while (true) {
-                    checkOpen();
-                    long remaining =
-                            timeoutNanos <= 0 ? timeoutNanos : Math.max(0, timeoutNanos - (ticker.nanoTime() - start));
-                    Optional<Grant> grant;
-                    try {
-                        grant = BackendAttempts.queue(backend, request, remaining);
-                    } catch (InterruptedException e) {
-                        if (interruptible) {
-                            throw e;
-                        }
-                        interrupted = true;
-                        continue;
-                    }
-                    if (grant.isEmpty()) {
-                        return Optional.empty();
-                    }
-                    granted = true;
-                    // A queued grant starts when the backend hands it over, not when the wait began
-                    // (which may be longer ago than the lease time).
-                    return Optional.of(hold(local, lock, thread, grant.get(), ticker.nanoTime(), attempt));
-                }
-            }
-            ReleaseNotifications.Subscription subscription = null;
-            boolean subscribing = notifications.supported();
+            BackendWait wait = new BackendWait(this, local, request, lock.options(), interruptible, attempt);
             try {
-                while (true) {
-                    checkOpen();
-                    long generation = local.signal.generation();
-                    long sentAt = ticker.nanoTime();
-                    Optional<Grant> grant = BackendAttempts.tryOnce(backend, request);
-                    if (grant.isPresent()) {
-                        granted = true;
-                        return Optional.of(hold(local, lock, thread, grant.get(), sentAt, attempt));
-                    }
-                    long remaining = timeoutNanos < 0 ? Long.MAX_VALUE : timeoutNanos - (ticker.nanoTime() - start);
-                    if (remaining <= 0) {
-                        return Optional.empty();
-                    }
-                    attempt.waiting();
-                    if (subscription == null && subscribing) {
-                        // Subscribe, then try again at once: a release between the attempt and the
-                        // subscription would otherwise go unnoticed until the next poll.
-                        subscription = notifications.subscribe(request, local.signal::signal);
-                        subscribing = subscription != null;
-                        continue;
-                    }
-                    try {
-                        local.signal.await(generation, Math.min(backoff.nextPauseNanos(), remaining));
-                    } catch (InterruptedException e) {
-                        if (interruptible) {
-                            throw e;
-                        }
-                        interrupted = true;
-                    }
+                Optional<Grant> grant = wait.run(timeoutNanos, start);
+                if (grant.isEmpty()) {
+                    return Optional.empty();
                 }
+                granted = true;
+                return Optional.of(hold(local, lock, thread, grant.get(), wait.sentAt(), attempt));
             } finally {
-                if (subscription != null) {
-                    notifications.unsubscribe(request, subscription, closed);
-                }
+                interrupted = wait.interrupted();
             }
         } finally {
             if (!granted) {
@@ -383,6 +326,10 @@ public final class ClientCore implements LockClient {
             }
             return --existing.users == 0 ? null : existing;
         });
+    }
+
+    boolean isClosed() {
+        return closed;
     }
 
     void checkOpen() {

@@ -3,6 +3,7 @@ package dev.baton.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.DistributedLock;
 import dev.baton.DistributedReadWriteLock;
+import dev.baton.DistributedSemaphore;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.servers.PostgresServer;
@@ -56,6 +57,26 @@ class PostgresDataSourceContractTest extends LockBackendContract {
         @Override
         public DistributedReadWriteLock readWriteLock(String name, LockOptions options) {
             return client.readWriteLock(name, options);
+        }
+
+        @Override
+        public DistributedSemaphore semaphore(String name, int permits) {
+            return client.semaphore(name, permits);
+        }
+
+        @Override
+        public DistributedSemaphore semaphore(String name, int permits, LockOptions options) {
+            return client.semaphore(name, permits, options);
+        }
+
+        @Override
+        public DistributedLock multiLock(String... names) {
+            return client.multiLock(names);
+        }
+
+        @Override
+        public DistributedLock multiLock(java.util.Collection<String> names, LockOptions options) {
+            return client.multiLock(names, options);
         }
 
         @Override

@@ -2,6 +2,7 @@ package dev.baton.tck;
 
 import dev.baton.Baton;
 import dev.baton.DistributedLock;
+import dev.baton.DistributedSemaphore;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
@@ -23,6 +24,11 @@ import java.util.concurrent.CountDownLatch;
  *   <li>{@code count URI NAME ITERATIONS COUNTER_FILE MARKER_FILE LEASE_MS}: repeatedly acquire,
  *       check that nobody else is inside (marker file), increment the counter file non-atomically,
  *       release; print {@code DONE}; exit 3 on an observed overlap.
+ *   <li>{@code hold-permit URI NAME PERMITS LEASE_MS}: as {@code hold}, for one permit of a
+ *       semaphore.
+ *   <li>{@code count-permits URI NAME PERMITS ITERATIONS DIR LEASE_MS}: repeatedly take a permit,
+ *       create a file of its own in {@code DIR}, exit 3 if {@code DIR} then holds more than {@code
+ *       PERMITS} files, delete the file and give the permit back; print {@code DONE}.
  * </ul>
  */
 public final class ForkedLockClient {
@@ -45,6 +51,15 @@ public final class ForkedLockClient {
         String name = args[2];
         switch (mode) {
             case "hold" -> hold(uri, name, Duration.ofMillis(Long.parseLong(args[3])));
+            case "hold-permit" -> holdPermit(
+                    uri, name, Integer.parseInt(args[3]), Duration.ofMillis(Long.parseLong(args[4])));
+            case "count-permits" -> countPermits(
+                    uri,
+                    name,
+                    Integer.parseInt(args[3]),
+                    Integer.parseInt(args[4]),
+                    Path.of(args[5]),
+                    Duration.ofMillis(Long.parseLong(args[6])));
             case "count" -> count(
                     uri,
                     name,
@@ -65,14 +80,51 @@ public final class ForkedLockClient {
         new CountDownLatch(1).await();
     }
 
-    private static void count(String uri, String name, int iterations, Path counter, Path marker, Duration lease)
+    private static void holdPermit(String uri, String name, int permits, Duration lease) throws InterruptedException {
+        LockClient client =
+                Baton.connect(uri, LockOptions.builder().leaseTime(lease).build());
+        Lease held = client.semaphore(name, permits).acquire(Duration.ofSeconds(60));
+        System.out.println("ACQUIRED " + held.fencingToken());
+        System.out.flush();
+        new CountDownLatch(1).await();
+    }
+
+    private static void countPermits(String uri, String name, int permits, int iterations, Path dir, Duration lease)
             throws IOException {
-        LockOptions options = LockOptions.builder()
+        try (LockClient client = Baton.connect(uri, fastPolling(lease))) {
+            DistributedSemaphore semaphore = client.semaphore(name, permits);
+            for (int i = 0; i < iterations; i++) {
+                try (Lease permit = semaphore.acquire(Duration.ofSeconds(60))) {
+                    Path mine = dir.resolve(ProcessHandle.current().pid() + "-" + i);
+                    Files.createFile(mine);
+                    long inside;
+                    try (var files = Files.list(dir)) {
+                        inside = files.count();
+                    }
+                    if (inside > permits) {
+                        System.out.println("OVERLAP at iteration " + i + ": " + inside + " holders of " + permits);
+                        System.out.flush();
+                        System.exit(EXIT_OVERLAP);
+                    }
+                    Files.delete(mine);
+                }
+            }
+        }
+        System.out.println("DONE");
+        System.out.flush();
+    }
+
+    private static LockOptions fastPolling(Duration lease) {
+        return LockOptions.builder()
                 .leaseTime(lease)
                 .pollInitialDelay(Duration.ofMillis(2))
                 .pollMaxDelay(Duration.ofMillis(20))
                 .build();
-        try (LockClient client = Baton.connect(uri, options)) {
+    }
+
+    private static void count(String uri, String name, int iterations, Path counter, Path marker, Duration lease)
+            throws IOException {
+        try (LockClient client = Baton.connect(uri, fastPolling(lease))) {
             DistributedLock lock = client.lock(name);
             for (int i = 0; i < iterations; i++) {
                 lock.lock();

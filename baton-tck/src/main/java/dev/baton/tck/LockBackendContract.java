@@ -196,7 +196,8 @@ public abstract class LockBackendContract {
         return resource;
     }
 
-    private <T> Future<T> inThread(java.util.concurrent.Callable<T> task) {
+    /** Runs {@code task} on a thread of its own (a cached pool, stopped after the test). */
+    <T> Future<T> inThread(java.util.concurrent.Callable<T> task) {
         return threads.submit(task);
     }
 
@@ -802,6 +803,34 @@ public abstract class LockBackendContract {
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class RenewalAtScale extends RenewalAtScaleProperty {
         RenewalAtScale() {
+            super(LockBackendContract.this);
+        }
+    }
+
+    /** Semaphores, or their clear refusal: see {@link SemaphoreProperty}. */
+    @Nested
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    class Semaphores extends SemaphoreProperty {
+        Semaphores() {
+            super(LockBackendContract.this);
+        }
+    }
+
+    /** No client starves: see {@link FairnessProperty}. */
+    @Nested
+    @org.junit.jupiter.api.Tag("fairness")
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    class Fairness extends FairnessProperty {
+        Fairness() {
+            super(LockBackendContract.this);
+        }
+    }
+
+    /** Multi-locks, on every backend: see {@link MultiLockProperty}. */
+    @Nested
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    class MultiLocks extends MultiLockProperty {
+        MultiLocks() {
             super(LockBackendContract.this);
         }
     }

@@ -1,0 +1,87 @@
+package dev.baton.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.DistributedLock;
+import dev.baton.Lease;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The kit's fairness property ({@link LockBackendContract.Fairness}): four clients, one thread each,
+ * loop acquire-release on one name with nothing between a release and the next acquire, the pattern
+ * in which a barging lock hands nearly every grant straight back to the client that just released.
+ * With {@link Capability#FAIR}, every client must get at least a fifth of its fair share of the
+ * grants (no starvation); a fixture without it (a backend that barges by request) is only checked for
+ * exclusion, since a barging lock may starve a client for the whole run.
+ */
+abstract class FairnessProperty {
+    /** Grants counted per run: enough that a starving client's share is visible. */
+    static final int GRANTS = 160;
+
+    static final int CLIENTS = 4;
+
+    private final LockBackendContract contract;
+
+    FairnessProperty(LockBackendContract contract) {
+        this.contract = contract;
+    }
+
+    @Test
+    void fourClientsLoopingOnOneNameEachGetAFairShare() throws Exception {
+        String name = contract.lockName();
+        AtomicIntegerArray grants = new AtomicIntegerArray(CLIENTS);
+        AtomicInteger total = new AtomicInteger();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Future<Object>> loops = new ArrayList<>();
+        for (int c = 0; c < CLIENTS; c++) {
+            int client = c;
+            DistributedLock lock = contract.client().lock(name);
+            loops.add(contract.inThread(() -> {
+                while (!stop.get()) {
+                    try (Lease lease = lock.acquire(Duration.ofSeconds(60))) {
+                        if (inside.incrementAndGet() > 1) {
+                            overlaps.incrementAndGet();
+                        }
+                        grants.incrementAndGet(client);
+                        if (total.incrementAndGet() >= GRANTS) {
+                            stop.set(true);
+                        }
+                        inside.decrementAndGet();
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<Object> loop : loops) {
+            loop.get(100, TimeUnit.SECONDS);
+        }
+        int[] counts = new int[CLIENTS];
+        for (int c = 0; c < CLIENTS; c++) {
+            counts[c] = grants.get(c);
+        }
+        int least = Integer.MAX_VALUE;
+        for (int count : counts) {
+            least = Math.min(least, count);
+        }
+        assertThat(overlaps.get()).isZero();
+        int fifthOfFairShare = GRANTS / CLIENTS / 5;
+        if (contract.fixture().capabilities().contains(Capability.FAIR)) {
+            assertThat(least)
+                    .as(
+                            "grants of the least served client (per client: %s); a fair lock gives each at least a"
+                                    + " fifth of its fair share, %d",
+                            java.util.Arrays.toString(counts), fifthOfFairShare)
+                    .isGreaterThanOrEqualTo(fifthOfFairShare);
+        }
+    }
+}
