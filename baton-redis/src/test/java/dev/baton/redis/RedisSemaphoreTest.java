@@ -47,9 +47,11 @@ class RedisSemaphoreTest {
     private static final RedisKeys KEYS = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
     private static final LockOptions OPTIONS =
             LockOptions.builder().leaseTime(Duration.ofSeconds(10)).build();
-    /** Renewed every 100 ms: three lease times pass within a second. */
+    /** A lease of 1 s, renewed about every 330 ms: three lease times pass in three seconds. */
+    private static final Duration SHORT_LEASE = Duration.ofSeconds(1);
+
     private static final LockOptions SHORT =
-            OPTIONS.toBuilder().leaseTime(Duration.ofMillis(300)).build();
+            OPTIONS.toBuilder().leaseTime(SHORT_LEASE).build();
 
     private static RedisServer server;
     private static RedisClient admin;
@@ -168,12 +170,15 @@ class RedisSemaphoreTest {
             Lease second = crashed.semaphore(name, 2).acquire(Duration.ofSeconds(5));
             assertThat(other.semaphore(name, 2).tryAcquire()).isEmpty();
 
-            try (Lease taken = other.semaphore(name, 2).acquire(Duration.ofSeconds(10))) {
+            try (Lease taken = other.semaphore(name, 2).acquire(Duration.ofSeconds(10));
+                    Lease alsoTaken = other.semaphore(name, 2).acquire(Duration.ofSeconds(10))) {
                 assertThat(taken.fencingToken()).isGreaterThan(Math.max(first.fencingToken(), second.fencingToken()));
+                assertThat(alsoTaken.fencingToken()).isGreaterThan(taken.fencingToken());
                 assertThat(first.isValid()).isFalse();
+                assertThat(second.isValid()).isFalse();
                 assertThat(redis.zcard(holdersKey(name)))
-                        .as("the expired holders were dropped")
-                        .isEqualTo(1);
+                        .as("both expired holders were dropped: only the two new ones")
+                        .isEqualTo(2);
             }
         }
     }
@@ -283,22 +288,6 @@ class RedisSemaphoreTest {
         }
     }
 
-    @Test
-    void renewalKeepsAPermitPastThreeLeaseTimes() {
-        String name = name();
-        try (LockClient holder = Baton.connect(server.uri(), SHORT);
-                LockClient other = Baton.connect(server.uri(), OPTIONS);
-                Lease lease = holder.semaphore(name, 1).acquire(Duration.ofSeconds(5))) {
-            double firstExpiry = onlyScore(name);
-            Await.condition(
-                    "the permit renewed past three lease times",
-                    Duration.ofSeconds(10),
-                    () -> onlyScore(name) > firstExpiry + 3 * 300);
-            assertThat(lease.isValid()).isTrue();
-            assertThat(other.semaphore(name, 1).tryAcquire()).isEmpty();
-        }
-    }
-
     /** ZCARD commands the server ran, scripts' included (INFO commandstats). */
     private static long zcardCalls() {
         for (String line : redis.info("commandstats").split("\r?\n")) {
@@ -353,15 +342,20 @@ class RedisSemaphoreTest {
     void locksAndPermitsOfOneClientAreBothKeptPastThreeLeaseTimes() {
         String name = name();
         try (LockClient client = Baton.connect(server.uri(), SHORT);
+                LockClient other = Baton.connect(server.uri(), OPTIONS);
                 Lease lock = client.lock(name).acquire(Duration.ofSeconds(5));
-                Lease permit = client.semaphore(name, 3).acquire(Duration.ofSeconds(5))) {
+                Lease permit = client.semaphore(name, 1).acquire(Duration.ofSeconds(5))) {
             double firstExpiry = onlyScore(name);
+            // The permit's expiry on the server moved three lease times past its first one, so it
+            // lived that long; the lock, renewed in the same calls, must have too.
             Await.condition(
-                    "both renewed past three lease times",
-                    Duration.ofSeconds(10),
-                    () -> onlyScore(name) > firstExpiry + 3 * 300);
+                    "the permit renewed past three lease times",
+                    Duration.ofSeconds(15),
+                    () -> onlyScore(name) > firstExpiry + 3 * SHORT_LEASE.toMillis());
             assertThat(lock.isValid()).isTrue();
             assertThat(permit.isValid()).isTrue();
+            assertThat(other.lock(name).tryAcquire()).isEmpty();
+            assertThat(other.semaphore(name, 1).tryAcquire()).isEmpty();
             assertThat(redis.get(KEYS.keys(name)[0]))
                     .as("the lock is still on the server")
                     .isNotNull();
