@@ -23,6 +23,12 @@ final class RedisFailures {
      * an interrupt is kept for the caller to see), and translates failures.
      */
     static <T> T await(CompletableFuture<T> future, long timeoutNanos, String lock, String backend, String action) {
+        return awaitAs(future, timeoutNanos, "Baton lock '" + lock + "'", backend, action);
+    }
+
+    /** {@link #await} for a failure message about {@code subject}, such as {@code Baton semaphore 'x'}. */
+    static <T> T awaitAs(
+            CompletableFuture<T> future, long timeoutNanos, String subject, String backend, String action) {
         boolean interrupted = false;
         long deadline = System.nanoTime() + timeoutNanos;
         try {
@@ -32,10 +38,10 @@ final class RedisFailures {
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (ExecutionException e) {
-                    throw unavailable(lock, backend, action, RedisNode.unwrap(e));
+                    throw unavailableAs(subject, backend, action, RedisNode.unwrap(e));
                 } catch (TimeoutException e) {
                     future.cancel(false);
-                    throw unavailable(lock, backend, action, new RedisCommandTimeoutException("no reply"));
+                    throw unavailableAs(subject, backend, action, new RedisCommandTimeoutException("no reply"));
                 }
             }
         } finally {
@@ -46,8 +52,13 @@ final class RedisFailures {
     }
 
     static LockUnavailableException unavailable(String lock, String backend, String action, Throwable failure) {
+        return unavailableAs("Baton lock '" + lock + "'", backend, action, failure);
+    }
+
+    private static LockUnavailableException unavailableAs(
+            String subject, String backend, String action, Throwable failure) {
         return new LockUnavailableException(
-                "Baton lock '" + lock + "' on " + backend + ": " + action + " failed: " + explain(failure), failure);
+                subject + " on " + backend + ": " + action + " failed: " + explain(failure), failure);
     }
 
     /** What went wrong and what to do about it. */

@@ -4,6 +4,7 @@ import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
+import dev.baton.spi.LockKind;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
@@ -57,6 +58,13 @@ import org.slf4j.LoggerFactory;
  * such workloads their own key prefix ({@code ?prefix=}); better, reuse names (one lock per
  * resource, not per request).
  *
+ * <p>Semaphores ({@link #supportsPermits()}): permits are a sorted set of holders scored by their
+ * expiry on the server's clock, a fencing counter and the recorded permit count, in keys of their
+ * own ({@code <prefix>sem:{<name>}:...}); one script takes a permit atomically, renewal rides in the
+ * same batched script as locks, and a release wakes waiters by {@code PUBLISH} on the semaphore's
+ * channel. See {@link RedisPermits}. Replicas ({@code waitReplicas}) and failover behave as for
+ * locks: a permit lost in a failover lets one more holder in until the first learns at its renewal.
+ *
  * <p>Failure behaviour: every call is bounded by the operation timeout and reports an unreachable,
  * refusing or non-scripting server with {@link dev.baton.LockUnavailableException}.
  */
@@ -72,9 +80,7 @@ public final class RedisLockBackend implements LockBackend {
     private final ReleaseNotifications releaseNotifications;
     private final long timeoutNanos;
     private final RedisReplicaWait replicaWait;
-
-    /** With waitReplicas, how often one attempt writes its grant when a reconnect spoils the WAIT. */
-    private static final int MAX_GRANT_WRITES = 2;
+    private final RedisPermits permits;
 
     /**
      * @param waitReplicas how many replicas must acknowledge a grant before it counts ({@link
@@ -105,6 +111,7 @@ public final class RedisLockBackend implements LockBackend {
         // One second on top of Lettuce's own command timeout: its timeout fires first and says more.
         this.timeoutNanos = operationTimeout.plusSeconds(1).toNanos();
         this.replicaWait = new RedisReplicaWait(node, waitReplicas, operationTimeout);
+        this.permits = new RedisPermits(node, keys, replicaWait, name, timeoutNanos);
         this.notifications = new RedisNotifications(
                 List.of(node), keys, operationTimeout, (ScheduledExecutorService) resources.eventExecutorGroup());
         this.waitQueue = new RedisWaitQueue(node, keys, operationTimeout);
@@ -123,6 +130,9 @@ public final class RedisLockBackend implements LockBackend {
 
         @Override
         public Subscription subscribe(LockRequest request, Runnable onRelease) {
+            if (request.kind() == LockKind.PERMIT) {
+                return notifications.subscribeChannel(RedisPermits.channel(keys, request.name()), onRelease);
+            }
             Subscription broadcast = notifications.subscribe(request.name(), onRelease);
             RedisWaitQueue.Waiter waiter =
                     request.mode() == LockMode.EXCLUSIVE ? waitQueue.enqueue(request, onRelease) : null;
@@ -156,8 +166,17 @@ public final class RedisLockBackend implements LockBackend {
         return value instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(value));
     }
 
+    /** Yes: see {@link RedisPermits}. */
+    @Override
+    public boolean supportsPermits() {
+        return true;
+    }
+
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
+        if (request.kind() == LockKind.PERMIT) {
+            return permits.tryAcquire(request);
+        }
         RedisWaitQueue.Waiter waiter =
                 request.mode() == LockMode.EXCLUSIVE ? waitQueue.waiter(request.ownerId()) : null;
         if (waiter != null && waiter.handedToken > 0) {
@@ -185,22 +204,14 @@ public final class RedisLockBackend implements LockBackend {
         // never later than the key's real expiry on the server.
         Instant sent = Instant.now();
         long sentNanos = System.nanoTime();
-        long mark = replicaWait.beforeWrite();
-        long token = acquireOnce(request, waiter);
-        for (int attempt = 1; token > 0 && replicaWait.enabled(); attempt++) {
-            Optional<String> unconfirmed = replicaWait.unconfirmed(mark, "the grant");
-            if (unconfirmed.isEmpty()) {
-                break;
-            }
-            if (!replicaWait.connectionChangedSince(mark) || attempt == MAX_GRANT_WRITES) {
-                throw discardUnconfirmed(request, waiter == null ? "" : waiter.member, unconfirmed.get());
-            }
-            // Reconnected between the write and WAIT (say, the connection came back just as the
-            // script was sent): write again on the connection as it is now (the script extends a
-            // grant this owner holds, or grants afresh if it was lost) and WAIT once more.
-            mark = replicaWait.beforeWrite();
-            token = acquireOnce(request, waiter);
-        }
+        // The script extends a grant this owner holds, or grants afresh, so it may be written twice.
+        long token = replicaWait.confirmedGrant(
+                () -> acquireOnce(request, waiter),
+                () -> releaseAsync(
+                        request.name(), request.ownerId(), request.mode(), waiter == null ? "" : waiter.member),
+                "Baton lock '" + request.name() + "'",
+                name,
+                "grant");
         if (token <= 0) {
             if (waiter != null) {
                 waiter.lastRefusedSentNanos = sentNanos;
@@ -239,32 +250,6 @@ public final class RedisLockBackend implements LockBackend {
                 name,
                 "acquire");
         return token == null ? 0 : token;
-    }
-
-    /**
-     * Releases a grant that replicas did not confirm (only if it is still ours) and says why the
-     * attempt failed. The release is awaited, so nothing of the attempt is left once this returns.
-     */
-    private LockUnavailableException discardUnconfirmed(LockRequest request, String queueMember, String why) {
-        String outcome = "it was released";
-        LockUnavailableException releaseFailure = null;
-        try {
-            RedisFailures.await(
-                    releaseAsync(request.name(), request.ownerId(), request.mode(), queueMember),
-                    timeoutNanos,
-                    request.name(),
-                    name,
-                    "release of the unconfirmed grant");
-        } catch (LockUnavailableException e) {
-            releaseFailure = e;
-            outcome = "releasing it failed too, so it expires after its lease time";
-        }
-        LockUnavailableException failure = new LockUnavailableException("Baton lock '" + request.name() + "' on " + name
-                + ": acquire failed: the grant does not count: " + why + "; " + outcome);
-        if (releaseFailure != null) {
-            failure.addSuppressed(releaseFailure);
-        }
-        return failure;
     }
 
     @Override
@@ -323,6 +308,9 @@ public final class RedisLockBackend implements LockBackend {
 
     @Override
     public boolean release(Grant grant) {
+        if (RedisPermits.isPermit(grant)) {
+            return permits.release(grant);
+        }
         Long released = RedisFailures.await(
                 releaseAsync(grant.name(), grant.ownerId(), grant.mode(), ""),
                 timeoutNanos,
@@ -339,6 +327,10 @@ public final class RedisLockBackend implements LockBackend {
      */
     @Override
     public void abandon(LockRequest request) {
+        if (request.kind() == LockKind.PERMIT) {
+            permits.abandon(request);
+            return;
+        }
         RedisWaitQueue.Waiter waiter =
                 request.mode() == LockMode.EXCLUSIVE ? waitQueue.waiter(request.ownerId()) : null;
         abandonAsync(request.name(), request.ownerId(), request.mode(), waiter == null ? "" : waiter.member);

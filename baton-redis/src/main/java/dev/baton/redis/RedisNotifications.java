@@ -61,7 +61,11 @@ final class RedisNotifications implements ReleaseNotifications {
 
     @Override
     public Subscription subscribe(String name, Runnable onRelease) {
-        String channel = keys.channel(name);
+        return subscribeChannel(keys.channel(name), onRelease);
+    }
+
+    /** Like {@link #subscribe(String, Runnable)} for a channel given by name (a semaphore's). */
+    Subscription subscribeChannel(String channel, Runnable onRelease) {
         Entry entry;
         CompletableFuture<Void> ready;
         lock.lock();

@@ -33,9 +33,11 @@ final class RedisRenewals {
         args[1] = Long.toString(fenceTtlMillis);
         for (int i = 0; i < grants.size(); i++) {
             Grant grant = grants.get(i);
-            System.arraycopy(keys.keys(grant.name(), grant.mode()), 0, keyArgs, i * 3, 3);
+            boolean permit = RedisPermits.isPermit(grant);
+            String[] grantKeys = permit ? RedisPermits.keys(keys, grant.name()) : keys.keys(grant.name(), grant.mode());
+            System.arraycopy(grantKeys, 0, keyArgs, i * 3, 3);
             args[2 + i * 2] = grant.ownerId();
-            args[3 + i * 2] = RedisLockBackend.modeArg(grant.mode());
+            args[3 + i * 2] = permit ? "P" : RedisLockBackend.modeArg(grant.mode());
         }
         return node.eval(RedisScripts.RENEW_ALL, ScriptOutputType.MULTI, keyArgs, args);
     }
@@ -50,6 +52,7 @@ final class RedisRenewals {
         Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
         for (int i = 0; i < grants.size(); i++) {
             Grant grant = grants.get(i);
+            // A permit's keys carry the same hash tag as the lock's of that name: the same slot.
             int slot = node.isCluster() ? SlotHash.getSlot(keys.keys(grant.name(), grant.mode())[0]) : 0;
             bySlot.computeIfAbsent(slot, s -> new ArrayList<>()).add(i);
         }

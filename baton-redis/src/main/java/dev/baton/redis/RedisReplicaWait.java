@@ -3,6 +3,9 @@ package dev.baton.redis;
 import dev.baton.LockUnavailableException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The {@code waitReplicas=N} option: a write of a grant (acquire, renewal) counts only once N
@@ -32,6 +35,9 @@ import java.util.Optional;
  * gives up on the command.
  */
 final class RedisReplicaWait {
+    /** How often one attempt writes its grant when a reconnect spoils the WAIT. */
+    private static final int MAX_GRANT_WRITES = 2;
+
     private final RedisNode node;
     private final int replicas;
     private final long waitMillis;
@@ -96,6 +102,59 @@ final class RedisReplicaWait {
                     + " keeping up (INFO replication on the master), or lower waitReplicas");
         }
         return Optional.empty();
+    }
+
+    /**
+     * Writes a grant with {@code write} (an acquire script, idempotent for its owner: a reply above
+     * 0 means granted) and, when enabled, makes it count: {@code WAIT} after it; when the connection
+     * changed between the write and {@code WAIT} (say, it came back just as the script was sent),
+     * writes once more on the connection as it is now and waits again. A grant that still does not
+     * count is released with {@code release} (awaited, so nothing of the attempt is left) and the
+     * attempt fails.
+     *
+     * @param subject the lock or semaphore for messages, as in {@code Baton lock 'x'}
+     * @param what {@code grant} or {@code permit}
+     * @return the write's reply
+     * @throws LockUnavailableException if too few replicas acknowledged the grant
+     */
+    long confirmedGrant(
+            LongSupplier write,
+            Supplier<CompletableFuture<Long>> release,
+            String subject,
+            String backend,
+            String what) {
+        long mark = beforeWrite();
+        long reply = write.getAsLong();
+        for (int attempt = 1; reply > 0 && enabled(); attempt++) {
+            Optional<String> unconfirmed = unconfirmed(mark, "the " + what);
+            if (unconfirmed.isEmpty()) {
+                break;
+            }
+            if (!connectionChangedSince(mark) || attempt == MAX_GRANT_WRITES) {
+                throw discard(release, subject, backend, what, unconfirmed.get());
+            }
+            mark = beforeWrite();
+            reply = write.getAsLong();
+        }
+        return reply;
+    }
+
+    private LockUnavailableException discard(
+            Supplier<CompletableFuture<Long>> release, String subject, String backend, String what, String why) {
+        String outcome = "it was released";
+        LockUnavailableException releaseFailure = null;
+        try {
+            RedisFailures.awaitAs(release.get(), timeoutNanos, subject, backend, "release of the unconfirmed " + what);
+        } catch (LockUnavailableException e) {
+            releaseFailure = e;
+            outcome = "releasing it failed too, so it expires after its lease time";
+        }
+        LockUnavailableException failure = new LockUnavailableException(subject + " on " + backend
+                + ": acquire failed: the " + what + " does not count: " + why + "; " + outcome);
+        if (releaseFailure != null) {
+            failure.addSuppressed(releaseFailure);
+        }
+        return failure;
     }
 
     private static String noun(int count) {

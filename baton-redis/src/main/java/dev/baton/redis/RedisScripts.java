@@ -125,26 +125,31 @@ final class RedisScripts {
 
     /**
      * Renews many locks of one client in one call (see {@link RedisRenewals}); each is extended only
-     * if this owner still holds it. KEYS: the three keys of each lock in turn; ARGV: lease ms, fence ttl ms, then owner and mode of each
-     * lock in turn. Returns {server now ms, then 1 (extended) or 0 (not held) for each lock}. On a
-     * Cluster every lock of one call must live in one slot.
+     * if this owner still holds it. KEYS: the three keys of each lock in turn; ARGV: lease ms, fence
+     * ttl ms, then owner and mode of each lock in turn. Semaphore permits ride along with mode {@code
+     * P} and their own three keys ({@link RedisPermits#RENEW_FUNCTION}). Returns {server now ms, then
+     * 1 (extended) or 0 (not held) for each lock}. On a Cluster every lock of one call must live in
+     * one slot.
      */
     static final Script RENEW_ALL = Script.of(
             "renew-all",
             NOW
+                    + RedisPermits.RENEW_FUNCTION
                     + "local lease = tonumber(ARGV[1])\n"
                     + "local out = {now}\n"
                     + "for i = 1, (#ARGV - 2) / 2 do\n"
                     + "  local lock, fence, third = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]\n"
                     + "  local owner, mode = ARGV[2 * i + 1], ARGV[2 * i + 2]\n"
-                    + "  local held = redis.call('GET', lock)\n"
                     + "  local ok = 0\n"
-                    + "  if mode == 'X' then\n"
+                    + "  if mode == 'P' then\n"
+                    + "    ok = renewPermit(lock, third, owner, now, lease, tonumber(ARGV[2]))\n"
+                    + "  elseif mode == 'X' then\n"
+                    + "    local held = redis.call('GET', lock)\n"
                     + "    if held == owner or held == owner .. '+' then\n"
                     + "      redis.call('PEXPIRE', lock, lease)\n"
                     + "      ok = 1\n"
                     + "    end\n"
-                    + "  elseif held == 'S' then\n"
+                    + "  elseif redis.call('GET', lock) == 'S' then\n"
                     + "    local score = redis.call('ZSCORE', third, owner)\n"
                     + "    if score and tonumber(score) > now then\n"
                     + "      redis.call('ZADD', third, now + lease, owner)\n"

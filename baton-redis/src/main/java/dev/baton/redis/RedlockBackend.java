@@ -42,6 +42,8 @@ import org.slf4j.LoggerFactory;
  * runs out) while too few masters answer. Failure behaviour: when fewer than a majority of masters
  * answer at all, acquire throws {@link LockUnavailableException} after releasing on every master it
  * could reach.
+ *
+ * <p>No semaphores: see {@link #supportsPermits()}.
  */
 public final class RedlockBackend implements LockBackend {
     private static final Logger log = LoggerFactory.getLogger(RedlockBackend.class);
@@ -161,11 +163,35 @@ public final class RedlockBackend implements LockBackend {
     }
 
     /**
+     * No: Redlock has no safe semaphores. A majority bounds holders only for one permit. Each master
+     * grants at most N permits of a name, and a permit counts once a quorum q of the M masters granted
+     * it, so h holders need h * q grants among at most N * M: h can reach N * M / q, more than N
+     * whenever N > 1. With M = 3 and N = 2, three holders granted on masters {1,2}, {2,3} and {1,3}
+     * coexist. Requiring all M masters would bound holders by N, but then one master down or slow
+     * stops every acquisition (and one that lost its data lets more in), which is what Redlock exists
+     * to avoid. So {@code LockClient.semaphore(...)} is refused on a {@code redlock://} URI; use one
+     * Redis server, Sentinel ({@code redis-sentinel://}, with {@code waitReplicas} for failover
+     * safety) or a Cluster for semaphores.
+     *
+     * @return {@code false}
+     */
+    @Override
+    public boolean supportsPermits() {
+        return false;
+    }
+
+    /**
      * One Redlock attempt; when too few masters answer (a master that just came back may still be
      * reconnecting), tries again after a short random pause until the operation timeout is spent.
      */
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
+        if (request.kind() == dev.baton.spi.LockKind.PERMIT) {
+            // The core never sends one (supportsPermits() is false); refuse any other caller clearly.
+            throw new dev.baton.LockConfigurationException("Baton semaphore '" + request.name() + "' on " + name
+                    + ": Redlock has no semaphores (a majority of masters does not bound the holders of more"
+                    + " than one permit); use redis://, redis-sentinel:// or redis-cluster:// for semaphores");
+        }
         long deadline = System.nanoTime() + operationTimeoutNanos - TimeUnit.SECONDS.toNanos(1);
         while (true) {
             try {

@@ -10,8 +10,10 @@ import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.servers.RedisClusterServers;
 import dev.baton.servers.RedisServer;
+import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
+import dev.baton.spi.LockKind;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
@@ -145,6 +147,67 @@ class RedisClusterTest {
                 }
             }
         }
+    }
+
+    /**
+     * Semaphores whose names live on each of the three masters: the bound holds per name, one
+     * renewal batch across slots renews locks and permits together, and a permit's release on any
+     * master wakes a subscriber of that semaphore through cluster pub/sub.
+     */
+    @Test
+    void semaphoresOnEveryMasterBoundRenewAlongsideLocksAndWakeWaiters() throws Exception {
+        RedisLockBackendProvider provider = new RedisLockBackendProvider();
+        RedisKeys keys = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
+        Duration lease = Duration.ofSeconds(5);
+        try (LockBackend waiting = provider.create(cluster.uri(), OPTIONS);
+                LockBackend holding = provider.create(cluster.uri(), OPTIONS)) {
+            List<Grant> held = new ArrayList<>();
+            for (RedisServer master : cluster.masters()) {
+                String name;
+                do {
+                    name = "sem-" + UUID.randomUUID();
+                } while (cluster.ownerOf(slotOf(keys, name)) != master);
+                Grant first = holding.tryAcquire(permit(name)).orElseThrow();
+                Grant second = holding.tryAcquire(permit(name)).orElseThrow();
+                held.add(first);
+                held.add(holding.tryAcquire(new LockRequest(name, owner(), LockKind.MUTEX, lease))
+                        .orElseThrow());
+                String holders = RedisPermits.keys(keys, name)[0];
+                assertThat((long) admin(master, conn -> conn.sync().zcard(holders)))
+                        .as("the permits live on the master of the name's slot (port %d)", master.port())
+                        .isEqualTo(2);
+
+                LockRequest refused = permit(name);
+                assertThat(waiting.tryAcquire(refused))
+                        .as("two permits, both held")
+                        .isEmpty();
+                CountDownLatch released = new CountDownLatch(1);
+                try (ReleaseNotifications.Subscription subscription =
+                        waiting.releaseNotifications().subscribe(refused, released::countDown)) {
+                    assertThat(holding.release(second)).isTrue();
+                    assertThat(released.await(5, TimeUnit.SECONDS))
+                            .as("a permit's release on the master on port %d is heard", master.port())
+                            .isTrue();
+                }
+                Grant taken = waiting.tryAcquire(refused).orElseThrow();
+                assertThat(taken.fencingToken()).isGreaterThan(second.fencingToken());
+                assertThat(waiting.release(taken)).isTrue();
+            }
+
+            List<Optional<Grant>> renewed = holding.renewAll(held, Duration.ofSeconds(10));
+            assertThat(renewed).hasSize(6).allSatisfy(grant -> assertThat(grant).isPresent());
+            for (Optional<Grant> grant : renewed) {
+                assertThat(holding.release(grant.orElseThrow())).isTrue();
+            }
+        }
+    }
+
+    private static LockRequest permit(String name) {
+        return new LockRequest(name, owner(), LockKind.PERMIT, Duration.ofSeconds(5), 2);
+    }
+
+    private static String owner() {
+        return UUID.randomUUID().toString().replace("-", "");
     }
 
     @Test

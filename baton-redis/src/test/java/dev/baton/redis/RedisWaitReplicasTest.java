@@ -92,6 +92,14 @@ class RedisWaitReplicasTest {
 
             lease.close();
             assertThat(master.has(name)).isFalse();
+
+            // A semaphore's permit likewise (RedisPermits): on the replica before acquire returns.
+            try (Lease permit = client.semaphore(name, 2).acquire(Duration.ofSeconds(5))) {
+                assertThat(replica.sync().zcard(RedisPermits.keys(KEYS, name)[0]))
+                        .as("the replica acknowledged the permit before acquire returned")
+                        .isEqualTo(1);
+                assertThat(permit.isValid()).isTrue();
+            }
         }
     }
 
@@ -154,6 +162,15 @@ class RedisWaitReplicasTest {
                     .hasMessageContaining("1 of the 2 replicas asked for (waitReplicas=2)")
                     .hasMessageContaining("check that the master's replicas are up");
             assertThat(master.has(name)).isFalse();
+            assertThatThrownBy(() -> client.semaphore(name, 3).tryAcquire())
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("Baton semaphore '" + name + "'")
+                    .hasMessageContaining("the permit does not count")
+                    .hasMessageContaining("1 of the 2 replicas asked for (waitReplicas=2)")
+                    .hasMessageContaining("it was released");
+            assertThat(master.sync().exists(RedisPermits.keys(KEYS, name)[0]))
+                    .as("no permit left behind")
+                    .isZero();
         }
     }
 

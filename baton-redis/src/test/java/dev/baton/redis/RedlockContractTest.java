@@ -55,6 +55,11 @@ class RedlockContractTest extends LockBackendContract {
                 return "redlock://" + node + "/0," + node + "/1," + node + "/2";
             }
 
+            /**
+             * No {@link Capability#SEMAPHORES}: a majority of masters does not bound the holders of
+             * more than one permit, so Redlock refuses semaphores (see {@link
+             * RedlockBackend#supportsPermits()}); the kit checks that refusal.
+             */
             @Override
             public Set<Capability> capabilities() {
                 return Set.of(Capability.SHARED_MODE);
