@@ -153,7 +153,7 @@ abstract class SemaphoreProperty {
                         contract.fixture().uri(),
                         name,
                         "2",
-                        "40",
+                        "25",
                         dir.toString(),
                         Long.toString(contract.lease(Duration.ofSeconds(10)).toMillis()))));
             }
