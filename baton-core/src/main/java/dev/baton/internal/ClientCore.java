@@ -108,8 +108,8 @@ public final class ClientCore implements LockClient {
         }
         if (!backend.supportsPermits()) {
             throw new LockConfigurationException("Baton semaphore '" + valid + "' on " + backend.name()
-                    + ": this backend has no semaphores; use a backend that has them (JDBC, Redis, ZooKeeper,"
-                    + " etcd) or a lock");
+                    + ": this backend has no semaphores (Redlock and Azure Blob have none); use JDBC, Redis (one server,"
+                    + " Sentinel or Cluster), ZooKeeper or etcd for semaphores, or a lock");
         }
         return new SemaphoreHandle(new LockHandle(this, valid, LockKind.PERMIT, checked, permits));
     }
