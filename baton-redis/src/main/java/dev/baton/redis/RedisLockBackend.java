@@ -81,19 +81,24 @@ public final class RedisLockBackend implements LockBackend {
     private final long timeoutNanos;
     private final RedisReplicaWait replicaWait;
     private final RedisPermits permits;
+    private final boolean fair;
 
     /**
      * @param waitReplicas how many replicas must acknowledge a grant before it counts ({@link
      *     RedisReplicaWait}); 0 for none
+     * @param fair whether exclusive waiters queue for a hand-over; false lets a release free the lock
+     *     for whoever asks first (barging)
      */
-    RedisLockBackend(String scheme, RedisURI uri, String keyPrefix, Duration operationTimeout, int waitReplicas) {
+    RedisLockBackend(
+            String scheme, RedisURI uri, String keyPrefix, Duration operationTimeout, int waitReplicas, boolean fair) {
         this(
                 scheme,
                 keyPrefix,
                 operationTimeout,
                 RedisResources.create(),
                 resources -> new RedisNode(uri, resources, operationTimeout, false),
-                waitReplicas);
+                waitReplicas,
+                fair);
     }
 
     /** With the node {@code nodeFactory} makes on {@code resources}, which this backend owns (Redis Cluster). */
@@ -103,7 +108,9 @@ public final class RedisLockBackend implements LockBackend {
             Duration operationTimeout,
             ClientResources resources,
             java.util.function.Function<ClientResources, RedisNode> nodeFactory,
-            int waitReplicas) {
+            int waitReplicas,
+            boolean fair) {
+        this.fair = fair;
         this.keys = new RedisKeys(keyPrefix);
         this.resources = resources;
         this.node = nodeFactory.apply(resources);
@@ -135,7 +142,7 @@ public final class RedisLockBackend implements LockBackend {
             }
             Subscription broadcast = notifications.subscribe(request.name(), onRelease);
             RedisWaitQueue.Waiter waiter =
-                    request.mode() == LockMode.EXCLUSIVE ? waitQueue.enqueue(request, onRelease) : null;
+                    fair && request.mode() == LockMode.EXCLUSIVE ? waitQueue.enqueue(request, onRelease) : null;
             if (waiter == null) {
                 return broadcast;
             }
