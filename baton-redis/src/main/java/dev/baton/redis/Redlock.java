@@ -172,7 +172,14 @@ public final class Redlock {
                         + nodes.size() + " were given; add masters with node(uri)");
             }
             return new RedlockBackend(
-                    nodes, keyPrefix, options.operationTimeout(), nodeTimeout, driftFactor, driftFixed);
+                    nodes,
+                    keyPrefix,
+                    options.operationTimeout(),
+                    nodeTimeout,
+                    driftFactor,
+                    driftFixed,
+                    options.fair(),
+                    options.pollMaxDelay());
         }
 
         /**
