@@ -26,7 +26,10 @@ import org.slf4j.LoggerFactory;
  * Lettuce). Acquire, renew and release are each one Lua script run with EVALSHA ({@link
  * RedisScripts}). An exclusive waiter queues in Redis and a release hands the lock straight to the
  * first live waiter, waking only that one ({@link RedisWaitQueue}); other waiters are woken by a
- * PUBLISH on the lock's channel.
+ * PUBLISH on the lock's channel. So the lock is fair: a waiter of another client comes before the
+ * releasing client's immediate re-acquire. With {@code fair=false} (URI or {@code
+ * LockOptions.fair(false)}) exclusive waiters do not queue: a release frees the lock and publishes,
+ * and whoever asks first takes it (barging, which can starve other clients' waiters).
  *
  * <p>Guarantees: a grant is a key that expires after the lease time on the server's clock; renew
  * and release act only when the owner id matches; fencing tokens strictly increase per name

@@ -20,7 +20,8 @@ import java.util.HexFormat;
  * holders are members of the readers sorted set scored by their expiry in server milliseconds, and
  * the lock key then expires with the last reader.
  *
- * <p>Hand-over (exclusive mode, single server and Cluster; Redlock never queues): a client that
+ * <p>Hand-over (exclusive mode, single server and Cluster; not with {@code fair=false}, and Redlock
+ * queues by ticket instead, see {@link RedlockTickets}): a client that
  * waits for a lock puts a member {@code "<owner> <lease ms> <channel>"} into the lock's queue, a
  * sorted set scored by when the entry expires (the waiter's lease time after its latest attempt;
  * every retry refreshes it). A release that finds a live entry does not free the lock: it sets the
