@@ -85,15 +85,24 @@ public final class RedisLockBackend implements LockBackend {
     private final RedisReplicaWait replicaWait;
     private final RedisPermits permits;
     private final boolean fair;
+    private final Duration pollMaxDelay;
 
     /**
      * @param waitReplicas how many replicas must acknowledge a grant before it counts ({@link
      *     RedisReplicaWait}); 0 for none
      * @param fair whether exclusive waiters queue for a hand-over; false lets a release free the lock
      *     for whoever asks first (barging)
+     * @param pollMaxDelay the waiters' longest pause between attempts, which bounds how long a queue
+     *     entry outlives its waiter's latest attempt ({@link #queueEntryTtlMillis})
      */
     RedisLockBackend(
-            String scheme, RedisURI uri, String keyPrefix, Duration operationTimeout, int waitReplicas, boolean fair) {
+            String scheme,
+            RedisURI uri,
+            String keyPrefix,
+            Duration operationTimeout,
+            int waitReplicas,
+            boolean fair,
+            Duration pollMaxDelay) {
         this(
                 scheme,
                 keyPrefix,
@@ -101,7 +110,8 @@ public final class RedisLockBackend implements LockBackend {
                 RedisResources.create(),
                 resources -> new RedisNode(uri, resources, operationTimeout, false),
                 waitReplicas,
-                fair);
+                fair,
+                pollMaxDelay);
     }
 
     /** With the node {@code nodeFactory} makes on {@code resources}, which this backend owns (Redis Cluster). */
@@ -112,8 +122,10 @@ public final class RedisLockBackend implements LockBackend {
             ClientResources resources,
             java.util.function.Function<ClientResources, RedisNode> nodeFactory,
             int waitReplicas,
-            boolean fair) {
+            boolean fair,
+            Duration pollMaxDelay) {
         this.fair = fair;
+        this.pollMaxDelay = pollMaxDelay;
         this.keys = new RedisKeys(keyPrefix);
         this.resources = resources;
         this.node = nodeFactory.apply(resources);
@@ -162,6 +174,18 @@ public final class RedisLockBackend implements LockBackend {
     @Override
     public String name() {
         return name;
+    }
+
+    /**
+     * How long a waiter's queue entry outlives its latest attempt: three of the waiters' longest poll
+     * pauses, at least a second, never more than the lease time. A live waiter attempts at least once
+     * per pause and keeps its entry; the entry of a waiter whose process died is gone that long after
+     * its last attempt (well under the default 30 s lease), so only a release within that window can
+     * hand the lock to it, and that lock then frees itself after the dead waiter's lease.
+     */
+    long queueEntryTtlMillis(Duration leaseTime) {
+        long ttl = Math.max(1000, 3 * pollMaxDelay.toMillis());
+        return Math.max(1, Math.min(ttl, leaseTime.toMillis()));
     }
 
     static long fenceTtlMillis(Duration leaseTime) {
@@ -254,7 +278,8 @@ public final class RedisLockBackend implements LockBackend {
                                 mode,
                                 lease,
                                 fenceTtl,
-                                waiter.member),
+                                waiter.member,
+                                Long.toString(queueEntryTtlMillis(request.leaseTime()))),
                 timeoutNanos,
                 request.name(),
                 name,

@@ -92,7 +92,7 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
                                 + " not expose; use a Sentinel-managed master (redis-sentinel://...?waitReplicas=1)"
                                 + " or rely on fencing tokens");
             }
-            return cluster(uri, parsed, timeout, fair);
+            return cluster(uri, parsed, timeout, fair, options.pollMaxDelay());
         }
         for (String clusterOnly : RedisUris.CLUSTER_PARAMS) {
             if (parsed.params().containsKey(clusterOnly)) {
@@ -107,10 +107,12 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
                 parsed.prefix(),
                 timeout,
                 waitReplicas,
-                fair);
+                fair,
+                options.pollMaxDelay());
     }
 
-    private static LockBackend cluster(String uri, RedisUris.Parsed parsed, Duration timeout, boolean fair) {
+    private static LockBackend cluster(
+            String uri, RedisUris.Parsed parsed, Duration timeout, boolean fair, Duration pollMaxDelay) {
         List<RedisURI> seeds =
                 RedisUris.clusterSeeds(uri, parsed.lettuceUri(), parsed.scheme().equals("rediss-cluster"));
         Map<HostAndPort, HostAndPort> natMap =
@@ -131,6 +133,7 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
                 RedisResources.create(natMap),
                 resources -> RedisNode.cluster(seeds, resources, timeout, period),
                 0,
-                fair);
+                fair,
+                pollMaxDelay);
     }
 }

@@ -23,8 +23,8 @@ import java.util.HexFormat;
  * <p>Hand-over (exclusive mode, single server and Cluster; not with {@code fair=false}, and Redlock
  * queues by ticket instead, see {@link RedlockTickets}): a client that
  * waits for a lock puts a member {@code "<owner> <lease ms> <channel>"} into the lock's queue, a
- * sorted set scored by when the entry expires (the waiter's lease time after its latest attempt;
- * every retry refreshes it). A release that finds a live entry does not free the lock: it sets the
+ * sorted set scored by when the entry expires (a short time after its latest attempt, {@link
+ * RedisLockBackend#queueEntryTtlMillis}; every retry refreshes it). A release that finds a live entry does not free the lock: it sets the
  * lock to that waiter's owner id for its lease, draws its token and publishes {@code "<owner>
  * <token>"} on the waiter's channel, so exactly one waiter wakes and owns the lock without another
  * round trip. A waiter that gives up removes its entry and releases what was handed to it
@@ -83,7 +83,8 @@ final class RedisScripts {
             + "end\n";
 
     /**
-     * ARGV: owner, mode (X|S), lease ms, fence ttl ms, queue member or empty. Returns the fencing
+     * ARGV: owner, mode (X|S), lease ms, fence ttl ms, queue member or empty, and with a member how
+     * long its queue entry lives after this attempt (ms; the lease time when absent). Returns the fencing
      * token (positive) if granted, else 0. The exclusive path reads no clock (TIME costs a script
      * more than the SET NX does) unless it queues: only seeding a missing counter and queueing need
      * the server time. A queued waiter that finds the lock already handed to it (its message still
@@ -114,8 +115,9 @@ final class RedisScripts {
                     + "  if member == '' then return 0 end\n"
                     + "  local t = redis.call('TIME')\n"
                     + "  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
-                    + "  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), member)\n"
-                    + "  redis.call('PEXPIRE', KEYS[3], ARGV[3])\n"
+                    + "  local ttl = tonumber(ARGV[6] or ARGV[3])\n"
+                    + "  redis.call('ZADD', KEYS[3], now + ttl, member)\n"
+                    + "  if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end\n"
                     + "  return 0\n"
                     + "end\n"
                     + NOW
