@@ -50,12 +50,18 @@ final class RedisBenchBackend implements BenchBackend {
             server = RedisServer.start();
             uri = server.uri();
         }
-        return List.of(BatonSubject.of("baton", uri, OPTIONS), new RedissonSubject(uri), new RawLettuceSubject(uri));
+        // The same lock with fair=false in its URI: one run shows barging beside fair hand-off.
+        String barging = uri + (uri.contains("?") ? "&" : "?") + "fair=false";
+        return List.of(
+                BatonSubject.of("baton", uri, OPTIONS),
+                BatonSubject.of("baton barging", barging, OPTIONS),
+                new RedissonSubject(uri),
+                new RawLettuceSubject(uri));
     }
 
     @Override
     public PlannedSubjects plannedSubjects(boolean external) {
-        return new PlannedSubjects(3, 1, 2);
+        return new PlannedSubjects(4, 2, 3);
     }
 
     @Override

@@ -42,6 +42,21 @@ final class RedisKeys {
         };
     }
 
+    /**
+     * KEYS for Redlock's fair exclusive scripts: lock, fencing counter, the waiters' tickets and
+     * their entries' expiries ({@link RedlockTickets}).
+     */
+    String[] redlockKeys(String name) {
+        String base = base(name);
+        return new String[] {base + "lock", base + "fence", base + "tickets", base + "ticket-expiry"};
+    }
+
+    /** The two ticket keys of {@link #redlockKeys}, for leaving. */
+    String[] ticketKeys(String name) {
+        String base = base(name);
+        return new String[] {base + "tickets", base + "ticket-expiry"};
+    }
+
     private String base(String name) {
         return prefix + "{" + encode(name) + "}:";
     }

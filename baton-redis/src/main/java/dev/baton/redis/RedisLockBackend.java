@@ -26,7 +26,10 @@ import org.slf4j.LoggerFactory;
  * Lettuce). Acquire, renew and release are each one Lua script run with EVALSHA ({@link
  * RedisScripts}). An exclusive waiter queues in Redis and a release hands the lock straight to the
  * first live waiter, waking only that one ({@link RedisWaitQueue}); other waiters are woken by a
- * PUBLISH on the lock's channel.
+ * PUBLISH on the lock's channel. So the lock is fair: a waiter of another client comes before the
+ * releasing client's immediate re-acquire. With {@code fair=false} (URI or {@code
+ * LockOptions.fair(false)}) exclusive waiters do not queue: a release frees the lock and publishes,
+ * and whoever asks first takes it (barging, which can starve other clients' waiters).
  *
  * <p>Guarantees: a grant is a key that expires after the lease time on the server's clock; renew
  * and release act only when the owner id matches; fencing tokens strictly increase per name
@@ -81,19 +84,34 @@ public final class RedisLockBackend implements LockBackend {
     private final long timeoutNanos;
     private final RedisReplicaWait replicaWait;
     private final RedisPermits permits;
+    private final boolean fair;
+    private final Duration pollMaxDelay;
 
     /**
      * @param waitReplicas how many replicas must acknowledge a grant before it counts ({@link
      *     RedisReplicaWait}); 0 for none
+     * @param fair whether exclusive waiters queue for a hand-over; false lets a release free the lock
+     *     for whoever asks first (barging)
+     * @param pollMaxDelay the waiters' longest pause between attempts, which bounds how long a queue
+     *     entry outlives its waiter's latest attempt ({@link #queueEntryTtlMillis})
      */
-    RedisLockBackend(String scheme, RedisURI uri, String keyPrefix, Duration operationTimeout, int waitReplicas) {
+    RedisLockBackend(
+            String scheme,
+            RedisURI uri,
+            String keyPrefix,
+            Duration operationTimeout,
+            int waitReplicas,
+            boolean fair,
+            Duration pollMaxDelay) {
         this(
                 scheme,
                 keyPrefix,
                 operationTimeout,
                 RedisResources.create(),
                 resources -> new RedisNode(uri, resources, operationTimeout, false),
-                waitReplicas);
+                waitReplicas,
+                fair,
+                pollMaxDelay);
     }
 
     /** With the node {@code nodeFactory} makes on {@code resources}, which this backend owns (Redis Cluster). */
@@ -103,7 +121,11 @@ public final class RedisLockBackend implements LockBackend {
             Duration operationTimeout,
             ClientResources resources,
             java.util.function.Function<ClientResources, RedisNode> nodeFactory,
-            int waitReplicas) {
+            int waitReplicas,
+            boolean fair,
+            Duration pollMaxDelay) {
+        this.fair = fair;
+        this.pollMaxDelay = pollMaxDelay;
         this.keys = new RedisKeys(keyPrefix);
         this.resources = resources;
         this.node = nodeFactory.apply(resources);
@@ -135,7 +157,7 @@ public final class RedisLockBackend implements LockBackend {
             }
             Subscription broadcast = notifications.subscribe(request.name(), onRelease);
             RedisWaitQueue.Waiter waiter =
-                    request.mode() == LockMode.EXCLUSIVE ? waitQueue.enqueue(request, onRelease) : null;
+                    fair && request.mode() == LockMode.EXCLUSIVE ? waitQueue.enqueue(request, onRelease) : null;
             if (waiter == null) {
                 return broadcast;
             }
@@ -152,6 +174,18 @@ public final class RedisLockBackend implements LockBackend {
     @Override
     public String name() {
         return name;
+    }
+
+    /**
+     * How long a waiter's queue entry outlives its latest attempt: three of the waiters' longest poll
+     * pauses, at least a second, never more than the lease time. A live waiter attempts at least once
+     * per pause and keeps its entry; the entry of a waiter whose process died is gone that long after
+     * its last attempt (well under the default 30 s lease), so only a release within that window can
+     * hand the lock to it, and that lock then frees itself after the dead waiter's lease.
+     */
+    long queueEntryTtlMillis(Duration leaseTime) {
+        long ttl = Math.max(1000, 3 * pollMaxDelay.toMillis());
+        return Math.max(1, Math.min(ttl, leaseTime.toMillis()));
     }
 
     static long fenceTtlMillis(Duration leaseTime) {
@@ -244,7 +278,8 @@ public final class RedisLockBackend implements LockBackend {
                                 mode,
                                 lease,
                                 fenceTtl,
-                                waiter.member),
+                                waiter.member,
+                                Long.toString(queueEntryTtlMillis(request.leaseTime()))),
                 timeoutNanos,
                 request.name(),
                 name,

@@ -46,12 +46,14 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
             throw new LockConfigurationException("Baton Redis: the URI and the options must not be null");
         }
         RedisUris.Parsed parsed = RedisUris.split(uri);
+        boolean fair = options.fair() && RedisUris.fair(uri, parsed.params());
         if (parsed.scheme().equals("redlock")) {
             if (parsed.params().containsKey("waitreplicas")) {
                 throw RedisUris.invalid(uri, Redlock.NO_WAIT_REPLICAS);
             }
-            Redlock.Builder builder =
-                    Redlock.builder().keyPrefix(parsed.prefix()).options(options);
+            Redlock.Builder builder = Redlock.builder()
+                    .keyPrefix(parsed.prefix())
+                    .options(fair ? options : options.toBuilder().fair(false).build());
             boolean tls = Boolean.parseBoolean(parsed.params().getOrDefault("tls", "false"));
             RedisUris.redlockNodes(uri, parsed.lettuceUri(), tls).forEach(builder::node);
             if (parsed.params().containsKey("drift")) {
@@ -90,7 +92,7 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
                                 + " not expose; use a Sentinel-managed master (redis-sentinel://...?waitReplicas=1)"
                                 + " or rely on fencing tokens");
             }
-            return cluster(uri, parsed, timeout);
+            return cluster(uri, parsed, timeout, fair, options.pollMaxDelay());
         }
         for (String clusterOnly : RedisUris.CLUSTER_PARAMS) {
             if (parsed.params().containsKey(clusterOnly)) {
@@ -100,10 +102,17 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
         RedisUris.requireKnownLettuceParams(uri, parsed.scheme(), parsed.lettuceUri());
         int waitReplicas = RedisUris.waitReplicas(uri, parsed.params());
         return new RedisLockBackend(
-                parsed.scheme(), RedisUris.lettuce(uri, parsed.lettuceUri()), parsed.prefix(), timeout, waitReplicas);
+                parsed.scheme(),
+                RedisUris.lettuce(uri, parsed.lettuceUri()),
+                parsed.prefix(),
+                timeout,
+                waitReplicas,
+                fair,
+                options.pollMaxDelay());
     }
 
-    private static LockBackend cluster(String uri, RedisUris.Parsed parsed, Duration timeout) {
+    private static LockBackend cluster(
+            String uri, RedisUris.Parsed parsed, Duration timeout, boolean fair, Duration pollMaxDelay) {
         List<RedisURI> seeds =
                 RedisUris.clusterSeeds(uri, parsed.lettuceUri(), parsed.scheme().equals("rediss-cluster"));
         Map<HostAndPort, HostAndPort> natMap =
@@ -123,6 +132,8 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
                 timeout,
                 RedisResources.create(natMap),
                 resources -> RedisNode.cluster(seeds, resources, timeout, period),
-                0);
+                0,
+                fair,
+                pollMaxDelay);
     }
 }

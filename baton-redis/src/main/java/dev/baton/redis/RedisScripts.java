@@ -20,10 +20,11 @@ import java.util.HexFormat;
  * holders are members of the readers sorted set scored by their expiry in server milliseconds, and
  * the lock key then expires with the last reader.
  *
- * <p>Hand-over (exclusive mode, single server and Cluster; Redlock never queues): a client that
+ * <p>Hand-over (exclusive mode, single server and Cluster; not with {@code fair=false}, and Redlock
+ * queues by ticket instead, see {@link RedlockTickets}): a client that
  * waits for a lock puts a member {@code "<owner> <lease ms> <channel>"} into the lock's queue, a
- * sorted set scored by when the entry expires (the waiter's lease time after its latest attempt;
- * every retry refreshes it). A release that finds a live entry does not free the lock: it sets the
+ * sorted set scored by when the entry expires (a short time after its latest attempt, {@link
+ * RedisLockBackend#queueEntryTtlMillis}; every retry refreshes it). A release that finds a live entry does not free the lock: it sets the
  * lock to that waiter's owner id for its lease, draws its token and publishes {@code "<owner>
  * <token>"} on the waiter's channel, so exactly one waiter wakes and owns the lock without another
  * round trip. A waiter that gives up removes its entry and releases what was handed to it
@@ -54,6 +55,22 @@ final class RedisScripts {
     private static final String NOW = "local t = redis.call('TIME')\n"
             + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n";
 
+    /**
+     * Draws the next fencing token (KEYS[2]), seeding a missing counter from the server clock; ARGV[3]
+     * or ARGV[4], as {@code fenceTtlArg} says, is the counter's time to live.
+     */
+    private static String nextToken(int fenceTtlArg) {
+        return "local function nextToken()\n"
+                + "  local token = redis.call('INCR', KEYS[2])\n"
+                + "  if token == 1 then\n"
+                + "    local t = redis.call('TIME')\n"
+                + "    token = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
+                + "    redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ARGV[" + fenceTtlArg + "])\n"
+                + "  end\n"
+                + "  return token\n"
+                + "end\n";
+    }
+
     /** Recomputes the shared lock's expiry as the latest reader's; deletes it when none is left. */
     private static final String SHARED_TTL = "local function sharedTtl(now)\n"
             + "  local last = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')\n"
@@ -66,7 +83,8 @@ final class RedisScripts {
             + "end\n";
 
     /**
-     * ARGV: owner, mode (X|S), lease ms, fence ttl ms, queue member or empty. Returns the fencing
+     * ARGV: owner, mode (X|S), lease ms, fence ttl ms, queue member or empty, and with a member how
+     * long its queue entry lives after this attempt (ms; the lease time when absent). Returns the fencing
      * token (positive) if granted, else 0. The exclusive path reads no clock (TIME costs a script
      * more than the SET NX does) unless it queues: only seeding a missing counter and queueing need
      * the server time. A queued waiter that finds the lock already handed to it (its message still
@@ -74,15 +92,7 @@ final class RedisScripts {
      */
     static final Script ACQUIRE = Script.of(
             "acquire",
-            "local function nextToken()\n"
-                    + "  local token = redis.call('INCR', KEYS[2])\n"
-                    + "  if token == 1 then\n"
-                    + "    local t = redis.call('TIME')\n"
-                    + "    token = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
-                    + "    redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ARGV[4])\n"
-                    + "  end\n"
-                    + "  return token\n"
-                    + "end\n"
+            nextToken(4)
                     + "local member = ARGV[5] or ''\n"
                     + "if ARGV[2] == 'X' then\n"
                     + "  if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[3]) then\n"
@@ -105,8 +115,9 @@ final class RedisScripts {
                     + "  if member == '' then return 0 end\n"
                     + "  local t = redis.call('TIME')\n"
                     + "  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
-                    + "  redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), member)\n"
-                    + "  redis.call('PEXPIRE', KEYS[3], ARGV[3])\n"
+                    + "  local ttl = tonumber(ARGV[6] or ARGV[3])\n"
+                    + "  redis.call('ZADD', KEYS[3], now + ttl, member)\n"
+                    + "  if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end\n"
                     + "  return 0\n"
                     + "end\n"
                     + NOW
@@ -220,7 +231,10 @@ final class RedisScripts {
     /**
      * Redlock's second round. ARGV: owner, mode, token, fence ttl ms. While this owner still holds
      * the lock on this node, raises the node's counter to at least the token (the maximum of the
-     * majority's counters), which is then the grant's token. Returns 1 if held, else 0.
+     * majority's counters), which is then the grant's token. With four KEYS (Redlock's fair
+     * exclusive mode: lock, fence, tickets, ticket expiries) it also takes the owner's entry out of
+     * the waiters, now that a majority granted, and marks the lock wanted if others still wait.
+     * Returns 1 if held, else 0.
      */
     static final Script RAISE = Script.of(
             "raise",
@@ -236,7 +250,69 @@ final class RedisScripts {
                     + "if current < tonumber(ARGV[3]) then\n"
                     + "  redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])\n"
                     + "end\n"
+                    + "if KEYS[4] then\n"
+                    + "  redis.call('ZREM', KEYS[3], ARGV[1])\n"
+                    + "  redis.call('ZREM', KEYS[4], ARGV[1])\n"
+                    + "  if redis.call('ZCARD', KEYS[3]) > 0 and redis.call('GET', KEYS[1]) == ARGV[1] then\n"
+                    + "    redis.call('SET', KEYS[1], ARGV[1] .. '+', 'KEEPTTL')\n"
+                    + "  end\n"
+                    + "end\n"
                     + "return 1\n");
+
+    /**
+     * Redlock's fair exclusive acquire on one master (see {@link RedlockTickets}). KEYS: lock, fence,
+     * tickets (a sorted set of waiting owners scored by their ticket), ticket expiries (the same
+     * owners scored by when their entry expires, server ms). ARGV: owner, lease ms, fence ttl ms,
+     * ticket (empty on an attempt that does not wait yet), entry ttl ms. Drops expired entries,
+     * writes (or refreshes) the owner's entry, and grants a free lock only to the first entry, lowest
+     * ticket then lowest owner id, or to anyone while nobody waits. The entry stays until {@link
+     * #RAISE} (run with the same four keys) confirms the grant on a majority, so that masters keep
+     * agreeing on the head while a round is undecided. Returns the token if granted, else 0.
+     */
+    static final Script REDLOCK_ACQUIRE = Script.of(
+            "redlock-acquire",
+            nextToken(3)
+                    + "local owner = ARGV[1]\n"
+                    + "local held = redis.call('GET', KEYS[1])\n"
+                    + "if held == owner or held == owner .. '+' then\n"
+                    + "  redis.call('PEXPIRE', KEYS[1], ARGV[2])\n"
+                    + "  return tonumber(redis.call('GET', KEYS[2]))\n"
+                    + "end\n"
+                    + "if not held and ARGV[4] == '' and redis.call('EXISTS', KEYS[3]) == 0 then\n"
+                    + "  redis.call('SET', KEYS[1], owner, 'PX', ARGV[2])\n"
+                    + "  return nextToken()\n"
+                    + "end\n"
+                    + "local t = redis.call('TIME')\n"
+                    + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
+                    + "local gone = redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', now, 'LIMIT', 0, 100)\n"
+                    + "if #gone > 0 then\n"
+                    + "  redis.call('ZREM', KEYS[3], unpack(gone))\n"
+                    + "  redis.call('ZREM', KEYS[4], unpack(gone))\n"
+                    + "end\n"
+                    + "if ARGV[4] ~= '' then\n"
+                    + "  local ttl = tonumber(ARGV[5])\n"
+                    + "  redis.call('ZADD', KEYS[3], ARGV[4], owner)\n"
+                    + "  redis.call('ZADD', KEYS[4], now + ttl, owner)\n"
+                    + "  if redis.call('PTTL', KEYS[3]) < ttl then\n"
+                    + "    redis.call('PEXPIRE', KEYS[3], ttl)\n"
+                    + "    redis.call('PEXPIRE', KEYS[4], ttl)\n"
+                    + "  end\n"
+                    + "end\n"
+                    + "if held then\n"
+                    + "  if held ~= 'S' and string.sub(held, -1) ~= '+' then\n"
+                    + "    redis.call('SET', KEYS[1], held .. '+', 'KEEPTTL')\n"
+                    + "  end\n"
+                    + "  return 0\n"
+                    + "end\n"
+                    + "local head = redis.call('ZRANGE', KEYS[3], 0, 0)\n"
+                    + "if #head == 1 and head[1] ~= owner then return 0 end\n"
+                    + "redis.call('SET', KEYS[1], owner, 'PX', ARGV[2])\n"
+                    + "return nextToken()\n");
+
+    /** Redlock: a waiter that gave up leaves. KEYS: tickets, ticket expiries. ARGV: owner. */
+    static final Script REDLOCK_LEAVE = Script.of(
+            "redlock-leave",
+            "redis.call('ZREM', KEYS[1], ARGV[1])\n" + "return redis.call('ZREM', KEYS[2], ARGV[1])\n");
 
     /**
      * No ARGV. Returns {} when free, else {mode, expiry in server ms, token, owner...} (the readers

@@ -15,8 +15,16 @@ import java.util.Set;
 
 /** Parses Baton's Redis URIs: Baton's own query parameters are taken out, the rest goes to Lettuce. */
 final class RedisUris {
-    static final Set<String> BATON_PARAMS =
-            Set.of("prefix", "drift", "driftfactor", "nodetimeout", "tls", "natmap", "topologyrefresh", "waitreplicas");
+    static final Set<String> BATON_PARAMS = Set.of(
+            "prefix",
+            "drift",
+            "driftfactor",
+            "nodetimeout",
+            "tls",
+            "natmap",
+            "topologyrefresh",
+            "waitreplicas",
+            "fair");
 
     /** Options of redis://, rediss:// and redis-sentinel:// URIs that Lettuce reads (lower case). */
     static final Set<String> LETTUCE_PARAMS = Set.of(
@@ -111,6 +119,25 @@ final class RedisUris {
     }
 
     /**
+     * The {@code fair} option (every scheme): {@code fair=false} turns the hand-over queue off, so
+     * whoever asks first after a release takes the lock (barging); true when absent.
+     */
+    static boolean fair(String original, Map<String, String> params) {
+        String text = params.get("fair");
+        if (text == null) {
+            return true;
+        }
+        String value = text.trim().toLowerCase(Locale.ROOT);
+        if (value.equals("true") || value.equals("false")) {
+            return value.equals("true");
+        }
+        throw invalid(
+                original,
+                "fair='" + text + "' is not true or false; give fair=false to let a releasing client take the lock"
+                        + " again before queued waiters (barging, which can starve them), or leave it out (fair)");
+    }
+
+    /**
      * Refuses query parameters of a {@code redis://}, {@code rediss://} or {@code redis-sentinel://}
      * URI that neither Baton nor Lettuce knows: Lettuce would ignore them silently, and a misspelt
      * safety option must not be.
@@ -130,7 +157,9 @@ final class RedisUris {
             }
             throw invalid(
                     original,
-                    "'" + pair + "' is not an option of " + scheme + ":// URIs; they take prefix and waitReplicas, and"
+                    "'" + pair + "' is not an option of " + scheme
+                            + ":// URIs; they take prefix, waitReplicas and fair,"
+                            + " and"
                             + " Lettuce's timeout, database, clientName, libraryName, libraryVersion and verifyPeer"
                             + (key.contains("replica")
                                     ? " (to make a grant wait for replicas, use waitReplicas=N)"
@@ -164,7 +193,7 @@ final class RedisUris {
             throw invalid(
                     original,
                     "'" + lettuceUri.substring(question + 1) + "' is not an option of redlock:// URIs; they take"
-                            + " prefix, drift, driftFactor, nodeTimeout and tls");
+                            + " prefix, drift, driftFactor, nodeTimeout, tls and fair");
         }
         List<RedisURI> nodes = hostList(original, lettuceUri, tls);
         if (nodes.size() < 3) {
@@ -186,8 +215,8 @@ final class RedisUris {
             String unknown = lettuceUri.substring(question + 1);
             throw invalid(
                     original,
-                    "'" + unknown + "' is not an option of redis-cluster:// URIs; they take prefix, natMap and"
-                            + " topologyRefresh");
+                    "'" + unknown + "' is not an option of redis-cluster:// URIs; they take prefix, natMap,"
+                            + " topologyRefresh and fair");
         }
         List<RedisURI> seeds = hostList(original, lettuceUri, tls);
         if (seeds.isEmpty()) {

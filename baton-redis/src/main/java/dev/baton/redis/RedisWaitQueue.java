@@ -19,8 +19,10 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A waiter is queued only while the core says it waits ({@code subscribe(request, ...)} until the
  * subscription closes), so a lock is never handed to a request nobody waits for, short of a process
- * that dies while waiting: its entry lives on for at most its lease time after its last attempt,
- * and a lock handed to it frees itself after that lease, as the lock of a holder that died would.
+ * that dies while waiting: its entry lives on for a short time after its last attempt (three poll
+ * pauses, at least a second, at most the lease: {@link RedisLockBackend#queueEntryTtlMillis}), and
+ * a lock handed to it within that window frees itself after its lease, as the lock of a holder that
+ * died would.
  * If the channel cannot be subscribed, the waiter is not queued and waits as before.
  */
 final class RedisWaitQueue {

@@ -82,7 +82,9 @@ public final class Redlock {
         /**
          * The client's options (default {@link LockOptions#defaults()}).
          *
-         * @param options lease time, renewal, operation timeout and listeners of the client
+         * @param options lease time, renewal, operation timeout and listeners of the client; {@code
+         *     fair(false)} turns Redlock's waiter tickets off (barging, see {@link RedlockTickets}), and
+         *     {@code pollMaxDelay} bounds how long a dead waiter's ticket holds the line
          * @return this builder
          * @throws LockConfigurationException if {@code options} is null
          */
@@ -172,7 +174,14 @@ public final class Redlock {
                         + nodes.size() + " were given; add masters with node(uri)");
             }
             return new RedlockBackend(
-                    nodes, keyPrefix, options.operationTimeout(), nodeTimeout, driftFactor, driftFixed);
+                    nodes,
+                    keyPrefix,
+                    options.operationTimeout(),
+                    nodeTimeout,
+                    driftFactor,
+                    driftFixed,
+                    options.fair(),
+                    options.pollMaxDelay());
         }
 
         /**

@@ -43,6 +43,11 @@ import org.slf4j.LoggerFactory;
  * answer at all, acquire throws {@link LockUnavailableException} after releasing on every master it
  * could reach.
  *
+ * <p>Fair by default: a free lock goes to the longest-waiting exclusive waiter of any client, the
+ * masters agreeing on it by a ticket each waiter draws once; a dead waiter holds the line for a
+ * second or two at most, and two waiters never split the masters for more than one round. See
+ * {@link RedlockTickets} for the design and its limits. {@code fair=false} is plain Redlock.
+ *
  * <p>No semaphores: see {@link #supportsPermits()}.
  */
 public final class RedlockBackend implements LockBackend {
@@ -58,14 +63,24 @@ public final class RedlockBackend implements LockBackend {
     private final Duration driftFixed;
     private final long operationTimeoutNanos;
     private final RedisNotifications notifications;
+    private final RedlockTickets tickets;
+    private final ReleaseNotifications releaseNotifications;
 
+    /**
+     * @param fair whether exclusive waiters queue by ticket ({@link RedlockTickets}); false is plain
+     *     Redlock (barging)
+     * @param pollMaxDelay the waiters' longest pause between attempts, which bounds how long a dead
+     *     waiter's entry lasts
+     */
     RedlockBackend(
             List<RedisURI> uris,
             String keyPrefix,
             Duration operationTimeout,
             Duration nodeTimeout,
             double driftFactor,
-            Duration driftFixed) {
+            Duration driftFixed,
+            boolean fair,
+            Duration pollMaxDelay) {
         this.keys = new RedisKeys(keyPrefix);
         this.resources = RedisResources.create();
         List<RedisNode> created = new ArrayList<>();
@@ -82,6 +97,8 @@ public final class RedlockBackend implements LockBackend {
                 + String.join(",", nodes.stream().map(RedisNode::address).toList()) + ")";
         this.notifications = new RedisNotifications(
                 nodes, keys, operationTimeout, (ScheduledExecutorService) resources.eventExecutorGroup());
+        this.tickets = new RedlockTickets(fair, pollMaxDelay, nodeTimeout);
+        this.releaseNotifications = tickets.wrap(notifications, this::leave);
     }
 
     @Override
@@ -218,15 +235,32 @@ public final class RedlockBackend implements LockBackend {
         String[] lockKeys = keys.keys(request.name(), request.mode());
         String mode = RedisLockBackend.modeArg(request.mode());
         String fenceTtl = Long.toString(RedisLockBackend.fenceTtlMillis(lease));
+        String leaseOnServer = Long.toString(lease.toMillis() + drift);
+        boolean queues = tickets.queues(request);
+        RedlockTickets.Ticket ticket = queues ? tickets.ticket(request) : null;
+        if (queues) {
+            lockKeys = keys.redlockKeys(request.name());
+        }
+        String[] scriptKeys = lockKeys;
         long start = System.nanoTime();
-        Round acquired = round(timeout, node -> node.<Long>eval(
-                        RedisScripts.ACQUIRE,
-                        ScriptOutputType.INTEGER,
-                        lockKeys,
-                        request.ownerId(),
-                        mode,
-                        Long.toString(lease.toMillis() + drift),
-                        fenceTtl)
+        Round acquired = round(timeout, node -> (queues
+                        ? node.<Long>eval(
+                                RedisScripts.REDLOCK_ACQUIRE,
+                                ScriptOutputType.INTEGER,
+                                scriptKeys,
+                                request.ownerId(),
+                                leaseOnServer,
+                                fenceTtl,
+                                ticket == null ? "" : ticket.score,
+                                Long.toString(tickets.entryTtlMillis(lease)))
+                        : node.<Long>eval(
+                                RedisScripts.ACQUIRE,
+                                ScriptOutputType.INTEGER,
+                                scriptKeys,
+                                request.ownerId(),
+                                mode,
+                                leaseOnServer,
+                                fenceTtl))
                 .thenApply(RedlockBackend::single));
         List<RedisNode> granted = new ArrayList<>();
         long token = Long.MIN_VALUE;
@@ -252,7 +286,7 @@ public final class RedlockBackend implements LockBackend {
                             ? node.<Long>eval(
                                             RedisScripts.RAISE,
                                             ScriptOutputType.INTEGER,
-                                            lockKeys,
+                                            scriptKeys,
                                             request.ownerId(),
                                             mode,
                                             Long.toString(maxToken),
@@ -268,6 +302,9 @@ public final class RedlockBackend implements LockBackend {
             long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             long validity = lease.toMillis() - elapsedMillis - drift;
             if (held >= quorum && validity > 0) {
+                if (ticket != null) {
+                    ticket.confirmed = true;
+                }
                 return Optional.of(new Grant(
                         request.name(),
                         request.ownerId(),
@@ -394,6 +431,22 @@ public final class RedlockBackend implements LockBackend {
         return held > 0;
     }
 
+    /**
+     * A fair waiter that gave up leaves the queue on every master; sent without waiting, and if a
+     * master misses it, the entry there expires by itself ({@link RedlockTickets}).
+     */
+    private void leave(LockRequest request) {
+        String[] ticketKeys = keys.ticketKeys(request.name());
+        for (RedisNode node : nodes) {
+            try {
+                node.eval(RedisScripts.REDLOCK_LEAVE, ScriptOutputType.INTEGER, ticketKeys, request.ownerId())
+                        .exceptionally(e -> null);
+            } catch (RuntimeException e) {
+                log.debug("leaving the queue on {} failed: {}", node.address(), e.toString());
+            }
+        }
+    }
+
     @Override
     public void abandon(LockRequest request) {
         // tryAcquire already released everywhere it could before failing; this covers an attempt
@@ -417,7 +470,7 @@ public final class RedlockBackend implements LockBackend {
 
     @Override
     public ReleaseNotifications releaseNotifications() {
-        return notifications;
+        return releaseNotifications;
     }
 
     /** What the masters report; the holder a majority agrees on, else empty. */

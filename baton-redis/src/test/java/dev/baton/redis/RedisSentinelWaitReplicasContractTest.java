@@ -53,7 +53,7 @@ class RedisSentinelWaitReplicasContractTest extends LockBackendContract {
 
             @Override
             public Set<Capability> capabilities() {
-                return Set.of(Capability.SHARED_MODE, Capability.SEMAPHORES);
+                return Set.of(Capability.SHARED_MODE, Capability.SEMAPHORES, Capability.FAIR);
             }
         };
     }

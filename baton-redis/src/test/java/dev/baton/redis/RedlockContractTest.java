@@ -62,7 +62,7 @@ class RedlockContractTest extends LockBackendContract {
              */
             @Override
             public Set<Capability> capabilities() {
-                return Set.of(Capability.SHARED_MODE);
+                return Set.of(Capability.SHARED_MODE, Capability.FAIR);
             }
         };
     }
