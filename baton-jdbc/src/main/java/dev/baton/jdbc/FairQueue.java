@@ -68,6 +68,8 @@ final class FairQueue implements ReleaseNotifications {
     private final Function<String, WaiterStatements> statements;
     /** The query, up to its IN list of names, returning the names of the listed locks that are held. */
     private final Function<String, String> heldIn;
+    /** PostgreSQL: this client's LISTEN channel while its listener is up, else null. */
+    private final Supplier<String> channel;
 
     private final Map<String, Waiter> waiters = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
@@ -80,8 +82,10 @@ final class FairQueue implements ReleaseNotifications {
             ReleaseNotifications inner,
             Sessions sessions,
             Function<String, WaiterStatements> statements,
-            Function<String, String> heldIn) {
+            Function<String, String> heldIn,
+            Supplier<String> channel) {
         this.backendName = backendName;
+        this.channel = channel;
         this.inner = inner;
         this.sessions = sessions;
         this.statements = statements;
@@ -107,7 +111,11 @@ final class FairQueue implements ReleaseNotifications {
         }
         WaiterStatements sql = statements.apply(request.name());
         try (JdbcSession db = sessions.open()) {
-            db.update(sql.join, request.name(), request.ownerId());
+            if (sql.joinTakesChannel()) {
+                db.update(sql.join, request.name(), request.ownerId(), channel.get());
+            } else {
+                db.update(sql.join, request.name(), request.ownerId());
+            }
         } catch (SQLException | RuntimeException e) {
             log.debug(
                     "Baton lock '{}' on {}: joining the waiters failed, waiting unqueued: {}",

@@ -112,7 +112,8 @@ final class OptimisticLockBackend implements LockBackend {
                         notifications,
                         () -> JdbcSession.open(dataSource, ownedPool, timeout, false),
                         name -> ready(name).waiters,
-                        name -> ready(name).heldIn)
+                        name -> ready(name).heldIn,
+                        () -> notifications.registerWaiters() ? notifications.channel() : null)
                 : null;
     }
 
@@ -511,8 +512,11 @@ final class OptimisticLockBackend implements LockBackend {
                 return sql(update);
             }
             // RETURNING yields the row as updated; releases leave waiter alone, so it is the request.
+            // Fair: the head of the line's client, which the lock now waits for (see WaiterStatements).
+            String channel = fair ? waiters.notifyChannel("u") : "u.waiter";
             return sql("WITH u AS (" + update + " RETURNING lock_name, waiter)"
-                    + " SELECT (SELECT pg_notify(u.waiter, u.lock_name) WHERE u.waiter IS NOT NULL) FROM u");
+                    + " SELECT (SELECT pg_notify(c.channel, u.lock_name) FROM (SELECT " + channel
+                    + " AS channel) c WHERE c.channel IS NOT NULL) FROM u");
         }
 
         private String sql(String template) {

@@ -140,8 +140,12 @@ final class TableLockBackend implements LockBackend {
                 notifications);
         this.queue = fair
                 ? new FairQueue(
-                        this::name, notifications, () -> open(false), name -> ready(name).waiters, name -> ready(name)
-                                .heldIn)
+                        this::name,
+                        notifications,
+                        () -> open(false),
+                        name -> ready(name).waiters,
+                        name -> ready(name).heldIn,
+                        () -> notifications.registerWaiters() ? notifications.channel() : null)
                 : null;
     }
 
@@ -708,8 +712,11 @@ final class TableLockBackend implements LockBackend {
             if (!notifies) {
                 return sql(delete);
             }
+            // Fair: the head of the line's client, which the lock now waits for (see WaiterStatements).
+            String channel = fair ? waiters.notifyChannel("d") : "d.waiter";
             return sql("WITH d AS (" + delete + " RETURNING lock_name, waiter)"
-                    + " SELECT (SELECT pg_notify(d.waiter, d.lock_name) WHERE d.waiter IS NOT NULL) FROM d");
+                    + " SELECT (SELECT pg_notify(c.channel, d.lock_name) FROM (SELECT " + channel
+                    + " AS channel) c WHERE c.channel IS NOT NULL) FROM d");
         }
 
         private String sql(String template) {

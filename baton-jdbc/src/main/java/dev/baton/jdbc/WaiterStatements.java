@@ -29,7 +29,7 @@ final class WaiterStatements {
      */
     final String guard;
 
-    /** Joins the line, or refreshes the entry if it is there; ? = name, owner. */
+    /** Joins the line, or refreshes the entry if it is there; ? = name, owner [, channel on PostgreSQL]. */
     final String join;
 
     /** Leaves the line; ? = name, owner. */
@@ -58,8 +58,10 @@ final class WaiterStatements {
                 .replace("{now+lease}", dialect.nowPlusMillis())
                 .replace("{w}", table);
         join = switch (dialect) {
-            case POSTGRESQL -> "INSERT INTO " + table + " (lock_name, owner_id, place, last_seen) VALUES (?, ?, " + now
-                    + ", " + now + ") ON CONFLICT (lock_name, owner_id) DO UPDATE SET last_seen = " + now;
+                // PostgreSQL also records the client's LISTEN channel (null while its listener is down).
+            case POSTGRESQL -> "INSERT INTO " + table + " (lock_name, owner_id, place, last_seen, channel)"
+                    + " VALUES (?, ?, " + now + ", " + now + ", ?) ON CONFLICT (lock_name, owner_id)"
+                    + " DO UPDATE SET last_seen = " + now + ", channel = EXCLUDED.channel";
             case MARIADB -> "INSERT INTO " + table + " (lock_name, owner_id, place, last_seen) VALUES (?, ?, " + now
                     + ", " + now + ") ON DUPLICATE KEY UPDATE last_seen = " + now;
             case H2 -> "MERGE INTO " + table + " t USING (VALUES (CAST(? AS VARCHAR(512)), CAST(? AS VARCHAR(64))))"
@@ -72,6 +74,23 @@ final class WaiterStatements {
         refreshIn = "UPDATE " + table + " SET last_seen = " + now + " WHERE (lock_name, owner_id) IN ";
         // Entries of waiters gone for good (a crashed client) would otherwise stay in the table.
         purgeIn = "DELETE FROM " + table + " WHERE last_seen <= " + dialect.nowPlusMillis() + " AND lock_name IN ";
+    }
+
+    /**
+     * PostgreSQL: the channel a release NOTIFYs, as an expression over the released row {@code
+     * alias} (which has {@code lock_name} and {@code waiter}): the channel of the head of the line,
+     * the one waiter the lock now waits for, so the hand-off does not wait for a poll; else the
+     * row's registered waiter. A literal window: the release statements take no extra parameter.
+     */
+    String notifyChannel(String alias) {
+        return "COALESCE((SELECT w.channel FROM " + table + " w WHERE w.lock_name = " + alias + ".lock_name"
+                + " AND w.last_seen > " + dialect.now() + " - INTERVAL '" + FairQueue.WINDOW_MILLIS
+                + " milliseconds' ORDER BY w.place, w.owner_id LIMIT 1), " + alias + ".waiter)";
+    }
+
+    /** Whether {@link #join} takes the client's LISTEN channel as a third parameter. */
+    boolean joinTakesChannel() {
+        return dialect == Dialect.POSTGRESQL;
     }
 
     /** The condition of {@link #guard}, for one statement's WHERE. */

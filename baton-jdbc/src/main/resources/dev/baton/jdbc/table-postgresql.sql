@@ -28,5 +28,7 @@ CREATE TABLE IF NOT EXISTS ${table}_waiters (
   owner_id      VARCHAR(64)  NOT NULL,
   place         TIMESTAMP WITH TIME ZONE NOT NULL,
   last_seen     TIMESTAMP WITH TIME ZONE NOT NULL,
+  -- The waiter's client's LISTEN channel, which a release NOTIFYs when this waiter is the head.
+  channel       VARCHAR(63),
   PRIMARY KEY (lock_name, owner_id)
 );
