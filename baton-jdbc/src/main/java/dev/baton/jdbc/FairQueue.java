@@ -31,7 +31,9 @@ import org.slf4j.LoggerFactory;
  *       refused never joins, so it holds nobody back.
  *   <li>While waiting: one daemon thread per backend refreshes this client's entries every {@value
  *       #REFRESH_MILLIS} ms (one statement for all of them) and checks every {@value #TICK_MILLIS} ms
- *       which of the awaited locks are free, waking their waiters at once. Without it a waiter at the
+ *       ({@value #NOTIFIED_TICK_MILLIS} ms while PostgreSQL's listener is up: a release NOTIFYs the
+ *       head of the line's client, see {@link WaiterStatements#notifyChannel}) which of the awaited
+ *       locks are free, waking their waiters at once. Without it a waiter at the
  *       head of the line could sit in a long poll pause while the lock, reserved for it, stays idle
  *       (H2 and MariaDB have no notifications; on PostgreSQL NOTIFY wakes only one registered client,
  *       which need not be the head).
@@ -53,6 +55,11 @@ final class FairQueue implements ReleaseNotifications {
     static final long REFRESH_MILLIS = WINDOW_MILLIS / 4;
     /** How often the awaited locks are checked for a release. */
     static final long TICK_MILLIS = 20;
+    /**
+     * The same while PostgreSQL's listener is up: a release then NOTIFYs the head of the line's
+     * client directly, and the check is only the fallback for a missed notification.
+     */
+    static final long NOTIFIED_TICK_MILLIS = 100;
 
     /** Opens an auto-commit session. */
     interface Sessions {
@@ -188,7 +195,7 @@ final class FairQueue implements ReleaseNotifications {
             lock.lock();
             try {
                 if (!closed) {
-                    changed.await(TICK_MILLIS, TimeUnit.MILLISECONDS);
+                    changed.await(channel.get() == null ? TICK_MILLIS : NOTIFIED_TICK_MILLIS, TimeUnit.MILLISECONDS);
                 }
             } catch (InterruptedException e) {
                 thread = null;
