@@ -17,7 +17,9 @@ import java.util.function.Supplier;
  * The JDBC backends. On PostgreSQL every Baton strategy runs side by side with ShedLock's
  * JdbcTemplateLockProvider (db time), a raw INSERT ... ON CONFLICT DO NOTHING + DELETE baseline and
  * a raw pg_try_advisory_lock + pg_advisory_unlock baseline, all on the same server in one run. H2
- * runs the table and optimistic strategies, MariaDB the optimistic and pessimistic ones.
+ * runs the table and optimistic strategies, MariaDB the optimistic and pessimistic ones. The table
+ * and optimistic strategies also run with {@code fair=false} ("barging"), so one run shows what fair
+ * hand-off costs in pairs/s beside what it gives in share to another client.
  */
 final class JdbcBenchBackends {
     private JdbcBenchBackends() {}
@@ -29,21 +31,26 @@ final class JdbcBenchBackends {
             .build();
 
     static BenchBackend h2() {
-        return new ServerBackend("h2", new BenchBackend.PlannedSubjects(2, 2, 2), H2Server::start, server -> {
+        return new ServerBackend("h2", new BenchBackend.PlannedSubjects(4, 4, 4), H2Server::start, server -> {
             String uri = server.jdbcUrl() + ";USER=" + server.user() + ";PASSWORD=" + server.password();
             return List.of(
                     BatonSubject.of("baton table", uri, OPTIONS),
-                    BatonSubject.of("baton optimistic", uri + ";strategy=optimistic", OPTIONS));
+                    BatonSubject.of("baton table barging", uri + ";fair=false", OPTIONS),
+                    BatonSubject.of("baton optimistic", uri + ";strategy=optimistic", OPTIONS),
+                    BatonSubject.of("baton optimistic barging", uri + ";strategy=optimistic;fair=false", OPTIONS));
         });
     }
 
     static BenchBackend postgres() {
         return new ServerBackend(
-                "postgres", new BenchBackend.PlannedSubjects(7, 4, 4), PostgresServer::start, server -> {
+                "postgres", new BenchBackend.PlannedSubjects(9, 6, 6), PostgresServer::start, server -> {
                     String uri = withCredentials(server);
                     List<LockSubject> subjects = new ArrayList<>();
                     subjects.add(BatonSubject.of("baton table", uri, OPTIONS));
+                    subjects.add(BatonSubject.of("baton table barging", uri + "&fair=false", OPTIONS));
                     subjects.add(BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", OPTIONS));
+                    subjects.add(BatonSubject.of(
+                            "baton optimistic barging", uri + "&strategy=optimistic&fair=false", OPTIONS));
                     subjects.add(BatonSubject.of("baton pessimistic", uri + "&strategy=pessimistic", OPTIONS));
                     subjects.add(BatonSubject.of("baton advisory", uri + "&strategy=advisory", OPTIONS));
                     subjects.add(new ShedLockSubject(server.jdbcUrl(), server.user(), server.password()));
@@ -54,10 +61,11 @@ final class JdbcBenchBackends {
     }
 
     static BenchBackend mariadb() {
-        return new ServerBackend("mariadb", new BenchBackend.PlannedSubjects(2, 2, 2), MariaDbServer::start, server -> {
+        return new ServerBackend("mariadb", new BenchBackend.PlannedSubjects(3, 3, 3), MariaDbServer::start, server -> {
             String uri = withCredentials(server);
             return List.of(
                     BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", OPTIONS),
+                    BatonSubject.of("baton optimistic barging", uri + "&strategy=optimistic&fair=false", OPTIONS),
                     BatonSubject.of("baton pessimistic", uri + "&strategy=pessimistic", OPTIONS));
         });
     }

@@ -79,10 +79,15 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
                             + " set up: " + e.getMessage(),
                     e);
         }
-        return backend(url.strategy(), pool, url.dialect(), url.tables(), url.createSchema(), options, pool);
+        return backend(
+                url.strategy(), pool, url.dialect(), url.tables(), url.createSchema(), options, pool, url.fair());
     }
 
-    /** The backend of a strategy; {@code dialect} null means detect it on first use. */
+    /**
+     * The backend of a strategy; {@code dialect} null means detect it on first use. The table and
+     * optimistic strategies hand off fairly unless {@code fair} (the URI's) or {@code options.fair()}
+     * is false; the others wait in the database's own queue either way.
+     */
     static LockBackend backend(
             Strategy strategy,
             javax.sql.DataSource dataSource,
@@ -90,11 +95,14 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
             TableNames tables,
             boolean createSchema,
             LockOptions options,
-            ReconnectingPool ownedPool) {
+            ReconnectingPool ownedPool,
+            boolean fair) {
         Duration timeout = options.operationTimeout();
         return switch (strategy) {
-            case TABLE -> new TableLockBackend(dataSource, dialect, tables, createSchema, timeout, ownedPool);
-            case OPTIMISTIC -> new OptimisticLockBackend(dataSource, dialect, tables, createSchema, timeout, ownedPool);
+            case TABLE -> new TableLockBackend(
+                    dataSource, dialect, tables, createSchema, timeout, ownedPool, fair && options.fair());
+            case OPTIMISTIC -> new OptimisticLockBackend(
+                    dataSource, dialect, tables, createSchema, timeout, ownedPool, fair && options.fair());
             case PESSIMISTIC -> new PessimisticLockBackend(
                     dataSource, dialect, tables, createSchema, timeout, ownedPool);
             case ADVISORY -> dialect == null

@@ -142,7 +142,8 @@ public final class JdbcLocks {
          */
         public LockClient build() {
             return Baton.open(
-                    JdbcLockBackendProvider.backend(strategy, dataSource, null, tables, createSchema, options, null),
+                    JdbcLockBackendProvider.backend(
+                            strategy, dataSource, null, tables, createSchema, options, null, true),
                     options);
         }
     }

@@ -27,11 +27,16 @@ import java.util.TreeMap;
  * @param tables the table names ({@code table}, default {@code baton_locks})
  * @param createSchema whether missing tables are created on first use ({@code createSchema},
  *     default {@code true})
+ * @param fair whether the table and optimistic strategies hand a released lock to the longest
+ *     waiting acquisition before a re-acquire by the releasing client ({@code fair}, default {@code
+ *     true}); {@code false} allows barging, see the module README
  */
-record LockUrl(String driverUrl, Dialect dialect, Strategy strategy, TableNames tables, boolean createSchema) {
+record LockUrl(
+        String driverUrl, Dialect dialect, Strategy strategy, TableNames tables, boolean createSchema, boolean fair) {
     static final String STRATEGY = "strategy";
     static final String TABLE = "table";
     static final String CREATE_SCHEMA = "createSchema";
+    static final String FAIR = "fair";
     static final String TABLE_STRATEGY = "table";
 
     /**
@@ -68,11 +73,21 @@ record LockUrl(String driverUrl, Dialect dialect, Strategy strategy, TableNames 
             throw new LockConfigurationException("Baton JDBC URL " + redact(trimmed) + ": createSchema must be"
                     + " true or false but was '" + create + "'");
         }
-        return new LockUrl(driverUrl, dialect, strategy, tables, Boolean.parseBoolean(create));
+        String fair = baton.getOrDefault(FAIR, "true");
+        if (!fair.equalsIgnoreCase("true") && !fair.equalsIgnoreCase("false")) {
+            throw new LockConfigurationException("Baton JDBC URL " + redact(trimmed) + ": fair must be true or"
+                    + " false but was '" + fair + "' (false lets a releasing client take the lock straight back,"
+                    + " which can starve other clients' waiters)");
+        }
+        return new LockUrl(
+                driverUrl, dialect, strategy, tables, Boolean.parseBoolean(create), Boolean.parseBoolean(fair));
     }
 
     private static boolean isBaton(String key) {
-        return key.equalsIgnoreCase(STRATEGY) || key.equalsIgnoreCase(TABLE) || key.equalsIgnoreCase(CREATE_SCHEMA);
+        return key.equalsIgnoreCase(STRATEGY)
+                || key.equalsIgnoreCase(TABLE)
+                || key.equalsIgnoreCase(CREATE_SCHEMA)
+                || key.equalsIgnoreCase(FAIR);
     }
 
     /** {@code jdbc:h2:<db>;KEY=value;...}; a backslash escapes a semicolon inside a value. */

@@ -63,6 +63,10 @@ final class OptimisticLockBackend implements LockBackend {
     private final PgNotifications notifications;
     /** Semaphore permits, in tables of their own. */
     private final JdbcPermits permits;
+    /** Whether a queued waiter comes before a re-acquire (see {@link WaiterStatements}). */
+    private final boolean fair;
+    /** The line of waiters when fair, which wraps {@link #notifications}; null when barging. */
+    private final FairQueue queue;
 
     OptimisticLockBackend(
             DataSource dataSource,
@@ -70,8 +74,10 @@ final class OptimisticLockBackend implements LockBackend {
             TableNames names,
             boolean createSchema,
             Duration operationTimeout,
-            ReconnectingPool ownedPool) {
+            ReconnectingPool ownedPool,
+            boolean fair) {
         this.dataSource = dataSource;
+        this.fair = fair;
         this.dialect = dialect;
         this.names = names;
         this.createSchema = createSchema;
@@ -100,6 +106,15 @@ final class OptimisticLockBackend implements LockBackend {
                     return this.dialect;
                 },
                 notifications);
+        this.queue = fair
+                ? new FairQueue(
+                        this::name,
+                        notifications,
+                        () -> JdbcSession.open(dataSource, ownedPool, timeout, false),
+                        name -> ready(name).waiters,
+                        name -> ready(name).heldIn,
+                        () -> notifications.registerWaiters() ? notifications.channel() : null)
+                : null;
     }
 
     /** Permits live in tables of their own ({@link JdbcPermits}); waiters poll, woken on PostgreSQL. */
@@ -114,7 +129,7 @@ final class OptimisticLockBackend implements LockBackend {
      */
     @Override
     public ReleaseNotifications releaseNotifications() {
-        return notifications;
+        return fair ? queue : notifications;
     }
 
     /** Runs a release UPDATE; on PostgreSQL its notifying form, which returns one row per row changed. */
@@ -156,7 +171,8 @@ final class OptimisticLockBackend implements LockBackend {
             long token;
             if (row.isEmpty()) {
                 if (!db.insertIfAbsent(
-                        sql.insertRow, request.name(), shared ? "S" : "X", shared ? "" : request.ownerId(), lease)) {
+                        sql.insertRow,
+                        guarded(request, request.name(), shared ? "S" : "X", shared ? "" : request.ownerId(), lease))) {
                     return busy(db, sql, request.name(), shared); // another client inserted it first and holds it
                 }
                 token = 1;
@@ -166,9 +182,12 @@ final class OptimisticLockBackend implements LockBackend {
                 boolean won;
                 if (!shared) {
                     won = r.free()
-                            && db.update(sql.casExclusive, request.ownerId(), lease, request.name(), r.version()) == 1;
+                            && db.update(
+                                            sql.casExclusive,
+                                            guarded(request, request.ownerId(), lease, request.name(), r.version()))
+                                    == 1;
                 } else if (r.free()) {
-                    won = db.update(sql.casShared, lease, request.name(), r.version()) == 1;
+                    won = db.update(sql.casShared, guarded(request, lease, request.name(), r.version())) == 1;
                     if (won) {
                         db.update(sql.deleteReaders, request.name());
                     }
@@ -191,6 +210,11 @@ final class OptimisticLockBackend implements LockBackend {
             }
             throw failure(request.name(), "acquire", e);
         }
+    }
+
+    /** A granting statement's parameters, followed by its guard's when fair. */
+    private Object[] guarded(LockRequest request, Object... params) {
+        return fair ? WaiterStatements.with(params, request.name(), request.ownerId()) : params;
     }
 
     /**
@@ -335,6 +359,9 @@ final class OptimisticLockBackend implements LockBackend {
             return;
         }
         permits.close();
+        if (queue != null) {
+            queue.close();
+        }
         notifications.close();
         JdbcSession.closeOwnedPool(ownedPool, name());
     }
@@ -385,24 +412,41 @@ final class OptimisticLockBackend implements LockBackend {
         final boolean notifies;
         /** PostgreSQL: registers a client's channel as the row's waiter if none is; null elsewhere. */
         final String registerWaiter;
+        /** The fair hand-off's statements; its guard is in the granting statements when fair. */
+        final WaiterStatements waiters;
+        /** The names among a list that are held; up to the IN list ({@link FairQueue}). */
+        final String heldIn;
 
-        Statements(Dialect dialect, TableNames names) {
+        private final boolean fair;
+
+        Statements(Dialect dialect, TableNames names, boolean fair) {
             this.dialect = dialect;
             this.names = names;
+            this.fair = fair;
+            this.waiters = new WaiterStatements(dialect, names.locks() + "_opt_waiters");
+            this.heldIn = sql(
+                    "SELECT lock_name FROM {opt} WHERE lock_mode <> '-' AND expires_at > {now}" + " AND lock_name IN ");
             // ? = name
             read = sql("SELECT version, lock_mode, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END FROM {opt}"
                     + " WHERE lock_name = ?");
-            // ? = name, mode, owner, lease
+            // Fair: each statement that can grant a free lock also requires that no live waiter other
+            // than the requester is ahead of it (the guard, see WaiterStatements), still one statement.
+            // ? = name, mode, owner, lease [, the guard's]
             insertRow = dialect.insertIfAbsent(
-                    sql("INSERT INTO {opt} (lock_name, version, lock_mode, owner_id, expires_at)"
-                            + " VALUES (?, 1, ?, ?, {now+lease})"),
+                    fair
+                            ? sql("INSERT INTO {opt} (lock_name, version, lock_mode, owner_id, expires_at)"
+                                    + " SELECT " + waiters.param("VARCHAR(512)") + ", 1, "
+                                    + waiters.param("CHAR(1)") + ", " + waiters.param("VARCHAR(64)")
+                                    + ", {now+lease}" + waiters.fromDual + " WHERE {guard}")
+                            : sql("INSERT INTO {opt} (lock_name, version, lock_mode, owner_id, expires_at)"
+                                    + " VALUES (?, 1, ?, ?, {now+lease})"),
                     "lock_name");
-            // ? = owner, lease, name, version read
+            // ? = owner, lease, name, version read [, the guard's]
             casExclusive = sql("UPDATE {opt} SET version = version + 1, lock_mode = 'X', owner_id = ?,"
-                    + " expires_at = {now+lease}{reset_waiter} WHERE lock_name = ? AND version = ?");
-            // ? = lease, name, version read
+                    + " expires_at = {now+lease}{reset_waiter} WHERE lock_name = ? AND version = ? {and_guard}");
+            // ? = lease, name, version read [, the guard's]
             casShared = sql("UPDATE {opt} SET version = version + 1, lock_mode = 'S', owner_id = '',"
-                    + " expires_at = {now+lease}{reset_waiter} WHERE lock_name = ? AND version = ?");
+                    + " expires_at = {now+lease}{reset_waiter} WHERE lock_name = ? AND version = ? {and_guard}");
             // ? = lease, name, version read
             casJoinShared = sql("UPDATE {opt} SET version = version + 1,"
                     + " expires_at = GREATEST(expires_at, {now+lease}) WHERE lock_name = ? AND version = ?");
@@ -456,7 +500,7 @@ final class OptimisticLockBackend implements LockBackend {
         }
 
         List<String> tables() {
-            return List.of(names.locks() + "_opt", names.locks() + "_opt_readers");
+            return List.of(names.locks() + "_opt", names.locks() + "_opt_readers", waiters.table);
         }
 
         /**
@@ -468,14 +512,19 @@ final class OptimisticLockBackend implements LockBackend {
                 return sql(update);
             }
             // RETURNING yields the row as updated; releases leave waiter alone, so it is the request.
+            // Fair: the head of the line's client, which the lock now waits for (see WaiterStatements).
+            String channel = fair ? waiters.notifyChannel("u") : "u.waiter";
             return sql("WITH u AS (" + update + " RETURNING lock_name, waiter)"
-                    + " SELECT (SELECT pg_notify(u.waiter, u.lock_name) WHERE u.waiter IS NOT NULL) FROM u");
+                    + " SELECT (SELECT pg_notify(c.channel, u.lock_name) FROM (SELECT " + channel
+                    + " AS channel) c WHERE c.channel IS NOT NULL) FROM u");
         }
 
         private String sql(String template) {
             // A new holder clears the waiter request: clients still waiting register again on their
             // next attempt.
-            return template.replace("{reset_waiter}", dialect == Dialect.POSTGRESQL ? ", waiter = NULL" : "")
+            return template.replace("{and_guard}", fair ? "AND {guard}" : "")
+                    .replace("{guard}", waiters.guard())
+                    .replace("{reset_waiter}", dialect == Dialect.POSTGRESQL ? ", waiter = NULL" : "")
                     .replace("{opt}", names.locks() + "_opt")
                     .replace("{readers}", names.locks() + "_opt_readers")
                     .replace("{now+lease}", dialect.nowPlusMillis())
@@ -494,7 +543,7 @@ final class OptimisticLockBackend implements LockBackend {
                     d = detect(db, lockName, Strategy.OPTIMISTIC);
                     dialect = d;
                 }
-                Statements sql = new Statements(d, names);
+                Statements sql = new Statements(d, names, fair);
                 JdbcSchema.ensure(
                         db.connection,
                         JdbcSchema.ddl(Strategy.OPTIMISTIC, d, names),

@@ -89,6 +89,10 @@ final class TableLockBackend implements LockBackend {
     private final PgNotifications notifications;
     /** Semaphore permits, in tables of their own. */
     private final JdbcPermits permits;
+    /** Whether a queued waiter comes before a re-acquire (see {@link WaiterStatements}). */
+    private final boolean fair;
+    /** The line of waiters when fair, which wraps {@link #notifications}; null when barging. */
+    private final FairQueue queue;
 
     /**
      * @param dialect the database, or null to detect it from the first connection
@@ -101,8 +105,10 @@ final class TableLockBackend implements LockBackend {
             TableNames names,
             boolean createSchema,
             Duration operationTimeout,
-            ReconnectingPool ownedPool) {
+            ReconnectingPool ownedPool,
+            boolean fair) {
         this.dataSource = dataSource;
+        this.fair = fair;
         this.dialect = dialect;
         this.names = names;
         this.createSchema = createSchema;
@@ -132,6 +138,15 @@ final class TableLockBackend implements LockBackend {
                     return this.dialect;
                 },
                 notifications);
+        this.queue = fair
+                ? new FairQueue(
+                        this::name,
+                        notifications,
+                        () -> open(false),
+                        name -> ready(name).waiters,
+                        name -> ready(name).heldIn,
+                        () -> notifications.registerWaiters() ? notifications.channel() : null)
+                : null;
     }
 
     /** Permits live in tables of their own ({@link JdbcPermits}); waiters poll, woken on PostgreSQL. */
@@ -146,7 +161,7 @@ final class TableLockBackend implements LockBackend {
      */
     @Override
     public ReleaseNotifications releaseNotifications() {
-        return notifications;
+        return fair ? queue : notifications;
     }
 
     /** JDBC query timeouts are whole seconds; round up, and never 0, which means no timeout. */
@@ -234,8 +249,11 @@ final class TableLockBackend implements LockBackend {
         int[] key = grantKey(request.name());
         boolean register = notifications.registerWaiters();
         try (JdbcSession db = session) {
-            List<Object> params = new ArrayList<>(
-                    List.of(key[0], key[1], request.name(), request.name(), request.ownerId(), lease, lease));
+            List<Object> params = new ArrayList<>(List.of(key[0], key[1], request.name()));
+            if (fair) {
+                params.addAll(List.of(WaiterStatements.guardParams(request.name(), request.ownerId())));
+            }
+            params.addAll(List.of(request.name(), request.ownerId(), lease, lease));
             if (register) {
                 params.add(notifications.channel());
                 params.add(request.name());
@@ -273,10 +291,11 @@ final class TableLockBackend implements LockBackend {
 
     private Optional<Written> acquireExclusive(JdbcSession tx, Statements sql, LockRequest request, long lease)
             throws SQLException {
-        if (tx.insertIfAbsent(sql.insertNameRow, request.name(), "X", request.ownerId(), lease)) {
+        if (tx.insertIfAbsent(sql.insertNameRow, guarded(request, request.name(), "X", request.ownerId(), lease))) {
             return written(tx, sql.drawToken, request.name());
         }
-        Optional<Written> taken = written(tx, sql.takeOverExpired, "X", request.ownerId(), lease, request.name());
+        Optional<Written> taken =
+                written(tx, sql.takeOverExpired, guarded(request, "X", request.ownerId(), lease, request.name()));
         if (taken.isPresent()) {
             tx.update(sql.deleteReaders, request.name());
         }
@@ -285,15 +304,21 @@ final class TableLockBackend implements LockBackend {
 
     private Optional<Written> acquireShared(JdbcSession tx, Statements sql, LockRequest request, long lease)
             throws SQLException {
-        boolean haveNameRow = tx.insertIfAbsent(sql.insertNameRow, request.name(), "S", "", lease)
+        boolean haveNameRow = tx.insertIfAbsent(sql.insertNameRow, guarded(request, request.name(), "S", "", lease))
                 || tx.update(sql.extendShared, lease, request.name()) == 1;
         if (!haveNameRow) {
-            if (written(tx, sql.takeOverExpired, "S", "", lease, request.name()).isEmpty()) {
+            if (written(tx, sql.takeOverExpired, guarded(request, "S", "", lease, request.name()))
+                    .isEmpty()) {
                 return Optional.empty();
             }
             tx.update(sql.deleteReaders, request.name());
         }
         return written(tx, sql.insertReader, request.name(), request.ownerId(), lease, request.name());
+    }
+
+    /** A granting statement's parameters, followed by its guard's when fair. */
+    private Object[] guarded(LockRequest request, Object... params) {
+        return fair ? WaiterStatements.with(params, request.name(), request.ownerId()) : params;
     }
 
     @Override
@@ -444,6 +469,9 @@ final class TableLockBackend implements LockBackend {
             return;
         }
         permits.close();
+        if (queue != null) {
+            queue.close();
+        }
         notifications.close();
         JdbcSession.closeOwnedPool(ownedPool, name());
     }
@@ -521,17 +549,31 @@ final class TableLockBackend implements LockBackend {
         final String registerWaiter;
         /** Object name to a statement that fails when the object does not exist. */
         final Map<String, String> probes;
+        /** The fair hand-off's statements; its guard is in the granting statements when fair. */
+        final WaiterStatements waiters;
+        /** The names among a list that are held; up to the IN list ({@link FairQueue}). */
+        final String heldIn;
 
-        Statements(Dialect dialect, TableNames names) {
+        private final boolean fair;
+
+        Statements(Dialect dialect, TableNames names, boolean fair) {
             this.dialect = dialect;
             this.names = names;
+            this.fair = fair;
             this.notifies = dialect == Dialect.POSTGRESQL;
+            this.waiters = new WaiterStatements(dialect, names.locks() + "_waiters");
+            this.heldIn = sql("SELECT lock_name FROM {locks} WHERE expires_at > {now} AND lock_name IN ");
 
             // Acquire. The token is drawn after the insert, under the new row's lock (see class doc).
-            // ? = name, mode, owner, lease
+            // ? = name, mode, owner, lease [, the guard's]. Fair: inserted only when nobody waits ahead.
             insertNameRow = dialect.insertIfAbsent(
-                    sql(
-                            """
+                    fair
+                            ? sql("INSERT INTO {locks} (lock_name, lock_mode, owner_id, expires_at, fencing_token)"
+                                    + " SELECT " + waiters.param("VARCHAR(512)") + ", " + waiters.param("CHAR(1)")
+                                    + ", " + waiters.param("VARCHAR(64)") + ", {now+lease}, 0" + waiters.fromDual
+                                    + " WHERE {guard}")
+                            : sql(
+                                    """
                             INSERT INTO {locks} (lock_name, lock_mode, owner_id, expires_at, fencing_token)
                             VALUES (?, ?, ?, {now+lease}, 0)"""),
                     "lock_name");
@@ -545,12 +587,15 @@ final class TableLockBackend implements LockBackend {
                 // t: insert the row, or take over an expired one under its row lock.
                 // d: a takeover deletes the readers of the expired grant (name row first, then readers).
                 // w: (registering variant) a busy lock gets this client's channel as its waiter.
-                // ? = key1, key2, name, now (live check), name, owner, lease, lease [, channel, name]
+                // Fair: g also requires that no live waiter other than the requester is ahead (the
+                //    guard, see WaiterStatements), so a busy or reserved lock is answered without a write.
+                // ? = key1, key2, name [, the guard's], name, owner, lease, lease [, channel, name]
                 String one =
                         """
                         WITH g AS MATERIALIZED (
                           SELECT pg_advisory_xact_lock(?, ?)::text AS held
-                          WHERE NOT EXISTS (SELECT 1 FROM {locks} b WHERE b.lock_name = ? AND b.expires_at > {now})),
+                          WHERE NOT EXISTS (SELECT 1 FROM {locks} b WHERE b.lock_name = ? AND b.expires_at > {now})
+                          {and_guard}),
                         t AS (
                           INSERT INTO {locks} AS l (lock_name, lock_mode, owner_id, expires_at, fencing_token)
                           SELECT ?, 'X', ?, {now+lease}, {next_token} FROM g
@@ -577,12 +622,12 @@ final class TableLockBackend implements LockBackend {
             }
             // ? = name
             drawToken = returning("UPDATE {locks} SET fencing_token = {next_token} WHERE lock_name = ?");
-            // ? = mode, owner, lease, name
+            // ? = mode, owner, lease, name [, the guard's]
             takeOverExpired = returning(
                     """
                     UPDATE {locks}
                     SET lock_mode = ?, owner_id = ?, expires_at = {now+lease}, fencing_token = {next_token}{reset_waiter}
-                    WHERE lock_name = ? AND expires_at <= {now}""");
+                    WHERE lock_name = ? AND expires_at <= {now} {and_guard}""");
             // ? = name
             deleteReaders = sql("DELETE FROM {readers} WHERE lock_name = ?");
             // ? = lease, name
@@ -644,9 +689,14 @@ final class TableLockBackend implements LockBackend {
                     WHERE l.lock_name = ? AND l.expires_at > {now}
                     ORDER BY r.fencing_token""");
             probes = Map.of(
-                    names.locks(), sql("SELECT 1 FROM {locks} WHERE 1 = 0"),
-                    names.readers(), sql("SELECT 1 FROM {readers} WHERE 1 = 0"),
-                    names.sequence(), dialect.probeSequence(names.sequence()));
+                    names.locks(),
+                    sql("SELECT 1 FROM {locks} WHERE 1 = 0"),
+                    names.readers(),
+                    sql("SELECT 1 FROM {readers} WHERE 1 = 0"),
+                    names.sequence(),
+                    dialect.probeSequence(names.sequence()),
+                    waiters.table,
+                    sql("SELECT 1 FROM " + waiters.table + " WHERE 1 = 0"));
         }
 
         private String returning(String template) {
@@ -662,12 +712,17 @@ final class TableLockBackend implements LockBackend {
             if (!notifies) {
                 return sql(delete);
             }
+            // Fair: the head of the line's client, which the lock now waits for (see WaiterStatements).
+            String channel = fair ? waiters.notifyChannel("d") : "d.waiter";
             return sql("WITH d AS (" + delete + " RETURNING lock_name, waiter)"
-                    + " SELECT (SELECT pg_notify(d.waiter, d.lock_name) WHERE d.waiter IS NOT NULL) FROM d");
+                    + " SELECT (SELECT pg_notify(c.channel, d.lock_name) FROM (SELECT " + channel
+                    + " AS channel) c WHERE c.channel IS NOT NULL) FROM d");
         }
 
         private String sql(String template) {
-            return template.replace("{locks}", names.locks())
+            return template.replace("{and_guard}", fair ? "AND {guard}" : "")
+                    .replace("{guard}", waiters.guard())
+                    .replace("{locks}", names.locks())
                     .replace("{readers}", names.readers())
                     .replace("{now+lease}", dialect.nowPlusMillis())
                     .replace("{now}", dialect.now())
@@ -690,7 +745,7 @@ final class TableLockBackend implements LockBackend {
                         d = detect(session.connection, lockName);
                         dialect = d;
                     }
-                    Statements sql = new Statements(d, names);
+                    Statements sql = new Statements(d, names, fair);
                     ensureSchema(session.connection, d, sql, lockName);
                     int isolation = session.connection.getTransactionIsolation();
                     isolationToRestore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;

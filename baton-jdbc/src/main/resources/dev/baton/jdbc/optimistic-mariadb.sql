@@ -18,3 +18,13 @@ CREATE TABLE IF NOT EXISTS ${table}_opt_readers (
   fencing_token BIGINT       NOT NULL,
   PRIMARY KEY (lock_name, owner_id)
 ) ENGINE=InnoDB;
+-- Fair hand-off: one row per waiting acquisition, in line by place (when it joined; ties by owner_id).
+-- An entry counts while last_seen is recent; its client refreshes it while it waits and deletes it
+-- when it stops. A granting statement skips the lock while a live waiter is ahead of the requester.
+CREATE TABLE IF NOT EXISTS ${table}_opt_waiters (
+  lock_name     VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL,
+  owner_id      VARCHAR(64)  NOT NULL,
+  place         DATETIME(6)  NOT NULL,
+  last_seen     DATETIME(6)  NOT NULL,
+  PRIMARY KEY (lock_name, owner_id)
+) ENGINE=InnoDB;

@@ -19,3 +19,15 @@ CREATE TABLE IF NOT EXISTS ${table}_opt_readers (
   fencing_token BIGINT       NOT NULL,
   PRIMARY KEY (lock_name, owner_id)
 );
+-- Fair hand-off: one row per waiting acquisition, in line by place (when it joined; ties by owner_id).
+-- An entry counts while last_seen is recent; its client refreshes it while it waits and deletes it
+-- when it stops. A granting statement skips the lock while a live waiter is ahead of the requester.
+CREATE TABLE IF NOT EXISTS ${table}_opt_waiters (
+  lock_name     VARCHAR(512) NOT NULL,
+  owner_id      VARCHAR(64)  NOT NULL,
+  place         TIMESTAMP WITH TIME ZONE NOT NULL,
+  last_seen     TIMESTAMP WITH TIME ZONE NOT NULL,
+  -- The waiter's client's LISTEN channel, which a release NOTIFYs when this waiter is the head.
+  channel       VARCHAR(63),
+  PRIMARY KEY (lock_name, owner_id)
+);

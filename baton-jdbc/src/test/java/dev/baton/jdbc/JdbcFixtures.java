@@ -15,10 +15,11 @@ final class JdbcFixtures {
 
     /**
      * A fixture reaching {@code server} (read on every call, so it may start later) with {@code
-     * strategy}, or the default strategy when it is null.
+     * strategy}, or the default strategy when it is null, claiming shared mode, semaphores and fair
+     * hand-off.
      */
     static LockBackendFixture of(String name, Supplier<? extends DatabaseServer> server, String strategy) {
-        return of(name, server, strategy, Set.of(Capability.SHARED_MODE, Capability.SEMAPHORES));
+        return of(name, server, strategy, Set.of(Capability.SHARED_MODE, Capability.SEMAPHORES, Capability.FAIR));
     }
 
     /** The same with the capabilities the pair claims (the kit checks that the others are refused). */

@@ -125,6 +125,24 @@ class LockUrlTest {
     }
 
     @Test
+    void fairIsOnByDefaultAndFalseTurnsItOff() {
+        assertThat(LockUrl.parse("jdbc:h2:mem:x").fair()).isTrue();
+        LockUrl h2 = LockUrl.parse("jdbc:h2:mem:x;fair=false;DB_CLOSE_DELAY=-1");
+        assertThat(h2.fair()).isFalse();
+        assertThat(h2.driverUrl()).isEqualTo("jdbc:h2:mem:x;DB_CLOSE_DELAY=-1");
+        LockUrl postgres = LockUrl.parse("jdbc:postgresql://db/app?fair=FALSE&ssl=true");
+        assertThat(postgres.fair()).isFalse();
+        assertThat(postgres.driverUrl()).isEqualTo("jdbc:postgresql://db/app?ssl=true");
+    }
+
+    @Test
+    void aFairValueOtherThanTrueOrFalseIsRefused() {
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:mariadb://db/app?strategy=optimistic&fair=no"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("fair must be true or false but was 'no'");
+    }
+
+    @Test
     void passwordsAreRedacted() {
         assertThat(LockUrl.redact("jdbc:postgresql://u:pw@db/app?user=u&password=pw&x=1"))
                 .isEqualTo("jdbc:postgresql://u:***@db/app?user=u&password=***&x=1");

@@ -29,6 +29,7 @@ class MariaDbAdvisoryContractTest extends LockBackendContract {
 
     @Override
     protected LockBackendFixture fixture() {
-        return JdbcFixtures.of("jdbc-advisory on MariaDB", () -> server, "advisory", Set.of(Capability.SEMAPHORES));
+        return JdbcFixtures.of(
+                "jdbc-advisory on MariaDB", () -> server, "advisory", Set.of(Capability.SEMAPHORES, Capability.FAIR));
     }
 }

@@ -133,7 +133,7 @@ class PostgresDataSourceContractTest extends LockBackendContract {
 
             @Override
             public Set<Capability> capabilities() {
-                return Set.of(Capability.SHARED_MODE, Capability.SEMAPHORES);
+                return Set.of(Capability.SHARED_MODE, Capability.SEMAPHORES, Capability.FAIR);
             }
         };
     }

@@ -571,13 +571,14 @@ abstract class TableLockBackendTest {
     }
 
     @Test
-    void ddlResourceSplitsIntoTheThreeStatements() {
+    void ddlResourceSplitsIntoTheFourStatements() {
         List<String> statements = TableLockBackend.statementsOf(dialect().ddl(TableNames.of("app.locks")));
 
-        assertThat(statements).hasSize(3);
+        assertThat(statements).hasSize(4);
         assertThat(statements.get(0)).startsWith("CREATE TABLE IF NOT EXISTS app.locks (");
         assertThat(statements.get(1)).startsWith("CREATE TABLE IF NOT EXISTS app.locks_readers (");
         assertThat(statements.get(2)).isEqualTo("CREATE SEQUENCE IF NOT EXISTS app.locks_fencing_seq");
+        assertThat(statements.get(3)).startsWith("CREATE TABLE IF NOT EXISTS app.locks_waiters (");
         assertThat(String.join("\n", statements)).doesNotContain("--").doesNotContain("${");
     }
 

@@ -1,0 +1,265 @@
+package dev.baton.jdbc;
+
+import dev.baton.spi.LockKind;
+import dev.baton.spi.LockRequest;
+import dev.baton.spi.ReleaseNotifications;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The client side of fair hand-off for the table and optimistic strategies (the SQL is in {@link
+ * WaiterStatements}). It is the backend's {@link ReleaseNotifications}, so the core tells it when a
+ * request starts waiting (after its first refused attempt) and when it stops (granted, timed out,
+ * interrupted, failed):
+ *
+ * <ul>
+ *   <li>Start: the request joins the line in {@code <table>_waiters} (one statement; the contended path
+ *       only: a free lock is taken by the acquire statement alone). A {@code tryAcquire()} that is
+ *       refused never joins, so it holds nobody back.
+ *   <li>While waiting: one daemon thread per backend refreshes this client's entries every {@value
+ *       #REFRESH_MILLIS} ms (one statement for all of them) and checks every {@value #TICK_MILLIS} ms
+ *       ({@value #NOTIFIED_TICK_MILLIS} ms while PostgreSQL's listener is up: a release NOTIFYs the
+ *       head of the line's client, see {@link WaiterStatements#notifyChannel}) which of the awaited
+ *       locks are free, waking their waiters at once. Without it a waiter at the
+ *       head of the line could sit in a long poll pause while the lock, reserved for it, stays idle
+ *       (H2 and MariaDB have no notifications; on PostgreSQL NOTIFY wakes only one registered client,
+ *       which need not be the head).
+ *   <li>Stop: the entry is deleted (one statement). If that fails, or the client dies, the entry
+ *       stops counting {@value #WINDOW_MILLIS} ms after its last refresh: a dead waiter holds a
+ *       released lock back for at most that long, far less than any useful lease.
+ * </ul>
+ *
+ * <p>Failures here never fail an acquisition: a waiter that could not join simply waits unqueued
+ * (it may then wait longer), and the core keeps polling as its fallback.
+ */
+final class FairQueue implements ReleaseNotifications {
+    private static final Logger log = LoggerFactory.getLogger(FairQueue.class);
+    private static final AtomicInteger THREADS = new AtomicInteger();
+
+    /** How long an entry counts after its last refresh. */
+    static final long WINDOW_MILLIS = 2_000;
+    /** How often the entries of live waiters are refreshed: a quarter of the window. */
+    static final long REFRESH_MILLIS = WINDOW_MILLIS / 4;
+    /** How often the awaited locks are checked for a release. */
+    static final long TICK_MILLIS = 20;
+    /**
+     * The same while PostgreSQL's listener is up: a release then NOTIFYs the head of the line's
+     * client directly, and the check is only the fallback for a missed notification.
+     */
+    static final long NOTIFIED_TICK_MILLIS = 100;
+
+    /** Opens an auto-commit session. */
+    interface Sessions {
+        JdbcSession open() throws SQLException;
+    }
+
+    private record Waiter(String name, String owner, Runnable onRelease) {}
+
+    private final Supplier<String> backendName;
+    private final ReleaseNotifications inner;
+    private final Sessions sessions;
+    /** The waiter statements of a lock name (the backend's, once its schema is ready). */
+    private final Function<String, WaiterStatements> statements;
+    /** The query, up to its IN list of names, returning the names of the listed locks that are held. */
+    private final Function<String, String> heldIn;
+    /** PostgreSQL: this client's LISTEN channel while its listener is up, else null. */
+    private final Supplier<String> channel;
+
+    private final Map<String, Waiter> waiters = new ConcurrentHashMap<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private Thread thread; // guarded by lock
+    private boolean closed; // guarded by lock
+
+    FairQueue(
+            Supplier<String> backendName,
+            ReleaseNotifications inner,
+            Sessions sessions,
+            Function<String, WaiterStatements> statements,
+            Function<String, String> heldIn,
+            Supplier<String> channel) {
+        this.backendName = backendName;
+        this.channel = channel;
+        this.inner = inner;
+        this.sessions = sessions;
+        this.statements = statements;
+        this.heldIn = heldIn;
+    }
+
+    @Override
+    public boolean supported() {
+        return true;
+    }
+
+    @Override
+    public Subscription subscribe(String name, Runnable onRelease) {
+        return inner.subscribe(name, onRelease);
+    }
+
+    /** Joins the line (locks only; permits have their own tables), and wakes the waiter on release. */
+    @Override
+    public Subscription subscribe(LockRequest request, Runnable onRelease) {
+        Subscription notified = inner.supported() ? inner.subscribe(request, onRelease) : () -> {};
+        if (request.kind() == LockKind.PERMIT) {
+            return notified;
+        }
+        WaiterStatements sql = statements.apply(request.name());
+        try (JdbcSession db = sessions.open()) {
+            if (sql.joinTakesChannel()) {
+                db.update(sql.join, request.name(), request.ownerId(), channel.get());
+            } else {
+                db.update(sql.join, request.name(), request.ownerId());
+            }
+        } catch (SQLException | RuntimeException e) {
+            log.debug(
+                    "Baton lock '{}' on {}: joining the waiters failed, waiting unqueued: {}",
+                    request.name(),
+                    backendName.get(),
+                    e.toString());
+            return notified;
+        }
+        Waiter waiter = new Waiter(request.name(), request.ownerId(), onRelease);
+        waiters.put(request.ownerId(), waiter);
+        startThread();
+        return () -> {
+            try {
+                notified.close();
+            } finally {
+                leave(waiter, sql);
+            }
+        };
+    }
+
+    private void leave(Waiter waiter, WaiterStatements sql) {
+        if (waiters.remove(waiter.owner(), waiter)) {
+            try (JdbcSession db = sessions.open()) {
+                db.update(sql.leave, waiter.name(), waiter.owner());
+            } catch (SQLException e) {
+                throw new IllegalStateException(
+                        "leaving the waiters failed; the entry stops counting within " + WINDOW_MILLIS + " ms", e);
+            }
+        }
+    }
+
+    private void startThread() {
+        lock.lock();
+        try {
+            if (thread == null && !closed) {
+                thread = new Thread(this::watch, "baton-jdbc-fair-" + THREADS.incrementAndGet());
+                thread.setDaemon(true);
+                thread.start();
+            }
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Wakes waiters of free locks every tick and refreshes the entries; stops when nobody waits. */
+    private void watch() {
+        long lastRefresh = 0;
+        while (true) {
+            List<Waiter> now = new ArrayList<>(waiters.values());
+            lock.lock();
+            try {
+                if (closed || now.isEmpty()) {
+                    thread = null;
+                    return;
+                }
+            } finally {
+                lock.unlock();
+            }
+            try {
+                long t = System.nanoTime();
+                boolean refresh = t - lastRefresh >= TimeUnit.MILLISECONDS.toNanos(REFRESH_MILLIS);
+                check(now, refresh);
+                if (refresh) {
+                    lastRefresh = t;
+                }
+            } catch (SQLException | RuntimeException e) {
+                log.debug("Baton {}: checking the awaited locks failed: {}", backendName.get(), e.toString());
+            }
+            lock.lock();
+            try {
+                if (!closed) {
+                    changed.await(channel.get() == null ? TICK_MILLIS : NOTIFIED_TICK_MILLIS, TimeUnit.MILLISECONDS);
+                }
+            } catch (InterruptedException e) {
+                thread = null;
+                return;
+            } finally {
+                lock.unlock();
+            }
+        }
+    }
+
+    /** One tick: which awaited locks are free (wake their waiters), and the refresh when due. */
+    private void check(List<Waiter> now, boolean refresh) throws SQLException {
+        Set<String> names = new HashSet<>();
+        for (Waiter w : now) {
+            names.add(w.name());
+        }
+        String any = now.get(0).name();
+        WaiterStatements sql = statements.apply(any);
+        List<String> nameList = new ArrayList<>(names);
+        try (JdbcSession db = sessions.open()) {
+            Set<String> held = db.all(
+                    heldIn.apply(any) + placeholders(nameList.size(), 1),
+                    rs -> {
+                        Set<String> found = new HashSet<>();
+                        while (rs.next()) {
+                            found.add(rs.getString(1));
+                        }
+                        return found;
+                    },
+                    nameList.toArray());
+            for (Waiter w : now) {
+                if (!held.contains(w.name())) {
+                    w.onRelease().run();
+                }
+            }
+            if (refresh) {
+                List<Object> pairs = new ArrayList<>();
+                for (Waiter w : now) {
+                    pairs.add(w.name());
+                    pairs.add(w.owner());
+                }
+                db.update(sql.refreshIn + placeholders(now.size(), 2), pairs.toArray());
+                List<Object> purge = new ArrayList<>();
+                purge.add(-WINDOW_MILLIS);
+                purge.addAll(nameList);
+                db.update(sql.purgeIn + placeholders(nameList.size(), 1), purge.toArray());
+            }
+        }
+    }
+
+    /** {@code (?, ?)} or {@code ((?, ?), (?, ?))}: an IN list of {@code count} tuples of {@code width}. */
+    private static String placeholders(int count, int width) {
+        String one = width == 1 ? "?" : "(" + String.join(", ", java.util.Collections.nCopies(width, "?")) + ")";
+        return "(" + String.join(", ", java.util.Collections.nCopies(count, one)) + ")";
+    }
+
+    /** Stops the thread; the entries left stop counting after the window. */
+    void close() {
+        lock.lock();
+        try {
+            closed = true;
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+}
