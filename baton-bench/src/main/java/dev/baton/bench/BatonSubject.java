@@ -15,6 +15,7 @@ public final class BatonSubject implements LockSubject {
     private final String name;
     private final Supplier<LockClient> clients;
     private final String uri;
+    private final boolean barging;
     private volatile Boolean semaphores;
 
     public BatonSubject(String name, Supplier<LockClient> clients) {
@@ -22,9 +23,29 @@ public final class BatonSubject implements LockSubject {
     }
 
     private BatonSubject(String name, Supplier<LockClient> clients, String uri) {
+        this(name, clients, uri, false);
+    }
+
+    private BatonSubject(String name, Supplier<LockClient> clients, String uri, boolean barging) {
         this.name = name;
         this.clients = clients;
         this.uri = uri;
+        this.barging = barging;
+    }
+
+    /**
+     * Baton on {@code uri}, a URI that turns fairness off ({@code fair=false}): measured in the
+     * contended lock scenarios only, beside the fair subject, since an uncontended acquisition, a
+     * semaphore and the recovery after a killed holder are the same either way (so it has no {@link
+     * #uri()} for the recovery probe).
+     */
+    public static BatonSubject barging(String name, String uri, LockOptions options) {
+        return new BatonSubject(name, () -> Baton.connect(uri, options), null, true);
+    }
+
+    @Override
+    public boolean runs(Scenario scenario) {
+        return barging ? scenario.contended() && !scenario.semaphore() : LockSubject.super.runs(scenario);
     }
 
     /** Baton on {@code uri} with the given options. */

@@ -31,13 +31,26 @@ public interface BenchBackend extends AutoCloseable {
      * @param semaphores the subjects that {@linkplain LockSubject#hasSemaphores() have semaphores},
      *     so run the semaphore scenario; Baton's count as its backend has them when the bench is built
      *     (a backend that gains semaphores must raise its count: {@code PlannedSubjectsTest} checks)
+     * @param contendedOnly the subjects that run the contended lock scenarios only (Baton with {@code
+     *     fair=false}: {@link LockSubject#runs})
      */
-    record PlannedSubjects(int total, int baton, int semaphores) {
+    record PlannedSubjects(int total, int baton, int semaphores, int contendedOnly) {
         public PlannedSubjects {
-            if (total < 0 || baton < 0 || semaphores < 0 || baton > total || semaphores > total) {
-                throw new IllegalArgumentException(
-                        "0 <= baton, semaphores <= total required: " + total + ", " + baton + ", " + semaphores);
+            if (total < 0
+                    || baton < 0
+                    || semaphores < 0
+                    || contendedOnly < 0
+                    || baton > total
+                    || semaphores > total
+                    || contendedOnly > total) {
+                throw new IllegalArgumentException("0 <= baton, semaphores, contendedOnly <= total required: " + total
+                        + ", " + baton + ", " + semaphores + ", " + contendedOnly);
             }
+        }
+
+        /** Subjects that all run every lock scenario. */
+        public PlannedSubjects(int total, int baton, int semaphores) {
+            this(total, baton, semaphores, 0);
         }
 
         /** Subjects without semaphores. */
@@ -45,9 +58,15 @@ public interface BenchBackend extends AutoCloseable {
             this(total, baton, 0);
         }
 
-        /** The subjects that run {@code scenario}: those with semaphores for S8, all for the others. */
+        /**
+         * The subjects that run {@code scenario}: those with semaphores for S8, all for a contended
+         * lock scenario, all but the contended-only ones for an uncontended one.
+         */
         public int running(Scenario scenario) {
-            return scenario.semaphore() ? semaphores : total;
+            if (scenario.semaphore()) {
+                return semaphores;
+            }
+            return scenario.contended() ? total : total - contendedOnly;
         }
     }
 

@@ -116,11 +116,9 @@ public final class BenchRunner {
         return scenario.semaphore() ? subject.semaphoreName() : subject.name();
     }
 
-    /** The subjects that take part in {@code scenario}: all, or those with semaphores for S8. */
+    /** The subjects that take part in {@code scenario} ({@link LockSubject#runs}). */
     private static List<LockSubject> runnable(List<LockSubject> subjects, Scenario scenario) {
-        return scenario.semaphore()
-                ? subjects.stream().filter(LockSubject::hasSemaphores).toList()
-                : subjects;
+        return subjects.stream().filter(subject -> subject.runs(scenario)).toList();
     }
 
     private ScenarioResult summarise(LockSubject subject, Scenario scenario, List<Measurement> runs) {

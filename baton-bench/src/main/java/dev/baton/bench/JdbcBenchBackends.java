@@ -31,25 +31,25 @@ final class JdbcBenchBackends {
             .build();
 
     static BenchBackend h2() {
-        return new ServerBackend("h2", new BenchBackend.PlannedSubjects(4, 4, 4), H2Server::start, server -> {
+        return new ServerBackend("h2", new BenchBackend.PlannedSubjects(4, 2, 2, 2), H2Server::start, server -> {
             String uri = server.jdbcUrl() + ";USER=" + server.user() + ";PASSWORD=" + server.password();
             return List.of(
                     BatonSubject.of("baton table", uri, OPTIONS),
-                    BatonSubject.of("baton table barging", uri + ";fair=false", OPTIONS),
+                    BatonSubject.barging("baton table barging", uri + ";fair=false", OPTIONS),
                     BatonSubject.of("baton optimistic", uri + ";strategy=optimistic", OPTIONS),
-                    BatonSubject.of("baton optimistic barging", uri + ";strategy=optimistic;fair=false", OPTIONS));
+                    BatonSubject.barging("baton optimistic barging", uri + ";strategy=optimistic;fair=false", OPTIONS));
         });
     }
 
     static BenchBackend postgres() {
         return new ServerBackend(
-                "postgres", new BenchBackend.PlannedSubjects(9, 6, 6), PostgresServer::start, server -> {
+                "postgres", new BenchBackend.PlannedSubjects(9, 4, 4, 2), PostgresServer::start, server -> {
                     String uri = withCredentials(server);
                     List<LockSubject> subjects = new ArrayList<>();
                     subjects.add(BatonSubject.of("baton table", uri, OPTIONS));
-                    subjects.add(BatonSubject.of("baton table barging", uri + "&fair=false", OPTIONS));
+                    subjects.add(BatonSubject.barging("baton table barging", uri + "&fair=false", OPTIONS));
                     subjects.add(BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", OPTIONS));
-                    subjects.add(BatonSubject.of(
+                    subjects.add(BatonSubject.barging(
                             "baton optimistic barging", uri + "&strategy=optimistic&fair=false", OPTIONS));
                     subjects.add(BatonSubject.of("baton pessimistic", uri + "&strategy=pessimistic", OPTIONS));
                     subjects.add(BatonSubject.of("baton advisory", uri + "&strategy=advisory", OPTIONS));
@@ -61,13 +61,15 @@ final class JdbcBenchBackends {
     }
 
     static BenchBackend mariadb() {
-        return new ServerBackend("mariadb", new BenchBackend.PlannedSubjects(3, 3, 3), MariaDbServer::start, server -> {
-            String uri = withCredentials(server);
-            return List.of(
-                    BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", OPTIONS),
-                    BatonSubject.of("baton optimistic barging", uri + "&strategy=optimistic&fair=false", OPTIONS),
-                    BatonSubject.of("baton pessimistic", uri + "&strategy=pessimistic", OPTIONS));
-        });
+        return new ServerBackend(
+                "mariadb", new BenchBackend.PlannedSubjects(3, 2, 2, 1), MariaDbServer::start, server -> {
+                    String uri = withCredentials(server);
+                    return List.of(
+                            BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", OPTIONS),
+                            BatonSubject.barging(
+                                    "baton optimistic barging", uri + "&strategy=optimistic&fair=false", OPTIONS),
+                            BatonSubject.of("baton pessimistic", uri + "&strategy=pessimistic", OPTIONS));
+                });
     }
 
     private static String withCredentials(DatabaseServer server) {

@@ -22,6 +22,15 @@ public interface LockSubject extends AutoCloseable {
     }
 
     /**
+     * Whether this subject runs {@code scenario}: every subject runs the lock scenarios, those with
+     * semaphores also {@link Scenario#S8}; a variant that differs only when waiters compete (Baton
+     * with {@code fair=false}) runs the contended lock scenarios only.
+     */
+    default boolean runs(Scenario scenario) {
+        return !scenario.semaphore() || hasSemaphores();
+    }
+
+    /**
      * Row label of the semaphore rows: {@link #name()} unless the subject's semaphore is a primitive
      * of its own, e.g. {@code redisson RSemaphore} beside the {@code redisson} lock.
      */

@@ -54,14 +54,14 @@ final class RedisBenchBackend implements BenchBackend {
         String barging = uri + (uri.contains("?") ? "&" : "?") + "fair=false";
         return List.of(
                 BatonSubject.of("baton", uri, OPTIONS),
-                BatonSubject.of("baton barging", barging, OPTIONS),
+                BatonSubject.barging("baton barging", barging, OPTIONS),
                 new RedissonSubject(uri),
                 new RawLettuceSubject(uri));
     }
 
     @Override
     public PlannedSubjects plannedSubjects(boolean external) {
-        return new PlannedSubjects(4, 2, 3);
+        return new PlannedSubjects(4, 1, 2, 1);
     }
 
     @Override

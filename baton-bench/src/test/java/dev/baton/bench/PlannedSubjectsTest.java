@@ -23,8 +23,11 @@ class PlannedSubjectsTest {
                             .filter(s -> s instanceof BatonSubject b && b.uri().isPresent())
                             .count();
                     long semaphores =
-                            subjects.stream().filter(LockSubject::hasSemaphores).count();
-                    assertThat(new BenchBackend.PlannedSubjects(subjects.size(), (int) baton, (int) semaphores))
+                            subjects.stream().filter(s -> s.runs(Scenario.S8)).count();
+                    long contendedOnly =
+                            subjects.stream().filter(s -> !s.runs(Scenario.A8)).count();
+                    assertThat(new BenchBackend.PlannedSubjects(
+                                    subjects.size(), (int) baton, (int) semaphores, (int) contendedOnly))
                             .as(
                                     "%s: subjects, Baton's, with semaphores (a backend that gained semaphores"
                                             + " raises its planned count)",

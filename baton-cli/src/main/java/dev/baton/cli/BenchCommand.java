@@ -285,9 +285,10 @@ final class BenchCommand implements Callable<Integer> {
                     (int) subjects.stream().filter(BenchCommand::probed).count(),
                     semaphores
                             ? (int) subjects.stream()
-                                    .filter(LockSubject::hasSemaphores)
+                                    .filter(s -> s.runs(Scenario.S8))
                                     .count()
-                            : 0));
+                            : 0,
+                    (int) subjects.stream().filter(s -> !s.runs(Scenario.A8)).count()));
             List<ScenarioResult> results = new ArrayList<>();
             Map<String, String> recovery = new LinkedHashMap<>();
             try {
