@@ -1001,9 +1001,6 @@ public abstract class LockBackendContract {
             assertThatThrownBy(() -> LockOptions.builder().operationTimeout(Duration.ofMillis(-5)))
                     .isInstanceOf(LockConfigurationException.class)
                     .hasMessageContaining("operationTimeout");
-            assertThatThrownBy(() -> new LockOptions(Duration.ZERO, true, OPERATION_TIMEOUT, LEASE, LEASE))
-                    .isInstanceOf(LockConfigurationException.class)
-                    .hasMessageContaining("leaseTime");
             assertThatThrownBy(() -> client().lock(lockName(), null)).isInstanceOf(LockConfigurationException.class);
         }
     }
