@@ -1,6 +1,6 @@
 package dev.baton;
 
-import dev.baton.internal.ClientCore;
+import dev.baton.internal.Clients;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockBackendProvider;
 import java.util.ArrayList;
@@ -123,7 +123,7 @@ public final class Baton {
         if (backend == null || options == null) {
             throw new LockConfigurationException("Baton.open: backend and options must not be null");
         }
-        return new ClientCore(backend, options);
+        return Clients.open(backend, options);
     }
 
     static String schemeOf(String uri) {

@@ -10,118 +10,37 @@ import java.util.Objects;
  * and the bound on every single backend operation. Set per client ({@link Baton#connect(String,
  * LockOptions)}) and overridable per lock ({@link LockClient#lock(String, LockOptions)}).
  *
- * <p>Every duration is validated when it is set on the {@link Builder}: {@code null}, zero and
- * negative values are rejected at once with a {@link LockConfigurationException} naming the option.
- *
- * @param leaseTime how long a grant lives on the backend without renewal; after it the lock is free
- *     for others even if the holder died. Default 30 s. A backend may bound it: Azure Blob leases
- *     last 15 s to 60 s, and that backend refuses a lease time outside the range with a {@link
- *     LockConfigurationException} naming it (when the client is created, and when a lock with its
- *     own options is acquired) rather than round it.
- * @param autoRenew whether the client renews held leases at a third of {@code leaseTime} until they
- *     are released. Default {@code true}. Without it a lease simply expires after {@code leaseTime}.
- * @param operationTimeout the bound on one backend round trip (connect, query, script); past it the
- *     operation fails with {@link LockUnavailableException}. Default 5 s. The backend takes it from
- *     the client's options when it connects; a per-lock override does not change it.
- * @param pollInitialDelay first pause between two attempts of a waiter on a backend that can only
- *     be polled. Default 10 ms.
- * @param pollMaxDelay cap of the exponentially growing, jittered pause between attempts. Default
- *     500 ms.
- * @param listeners who hears what the client's locks do (acquires, waits, releases, renewals,
- *     losses), in the order registered; see {@link LockListener}. Default none. Like {@code
- *     operationTimeout}, taken from the client's options: a per-lock override does not change them.
- * @param fair whether a waiter on another client comes before an immediate re-acquire by the client
- *     that just released (default {@code true}): a release that finds waiters leaves the lock to the
- *     longest-waiting one for a short, bounded time. {@code false} lets whoever asks first after a
- *     release take the lock (barging): more acquisitions per second for a busy holder, at the risk
- *     of starving the other clients' waiters. Backends whose waiters queue in the server (ZooKeeper,
- *     etcd, PostgreSQL's lock queue) are fair either way. Taken from the client's options, like
- *     {@code operationTimeout}; a backend URI's {@code fair=false} turns it off too.
+ * <p>Options are immutable and made by a {@link Builder} ({@link #builder()}, {@link #toBuilder()}).
+ * Every duration is validated when it is set on the builder: {@code null}, zero and negative values
+ * are rejected at once with a {@link LockConfigurationException} naming the option. Options may be
+ * added in later versions without breaking code compiled against this one: there is no public
+ * constructor, only the builder.
  */
-public record LockOptions(
-        Duration leaseTime,
-        boolean autoRenew,
-        Duration operationTimeout,
-        Duration pollInitialDelay,
-        Duration pollMaxDelay,
-        List<LockListener> listeners,
-        boolean fair) {
+public final class LockOptions {
 
     private static final LockOptions DEFAULTS = new Builder().build();
 
-    /**
-     * Validates like the builder does, so a record built directly is checked too.
-     *
-     * @param leaseTime how long a grant lives on the backend without renewal; positive
-     * @param autoRenew whether held leases are renewed at a third of {@code leaseTime}
-     * @param operationTimeout the bound on one backend round trip; positive
-     * @param pollInitialDelay first pause between two attempts of a polling waiter; positive
-     * @param pollMaxDelay cap of the pause between attempts; not shorter than {@code
-     *     pollInitialDelay}
-     * @param listeners listeners in the order they are called; copied, so later changes to the list
-     *     have no effect
-     * @param fair whether waiters on other clients come before an immediate re-acquire
-     * @throws LockConfigurationException naming the option if a duration is null, zero or negative,
-     *     if {@code pollMaxDelay} is shorter than {@code pollInitialDelay}, or if {@code listeners}
-     *     is null or contains null
-     */
-    public LockOptions {
-        requirePositive("leaseTime", leaseTime);
-        requirePositive("operationTimeout", operationTimeout);
-        requirePositive("pollInitialDelay", pollInitialDelay);
-        requirePositive("pollMaxDelay", pollMaxDelay);
-        if (pollMaxDelay.compareTo(pollInitialDelay) < 0) {
-            throw new LockConfigurationException("LockOptions: pollMaxDelay (" + pollMaxDelay
-                    + ") must not be shorter than pollInitialDelay (" + pollInitialDelay
+    private final Duration leaseTime;
+    private final boolean autoRenew;
+    private final Duration operationTimeout;
+    private final Duration pollInitialDelay;
+    private final Duration pollMaxDelay;
+    private final List<LockListener> listeners;
+    private final boolean fair;
+
+    private LockOptions(Builder builder) {
+        if (builder.pollMaxDelay.compareTo(builder.pollInitialDelay) < 0) {
+            throw new LockConfigurationException("LockOptions: pollMaxDelay (" + builder.pollMaxDelay
+                    + ") must not be shorter than pollInitialDelay (" + builder.pollInitialDelay
                     + "); raise pollMaxDelay or lower pollInitialDelay");
         }
-        if (listeners == null || listeners.stream().anyMatch(Objects::isNull)) {
-            throw new LockConfigurationException(
-                    "LockOptions: listeners must not be null nor contain null; give an empty list for none");
-        }
-        listeners = List.copyOf(listeners);
-    }
-
-    /**
-     * Fair options; validated as the canonical constructor.
-     *
-     * @param leaseTime how long a grant lives on the backend without renewal; positive
-     * @param autoRenew whether held leases are renewed at a third of {@code leaseTime}
-     * @param operationTimeout the bound on one backend round trip; positive
-     * @param pollInitialDelay first pause between two attempts of a polling waiter; positive
-     * @param pollMaxDelay cap of the pause between attempts; not shorter than {@code
-     *     pollInitialDelay}
-     * @param listeners listeners in the order they are called
-     * @throws LockConfigurationException naming the option, as the canonical constructor
-     */
-    public LockOptions(
-            Duration leaseTime,
-            boolean autoRenew,
-            Duration operationTimeout,
-            Duration pollInitialDelay,
-            Duration pollMaxDelay,
-            List<LockListener> listeners) {
-        this(leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay, listeners, true);
-    }
-
-    /**
-     * Fair options without listeners; validated as the canonical constructor.
-     *
-     * @param leaseTime how long a grant lives on the backend without renewal; positive
-     * @param autoRenew whether held leases are renewed at a third of {@code leaseTime}
-     * @param operationTimeout the bound on one backend round trip; positive
-     * @param pollInitialDelay first pause between two attempts of a polling waiter; positive
-     * @param pollMaxDelay cap of the pause between attempts; not shorter than {@code
-     *     pollInitialDelay}
-     * @throws LockConfigurationException naming the option, as the canonical constructor
-     */
-    public LockOptions(
-            Duration leaseTime,
-            boolean autoRenew,
-            Duration operationTimeout,
-            Duration pollInitialDelay,
-            Duration pollMaxDelay) {
-        this(leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay, List.of());
+        this.leaseTime = builder.leaseTime;
+        this.autoRenew = builder.autoRenew;
+        this.operationTimeout = builder.operationTimeout;
+        this.pollInitialDelay = builder.pollInitialDelay;
+        this.pollMaxDelay = builder.pollMaxDelay;
+        this.listeners = List.copyOf(builder.listeners);
+        this.fair = builder.fair;
     }
 
     /**
@@ -168,6 +87,121 @@ public record LockOptions(
      */
     public LockOptions withLeaseTime(Duration leaseTime) {
         return toBuilder().leaseTime(leaseTime).build();
+    }
+
+    /**
+     * How long a grant lives on the backend without renewal; after it the lock is free for others
+     * even if the holder died. Default 30 s. A backend may bound it: Azure Blob leases last 15 s to 60
+     * s, and that backend refuses a lease time outside the range with a {@link
+     * LockConfigurationException} naming it (when the client is created, and when a lock with its own
+     * options is acquired) rather than round it.
+     *
+     * @return the lease time; positive
+     */
+    public Duration leaseTime() {
+        return leaseTime;
+    }
+
+    /**
+     * Whether the client renews held leases at a third of {@link #leaseTime()} until they are
+     * released. Default {@code true}. Without it a lease simply expires after {@code leaseTime}.
+     *
+     * @return {@code true} if held leases are renewed
+     */
+    public boolean autoRenew() {
+        return autoRenew;
+    }
+
+    /**
+     * The bound on one backend round trip (connect, query, script); past it the operation fails with
+     * {@link LockUnavailableException}. Default 5 s. The backend takes it from the client's options
+     * when it connects; a per-lock override does not change it.
+     *
+     * @return the operation timeout; positive
+     */
+    public Duration operationTimeout() {
+        return operationTimeout;
+    }
+
+    /**
+     * The first pause between two attempts of a waiter on a backend that can only be polled. Default
+     * 10 ms.
+     *
+     * @return the first pause; positive, not longer than {@link #pollMaxDelay()}
+     */
+    public Duration pollInitialDelay() {
+        return pollInitialDelay;
+    }
+
+    /**
+     * The cap of the exponentially growing, jittered pause between attempts. Default 500 ms.
+     *
+     * @return the cap; positive, not shorter than {@link #pollInitialDelay()}
+     */
+    public Duration pollMaxDelay() {
+        return pollMaxDelay;
+    }
+
+    /**
+     * Who hears what the client's locks do (acquires, waits, releases, renewals, losses), in the order
+     * registered; see {@link LockListener}. Default none. Like {@link #operationTimeout()}, taken from
+     * the client's options: a per-lock override does not change them.
+     *
+     * @return the listeners in the order they are called; immutable
+     */
+    public List<LockListener> listeners() {
+        return listeners;
+    }
+
+    /**
+     * Whether a waiter on another client comes before an immediate re-acquire by the client that just
+     * released (default {@code true}): a release that finds waiters leaves the lock to the
+     * longest-waiting one for a short, bounded time. {@code false} lets whoever asks first after a
+     * release take the lock (barging): more acquisitions per second for a busy holder, at the risk of
+     * starving the other clients' waiters. Backends whose waiters queue in the server (ZooKeeper,
+     * etcd, PostgreSQL's lock queue) are fair either way. Taken from the client's options, like {@link
+     * #operationTimeout()}; a backend URI's {@code fair=false} turns it off too.
+     *
+     * @return {@code true} if waiters on other clients come first
+     */
+    public boolean fair() {
+        return fair;
+    }
+
+    /**
+     * Options are equal when every value is equal, listeners compared in order with their own {@code
+     * equals}.
+     *
+     * @param other the object to compare with
+     * @return whether {@code other} is options with the same values
+     */
+    @Override
+    public boolean equals(Object other) {
+        if (this == other) {
+            return true;
+        }
+        if (!(other instanceof LockOptions that)) {
+            return false;
+        }
+        return autoRenew == that.autoRenew
+                && fair == that.fair
+                && leaseTime.equals(that.leaseTime)
+                && operationTimeout.equals(that.operationTimeout)
+                && pollInitialDelay.equals(that.pollInitialDelay)
+                && pollMaxDelay.equals(that.pollMaxDelay)
+                && listeners.equals(that.listeners);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay, listeners, fair);
+    }
+
+    @Override
+    public String toString() {
+        return "LockOptions[leaseTime=" + leaseTime + ", autoRenew=" + autoRenew + ", operationTimeout="
+                + operationTimeout + ", pollInitialDelay=" + pollInitialDelay + ", pollMaxDelay=" + pollMaxDelay
+                + ", listeners=" + listeners + ", fair=" + fair + "]";
     }
 
     static void requirePositive(String option, Duration value) {
@@ -299,8 +333,7 @@ public record LockOptions(
          *     pollInitialDelay}
          */
         public LockOptions build() {
-            return new LockOptions(
-                    leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay, listeners, fair);
+            return new LockOptions(this);
         }
 
         @Override

@@ -1,6 +1,6 @@
 package dev.baton.check;
 
-import dev.baton.servers.TcpProxy;
+import dev.baton.testsupport.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

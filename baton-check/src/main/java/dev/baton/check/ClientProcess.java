@@ -1,8 +1,8 @@
 package dev.baton.check;
 
 import dev.baton.check.HistoryEvent.Kind;
-import dev.baton.servers.ForkedJava;
 import dev.baton.servers.ProcessSignals;
+import dev.baton.testsupport.ForkedJava;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.baton.check;
 
-import dev.baton.servers.TcpProxy;
+import dev.baton.testsupport.TcpProxy;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.EnumSet;

@@ -6,7 +6,7 @@ import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.servers.H2Server;
-import dev.baton.servers.TcpProxy;
+import dev.baton.testsupport.TcpProxy;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

@@ -13,6 +13,7 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockKind;
 import dev.baton.spi.LockMode;
+import dev.baton.spi.LockNames;
 import dev.baton.spi.LockRequest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * The client every backend shares: reentrancy, the local gate, waiting, renewal and clean-up. A
  * backend only supplies the wire protocol ({@link LockBackend}).
  */
-public final class ClientCore implements LockClient {
+final class ClientCore implements LockClient {
     private static final Logger log = LoggerFactory.getLogger(ClientCore.class);
     private static final AtomicInteger CLIENTS = new AtomicInteger();
 
@@ -46,14 +47,8 @@ public final class ClientCore implements LockClient {
     private final Set<HeldGrant> held = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    /**
-     * A client on the system clock; use {@link dev.baton.Baton#open} rather than this constructor.
-     *
-     * @param backend the backend the client's locks live in; the client owns and closes it
-     * @param options lease time, renewal, timeouts and listeners for every lock of the client
-     */
-    public ClientCore(LockBackend backend, LockOptions options) {
-
+    /** A client on the system clock; made through {@link Clients#open}. */
+    ClientCore(LockBackend backend, LockOptions options) {
         this(backend, options, Ticker.SYSTEM);
     }
 

@@ -4,6 +4,7 @@ import dev.baton.DistributedLock;
 import dev.baton.Lease;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockTimeoutException;
+import dev.baton.spi.LockNames;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

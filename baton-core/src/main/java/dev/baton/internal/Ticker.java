@@ -2,7 +2,7 @@ package dev.baton.internal;
 
 /** A monotonic clock in nanoseconds; injectable so that tests can control time. */
 @FunctionalInterface
-public interface Ticker {
+interface Ticker {
     /** The JVM's monotonic clock, {@link System#nanoTime()}. */
     Ticker SYSTEM = System::nanoTime;
 

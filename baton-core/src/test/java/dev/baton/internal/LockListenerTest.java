@@ -409,14 +409,5 @@ class LockListenerTest {
         assertThat(options.listeners()).containsExactly(recorder);
         assertThat(options.withLeaseTime(Duration.ofSeconds(3)).listeners()).containsExactly(recorder);
         assertThat(LockOptions.defaults().listeners()).isEmpty();
-        assertThatThrownBy(() -> new LockOptions(
-                        Duration.ofSeconds(1),
-                        true,
-                        Duration.ofSeconds(1),
-                        Duration.ofMillis(10),
-                        Duration.ofMillis(10),
-                        null))
-                .isInstanceOf(LockConfigurationException.class)
-                .hasMessageContaining("listeners");
     }
 }

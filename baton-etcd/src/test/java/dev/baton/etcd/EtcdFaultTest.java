@@ -12,7 +12,7 @@ import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.LockUnavailableException;
 import dev.baton.servers.EtcdServer;
-import dev.baton.servers.TcpProxy;
+import dev.baton.testsupport.TcpProxy;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;

@@ -1,6 +1,6 @@
 package dev.baton.tck;
 
-import dev.baton.servers.ForkedJava;
+import dev.baton.testsupport.ForkedJava;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;

@@ -15,9 +15,9 @@ import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.LockUnavailableException;
-import dev.baton.servers.TcpProxy;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockBackendProvider;
+import dev.baton.testsupport.TcpProxy;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -1001,9 +1001,6 @@ public abstract class LockBackendContract {
             assertThatThrownBy(() -> LockOptions.builder().operationTimeout(Duration.ofMillis(-5)))
                     .isInstanceOf(LockConfigurationException.class)
                     .hasMessageContaining("operationTimeout");
-            assertThatThrownBy(() -> new LockOptions(Duration.ZERO, true, OPERATION_TIMEOUT, LEASE, LEASE))
-                    .isInstanceOf(LockConfigurationException.class)
-                    .hasMessageContaining("leaseTime");
             assertThatThrownBy(() -> client().lock(lockName(), null)).isInstanceOf(LockConfigurationException.class);
         }
     }

@@ -6,7 +6,7 @@ import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
-import dev.baton.servers.TcpProxy;
+import dev.baton.testsupport.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

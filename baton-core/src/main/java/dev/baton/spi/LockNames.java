@@ -1,4 +1,4 @@
-package dev.baton.internal;
+package dev.baton.spi;
 
 import dev.baton.LockConfigurationException;
 

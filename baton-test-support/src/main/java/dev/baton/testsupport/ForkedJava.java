@@ -1,4 +1,4 @@
-package dev.baton.servers;
+package dev.baton.testsupport;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -83,7 +83,7 @@ public final class ForkedJava implements AutoCloseable {
     }
 
     /**
-     * The child's process id, for signals ({@link ProcessSignals}).
+     * The child's process id, for signals (SIGSTOP, SIGCONT; baton-servers' {@code ProcessSignals} sends them).
      *
      * @return the pid
      */
@@ -101,14 +101,12 @@ public final class ForkedJava implements AutoCloseable {
     }
 
     /**
-     * SIGKILL, continuing it first if it was stopped; waits up to 30 s for it to be gone.
+     * SIGKILL, which ends a child stopped with SIGSTOP too (no SIGCONT needed); waits up to 30 s for
+     * it to be gone.
      *
      * @throws InterruptedException if the thread is interrupted while waiting; the signal was sent
      */
     public void kill() throws InterruptedException {
-        if (process.isAlive()) {
-            Posix.signal(process.pid(), "CONT");
-        }
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
     }

@@ -1,4 +1,4 @@
-package dev.baton.servers;
+package dev.baton.testsupport;
 
 import java.io.IOException;
 import java.io.InputStream;
