@@ -86,8 +86,11 @@ final class CheckRun {
                 LockSupport.parkNanos(settled - System.nanoTime());
             }
             Duration finishBound = settings.leaseTime().multipliedBy(3).plusSeconds(5);
+            // Every client finishes its hold at once; then each is waited for (one bound for them all).
+            clients.forEach(ClientProcess::finish);
+            long finishDeadline = System.nanoTime() + finishBound.toNanos();
             for (ClientProcess client : clients) {
-                client.finish(finishBound);
+                client.awaitFinish(finishDeadline);
             }
             long finished = System.nanoTime();
             CheckResult result = Checker.check(history.events(), finished);
