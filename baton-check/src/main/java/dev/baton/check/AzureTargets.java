@@ -11,7 +11,10 @@ import java.util.Set;
 
 /**
  * Baton's Azure Blob lock on Azurite, the Azure Storage emulator, started to keep its state on disk
- * so that a restart finds its blobs and leases again as Azure's would. Strict: a blob lease is held
+ * so that a restart finds its blobs and their fencing counters again. Not their leases: Azurite comes
+ * back from a restart with every lease expired (Azure keeps them), so a restart lets other clients in
+ * under the holders, as a Redis restart without persistence does; the fence catches their stale
+ * writes, and the overlaps fall inside the restart's window. Strict otherwise: a blob lease is held
  * by one lease id at a time. Azure's leases last at least 15 s, so a run's lease is raised to that
  * and its duration stretched with it (see {@link CheckSettings#withMinimumLease(Duration)}).
  */

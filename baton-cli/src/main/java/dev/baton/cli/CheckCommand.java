@@ -286,7 +286,7 @@ final class CheckCommand implements Callable<Integer> {
                     .append(HtmlReport.escape(row.target() + " under " + row.faultLabel() + ", seed " + row.seed()))
                     .append(
                             ": around the first overlap no fault explains (else the longest)</h2>\n<p>Each bar is a hold (colour: lock); red outline:"
-                                    + " granted while another client held the same lock; red mark: a fault hit that client."
+                                    + " granted while another client held the same lock; red mark: a fault hit that client; grey mark: the client was told it lost a lock, or an attempt failed."
                                     + " Hover for tokens and times.</p>\n")
                     .append(TimelineSvg.svg(row.result().timeline()));
         }
