@@ -141,7 +141,9 @@ final class CheckCommand implements Callable<Integer> {
                 CheckTable.millis(duration),
                 clients,
                 CheckTable.millis(lease),
-                sweep ? seedList.size() + " seeds (" + seeds + ")" : "seed " + seed,
+                sweep
+                        ? seedList.size() + (seedList.size() == 1 ? " seed (" : " seeds (") + seeds + ")"
+                        : "seed " + seed,
                 minutes(CheckSuite.estimate(runs, settings)));
         for (String target :
                 runs.stream().map(CheckSuite.PlannedRun::target).distinct().toList()) {
