@@ -14,6 +14,7 @@ import java.util.List;
  * @param faults the faults injected, in turn
  * @param faultsInjected how many faults were injected
  * @param duration how long the run lasted
+ * @param seed the seed of the run ({@code --seed} re-runs it)
  * @param result what the checker found
  */
 public record CheckRow(
@@ -24,6 +25,7 @@ public record CheckRow(
         List<Fault> faults,
         int faultsInjected,
         Duration duration,
+        long seed,
         CheckResult result) {
 
     public CheckRow {

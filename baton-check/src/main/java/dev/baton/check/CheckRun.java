@@ -35,7 +35,18 @@ final class CheckRun {
         this.faults = List.copyOf(faults);
         this.settings = settings;
         this.fenceUri = fenceUri;
-        this.random = new Random(settings.seed() * 1_000_003 + target.id().hashCode() * 31L + faults.hashCode());
+        this.random = new Random(scheduleSeed(target, faults, settings));
+    }
+
+    /**
+     * The seed of a run's own random choices (fault times, victims), from the check's seed, the target
+     * and the faults: by their names, not the enums' identity hash codes, so that a seed draws the same
+     * schedule in every JVM and {@code --seed} re-runs a run of a sweep.
+     */
+    static long scheduleSeed(CheckTarget target, List<Fault> faults, CheckSettings settings) {
+        return settings.seed() * 1_000_003
+                + target.id().hashCode() * 31L
+                + faults.stream().map(Fault::name).toList().hashCode();
     }
 
     /** Runs, calling {@code tick} with the fraction done about once a second. */
@@ -75,8 +86,11 @@ final class CheckRun {
                 LockSupport.parkNanos(settled - System.nanoTime());
             }
             Duration finishBound = settings.leaseTime().multipliedBy(3).plusSeconds(5);
+            // Every client finishes its hold at once; then each is waited for (one bound for them all).
+            clients.forEach(ClientProcess::finish);
+            long finishDeadline = System.nanoTime() + finishBound.toNanos();
             for (ClientProcess client : clients) {
-                client.finish(finishBound);
+                client.awaitFinish(finishDeadline);
             }
             long finished = System.nanoTime();
             CheckResult result = Checker.check(history.events(), finished);
@@ -88,6 +102,7 @@ final class CheckRun {
                     faults,
                     faultsInjected,
                     settings.duration(),
+                    settings.seed(),
                     result);
         } finally {
             clients.forEach(ClientProcess::close);

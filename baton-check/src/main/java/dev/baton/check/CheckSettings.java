@@ -52,6 +52,23 @@ public record CheckSettings(int clients, Duration duration, Duration leaseTime, 
         return new CheckSettings(clients, duration, leaseTime, work, locks, seed);
     }
 
+    public CheckSettings withLeaseTime(Duration leaseTime) {
+        return new CheckSettings(clients, duration, leaseTime, work, locks, seed);
+    }
+
+    /**
+     * {@return these settings for a backend whose leases last at least {@code minimum}: the lease
+     * raised to it, and the duration stretched in proportion, so that a run still sees as many faults;
+     * unchanged where the lease is long enough already}
+     */
+    public CheckSettings withMinimumLease(Duration minimum) {
+        if (leaseTime.compareTo(minimum) >= 0) {
+            return this;
+        }
+        Duration stretched = Duration.ofMillis(duration.toMillis() * minimum.toMillis() / leaseTime.toMillis());
+        return new CheckSettings(clients, stretched, minimum, work, locks, seed);
+    }
+
     public CheckSettings withClients(int clients) {
         return new CheckSettings(clients, duration, leaseTime, work, locks, seed);
     }

@@ -33,6 +33,9 @@ public final class CheckSuite {
         TARGETS.put("redis-sentinel-wait", s -> SentinelTargets.waitingForTheReplica());
         TARGETS.put("redlock", s -> RedisTargets.redlock());
         TARGETS.put("zookeeper", s -> ZooKeeperTargets.ensemble(s.leaseTime()));
+        TARGETS.put("etcd", s -> EtcdTargets.single());
+        TARGETS.put("etcd-cluster", s -> EtcdTargets.cluster());
+        TARGETS.put("azure", s -> AzureTargets.azurite());
         TARGETS.put("naive-row", s -> DatabaseTargets.naiveRow());
         TARGETS.put("naive-setnx", s -> RedisTargets.naiveSetNx());
         TARGETS.put("naive-znode", s -> ZooKeeperTargets.naiveZnode(s.leaseTime()));
@@ -64,41 +67,81 @@ public final class CheckSuite {
         }
     }
 
-    /** A run {@link #run} will make, known before anything starts: a target and its faults, in turn. */
-    public record PlannedRun(String target, List<Fault> faults) {
+    /**
+     * A run {@link #run} will make, known before anything starts: a target, its faults in turn, and
+     * the seed of its random choices.
+     */
+    public record PlannedRun(String target, List<Fault> faults, long seed) {
         public PlannedRun {
             faults = List.copyOf(faults);
         }
     }
 
     /**
-     * {@return the runs for these targets and faults (null faults: each target's whole set): one run
-     * per target and fault, or with {@code mixed} one run per target that injects its faults in turn}
+     * {@return the runs for these targets and faults (null faults: each target's whole set) with the
+     * seed of {@code settings}: one run per target and fault, or with {@code mixed} one run per target
+     * that injects its faults in turn}
      */
     public static List<PlannedRun> plan(
             List<String> targets, Set<Fault> faults, boolean mixed, CheckSettings settings) {
+        return plan(targets, faults, mixed, settings, List.of(settings.seed()));
+    }
+
+    /**
+     * {@return the runs of a seed sweep: for each target, for each seed, the runs of {@link
+     * #plan(List, Set, boolean, CheckSettings)}; target by target, so that each target's servers start
+     * once}
+     */
+    public static List<PlannedRun> plan(
+            List<String> targets, Set<Fault> faults, boolean mixed, CheckSettings settings, List<Long> seeds) {
+        if (seeds.isEmpty()) {
+            throw new IllegalArgumentException("a check needs at least one seed");
+        }
         List<PlannedRun> runs = new ArrayList<>();
         for (String target : targets) {
+            Set<Fault> supported = faultsOf(target, settings);
             List<Fault> chosen = new ArrayList<>();
             for (Fault fault : Fault.values()) {
-                if (faultsOf(target, settings).contains(fault) && (faults == null || faults.contains(fault))) {
+                if (supported.contains(fault) && (faults == null || faults.contains(fault))) {
                     chosen.add(fault);
                 }
             }
-            if (mixed && !chosen.isEmpty()) {
-                runs.add(new PlannedRun(target, chosen));
-            } else {
-                chosen.forEach(fault -> runs.add(new PlannedRun(target, List.of(fault))));
+            for (long seed : seeds) {
+                if (mixed && !chosen.isEmpty()) {
+                    runs.add(new PlannedRun(target, chosen, seed));
+                } else {
+                    chosen.forEach(fault -> runs.add(new PlannedRun(target, List.of(fault), seed)));
+                }
             }
         }
         return runs;
     }
 
+    /**
+     * {@return the settings a run on {@code target} uses: {@code settings} with the run's seed, the
+     * lease raised to the target's minimum and the duration stretched with it}
+     */
+    public static CheckSettings settingsFor(PlannedRun run, CheckSettings settings) {
+        try (CheckTarget t = create(run.target(), settings)) {
+            return settingsFor(t, run, settings);
+        }
+    }
+
+    private static CheckSettings settingsFor(CheckTarget target, PlannedRun run, CheckSettings settings) {
+        return settings.withSeed(run.seed()).withMinimumLease(target.minimumLease());
+    }
+
     /** {@return an estimate of how long {@link #run} takes for these runs} */
     public static Duration estimate(List<PlannedRun> runs, CheckSettings settings) {
-        // per run: client JVMs start (~4 s on 2 cores) and finish (~1 s); per target: servers (~3 s)
+        // per run: its duration, the settling after the last fault (two leases), client JVMs starting
+        // (~4 s on 2 cores) and finishing (~1 s); per target: servers (~3 s)
+        Duration total = Duration.ZERO;
+        for (PlannedRun run : runs) {
+            CheckSettings s = settingsFor(run, settings);
+            total = total.plus(s.duration()).plus(s.leaseTime().multipliedBy(2)).plusSeconds(5);
+        }
         long targets = runs.stream().map(PlannedRun::target).distinct().count();
-        return settings.duration().plusSeconds(5).multipliedBy(runs.size()).plusSeconds(3 * targets);
+        return total.plusSeconds(3 * targets);
     }
 
     /**
@@ -126,11 +169,14 @@ public final class CheckSuite {
                         target.start();
                     }
                     progress.started(index, runs.size(), planned);
-                    CheckRow row = new CheckRun(target, planned.faults(), settings, fence.uri()).run(progress::running);
+                    CheckSettings runSettings = settingsFor(target, planned, settings);
+                    CheckRow row =
+                            new CheckRun(target, planned.faults(), runSettings, fence.uri()).run(progress::running);
                     log.info(
-                            "{} under {}: {}: {}",
+                            "{} under {}, seed {}: {}: {}",
                             row.target(),
                             row.faultLabel(),
+                            row.seed(),
                             row.verdict().label(),
                             row.result());
                     progress.finished(row);

@@ -44,6 +44,15 @@ interface CheckTarget extends AutoCloseable {
         return settings.longWork();
     }
 
+    /**
+     * The shortest lease this backend honours, e.g. 15 s on Azure Blob, 2 s on etcd (its minimum TTL
+     * with default Raft timings); a run raises the lease to it ({@link
+     * CheckSettings#withMinimumLease(Duration)}) so that an isolated holder does lose its lease.
+     */
+    default Duration minimumLease() {
+        return Duration.ZERO;
+    }
+
     /** How many lock names the clients share. */
     default int locks(CheckSettings settings) {
         return settings.locks();
@@ -58,7 +67,10 @@ interface CheckTarget extends AutoCloseable {
      */
     Route route(int client);
 
-    /** Injects a server fault ({@link Fault#RESTART} or {@link Fault#FAILOVER}) and returns once it is over. */
+    /**
+     * Injects a server fault ({@link Fault#RESTART}, {@link Fault#FAILOVER} or {@link Fault#LEADER_KILL})
+     * and returns once it is over.
+     */
     void hitServer(Fault fault, Random random) throws InterruptedException;
 
     @Override

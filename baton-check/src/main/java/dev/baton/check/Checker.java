@@ -162,6 +162,9 @@ final class Checker {
                         case KILLED -> "killed";
                         case ISOLATED -> "stopped or cut off";
                         case RECONNECTED -> "back";
+                            // not faults, but what the client saw: when it learnt of a loss, when a call failed
+                        case LOST -> Timeline.Mark.TOLD_LOST + " " + event.lock();
+                        case FAILED -> Timeline.Mark.FAILED + " on " + event.lock();
                         default -> null;
                     };
             if (what != null) {

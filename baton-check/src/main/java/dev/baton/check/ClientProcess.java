@@ -80,10 +80,15 @@ final class ClientProcess implements AutoCloseable {
         history.add(HistoryEvent.of(Kind.RECONNECTED, id, System.nanoTime()));
     }
 
-    /** Asks the client to finish its current hold and exit (end of input), then waits; kills it after the bound. */
-    void finish(Duration timeout) throws InterruptedException {
+    /** Asks the client to finish its current hold and exit (end of input); {@link #awaitFinish} waits. */
+    void finish() {
         process.closeInput();
-        if (process.awaitExit(timeout).isEmpty()) {
+    }
+
+    /** Waits until the client asked to {@link #finish()} has exited, until {@code deadline}; kills it after. */
+    void awaitFinish(long deadline) throws InterruptedException {
+        Duration left = Duration.ofNanos(Math.max(0, deadline - System.nanoTime()));
+        if (process.awaitExit(left).isEmpty()) {
             process.kill();
         }
     }

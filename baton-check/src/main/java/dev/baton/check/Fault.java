@@ -13,7 +13,9 @@ public enum Fault {
     /** The server (or one of its members) killed with SIGKILL and started again. */
     RESTART("server killed and restarted"),
     /** The Sentinel-monitored master killed; Sentinel promotes a replica. */
-    FAILOVER("master killed, replica promoted");
+    FAILOVER("master killed, replica promoted"),
+    /** The cluster's Raft leader killed with SIGKILL (the others elect a new one), and started again. */
+    LEADER_KILL("Raft leader killed and restarted");
 
     private final String description;
 
@@ -26,9 +28,18 @@ public enum Fault {
         return description;
     }
 
-    /** {@return the name used on the command line} */
+    /** {@return the name used on the command line, e.g. {@code leader-kill}} */
     public String id() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+    }
+
+    /**
+     * {@return the fault of this command-line name (case and {@code -} or {@code _} alike)}
+     *
+     * @throws IllegalArgumentException for an unknown name
+     */
+    public static Fault of(String id) {
+        return valueOf(id.trim().toUpperCase(java.util.Locale.ROOT).replace('-', '_'));
     }
 
     /** Whether the fault isolates one client (rather than hitting a server). */

@@ -20,7 +20,8 @@ public record Timeline(Duration window, List<Bar> bars, List<Mark> marks) {
 
     @Override
     public String toString() {
-        return "Timeline[" + window.toMillis() + " ms, " + bars.size() + " holds, " + marks.size() + " faults]";
+        return "Timeline[" + window.toMillis() + " ms, " + bars.size() + " holds, "
+                + marks.stream().filter(Mark::fault).count() + " faults]";
     }
 
     /**
@@ -38,6 +39,19 @@ public record Timeline(Duration window, List<Bar> bars, List<Mark> marks) {
             boolean overlapped,
             boolean toldLost) {}
 
-    /** A fault: {@code what} is "killed", "stopped or cut off" or "back". */
-    public record Mark(int client, String what, long atMillis) {}
+    /**
+     * A fault: {@code what} is "killed", "stopped or cut off" or "back"; or what the client saw: it was
+     * told it lost a lock ({@link #TOLD_LOST}), an attempt failed ({@link #FAILED}).
+     */
+    public record Mark(int client, String what, long atMillis) {
+        /** The start of {@code what} when the client was told it lost a lock. */
+        public static final String TOLD_LOST = "told it lost";
+        /** The start of {@code what} when an attempt failed with an error. */
+        public static final String FAILED = "an attempt failed";
+
+        /** {@return whether this is a fault (else it is something the client saw)} */
+        public boolean fault() {
+            return !what.startsWith(TOLD_LOST) && !what.startsWith(FAILED);
+        }
+    }
 }

@@ -61,6 +61,25 @@ class CheckerTest {
         assertThat(check().unreportedLosses()).isZero();
     }
 
+    /** So that the report shows whether a holder learnt of its loss before the next grant, or after. */
+    @Test
+    void theTimelineMarksWhenTheHolderWasToldItLostTheLockApartFromTheFaults() {
+        hold(1, 1, 0, 100, false)
+                .at(30, Kind.LOST, 1, "a", -1, false)
+                .hold(2, 2, 40, 60, true)
+                .at(35, Kind.ISOLATED, 3, "-", 0, false);
+        Timeline timeline = check().timeline();
+        assertThat(timeline.marks())
+                .filteredOn(mark -> !mark.fault())
+                .singleElement()
+                .satisfies(mark -> {
+                    assertThat(mark.client()).isEqualTo(1);
+                    assertThat(mark.what()).isEqualTo("told it lost a");
+                });
+        assertThat(timeline.marks()).filteredOn(Timeline.Mark::fault).hasSize(1);
+        assertThat(timeline.toString()).endsWith("1 faults]");
+    }
+
     @Test
     void aStaleWriteTheFenceRefusedIsCaughtAndAFreshOneRefusedIsCountedApart() {
         hold(1, 5, 0, 100, false).hold(2, 6, 40, 60, true).at(70, Kind.LOST, 1, "a", -1, false);

@@ -3,7 +3,9 @@ package dev.baton.cli;
 import dev.baton.check.CheckRow;
 import dev.baton.check.CheckSettings;
 import dev.baton.check.CheckSuite;
+import dev.baton.check.CheckSummary;
 import dev.baton.check.Fault;
+import dev.baton.servers.EtcdServer;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -41,8 +43,12 @@ import picocli.CommandLine.Option;
                     + " and every naive lock was caught, 1 otherwise."
         })
 final class CheckCommand implements Callable<Integer> {
-    static final List<String> DEFAULT_BACKENDS =
-            List.of("postgres", "redis", "zookeeper", "naive-row", "naive-setnx", "naive-znode");
+    static final List<String> DEFAULT_BACKENDS = List.of(
+            "postgres", "redis", "zookeeper", "etcd", "etcd-cluster", "naive-row", "naive-setnx", "naive-znode");
+    /** Targets the default run leaves out, and why. */
+    static final String LEFT_OUT = "azure (Azure's 15 s minimum lease stretches each run to about 2 min)";
+    /** The most seeds one sweep takes. */
+    static final int MAX_SEEDS = 10_000;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -50,7 +56,8 @@ final class CheckCommand implements Callable<Integer> {
     @Option(
             names = "--backends",
             split = ",",
-            description = "Targets to check (default: " + "postgres,redis,zookeeper and the three naive locks): "
+            description = "Targets to check (default: postgres,redis,zookeeper,etcd,etcd-cluster and the three naive"
+                    + " locks; azure only when named): "
                     + "${COMPLETION-CANDIDATES}, or all",
             completionCandidates = Targets.class)
     List<String> backends;
@@ -59,7 +66,7 @@ final class CheckCommand implements Callable<Integer> {
             names = "--faults",
             split = ",",
             description = "Faults to inject (default: every fault a target supports): kill, pause, cut, blackhole,"
-                    + " restart, failover")
+                    + " restart, failover, leader-kill")
     List<String> faults;
 
     @Option(
@@ -92,6 +99,13 @@ final class CheckCommand implements Callable<Integer> {
     long seed;
 
     @Option(
+            names = "--seeds",
+            description = "A seed sweep: every run once per seed, then one summary table per backend (runs,"
+                    + " violations, the worst run with its seed and fault). A range 1-20, a list 7,11,31, or both"
+                    + " (1-5,9); not with --seed")
+    String seeds;
+
+    @Option(
             names = "--report",
             defaultValue = "baton-check.html",
             description = "HTML report to write (default ${DEFAULT-VALUE})")
@@ -103,9 +117,14 @@ final class CheckCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         CheckSettings settings;
         List<CheckSuite.PlannedRun> runs;
+        List<Long> seedList;
         try {
-            settings = new CheckSettings(clients, duration, lease, Duration.ofMillis(20), 2, seed);
-            runs = CheckSuite.plan(targets(), faultSet(), mixed, settings);
+            if (seeds != null && spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
+                throw new IllegalArgumentException("--seed and --seeds exclude each other: one seed, or a sweep");
+            }
+            seedList = seeds == null ? List.of(seed) : parseSeeds(seeds);
+            settings = new CheckSettings(clients, duration, lease, Duration.ofMillis(20), 2, seedList.get(0));
+            runs = CheckSuite.plan(targets(), faultSet(), mixed, settings, seedList);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -113,32 +132,97 @@ final class CheckCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "no backend among " + targets() + " supports the faults " + faults);
         }
+        boolean sweep = seeds != null;
         err.printf(
                 Locale.ROOT,
-                "baton check: %d run%s of %s, %d clients, lease %s, seed %d; about %s%n",
+                "baton check: %d run%s of %s, %d clients, lease %s, %s; about %s%n",
                 runs.size(),
                 runs.size() == 1 ? "" : "s",
                 CheckTable.millis(duration),
                 clients,
                 CheckTable.millis(lease),
-                seed,
+                sweep
+                        ? seedList.size() + (seedList.size() == 1 ? " seed (" : " seeds (") + seeds + ")"
+                        : "seed " + seed,
                 minutes(CheckSuite.estimate(runs, settings)));
+        for (String target :
+                runs.stream().map(CheckSuite.PlannedRun::target).distinct().toList()) {
+            CheckSettings raised = CheckSuite.settingsFor(
+                    runs.stream()
+                            .filter(r -> r.target().equals(target))
+                            .findFirst()
+                            .orElseThrow(),
+                    settings);
+            if (!raised.leaseTime().equals(settings.leaseTime())) {
+                err.printf(
+                        Locale.ROOT,
+                        "  %s: its minimum lease is %s, so its runs use that lease and last %s%n",
+                        target,
+                        CheckTable.millis(raised.leaseTime()),
+                        CheckTable.millis(raised.duration()));
+            }
+        }
+        if (backends == null) {
+            err.println("  left out by default: " + LEFT_OUT + "; add it with --backends "
+                    + String.join(",", defaultBackends()) + ",azure (or --backends all)");
+            if (!EtcdServer.installed()) {
+                err.println("  left out: etcd and etcd-cluster, as etcd is not installed here (as root: "
+                        + EtcdServer.INSTALL_COMMAND + ")");
+            }
+        }
         err.flush();
-        List<CheckRow> rows = CheckSuite.run(runs, settings, new LineProgress(err));
-        String table = CheckTable.markdown(rows);
+        List<CheckRow> rows = CheckSuite.run(runs, settings, new LineProgress(err, sweep));
+        String table = CheckTable.markdown(rows, sweep);
+        List<CheckSummary> summaries = CheckSummary.of(rows);
+        String summary = CheckTable.summary(summaries);
         out.println();
-        out.print(table);
+        out.print(sweep ? summary : table);
         out.flush();
-        writeReport(rows, table, settings, err);
-        boolean clean = rows.stream()
-                .noneMatch(
-                        r -> r.verdict() == CheckRow.Verdict.VIOLATION || r.verdict() == CheckRow.Verdict.NAIVE_MISSED);
-        return clean ? 0 : 1;
+        writeReport(rows, sweep ? summary + "\n" + table : table, settings, err);
+        return summaries.stream().allMatch(CheckSummary::clean) ? 0 : 1;
+    }
+
+    /** The default targets: without etcd where it is not installed (the run says so). */
+    private static List<String> defaultBackends() {
+        return EtcdServer.installed()
+                ? DEFAULT_BACKENDS
+                : DEFAULT_BACKENDS.stream().filter(t -> !t.startsWith("etcd")).toList();
+    }
+
+    /**
+     * {@return the seeds of {@code --seeds}: ranges {@code a-b} and single seeds, comma-separated, in
+     * the order given, each once}
+     *
+     * @throws IllegalArgumentException for anything else, or more than {@link #MAX_SEEDS} seeds
+     */
+    static List<Long> parseSeeds(String text) {
+        java.util.LinkedHashSet<Long> seen = new java.util.LinkedHashSet<>();
+        for (String part : text.split(",")) {
+            String p = part.trim();
+            try {
+                int dash = p.indexOf('-', 1); // a leading '-' is a negative seed
+                long from = Long.parseLong(dash < 0 ? p : p.substring(0, dash).trim());
+                long to = dash < 0 ? from : Long.parseLong(p.substring(dash + 1).trim());
+                if (to < from) {
+                    throw new IllegalArgumentException("--seeds: the range '" + p + "' runs backwards");
+                }
+                if (to - from >= MAX_SEEDS || seen.size() + (to - from) >= MAX_SEEDS) {
+                    throw new IllegalArgumentException("--seeds: more than " + MAX_SEEDS + " seeds in '" + text + "'");
+                }
+                for (long s = from; s <= to; s++) {
+                    seen.add(s);
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(
+                        "--seeds: '" + p + "' is neither a seed nor a range such as 1-20 (give e.g. 1-20 or 7,11,31)");
+            }
+        }
+        return List.copyOf(seen);
     }
 
     private List<String> targets() {
         if (backends == null) {
-            return DEFAULT_BACKENDS;
+            return defaultBackends();
         }
         if (backends.contains("all")) {
             return CheckSuite.targets();
@@ -159,7 +243,7 @@ final class CheckCommand implements Callable<Integer> {
         Set<Fault> set = EnumSet.noneOf(Fault.class);
         for (String fault : faults) {
             try {
-                set.add(Fault.valueOf(fault.trim().toUpperCase(Locale.ROOT)));
+                set.add(Fault.of(fault));
             } catch (IllegalArgumentException e) {
                 throw new IllegalArgumentException("unknown fault '" + fault + "'; choose from "
                         + EnumSet.allOf(Fault.class).stream().map(Fault::id).collect(Collectors.joining(", ")));
@@ -178,11 +262,11 @@ final class CheckCommand implements Callable<Integer> {
                 .append("</h1>\n<p>")
                 .append(HtmlReport.escape(String.format(
                         Locale.ROOT,
-                        "%d clients per run, lease %s, %s per run, seed %d, %d cores.",
+                        "%d clients per run, lease %s, %s per run, %s, %d cores.",
                         settings.clients(),
                         CheckTable.millis(settings.leaseTime()),
                         CheckTable.millis(settings.duration()),
-                        settings.seed(),
+                        seeds == null ? "seed " + settings.seed() : "seeds " + seeds,
                         Runtime.getRuntime().availableProcessors())))
                 .append("</p>\n")
                 .append(HtmlReport.markdownToHtml(table))
@@ -191,7 +275,8 @@ final class CheckCommand implements Callable<Integer> {
             CheckRow row = it.next();
             html.append("<li>")
                     .append(HtmlReport.escape(row.target() + ": " + row.description() + "; "
-                            + row.faults().stream().map(Fault::description).collect(Collectors.joining(", then "))))
+                            + row.faults().stream().map(Fault::description).collect(Collectors.joining(", then "))
+                            + " (seed " + row.seed() + ")"))
                     .append("</li>\n");
         }
         html.append("</ul>\n");
@@ -200,10 +285,10 @@ final class CheckCommand implements Callable<Integer> {
                 continue;
             }
             html.append("<h2>")
-                    .append(HtmlReport.escape(row.target() + " under " + row.faultLabel()))
+                    .append(HtmlReport.escape(row.target() + " under " + row.faultLabel() + ", seed " + row.seed()))
                     .append(
                             ": around the first overlap no fault explains (else the longest)</h2>\n<p>Each bar is a hold (colour: lock); red outline:"
-                                    + " granted while another client held the same lock; red mark: a fault hit that client."
+                                    + " granted while another client held the same lock; red mark: a fault hit that client; grey mark: the client was told it lost a lock, or an attempt failed."
                                     + " Hover for tokens and times.</p>\n")
                     .append(TimelineSvg.svg(row.result().timeline()));
         }
@@ -223,20 +308,23 @@ final class CheckCommand implements Callable<Integer> {
     /** One line per run: which, and what the checker found. */
     private static final class LineProgress implements CheckSuite.Progress {
         private final PrintWriter err;
+        private final boolean sweep;
 
-        LineProgress(PrintWriter err) {
+        LineProgress(PrintWriter err, boolean sweep) {
             this.err = err;
+            this.sweep = sweep;
         }
 
         @Override
         public void started(int index, int total, CheckSuite.PlannedRun run) {
             err.printf(
                     Locale.ROOT,
-                    "[%d/%d] %s under %s ...%n",
+                    "[%d/%d] %s under %s%s ...%n",
                     index,
                     total,
                     run.target(),
-                    run.faults().stream().map(Fault::id).collect(Collectors.joining("+")));
+                    run.faults().stream().map(Fault::id).collect(Collectors.joining("+")),
+                    sweep ? ", seed " + run.seed() : "");
             err.flush();
         }
 

@@ -2,6 +2,7 @@ package dev.baton.cli;
 
 import dev.baton.check.CheckResult;
 import dev.baton.check.CheckRow;
+import dev.baton.check.CheckSummary;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -11,11 +12,17 @@ final class CheckTable {
     private CheckTable() {}
 
     static String markdown(List<CheckRow> rows) {
-        StringBuilder table = new StringBuilder(
-                "| backend | fault | faults | holds | failed attempts | overlaps (under isolation) | longest overlap | stale writes caught"
-                        + " | stale writes accepted | stale writes before the next holder's | fresh writes refused | unreported losses | recovery max (p50)"
-                        + " | verdict |\n");
-        table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        return markdown(rows, false);
+    }
+
+    /** The rows, with a seed column after the fault's when {@code withSeeds} (a seed sweep). */
+    static String markdown(List<CheckRow> rows, boolean withSeeds) {
+        StringBuilder table = new StringBuilder("| backend | fault | " + (withSeeds ? "seed | " : "")
+                + "faults | holds | failed attempts | overlaps (under isolation) | longest overlap | stale writes caught"
+                + " | stale writes accepted | stale writes before the next holder's | fresh writes refused | unreported losses | recovery max (p50)"
+                + " | verdict |\n");
+        table.append(withSeeds ? "|---|---|---:|---:|" : "|---|---|---:|");
+        table.append("---:|".repeat(10)).append("---|\n");
         for (CheckRow row : rows) {
             CheckResult r = row.result();
             table.append("| ")
@@ -23,6 +30,7 @@ final class CheckTable {
                     .append(" | ")
                     .append(row.faultLabel())
                     .append(" | ")
+                    .append(withSeeds ? row.seed() + " | " : "")
                     .append(row.faultsInjected())
                     .append(" | ")
                     .append(r.operations())
@@ -48,6 +56,43 @@ final class CheckTable {
                     .append(recovery(r))
                     .append(" | ")
                     .append(verdict(row))
+                    .append(" |\n");
+        }
+        return table.toString();
+    }
+
+    /**
+     * The summary of a seed sweep, one row per backend: runs, violations, naive runs that found
+     * nothing, and the worst run with what makes it so and how to run it again.
+     */
+    static String summary(List<CheckSummary> summaries) {
+        StringBuilder table = new StringBuilder(
+                "| backend | runs | violations | not found | worst run: fault, seed | its unexplained overlaps | its"
+                        + " stale writes accepted | its unreported losses | its verdict |\n");
+        table.append("|---|---:|---:|---:|---|---:|---:|---:|---|\n");
+        for (CheckSummary s : summaries) {
+            CheckRow worst = s.worst();
+            CheckResult r = worst.result();
+            table.append("| ")
+                    .append(s.target())
+                    .append(" | ")
+                    .append(s.runs())
+                    .append(" | ")
+                    .append(s.violations())
+                    .append(" | ")
+                    .append(s.notFound())
+                    .append(" | ")
+                    .append(worst.faultLabel())
+                    .append(", seed ")
+                    .append(worst.seed())
+                    .append(" | ")
+                    .append(r.unexplainedOverlaps())
+                    .append(" | ")
+                    .append(r.staleAccepted())
+                    .append(" | ")
+                    .append(r.unreportedLosses())
+                    .append(" | ")
+                    .append(verdict(worst))
                     .append(" |\n");
         }
         return table.toString();

@@ -73,12 +73,13 @@ final class TimelineSvg {
                 double x = LEFT + mark.atMillis() * scale;
                 svg.append(String.format(
                         Locale.ROOT,
-                        "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" stroke-width=\"2\"><title>%s at"
+                        "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2\"><title>%s at"
                                 + " %d ms</title></line>\n",
                         x,
                         y,
                         x,
                         y + ROW,
+                        mark.fault() ? "#d62728" : "#999",
                         HtmlReport.escape(mark.what()),
                         mark.atMillis()));
             }
