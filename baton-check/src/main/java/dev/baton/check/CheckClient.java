@@ -21,7 +21,7 @@ import java.util.Random;
  * and isolates these processes; they only report what they see.
  *
  * <p>Arguments are {@code key=value}: {@code client}, {@code subject} (baton, naive-row, naive-setnx,
- * naive-znode), {@code uri}, {@code fence} (the Redis URI of the fenced resource), {@code locks}
+ * naive-znode, or a peer's: {@link PeerSubjects}), {@code uri}, {@code fence} (the Redis URI of the fenced resource), {@code locks}
  * (comma-separated), {@code lease}, {@code work} and {@code longWork} (milliseconds), {@code seed}.
  */
 public final class CheckClient {
@@ -56,7 +56,8 @@ public final class CheckClient {
             case "naive-setnx" -> NaiveLocks.setNx(uri, lease);
             case "naive-znode" -> NaiveLocks.ephemeralNode(
                     uri, lease, lock -> print(Kind.WOKEN, lock, 0, System.nanoTime(), false));
-            default -> throw new IllegalArgumentException("unknown subject " + args.get("subject"));
+            default -> PeerSubjects.create(args.get("subject"), uri, lease)
+                    .orElseThrow(() -> new IllegalArgumentException("unknown subject " + args.get("subject")));
         };
     }
 

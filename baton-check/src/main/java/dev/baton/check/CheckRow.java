@@ -10,6 +10,8 @@ import java.util.List;
  * @param target the target's id
  * @param description what ran
  * @param naive whether the subject is a naive lock (its violations are expected)
+ * @param peer whether the subject is a peer library on a Baton target's servers (what breaks is
+ *     reported as found, not as a violation of Baton's)
  * @param strict whether the backend promises no overlap unless a holder was stopped or cut off
  * @param faults the faults injected, in turn
  * @param faultsInjected how many faults were injected
@@ -21,6 +23,7 @@ public record CheckRow(
         String target,
         String description,
         boolean naive,
+        boolean peer,
         boolean strict,
         List<Fault> faults,
         int faultsInjected,
@@ -30,6 +33,20 @@ public record CheckRow(
 
     public CheckRow {
         faults = List.copyOf(faults);
+    }
+
+    /** A row of Baton or of a naive lock. */
+    public CheckRow(
+            String target,
+            String description,
+            boolean naive,
+            boolean strict,
+            List<Fault> faults,
+            int faultsInjected,
+            Duration duration,
+            long seed,
+            CheckResult result) {
+        this(target, description, naive, false, strict, faults, faultsInjected, duration, seed, result);
     }
 
     /** {@return the faults' ids, joined with '+'} */
@@ -48,7 +65,12 @@ public record CheckRow(
         /** A naive lock whose violations the checker found, as it must. */
         NAIVE_CAUGHT("unsafe (found)"),
         /** A naive lock in which the checker found nothing: the run proves nothing. */
-        NAIVE_MISSED("NOT FOUND");
+        NAIVE_MISSED("NOT FOUND"),
+        /**
+         * A peer library that, under the same faults, accepted a stale write or did not tell a holder
+         * that it lost the lock: what happened, not a violation of Baton's.
+         */
+        PEER_UNSAFE("unsafe");
 
         private final String label;
 
@@ -67,14 +89,15 @@ public record CheckRow(
             return violations().isEmpty() ? Verdict.NAIVE_MISSED : Verdict.NAIVE_CAUGHT;
         }
         if (!violations().isEmpty()) {
-            return Verdict.VIOLATION;
+            return peer ? Verdict.PEER_UNSAFE : Verdict.VIOLATION;
         }
         return result.overlaps() == 0 ? Verdict.SAFE : Verdict.SAFE_WITH_FENCING;
     }
 
     /**
      * {@return what broke, one phrase each: for Baton, broken guarantees; for a naive lock, what the
-     * checker found wrong with it}
+     * checker found wrong with it; for a peer, what would be a broken guarantee in Baton (peers are
+     * not held to strictness: no peer here promises it)}
      */
     public List<String> violations() {
         List<String> found = new ArrayList<>();

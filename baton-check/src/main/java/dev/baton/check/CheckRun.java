@@ -98,6 +98,7 @@ final class CheckRun {
                     target.id(),
                     target.description(),
                     target.naive(),
+                    target.peer(),
                     target.strict(),
                     faults,
                     faultsInjected,

@@ -39,6 +39,7 @@ public final class CheckSuite {
         TARGETS.put("naive-row", s -> DatabaseTargets.naiveRow());
         TARGETS.put("naive-setnx", s -> RedisTargets.naiveSetNx());
         TARGETS.put("naive-znode", s -> ZooKeeperTargets.naiveZnode(s.leaseTime()));
+        PeerTargets.register(TARGETS);
     }
 
     /** What {@link #run} is told about while it runs. */
@@ -191,7 +192,7 @@ public final class CheckSuite {
         return rows;
     }
 
-    private static CheckTarget create(String target, CheckSettings settings) {
+    static CheckTarget create(String target, CheckSettings settings) {
         Function<CheckSettings, CheckTarget> factory = TARGETS.get(target);
         if (factory == null) {
             throw new IllegalArgumentException("unknown check target '" + target + "'; choose from " + targets());

@@ -27,6 +27,14 @@ interface CheckTarget extends AutoCloseable {
     }
 
     /**
+     * Whether this is a peer library (Redisson, Curator, ShedLock, jetcd) on a Baton target's servers:
+     * what the checker finds in its runs is reported, not counted as a violation of Baton's.
+     */
+    default boolean peer() {
+        return false;
+    }
+
+    /**
      * Whether the backend promises that no two clients hold a lock at once unless a holder was stopped
      * or cut off past its lease (ZooKeeper, PostgreSQL, etcd); Redis does not promise it across a
      * restart without persistence or a failover.

@@ -5,6 +5,7 @@ import dev.baton.check.CheckSettings;
 import dev.baton.check.CheckSuite;
 import dev.baton.check.CheckSummary;
 import dev.baton.check.Fault;
+import dev.baton.check.PeerTargets;
 import dev.baton.servers.EtcdServer;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -61,6 +62,14 @@ final class CheckCommand implements Callable<Integer> {
                     + "${COMPLETION-CANDIDATES}, or all",
             completionCandidates = Targets.class)
     List<String> backends;
+
+    @Option(
+            names = "--peers",
+            description = "Add the peer libraries of the chosen backends, on the same servers under the same faults:"
+                    + " redis: redisson, redisson-fenced; redis-sentinel: redisson-sentinel, redisson-fenced-sentinel;"
+                    + " zookeeper: curator; postgres: shedlock-jdbc; etcd: jetcd. Their rows report what broke, not"
+                    + " as a violation of Baton's (nor in the exit code)")
+    boolean peers;
 
     @Option(
             names = "--faults",
@@ -221,11 +230,19 @@ final class CheckCommand implements Callable<Integer> {
     }
 
     private List<String> targets() {
+        List<String> chosen = chosenTargets();
+        return peers ? PeerTargets.withPeers(chosen) : chosen;
+    }
+
+    private List<String> chosenTargets() {
         if (backends == null) {
             return defaultBackends();
         }
         if (backends.contains("all")) {
-            return CheckSuite.targets();
+            // the peers are opt-in: --peers, or their own ids
+            return CheckSuite.targets().stream()
+                    .filter(t -> !PeerTargets.isPeer(t))
+                    .toList();
         }
         for (String backend : backends) {
             if (!CheckSuite.targets().contains(backend)) {

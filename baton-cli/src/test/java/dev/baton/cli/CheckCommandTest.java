@@ -63,6 +63,15 @@ class CheckCommandTest {
     }
 
     @Test
+    void peersJoinTheirBackendsWithPeers() {
+        CliRun run = CliRun.of("check", "--backends", "redis,postgres", "--peers", "--faults", "failover");
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(run.err())
+                .contains("no backend among [redis, redisson, redisson-fenced, postgres, shedlock-jdbc] supports the"
+                        + " faults [failover]");
+    }
+
+    @Test
     void aLeaseShorterThanTheWorkIsRefused() {
         CliRun run = CliRun.of("check", "--lease", "10ms");
         assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
