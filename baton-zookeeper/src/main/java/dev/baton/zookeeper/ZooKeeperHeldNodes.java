@@ -64,12 +64,11 @@ final class ZooKeeperHeldNodes implements Watcher {
     }
 
     /**
-     * Registers a granted node, not yet watched; it is lost from the start if the connection is down
-     * now.
+     * Registers a granted node of {@code session} (its ephemeral owner), not yet watched; it is lost
+     * from the start if the connection is down now.
      */
-    HeldNode hold(String lockName, String path, Duration leaseTime) {
-        HeldNode node = new HeldNode(
-                lockName, path, calls.namespace + path, leaseTime, calls.liveSessionId(), System.nanoTime());
+    HeldNode hold(String lockName, String path, long session, Duration leaseTime) {
+        HeldNode node = new HeldNode(lockName, path, calls.namespace + path, leaseTime, session, System.nanoTime());
         if (suspended && !waitForReconnect) {
             node.lost = true;
         }
