@@ -21,8 +21,9 @@ import org.slf4j.LoggerFactory;
  * deletes the node of a lease that ran out, so that a holder without auto-renewal frees the lock as
  * on every other backend. SUSPENDED (disconnected) marks every held grant lost unless the URI says
  * {@code onSuspended=wait}; LOST (session expired) always does; the core learns it at the next
- * renewal. After RECONNECTED, the nodes of grants reported lost are deleted, so that the lock does
- * not stay taken by a holder that was told it lost it.
+ * renewal. The node of a grant marked lost is not deleted before its holder can know: it goes when
+ * the holder releases, or when its lease runs out (the sweep), so that a short disconnection never
+ * lets another client in beside a holder that still works.
  *
  * <p>Watches: this object is the one watcher of every held node. {@link #watch} reads a held node
  * with it in the grant's first renewal, so from then on the server tells this client when the node
@@ -167,10 +168,13 @@ final class ZooKeeperHeldNodes implements Watcher {
                 markAllLost("the ZooKeeper session was lost");
             }
             case RECONNECTED -> {
+                // A node marked lost stays: its holder may still be working, not yet told (it learns
+                // at its next renewal, or when it releases). Deleted now, it would let the next
+                // waiter in beside that holder (`baton check` found such overlaps after short
+                // disconnections). It goes when the holder releases, or at the latest when its lease
+                // runs out (the sweep), when the holder's own validity has run out too.
                 for (HeldNode node : held.values()) {
-                    if (node.lost) {
-                        calls.deleteInBackground(node.path);
-                    } else {
+                    if (!node.lost) {
                         // The client sets its watches again after a reconnection unless it was told
                         // not to (zookeeper.disableAutoWatchReset): the next renewal reads each held
                         // node once more rather than trust that, before it renews the node again.
