@@ -3,6 +3,7 @@ package dev.baton.zookeeper;
 import dev.baton.spi.LeaseDeadline;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -44,6 +45,8 @@ final class ZooKeeperHeldNodes implements Watcher {
     private final boolean waitForReconnect;
     /** By the node's path on the ZooKeeper handle (with Curator's namespace), as watch events name it. */
     private final Map<String, HeldNode> held = new ConcurrentHashMap<>();
+    /** Nodes of leases that ran out whose delete could not be sent or failed: the next sweep retries. */
+    private final Set<String> undeleted = ConcurrentHashMap.newKeySet();
 
     private final ScheduledThreadPoolExecutor leaseTimer;
     private volatile boolean suspended;
@@ -213,6 +216,11 @@ final class ZooKeeperHeldNodes implements Watcher {
     }
 
     private void sweepExpiredLeases() {
+        for (String path : undeleted) {
+            if (undeleted.remove(path)) {
+                calls.deleteInBackground(path, () -> undeleted.add(path));
+            }
+        }
         long now = System.nanoTime();
         for (HeldNode node : held.values()) {
             if (node.expireIfDue(now)) {
@@ -222,7 +230,7 @@ final class ZooKeeperHeldNodes implements Watcher {
                         calls.describe(node.lockName),
                         node.leaseTime,
                         node.path);
-                calls.deleteInBackground(node.path);
+                calls.deleteInBackground(node.path, () -> undeleted.add(node.path));
             }
         }
     }
