@@ -149,6 +149,9 @@ final class ZooKeeperCalls {
                 return true;
             } catch (KeeperException.NoNodeException e) {
                 return false;
+            } catch (KeeperException.SessionExpiredException e) {
+                // Gone with that session (a node of a newer one is deleted through a newer handle).
+                return false;
             } catch (KeeperException e) {
                 log.debug("{}: deleting {} failed ({}); retrying through Curator", backendName, path, e.toString());
             }
@@ -184,13 +187,33 @@ final class ZooKeeperCalls {
         }
     }
 
-    /** Deletes {@code path} without waiting; Curator keeps trying until the session ends. */
-    void deleteInBackground(String path) {
-        try {
-            curator.delete().guaranteed().inBackground().forPath(path);
-        } catch (Exception e) {
-            log.debug("{}: background delete of {} failed: {}", backendName, path, e.toString());
+    /**
+     * Deletes {@code path} without waiting, on the connected handle; {@code retry} runs when that
+     * could not be done (not connected, a connection loss), so that the caller tries again later.
+     * An expired session counts as done: its nodes went with it, and a node of a newer session is
+     * deleted through a newer handle. Not Curator's guaranteed delete: after a stop past the session
+     * timeout it retried on the expired handle at every RECONNECTED, and each failure posted LOST,
+     * thousands a second, which kept renewals from getting through (`baton check --faults pause`).
+     */
+    void deleteInBackground(String path, Runnable retry) {
+        ZooKeeper zk = connectedHandle();
+        if (zk == null) {
+            retry.run();
+            return;
         }
+        zk.delete(
+                namespace + path,
+                -1,
+                (rc, p, ctx) -> {
+                    KeeperException.Code code = KeeperException.Code.get(rc);
+                    if (code != KeeperException.Code.OK
+                            && code != KeeperException.Code.NONODE
+                            && code != KeeperException.Code.SESSIONEXPIRED) {
+                        log.debug("{}: background delete of {} failed: {}", backendName, path, code);
+                        retry.run();
+                    }
+                },
+                null);
     }
 
     LockUnavailableException failure(String lockName, String what, Exception e) {

@@ -3,6 +3,7 @@ package dev.baton.zookeeper;
 import dev.baton.spi.LeaseDeadline;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -21,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * deletes the node of a lease that ran out, so that a holder without auto-renewal frees the lock as
  * on every other backend. SUSPENDED (disconnected) marks every held grant lost unless the URI says
  * {@code onSuspended=wait}; LOST (session expired) always does; the core learns it at the next
- * renewal. After RECONNECTED, the nodes of grants reported lost are deleted, so that the lock does
- * not stay taken by a holder that was told it lost it.
+ * renewal. The node of a grant marked lost is not deleted before its holder can know: it goes when
+ * the holder releases, or when its lease runs out (the sweep), so that a short disconnection never
+ * lets another client in beside a holder that still works.
  *
  * <p>Watches: this object is the one watcher of every held node. {@link #watch} reads a held node
  * with it in the grant's first renewal, so from then on the server tells this client when the node
@@ -43,6 +45,8 @@ final class ZooKeeperHeldNodes implements Watcher {
     private final boolean waitForReconnect;
     /** By the node's path on the ZooKeeper handle (with Curator's namespace), as watch events name it. */
     private final Map<String, HeldNode> held = new ConcurrentHashMap<>();
+    /** Nodes of leases that ran out whose delete could not be sent or failed: the next sweep retries. */
+    private final Set<String> undeleted = ConcurrentHashMap.newKeySet();
 
     private final ScheduledThreadPoolExecutor leaseTimer;
     private volatile boolean suspended;
@@ -64,12 +68,11 @@ final class ZooKeeperHeldNodes implements Watcher {
     }
 
     /**
-     * Registers a granted node, not yet watched; it is lost from the start if the connection is down
-     * now.
+     * Registers a granted node of {@code session} (its ephemeral owner), not yet watched; it is lost
+     * from the start if the connection is down now.
      */
-    HeldNode hold(String lockName, String path, Duration leaseTime) {
-        HeldNode node = new HeldNode(
-                lockName, path, calls.namespace + path, leaseTime, calls.liveSessionId(), System.nanoTime());
+    HeldNode hold(String lockName, String path, long session, Duration leaseTime) {
+        HeldNode node = new HeldNode(lockName, path, calls.namespace + path, leaseTime, session, System.nanoTime());
         if (suspended && !waitForReconnect) {
             node.lost = true;
         }
@@ -168,10 +171,13 @@ final class ZooKeeperHeldNodes implements Watcher {
                 markAllLost("the ZooKeeper session was lost");
             }
             case RECONNECTED -> {
+                // A node marked lost stays: its holder may still be working, not yet told (it learns
+                // at its next renewal, or when it releases). Deleted now, it would let the next
+                // waiter in beside that holder (`baton check` found such overlaps after short
+                // disconnections). It goes when the holder releases, or at the latest when its lease
+                // runs out (the sweep), when the holder's own validity has run out too.
                 for (HeldNode node : held.values()) {
-                    if (node.lost) {
-                        calls.deleteInBackground(node.path);
-                    } else {
+                    if (!node.lost) {
                         // The client sets its watches again after a reconnection unless it was told
                         // not to (zookeeper.disableAutoWatchReset): the next renewal reads each held
                         // node once more rather than trust that, before it renews the node again.
@@ -210,6 +216,11 @@ final class ZooKeeperHeldNodes implements Watcher {
     }
 
     private void sweepExpiredLeases() {
+        for (String path : undeleted) {
+            if (undeleted.remove(path)) {
+                calls.deleteInBackground(path, () -> undeleted.add(path));
+            }
+        }
         long now = System.nanoTime();
         for (HeldNode node : held.values()) {
             if (node.expireIfDue(now)) {
@@ -219,7 +230,7 @@ final class ZooKeeperHeldNodes implements Watcher {
                         calls.describe(node.lockName),
                         node.leaseTime,
                         node.path);
-                calls.deleteInBackground(node.path);
+                calls.deleteInBackground(node.path, () -> undeleted.add(node.path));
             }
         }
     }

@@ -119,7 +119,8 @@ final class ZooKeeperLockBackend implements LockBackend {
     }
 
     private Grant grant(LockRequest request, Entered entered) {
-        HeldNode node = held.hold(request.name(), entered.own().path(), request.leaseTime());
+        HeldNode node =
+                held.hold(request.name(), entered.own().path(), entered.own().session(), request.leaseTime());
         return new Grant(
                 request.name(),
                 request.ownerId(),

@@ -158,7 +158,7 @@ final class ZooKeeperPermits {
                 calls.deleteQuietly(subject, inMutex.own().path());
             }
         }
-        HeldNode node = held.hold(subject, lease.path(), request.leaseTime());
+        HeldNode node = held.hold(subject, lease.path(), lease.session(), request.leaseTime());
         return Optional.of(new Grant(
                 request.name(),
                 request.ownerId(),
@@ -196,7 +196,11 @@ final class ZooKeeperPermits {
     private boolean awaitLease(
             String subject, String leasesPath, Entered joined, int permits, long start, long timeoutNanos)
             throws InterruptedException {
+        // The lease counts only while its session is known to live (see ZooKeeperOwnSession): an
+        // answer read after a stop past the session timeout must not grant it.
+        ZooKeeperOwnSession session = new ZooKeeperOwnSession(calls, subject, joined.own());
         if (joined.joined() > 0 && joined.joined() <= permits) {
+            session.confirm();
             return true; // counted in the transaction that created it: no listing needed
         }
         String own = joined.own().node();
@@ -221,6 +225,7 @@ final class ZooKeeperPermits {
                             + own + " vanished while waiting (the ZooKeeper session expired); retry");
                 }
                 if (leases.size() <= permits) {
+                    session.confirm();
                     return true;
                 }
                 long remaining = timeoutNanos < 0 ? Long.MAX_VALUE : timeoutNanos - (System.nanoTime() - start);

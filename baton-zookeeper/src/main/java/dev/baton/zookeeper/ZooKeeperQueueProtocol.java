@@ -11,6 +11,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
@@ -51,8 +52,12 @@ final class ZooKeeperQueueProtocol {
         this.root = root;
     }
 
-    /** A queue node: its path, its name in the queue, and its czxid (the fencing token). */
-    record QueueNode(String path, String node, long czxid) {}
+    /**
+     * A queue node: its path, its name in the queue, its czxid (the fencing token), the session that
+     * owns it (its ephemeral owner), and when the request was sent whose answer showed it alive in
+     * that session ({@link System#nanoTime()}; see {@link ZooKeeperOwnSession}).
+     */
+    record QueueNode(String path, String node, long czxid, long session, long seenAt) {}
 
     /**
      * The new queue node, and the queue as listed right after it was created (null if unknown).
@@ -92,6 +97,8 @@ final class ZooKeeperQueueProtocol {
         }
         String base = lockPath + "/" + ZooKeeperLockQueue.nodePrefix(request.ownerId(), request.kind());
         List<OpResult> results;
+        long session = zk.getSessionId();
+        long sentAt = System.nanoTime();
         try {
             results = zk.multi(List.of(
                     Op.create(
@@ -131,7 +138,7 @@ final class ZooKeeperQueueProtocol {
         }
         String own = ((OpResult.CreateResult) results.get(0)).getPath().substring(calls.namespace.length());
         Stat lockNode = ((OpResult.SetDataResult) results.get(1)).getStat();
-        QueueNode node = new QueueNode(own, own.substring(lockPath.length() + 1), lockNode.getMzxid());
+        QueueNode node = new QueueNode(own, own.substring(lockPath.length() + 1), lockNode.getMzxid(), session, sentAt);
         return new Entered(
                 node, lockNode.getNumChildren() == 1 ? List.of(node.node()) : null, lockNode.getNumChildren());
     }
@@ -143,6 +150,7 @@ final class ZooKeeperQueueProtocol {
         while (true) {
             calls.checkOpen(request.name());
             Stat stat = new Stat();
+            long sentAt = System.nanoTime();
             try {
                 String path = calls.curator
                         .create()
@@ -150,7 +158,8 @@ final class ZooKeeperQueueProtocol {
                         .creatingParentContainersIfNeeded()
                         .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                         .forPath(base, data);
-                return new QueueNode(path, path.substring(lockPath.length() + 1), stat.getCzxid());
+                return new QueueNode(
+                        path, path.substring(lockPath.length() + 1), stat.getCzxid(), stat.getEphemeralOwner(), sentAt);
             } catch (KeeperException.ConnectionLossException
                     | KeeperException.OperationTimeoutException
                     | KeeperException.SessionMovedException e) {
@@ -183,11 +192,12 @@ final class ZooKeeperQueueProtocol {
         for (String child : calls.children(lockName, lockPath, deadline)) {
             if (child.startsWith(protection)) {
                 String path = lockPath + "/" + child;
+                long sentAt = System.nanoTime();
                 Stat stat = calls.bounded(lockName, "reading the queue node", deadline, () -> calls.curator
                         .checkExists()
                         .forPath(path));
                 if (stat != null) {
-                    return new QueueNode(path, child, stat.getCzxid());
+                    return new QueueNode(path, child, stat.getCzxid(), stat.getEphemeralOwner(), sentAt);
                 }
             }
         }
@@ -208,6 +218,9 @@ final class ZooKeeperQueueProtocol {
 
     /**
      * Waits until {@code entered}'s node holds the lock, watching at most two of the nodes ahead.
+     * Every read is made in the session that owns the node, and the lock is taken only while that
+     * session is known to live ({@link ZooKeeperOwnSession}): on a recent answer of it, which costs
+     * the hand-off no read, or else on one more read of the node.
      *
      * @param start when the attempt began ({@link System#nanoTime()}), which {@code timeoutNanos}
      *     counts from
@@ -217,25 +230,26 @@ final class ZooKeeperQueueProtocol {
     boolean awaitTurn(LockRequest request, String lockPath, Entered entered, long start, long timeoutNanos)
             throws InterruptedException {
         QueueNode own = entered.own();
+        ZooKeeperOwnSession session = new ZooKeeperOwnSession(calls, request.name(), own);
         List<String> firstListing = entered.children();
         boolean ownIsRead = request.mode() == LockMode.SHARED;
+        // Watched paths are the server's (with Curator's namespace), as watch events name them.
+        String queuePath = calls.namespace + lockPath;
         ZooKeeperQueueWatch signal = new ZooKeeperQueueWatch();
         waiters.add(signal);
         try {
             while (true) {
                 calls.checkOpen(request.name());
-                List<String> listing = firstListing != null
-                        ? firstListing
-                        : calls.children(request.name(), lockPath, calls.deadline());
+                List<String> listing = firstListing != null ? firstListing : list(session, queuePath);
                 firstListing = null;
                 List<String> sorted = ZooKeeperLockQueue.sorted(listing);
                 int index = sorted.indexOf(own.node());
                 if (index < 0) {
-                    throw new LockUnavailableException(calls.describe(request.name()) + ": the queue node " + own.path()
-                            + " vanished while waiting (the ZooKeeper session expired); retry");
+                    throw session.vanished();
                 }
                 List<String> blocking = ZooKeeperLockQueue.blockers(sorted, index, ownIsRead);
                 if (blocking.isEmpty()) {
+                    session.confirm();
                     return true;
                 }
                 if (timeoutNanos == 0) {
@@ -247,11 +261,10 @@ final class ZooKeeperQueueProtocol {
                 // before goes, and it was not the first, we list again early, while the nearest still
                 // blocks, to learn whether its deletion will hand the lock over without a listing.
                 // A watch already set in this wait is not set again.
-                String nearest = lockPath + "/" + blocking.get(blocking.size() - 1);
-                String before = blocking.size() >= 2 ? lockPath + "/" + blocking.get(blocking.size() - 2) : null;
+                String nearest = queuePath + "/" + blocking.get(blocking.size() - 1);
+                String before = blocking.size() >= 2 ? queuePath + "/" + blocking.get(blocking.size() - 2) : null;
                 boolean beforeIsFirst = blocking.size() == 2;
-                if (!watch(request.name(), nearest, signal)
-                        || (before != null && !watch(request.name(), before, signal))) {
+                if (!watch(session, nearest, signal) || (before != null && !watch(session, before, signal))) {
                     continue;
                 }
                 while (true) {
@@ -272,7 +285,9 @@ final class ZooKeeperQueueProtocol {
                     if (signal.isGone(nearest)) {
                         if (before == null || (beforeGone && beforeIsFirst)) {
                             calls.checkOpen(request.name());
-                            requireOwnNode(request, own);
+                            // The deletion may have been read long after it was sent (the client
+                            // was stopped, say): the node's session must be known to live now.
+                            session.confirm();
                             return true;
                         }
                         break;
@@ -289,44 +304,26 @@ final class ZooKeeperQueueProtocol {
         }
     }
 
-    /**
-     * Confirms that our queue node still exists before a deletion event counts as our turn. A client
-     * that was stopped past its session timeout reads, on waking, the deletion its session was told
-     * of before it expired, and only then learns of the expiry: taking that event as the lock would
-     * hold it beside the waiter that came next once our node was gone (`baton check` found such
-     * overlaps under SIGSTOP). The check runs on the current session, so an expired one fails it.
-     */
-    private void requireOwnNode(LockRequest request, QueueNode own) throws InterruptedException {
-        Stat stat;
+    /** The children of the queue at {@code queuePath} (a server path), read in the node's session. */
+    private static List<String> list(ZooKeeperOwnSession session, String queuePath) throws InterruptedException {
         try {
-            stat = calls.bounded(request.name(), "checking the queue node", calls.deadline(), () -> calls.curator
-                    .checkExists()
-                    .forPath(own.path()));
-        } catch (RuntimeException e) {
-            throw new LockUnavailableException(
-                    calls.describe(request.name()) + ": could not confirm the queue node " + own.path()
-                            + " after the node ahead of it went: " + e.getMessage() + "; retry",
-                    e);
-        }
-        if (stat == null || stat.getCzxid() != own.czxid()) {
-            throw new LockUnavailableException(calls.describe(request.name()) + ": the queue node " + own.path()
-                    + " vanished while waiting (the ZooKeeper session expired); retry");
+            return session.read("listing the queue", zk -> zk.getChildren(queuePath, (Watcher) null, null));
+        } catch (ZooKeeperCalls.NoNode e) {
+            return List.of();
         }
     }
 
     /**
-     * Sets the wait's watch on {@code path} unless it is set already; false if the node is already
-     * gone (and then recorded so).
+     * Sets the wait's watch on {@code path} (a server path) unless it is set already; false if the
+     * node is already gone (and then recorded so).
      */
-    private boolean watch(String lockName, String path, ZooKeeperQueueWatch signal) throws InterruptedException {
+    private static boolean watch(ZooKeeperOwnSession session, String path, ZooKeeperQueueWatch signal)
+            throws InterruptedException {
         if (!signal.arm(path)) {
             return !signal.isGone(path);
         }
         try {
-            calls.bounded(lockName, "watching the predecessor", calls.deadline(), () -> calls.curator
-                    .getData()
-                    .usingWatcher(signal)
-                    .forPath(path));
+            session.read("watching the predecessor", zk -> zk.getData(path, signal, null));
             return true;
         } catch (ZooKeeperCalls.NoNode e) {
             signal.gone(path);

@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A waiter takes the lock on the deletion of its last blocker alone, without listing the queue
  * again: when its predecessor was the head, and when it watched the last two blockers and both went.
- * The waiter's ZooKeeper handle counts its listings and watch reads.
+ * The waiter's ZooKeeper handle counts its listings and reads: a hand-off costs no read to confirm
+ * the waiter's node, since the answer to the read that set its watch proves the node's session alive.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ZooKeeperHandOverTest extends OneServerTestBase {
@@ -45,6 +46,7 @@ class ZooKeeperHandOverTest extends OneServerTestBase {
     static final class CountingZooKeeper extends ZooKeeper {
         final AtomicInteger listings = new AtomicInteger();
         final AtomicInteger reads = new AtomicInteger();
+        final AtomicInteger existsReads = new AtomicInteger();
 
         CountingZooKeeper(String connect, int sessionTimeout, Watcher watcher, boolean readOnly) throws IOException {
             super(connect, sessionTimeout, watcher, readOnly);
@@ -62,6 +64,12 @@ class ZooKeeperHandOverTest extends OneServerTestBase {
                 throws KeeperException, InterruptedException {
             listings.incrementAndGet();
             return super.getChildren(path, watcher, stat);
+        }
+
+        @Override
+        public Stat exists(String path, Watcher watcher) throws KeeperException, InterruptedException {
+            existsReads.incrementAndGet();
+            return super.exists(path, watcher);
         }
 
         @Override
@@ -86,6 +94,10 @@ class ZooKeeperHandOverTest extends OneServerTestBase {
 
         int reads() {
             return zk.get().reads.get();
+        }
+
+        int existsReads() {
+            return zk.get().existsReads.get();
         }
     }
 
@@ -135,6 +147,9 @@ class ZooKeeperHandOverTest extends OneServerTestBase {
 
         assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
         assertThat(waiter.listings()).as("listings after the hand-over").isEqualTo(listings);
+        assertThat(waiter.existsReads())
+                .as("reads to confirm the node after the hand-over (the watch read's answer is the proof)")
+                .isZero();
         assertThat(waiter.backend().release(second)).isTrue();
     }
 
@@ -169,6 +184,9 @@ class ZooKeeperHandOverTest extends OneServerTestBase {
                 .as("the last waiter's listings after both hand-overs")
                 .isEqualTo(listings);
         assertThat(last.reads()).as("no watch set again").isEqualTo(2);
+        assertThat(last.existsReads())
+                .as("reads to confirm the node after the hand-overs (the watch reads' answers are the proof)")
+                .isZero();
         assertThat(last.backend().release(third)).isTrue();
     }
 }
