@@ -15,6 +15,8 @@ import java.util.List;
  * @param faultsInjected how many faults were injected
  * @param duration how long the run lasted
  * @param result what the checker found
+ * @param availability grants per second of this run relative to the same target's run without
+ *     faults (1.0: as many), or NaN when that run was not made
  */
 public record CheckRow(
         String target,
@@ -24,10 +26,44 @@ public record CheckRow(
         List<Fault> faults,
         int faultsInjected,
         Duration duration,
-        CheckResult result) {
+        CheckResult result,
+        double availability) {
 
     public CheckRow {
         faults = List.copyOf(faults);
+    }
+
+    /** A row whose availability was not measured. */
+    public CheckRow(
+            String target,
+            String description,
+            boolean naive,
+            boolean strict,
+            List<Fault> faults,
+            int faultsInjected,
+            Duration duration,
+            CheckResult result) {
+        this(target, description, naive, strict, faults, faultsInjected, duration, result, Double.NaN);
+    }
+
+    /** {@return grants per second of this run} */
+    public double grantsPerSecond() {
+        return result.operations() / (duration.toNanos() / 1e9);
+    }
+
+    /** {@return this row with its availability measured against {@code baseline}, the run without faults} */
+    public CheckRow comparedWith(CheckRow baseline) {
+        double rate = baseline.grantsPerSecond();
+        return new CheckRow(
+                target,
+                description,
+                naive,
+                strict,
+                faults,
+                faultsInjected,
+                duration,
+                result,
+                rate > 0 ? grantsPerSecond() / rate : Double.NaN);
     }
 
     /** {@return the faults' ids, joined with '+'} */

@@ -29,14 +29,17 @@ public final class CheckSuite {
         TARGETS.put("postgres", s -> DatabaseTargets.postgres());
         TARGETS.put("redis", s -> RedisTargets.single());
         TARGETS.put("redis-aof", s -> RedisTargets.appendOnly());
-        TARGETS.put("redis-sentinel", s -> SentinelTargets.asynchronous());
-        TARGETS.put("redis-sentinel-wait", s -> SentinelTargets.waitingForTheReplica());
+        TARGETS.put("redis-sentinel", s -> SentinelTargets.confirmedByAReplica());
+        TARGETS.put("redis-sentinel-async", s -> SentinelTargets.asynchronous());
         TARGETS.put("redlock", s -> RedisTargets.redlock());
         TARGETS.put("zookeeper", s -> ZooKeeperTargets.ensemble(s.leaseTime()));
         TARGETS.put("naive-row", s -> DatabaseTargets.naiveRow());
         TARGETS.put("naive-setnx", s -> RedisTargets.naiveSetNx());
         TARGETS.put("naive-znode", s -> ZooKeeperTargets.naiveZnode(s.leaseTime()));
     }
+
+    /** The longest run without faults that availability is measured against. */
+    static final Duration BASELINE_MAX = Duration.ofSeconds(60);
 
     /** What {@link #run} is told about while it runs. */
     public interface Progress {
@@ -96,9 +99,20 @@ public final class CheckSuite {
 
     /** {@return an estimate of how long {@link #run} takes for these runs} */
     public static Duration estimate(List<PlannedRun> runs, CheckSettings settings) {
-        // per run: client JVMs start (~4 s on 2 cores) and finish (~1 s); per target: servers (~3 s)
+        // per run: client JVMs start (~4 s on 2 cores) and finish (~1 s); per target: servers (~3 s),
+        // and for a Baton target the run without faults that availability is measured against
         long targets = runs.stream().map(PlannedRun::target).distinct().count();
-        return settings.duration().plusSeconds(5).multipliedBy(runs.size()).plusSeconds(3 * targets);
+        long baselines = runs.stream()
+                .map(PlannedRun::target)
+                .distinct()
+                .filter(t -> !t.startsWith("naive-"))
+                .count();
+        Duration baseline = settings.duration().compareTo(BASELINE_MAX) < 0 ? settings.duration() : BASELINE_MAX;
+        return settings.duration()
+                .plusSeconds(5)
+                .multipliedBy(runs.size())
+                .plusSeconds(3 * targets)
+                .plus(baseline.plusSeconds(5).multipliedBy(baselines));
     }
 
     /**
@@ -109,7 +123,22 @@ public final class CheckSuite {
      */
     public static List<CheckRow> run(List<PlannedRun> runs, CheckSettings settings, Progress progress)
             throws InterruptedException {
+        return run(runs, settings, progress, false);
+    }
+
+    /**
+     * Runs {@code runs} in order, target by target; with {@code availability}, each Baton target
+     * first runs once without faults (for the same duration, at most {@link #BASELINE_MAX}), and each
+     * of its rows tells its grants per second relative to that run ({@link CheckRow#availability()}).
+     *
+     * @throws IllegalArgumentException for an unknown target
+     * @throws InterruptedException if interrupted; the servers and clients started are stopped
+     */
+    public static List<CheckRow> run(
+            List<PlannedRun> runs, CheckSettings settings, Progress progress, boolean availability)
+            throws InterruptedException {
         List<CheckRow> rows = new ArrayList<>();
+        CheckRow baseline = null;
         try (RedisServer fence = RedisServer.startEmbedded()) {
             String current = null;
             CheckTarget target = null;
@@ -124,9 +153,21 @@ public final class CheckSuite {
                         current = planned.target();
                         target = create(current, settings);
                         target.start();
+                        baseline = null;
+                        if (availability && !target.naive()) {
+                            CheckSettings calm = settings.withDuration(
+                                    settings.duration().compareTo(BASELINE_MAX) < 0
+                                            ? settings.duration()
+                                            : BASELINE_MAX);
+                            baseline = new CheckRun(target, List.of(), calm, fence.uri()).run(fraction -> {});
+                            log.info("{} without faults: {} grants/s", current, baseline.grantsPerSecond());
+                        }
                     }
                     progress.started(index, runs.size(), planned);
                     CheckRow row = new CheckRun(target, planned.faults(), settings, fence.uri()).run(progress::running);
+                    if (baseline != null) {
+                        row = row.comparedWith(baseline);
+                    }
                     log.info(
                             "{} under {}: {}: {}",
                             row.target(),

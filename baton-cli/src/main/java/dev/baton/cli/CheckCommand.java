@@ -124,7 +124,7 @@ final class CheckCommand implements Callable<Integer> {
                 seed,
                 minutes(CheckSuite.estimate(runs, settings)));
         err.flush();
-        List<CheckRow> rows = CheckSuite.run(runs, settings, new LineProgress(err));
+        List<CheckRow> rows = CheckSuite.run(runs, settings, new LineProgress(err), true);
         String table = CheckTable.markdown(rows);
         out.println();
         out.print(table);

@@ -12,10 +12,10 @@ final class CheckTable {
 
     static String markdown(List<CheckRow> rows) {
         StringBuilder table = new StringBuilder(
-                "| backend | fault | faults | holds | failed attempts | overlaps (under isolation) | longest overlap | stale writes caught"
+                "| backend | fault | faults | holds | availability | failed attempts | overlaps (under isolation) | longest overlap | stale writes caught"
                         + " | stale writes accepted | stale writes before the next holder's | fresh writes refused | unreported losses | recovery max (p50)"
                         + " | verdict |\n");
-        table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        table.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (CheckRow row : rows) {
             CheckResult r = row.result();
             table.append("| ")
@@ -26,6 +26,8 @@ final class CheckTable {
                     .append(row.faultsInjected())
                     .append(" | ")
                     .append(r.operations())
+                    .append(" | ")
+                    .append(availability(row))
                     .append(" | ")
                     .append(r.failures())
                     .append(" | ")
@@ -51,6 +53,11 @@ final class CheckTable {
                     .append(" |\n");
         }
         return table.toString();
+    }
+
+    /** Grants per second against the same target without faults, as a percentage; - when not measured. */
+    static String availability(CheckRow row) {
+        return Double.isNaN(row.availability()) ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * row.availability());
     }
 
     private static String recovery(CheckResult r) {
