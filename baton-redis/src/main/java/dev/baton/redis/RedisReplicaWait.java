@@ -115,7 +115,9 @@ final class RedisReplicaWait {
             } catch (LockUnavailableException e) {
                 Throwable cause = e.getCause() == null ? e : e.getCause();
                 return Optional.of("asking the master for its replicas (INFO replication) failed: "
-                        + RedisFailures.explain(cause));
+                        + RedisFailures.explain(cause)
+                        + "; this default needs the INFO command (an ACL user needs +info), or give"
+                        + " waitReplicas=N to wait for N replicas without asking (waitReplicas=0: no wait)");
             }
             if (connected == 0) {
                 return Optional.empty(); // no replica to acknowledge it, nor to be promoted without it
