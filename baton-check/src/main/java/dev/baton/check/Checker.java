@@ -189,10 +189,13 @@ final class Checker {
         return Duration.ofNanos(nanos).toMillis();
     }
 
-    /** Whether another client was granted the lock after {@code hold} began and before {@code at}. */
+    /**
+     * Whether another client was granted the lock after {@code hold} began and before {@code at} (a
+     * grant already lost when stamped does not count: it was older than its stamp).
+     */
     private static boolean supersededBefore(List<Hold> ofLock, Hold hold, long at) {
         for (Hold other : ofLock) {
-            if (other.client != hold.client && other.start > hold.start && other.start < at) {
+            if (other.client != hold.client && !other.lostAtStart && other.start > hold.start && other.start < at) {
                 return true;
             }
         }
@@ -205,7 +208,7 @@ final class Checker {
      */
     private static boolean newerWriteAcceptedBefore(List<Hold> ofLock, Hold hold, long at) {
         for (Hold other : ofLock) {
-            if (other.client == hold.client || other.start <= hold.start) {
+            if (other.client == hold.client || other.lostAtStart || other.start <= hold.start) {
                 continue;
             }
             for (HistoryEvent write : other.writes) {

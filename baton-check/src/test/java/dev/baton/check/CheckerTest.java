@@ -89,6 +89,18 @@ class CheckerTest {
         assertThat(result.staleCaught()).isEqualTo(1);
     }
 
+    /** A grant stamped late supersedes nobody: the holder before it writes on, and rightly so. */
+    @Test
+    void aGrantStampedAfterItsLeaseRanOutMakesNoEarlierWriteStale() {
+        at(0, Kind.ACQUIRED, 2, "a", 6, false);
+        at(100, Kind.ACQUIRED, 1, "a", 5, true).at(110, Kind.WROTE, 1, "a", 5, true);
+        at(120, Kind.RELEASING, 1, "a", 5, true);
+        at(150, Kind.WROTE, 2, "a", 6, true).at(200, Kind.RELEASING, 2, "a", 6, false);
+        CheckResult result = check();
+        assertThat(result.staleAccepted()).isZero();
+        assertThat(result.unreportedLosses()).isZero();
+    }
+
     /**
      * Issue #25: a write stamped just before its client was stopped reached the fence after the
      * resume, once the next holder had written: the fence refused it rightly, a stale write caught.
