@@ -99,7 +99,10 @@ public final class CheckClient {
                     continue;
                 }
                 ClientSubject.Hold hold = taken.get();
-                print(Kind.ACQUIRED, lock, hold.token(), System.nanoTime(), false);
+                // Stamped first, then asked: a lease already invalid right after the stamp may have been
+                // stamped late (the client stopped after acquire returned), which the flag tells the checker.
+                long acquiredAt = System.nanoTime();
+                print(Kind.ACQUIRED, lock, hold.token(), acquiredAt, hold.knownLost());
                 try {
                     // The critical section's work: mostly short; one in LONG_SHARE outlasts the lease, so
                     // that renewals run under the faults and a fault can meet a holder mid-work.

@@ -18,6 +18,8 @@ import java.util.List;
  * @param duration how long the run lasted
  * @param seed the seed of the run ({@code --seed} re-runs it)
  * @param result what the checker found
+ * @param availability grants per second of this run relative to the same target's run without
+ *     faults (1.0: as many), or NaN when that run was not made
  */
 public record CheckRow(
         String target,
@@ -29,13 +31,14 @@ public record CheckRow(
         int faultsInjected,
         Duration duration,
         long seed,
-        CheckResult result) {
+        CheckResult result,
+        double availability) {
 
     public CheckRow {
         faults = List.copyOf(faults);
     }
 
-    /** A row of Baton or of a naive lock. */
+    /** A row of Baton or of a naive lock whose availability was not measured. */
     public CheckRow(
             String target,
             String description,
@@ -46,7 +49,29 @@ public record CheckRow(
             Duration duration,
             long seed,
             CheckResult result) {
-        this(target, description, naive, false, strict, faults, faultsInjected, duration, seed, result);
+        this(target, description, naive, false, strict, faults, faultsInjected, duration, seed, result, Double.NaN);
+    }
+
+    /** {@return grants per second of this run} */
+    public double grantsPerSecond() {
+        return result.operations() / (duration.toNanos() / 1e9);
+    }
+
+    /** {@return this row with its availability measured against {@code baseline}, the run without faults} */
+    public CheckRow comparedWith(CheckRow baseline) {
+        double rate = baseline.grantsPerSecond();
+        return new CheckRow(
+                target,
+                description,
+                naive,
+                peer,
+                strict,
+                faults,
+                faultsInjected,
+                duration,
+                seed,
+                result,
+                rate > 0 ? grantsPerSecond() / rate : Double.NaN);
     }
 
     /** {@return the faults' ids, joined with '+'} */

@@ -29,8 +29,8 @@ public final class CheckSuite {
         TARGETS.put("postgres", s -> DatabaseTargets.postgres());
         TARGETS.put("redis", s -> RedisTargets.single());
         TARGETS.put("redis-aof", s -> RedisTargets.appendOnly());
-        TARGETS.put("redis-sentinel", s -> SentinelTargets.asynchronous());
-        TARGETS.put("redis-sentinel-wait", s -> SentinelTargets.waitingForTheReplica());
+        TARGETS.put("redis-sentinel", s -> SentinelTargets.confirmedByAReplica());
+        TARGETS.put("redis-sentinel-async", s -> SentinelTargets.asynchronous());
         TARGETS.put("redlock", s -> RedisTargets.redlock());
         TARGETS.put("zookeeper", s -> ZooKeeperTargets.ensemble(s.leaseTime()));
         TARGETS.put("etcd", s -> EtcdTargets.single());
@@ -41,6 +41,9 @@ public final class CheckSuite {
         TARGETS.put("naive-znode", s -> ZooKeeperTargets.naiveZnode(s.leaseTime()));
         PeerTargets.register(TARGETS);
     }
+
+    /** The longest run without faults that availability is measured against. */
+    static final Duration BASELINE_MAX = Duration.ofSeconds(60);
 
     /** What {@link #run} is told about while it runs. */
     public interface Progress {
@@ -142,7 +145,14 @@ public final class CheckSuite {
             total = total.plus(s.duration()).plus(s.leaseTime().multipliedBy(2)).plusSeconds(5);
         }
         long targets = runs.stream().map(PlannedRun::target).distinct().count();
-        return total.plusSeconds(3 * targets);
+        // and for a Baton target the run without faults that availability is measured against
+        long baselines = runs.stream()
+                .map(PlannedRun::target)
+                .distinct()
+                .filter(t -> !t.startsWith("naive-"))
+                .count();
+        Duration baseline = settings.duration().compareTo(BASELINE_MAX) < 0 ? settings.duration() : BASELINE_MAX;
+        return total.plusSeconds(3 * targets).plus(baseline.plusSeconds(5).multipliedBy(baselines));
     }
 
     /**
@@ -153,7 +163,22 @@ public final class CheckSuite {
      */
     public static List<CheckRow> run(List<PlannedRun> runs, CheckSettings settings, Progress progress)
             throws InterruptedException {
+        return run(runs, settings, progress, false);
+    }
+
+    /**
+     * Runs {@code runs} in order, target by target; with {@code availability}, each Baton target
+     * first runs once without faults (for the same duration, at most {@link #BASELINE_MAX}), and each
+     * of its rows tells its grants per second relative to that run ({@link CheckRow#availability()}).
+     *
+     * @throws IllegalArgumentException for an unknown target
+     * @throws InterruptedException if interrupted; the servers and clients started are stopped
+     */
+    public static List<CheckRow> run(
+            List<PlannedRun> runs, CheckSettings settings, Progress progress, boolean availability)
+            throws InterruptedException {
         List<CheckRow> rows = new ArrayList<>();
+        CheckRow baseline = null;
         try (RedisServer fence = RedisServer.startEmbedded()) {
             String current = null;
             CheckTarget target = null;
@@ -168,11 +193,23 @@ public final class CheckSuite {
                         current = planned.target();
                         target = create(current, settings);
                         target.start();
+                        baseline = null;
+                        if (availability && !target.naive()) {
+                            // the target's own lease and stretched duration, as its runs have them
+                            CheckSettings own = settingsFor(target, planned, settings);
+                            CheckSettings calm = own.withDuration(
+                                    own.duration().compareTo(BASELINE_MAX) < 0 ? own.duration() : BASELINE_MAX);
+                            baseline = new CheckRun(target, List.of(), calm, fence.uri()).run(fraction -> {});
+                            log.info("{} without faults: {} grants/s", current, baseline.grantsPerSecond());
+                        }
                     }
                     progress.started(index, runs.size(), planned);
                     CheckSettings runSettings = settingsFor(target, planned, settings);
                     CheckRow row =
                             new CheckRun(target, planned.faults(), runSettings, fence.uri()).run(progress::running);
+                    if (baseline != null) {
+                        row = row.comparedWith(baseline);
+                    }
                     log.info(
                             "{} under {}, seed {}: {}: {}",
                             row.target(),

@@ -28,6 +28,13 @@ final class Checker {
         long end = Long.MAX_VALUE;
         boolean dead;
         boolean told;
+        /**
+         * The lease was already invalid when the client stamped the grant: stopped between acquire
+         * returning and the stamp, so the stamp may come after later holders' grants. The holder knew,
+         * so it takes the lock from nobody, and the fence was right to refuse its writes.
+         */
+        final boolean lostAtStart;
+
         boolean isolated;
         /** Granted while another client still held the lock. */
         boolean overlapped;
@@ -41,6 +48,8 @@ final class Checker {
             this.lock = acquired.lock();
             this.token = acquired.token();
             this.start = acquired.nanos();
+            this.lostAtStart = acquired.flag();
+            this.told = lostAtStart;
         }
     }
 
@@ -69,7 +78,7 @@ final class Checker {
                 boolean lost = false;
                 for (int j = i + 1; j < ofLock.size() && ofLock.get(j).start < earlier.end; j++) {
                     Hold later = ofLock.get(j);
-                    if (later.client == earlier.client) {
+                    if (later.client == earlier.client || later.lostAtStart) {
                         continue;
                     }
                     lost = true;
@@ -85,7 +94,12 @@ final class Checker {
                     unreported++;
                 }
                 for (HistoryEvent write : earlier.writes) {
-                    boolean stale = supersededBefore(ofLock, earlier, write.nanos());
+                    // The fence judged the write somewhere between its sending and its answer: an
+                    // accepted write is stale only if superseded before it was sent, a refused one
+                    // already if superseded before the answer came (the holder may have been stopped
+                    // between stamping the write and sending it).
+                    boolean stale = earlier.lostAtStart
+                            || supersededBefore(ofLock, earlier, write.flag() ? write.nanos() : write.endNanos());
                     if (stale && write.flag()) {
                         if (newerWriteAcceptedBefore(ofLock, earlier, write.nanos())) {
                             staleAccepted++; // the fence had seen the newer holder and still let it through
@@ -178,10 +192,13 @@ final class Checker {
         return Duration.ofNanos(nanos).toMillis();
     }
 
-    /** Whether another client was granted the lock after {@code hold} began and before {@code at}. */
+    /**
+     * Whether another client was granted the lock after {@code hold} began and before {@code at} (a
+     * grant already lost when stamped does not count: it was older than its stamp).
+     */
     private static boolean supersededBefore(List<Hold> ofLock, Hold hold, long at) {
         for (Hold other : ofLock) {
-            if (other.client != hold.client && other.start > hold.start && other.start < at) {
+            if (other.client != hold.client && !other.lostAtStart && other.start > hold.start && other.start < at) {
                 return true;
             }
         }
@@ -194,7 +211,7 @@ final class Checker {
      */
     private static boolean newerWriteAcceptedBefore(List<Hold> ofLock, Hold hold, long at) {
         for (Hold other : ofLock) {
-            if (other.client == hold.client || other.start <= hold.start) {
+            if (other.client == hold.client || other.lostAtStart || other.start <= hold.start) {
                 continue;
             }
             for (HistoryEvent write : other.writes) {

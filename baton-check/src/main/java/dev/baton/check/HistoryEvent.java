@@ -12,7 +12,8 @@ import java.util.Optional;
  * @param lock the lock name, or {@code -} when none
  * @param token the fencing token of the hold, 0 where the subject has none
  * @param nanos when, by the host's monotonic clock
- * @param flag kind-specific: a write accepted, a release that reported the lease lost
+ * @param flag kind-specific: a write accepted, a release that reported the lease lost, a grant already
+ *     invalid when stamped
  * @param endNanos for a write, when the resource's answer came back (nanos is when it was sent); else nanos
  */
 record HistoryEvent(Kind kind, int client, String lock, long token, long nanos, boolean flag, long endNanos) {
@@ -25,7 +26,11 @@ record HistoryEvent(Kind kind, int client, String lock, long token, long nanos, 
     enum Kind {
         /** The client connected and starts its loop. */
         READY,
-        /** The client got the lock (printed as soon as acquire returned). */
+        /**
+         * The client got the lock (printed as soon as acquire returned); flag: the lease was already
+         * invalid right after this was stamped (the client was stopped in between, so the stamp may
+         * be late).
+         */
         ACQUIRED,
         /** The client wrote to the fenced resource (sent at nanos, answered at endNanos); flag: it was accepted. */
         WROTE,

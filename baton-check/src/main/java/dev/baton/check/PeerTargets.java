@@ -81,14 +81,14 @@ public final class PeerTargets {
                 "redisson-sentinel",
                 s -> new Peer(
                         "redisson-sentinel",
-                        "Redisson RLock (watchdog), Redis Sentinel, master + 1 replica; no fencing token",
+                        "Redisson RLock (watchdog), Redis Sentinel, master + 2 replicas; no fencing token",
                         "redisson",
                         sentinel.apply(s)));
         targets.put(
                 "redisson-fenced-sentinel",
                 s -> new Peer(
                         "redisson-fenced-sentinel",
-                        "Redisson RFencedLock (watchdog), Redis Sentinel, master + 1 replica; its token",
+                        "Redisson RFencedLock (watchdog), Redis Sentinel, master + 2 replicas; its token",
                         "redisson-fenced",
                         sentinel.apply(s)));
         targets.put(

@@ -8,16 +8,20 @@ import java.util.Random;
 import java.util.Set;
 
 /**
- * Redis behind Sentinel with one replica: the failover case the usual articles warn about, with and
- * without {@code waitReplicas=1} (a grant counts only once the replica has it).
+ * Redis behind Sentinel with two replicas, a real deployment: with Baton's defaults (a grant and each
+ * renewal count once a replica acknowledged them while the master has one connected) and with {@code
+ * waitReplicas=0} (asynchronous replication, the failover case the usual articles warn about).
  *
  * <p>Clients find the master through the Sentinel and then connect to it directly, so their
  * connections cannot be cut one by one here: the faults are kill, pause and failover.
  */
 final class SentinelTargets {
+    /** Replicas beside the master: with one, nothing can acknowledge while it is the one that failed. */
+    static final int REPLICAS = 2;
+
     /**
-     * How long the replica falls behind before the master dies: replication on loopback is faster than
-     * any kill, so the fault first holds the replica back (SIGSTOP), as a slow link to it would.
+     * How long the replicas fall behind before the master dies: replication on loopback is faster than
+     * any kill, so the fault first holds both replicas back (SIGSTOP), as a slow link to them would.
      */
     static final Duration REPLICA_LAG = Duration.ofSeconds(1);
 
@@ -31,14 +35,22 @@ final class SentinelTargets {
 
     private SentinelTargets() {}
 
-    static CheckTarget asynchronous() {
+    /** Baton's defaults: a grant waits for a replica whenever the master has one connected. */
+    static CheckTarget confirmedByAReplica() {
         return new Sentinel(
-                "redis-sentinel", "Baton, Redis Sentinel, master + 1 replica, asynchronous replication", "");
+                "redis-sentinel",
+                "Baton, Redis Sentinel, master + " + REPLICAS + " replicas, defaults (a replica acknowledges each"
+                        + " grant and renewal)",
+                "");
     }
 
-    static CheckTarget waitingForTheReplica() {
+    /** {@code waitReplicas=0}: asynchronous replication. */
+    static CheckTarget asynchronous() {
         return new Sentinel(
-                "redis-sentinel-wait", "Baton, Redis Sentinel, master + 1 replica, waitReplicas=1", "waitReplicas=1");
+                "redis-sentinel-async",
+                "Baton, Redis Sentinel, master + " + REPLICAS + " replicas, waitReplicas=0 (asynchronous"
+                        + " replication)",
+                "waitReplicas=0");
     }
 
     private static final class Sentinel implements CheckTarget {
@@ -85,7 +97,7 @@ final class SentinelTargets {
 
         @Override
         public void start() {
-            servers = RedisSentinelServers.startWithReplicas(1);
+            servers = RedisSentinelServers.startWithReplicas(REPLICAS);
         }
 
         @Override
@@ -99,16 +111,14 @@ final class SentinelTargets {
                 throw new UnsupportedOperationException(id + " cannot inject " + fault.id());
             }
             RedisServer master = servers.currentMaster();
-            RedisServer replica = servers.nodes().stream()
-                    .filter(node -> node != master)
-                    .findFirst()
-                    .orElseThrow();
-            replica.pause();
+            List<RedisServer> replicas =
+                    servers.nodes().stream().filter(node -> node != master).toList();
+            replicas.forEach(RedisServer::pause);
             try {
                 Thread.sleep(REPLICA_LAG.toMillis()); // grants made now reach the master only
                 master.kill();
             } finally {
-                replica.resume();
+                replicas.forEach(RedisServer::resume);
             }
             servers.awaitFailover(master, FAILOVER_WAIT);
             // Back empty; the Sentinel turns it into a replica of the new master, ready for the next failover.

@@ -125,8 +125,8 @@ class CheckRunsTest {
     }
 
     @Test
-    void sentinelWithWaitReplicasLosesNoGrantInAFailover() throws InterruptedException {
-        CheckRow row = run("redis-sentinel-wait", SETTINGS.withDuration(Duration.ofSeconds(6)), Set.of(Fault.FAILOVER));
+    void sentinelWithTheDefaultsLosesNoGrantInAFailover() throws InterruptedException {
+        CheckRow row = run("redis-sentinel", SETTINGS.withDuration(Duration.ofSeconds(6)), Set.of(Fault.FAILOVER));
         assertBatonKeptItsGuarantees(row);
         assertThat(row.result().unexplainedOverlaps())
                 .as("a grant the replica acknowledged survives the failover: %s", row)

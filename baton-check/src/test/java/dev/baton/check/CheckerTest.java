@@ -90,6 +90,60 @@ class CheckerTest {
         assertThat(result.freshRefused()).isEqualTo(1);
     }
 
+    /**
+     * Issue #25 (redlock under pause, seed 7): client 1 was stopped after acquire returned and before
+     * it stamped the grant; its lease ran out meanwhile and client 2 took the lock. Client 1's stamp
+     * (after SIGCONT) then came after client 2's grant, so client 2 looked overtaken and never told,
+     * and client 1's refused write looked like the latest holder's with a token gone backwards.
+     */
+    @Test
+    void aGrantStampedAfterItsLeaseRanOutTakesTheLockFromNobody() {
+        at(0, Kind.ACQUIRED, 2, "a", 6, false).at(50, Kind.WROTE, 2, "a", 6, true);
+        at(100, Kind.ACQUIRED, 1, "a", 5, true).at(120, Kind.WROTE, 1, "a", 5, false);
+        at(130, Kind.RELEASING, 1, "a", 5, true).at(200, Kind.RELEASING, 2, "a", 6, false);
+        CheckResult result = check();
+        assertThat(result.unreportedLosses()).as("client 2 lost nothing").isZero();
+        assertThat(result.overlaps()).isZero();
+        assertThat(result.freshRefused()).as("client 1 knew its lease was gone").isZero();
+        assertThat(result.staleCaught()).isEqualTo(1);
+    }
+
+    /** A grant stamped late supersedes nobody: the holder before it writes on, and rightly so. */
+    @Test
+    void aGrantStampedAfterItsLeaseRanOutMakesNoEarlierWriteStale() {
+        at(0, Kind.ACQUIRED, 2, "a", 6, false);
+        at(100, Kind.ACQUIRED, 1, "a", 5, true).at(110, Kind.WROTE, 1, "a", 5, true);
+        at(120, Kind.RELEASING, 1, "a", 5, true);
+        at(150, Kind.WROTE, 2, "a", 6, true).at(200, Kind.RELEASING, 2, "a", 6, false);
+        CheckResult result = check();
+        assertThat(result.staleAccepted()).isZero();
+        assertThat(result.unreportedLosses()).isZero();
+    }
+
+    /**
+     * Issue #25: a write stamped just before its client was stopped reached the fence after the
+     * resume, once the next holder had written: the fence refused it rightly, a stale write caught.
+     */
+    @Test
+    void aRefusedWriteIsStaleIfANewerHolderWasGrantedBeforeItsAnswer() {
+        at(0, Kind.ACQUIRED, 1, "a", 5, false).at(5, Kind.ISOLATED, 1, "-", 0, false);
+        events.add(new HistoryEvent(
+                Kind.WROTE,
+                1,
+                "a",
+                5,
+                Duration.ofMillis(10).toNanos(),
+                false,
+                Duration.ofMillis(1600).toNanos()));
+        hold(2, 6, 1000, 1050, true);
+        at(1500, Kind.RECONNECTED, 1, "-", 0, false).at(1550, Kind.LOST, 1, "a", -1, false);
+        at(1610, Kind.RELEASING, 1, "a", 5, true);
+        CheckResult result = check();
+        assertThat(result.freshRefused()).isZero();
+        assertThat(result.staleCaught()).isEqualTo(1);
+        assertThat(result.unreportedLosses()).isZero();
+    }
+
     @Test
     void aStaleWriteBeforeTheNextHolderWroteIsOneNoFenceCanCatch() {
         at(0, Kind.ACQUIRED, 1, "a", 1, false).at(50, Kind.WROTE, 1, "a", 1, true);

@@ -180,7 +180,7 @@ final class CheckCommand implements Callable<Integer> {
             }
         }
         err.flush();
-        List<CheckRow> rows = CheckSuite.run(runs, settings, new LineProgress(err, sweep));
+        List<CheckRow> rows = CheckSuite.run(runs, settings, new LineProgress(err, sweep), true);
         String table = CheckTable.markdown(rows, sweep);
         List<CheckSummary> summaries = CheckSummary.of(rows);
         String summary = CheckTable.summary(summaries);

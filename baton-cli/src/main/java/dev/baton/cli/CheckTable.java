@@ -18,11 +18,11 @@ final class CheckTable {
     /** The rows, with a seed column after the fault's when {@code withSeeds} (a seed sweep). */
     static String markdown(List<CheckRow> rows, boolean withSeeds) {
         StringBuilder table = new StringBuilder("| backend | fault | " + (withSeeds ? "seed | " : "")
-                + "faults | holds | failed attempts | overlaps (under isolation) | longest overlap | stale writes caught"
+                + "faults | holds | availability | failed attempts | overlaps (under isolation) | longest overlap | stale writes caught"
                 + " | stale writes accepted | stale writes before the next holder's | fresh writes refused | unreported losses | recovery max (p50)"
                 + " | verdict |\n");
         table.append(withSeeds ? "|---|---|---:|---:|" : "|---|---|---:|");
-        table.append("---:|".repeat(10)).append("---|\n");
+        table.append("---:|".repeat(11)).append("---|\n");
         for (CheckRow row : rows) {
             CheckResult r = row.result();
             table.append("| ")
@@ -34,6 +34,8 @@ final class CheckTable {
                     .append(row.faultsInjected())
                     .append(" | ")
                     .append(r.operations())
+                    .append(" | ")
+                    .append(availability(row))
                     .append(" | ")
                     .append(r.failures())
                     .append(" | ")
@@ -96,6 +98,11 @@ final class CheckTable {
                     .append(" |\n");
         }
         return table.toString();
+    }
+
+    /** Grants per second against the same target without faults, as a percentage; - when not measured. */
+    static String availability(CheckRow row) {
+        return Double.isNaN(row.availability()) ? "-" : String.format(Locale.ROOT, "%.0f%%", 100 * row.availability());
     }
 
     private static String recovery(CheckResult r) {

@@ -30,8 +30,11 @@ class CheckCommandTest {
                 .contains("baton check: 1 run of 5000 ms, 4 clients, lease 1000 ms, seed 1; about ")
                 .contains("[1/1] redis under pause ...");
         assertThat(run.out())
-                .contains("| backend | fault | faults | holds | failed attempts | overlaps (under isolation) |")
-                .containsPattern("\\| redis \\| pause \\| [0-9]+ \\| [0-9]+ \\| [0-9]+ \\| [0-9]+ \\([0-9]+\\) \\|")
+                .contains(
+                        "| backend | fault | faults | holds | availability | failed attempts | overlaps (under isolation) |")
+                .as("availability: grants per second against the same target without faults")
+                .containsPattern(
+                        "\\| redis \\| pause \\| [0-9]+ \\| [0-9]+ \\| [0-9]+% \\| [0-9]+ \\| [0-9]+ \\([0-9]+\\) \\|")
                 // stale writes accepted 0, before the next holder's and fresh refused any, unreported losses 0
                 .containsPattern("\\| 0 \\| [0-9]+ \\| [0-9]+ \\| 0 \\| [^|]+ \\| safe( with fencing)? \\|");
         String html = Files.readString(report, StandardCharsets.UTF_8);

@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * restart without persistence, a second owner may be granted while the first still holds, which
  * the first learns at its next renewal. Use the fencing token to reject its late writes.
  *
- * <p>Replicas ({@code waitReplicas=N} on {@code redis://} and {@code redis-sentinel://} URIs): a
- * grant counts only once N replicas acknowledged it ({@code WAIT} on the same connection right after
+ * <p>Replicas ({@code waitReplicas=N} on {@code redis://} and {@code redis-sentinel://} URIs; on
+ * Sentinel, by default, one replica whenever the master has one connected, see {@link
+ * RedisReplicaWait#AUTO}): a grant counts only once N replicas acknowledged it ({@code WAIT} on the same connection right after
  * the acquire script; see {@link RedisReplicaWait}). Otherwise it is released (only if still ours)
  * and the attempt fails with {@link dev.baton.LockUnavailableException} saying how many replicas
  * acknowledged. A renewal that is not acknowledged counts as failed (the core retries it while the
@@ -302,7 +303,7 @@ public final class RedisLockBackend implements LockBackend {
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
         long leaseMillis = Math.max(1, leaseTime.toMillis());
         String locks = grants.get(0).name() + (grants.size() > 1 ? "' and " + (grants.size() - 1) + " more '" : "");
-        long mark = replicaWait.beforeWrite();
+        RedisReplicaWait.Mark mark = replicaWait.beforeWrite();
         List<Optional<Long>> answers = RedisFailures.await(
                 RedisRenewals.renew(node, keys, grants, leaseMillis, fenceTtlMillis(leaseTime)),
                 timeoutNanos,

@@ -18,7 +18,7 @@ import java.util.Set;
  * <pre>
  * redis://[[user:]password@]host[:port][/database][?prefix=baton:&amp;waitReplicas=0]
  * rediss://...                                         (TLS)
- * redis-sentinel://[[user:]password@]host[:port][,host2[:port2]][/database][?prefix=baton:&amp;waitReplicas=1]#masterName
+ * redis-sentinel://[[user:]password@]host[:port][,host2[:port2]][/database][?prefix=baton:&amp;waitReplicas=0]#masterName
  * redis-cluster://[[user:]password@]host1:port1[,host2:port2...][/]
  *          [?prefix=baton:&amp;topologyRefresh=30s&amp;natMap=10.0.0.5:7000&gt;gw:17000,...]
  * rediss-cluster://...                                 (TLS)
@@ -27,7 +27,10 @@ import java.util.Set;
  * </pre>
  *
  * {@code waitReplicas=N} (single server and Sentinel): a grant, and a renewal, counts only once N
- * replicas acknowledged it ({@code WAIT}); see {@link RedisLockBackend}.
+ * replicas acknowledged it ({@code WAIT}); see {@link RedisLockBackend}. On Sentinel the default,
+ * when it is absent, is one replica whenever the master has one connected ({@link
+ * RedisReplicaWait#AUTO}); {@code waitReplicas=0} turns the wait off. On a single server the default
+ * is 0.
  *
  * <p>Backends connect lazily: creating one never blocks.
  */
@@ -100,7 +103,10 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
             }
         }
         RedisUris.requireKnownLettuceParams(uri, parsed.scheme(), parsed.lettuceUri());
-        int waitReplicas = RedisUris.waitReplicas(uri, parsed.params());
+        // Replicated Redis is safe by default: on Sentinel a grant waits for a replica whenever the
+        // master has one connected (RedisReplicaWait.AUTO); a single server waits only when asked.
+        boolean sentinel = parsed.scheme().endsWith("-sentinel");
+        int waitReplicas = RedisUris.waitReplicas(uri, parsed.params(), sentinel ? RedisReplicaWait.AUTO : 0);
         return new RedisLockBackend(
                 parsed.scheme(),
                 RedisUris.lettuce(uri, parsed.lettuceUri()),

@@ -117,6 +117,37 @@ final class RedisNode implements AutoCloseable {
     }
 
     /**
+     * Sends {@code INFO replication} on the command connection: how many replicas the master has
+     * connected ({@code connected_slaves}). Not for a Cluster, as {@link #waitForReplicas}.
+     */
+    CompletableFuture<Long> connectedReplicas() {
+        if (cluster) {
+            return CompletableFuture.failedFuture(new UnsupportedOperationException(
+                    "INFO replication after a routed write is not supported on a Redis Cluster"));
+        }
+        return connection()
+                .thenCompose(conn -> conn.base()
+                        .dispatch(
+                                io.lettuce.core.protocol.CommandType.INFO,
+                                new io.lettuce.core.output.StatusOutput<>(io.lettuce.core.codec.StringCodec.UTF8),
+                                new io.lettuce.core.protocol.CommandArgs<>(io.lettuce.core.codec.StringCodec.UTF8)
+                                        .add("replication"))
+                        .toCompletableFuture())
+                .thenApply(RedisNode::connectedReplicas);
+    }
+
+    /** The {@code connected_slaves} field of an {@code INFO replication} answer; 0 on a replica. */
+    static long connectedReplicas(String info) {
+        for (String line : info.split("\\r?\\n")) {
+            if (line.startsWith("connected_slaves:")) {
+                return Long.parseLong(
+                        line.substring("connected_slaves:".length()).trim());
+            }
+        }
+        return 0;
+    }
+
+    /**
      * A Redis Cluster found through {@code seeds}. The topology is read from the seeds at the first
      * connect, re-read every {@code topologyRefresh} and at once (at most once a second) when a
      * command is redirected (MOVED/ASK) or a node connection keeps failing, so the client follows

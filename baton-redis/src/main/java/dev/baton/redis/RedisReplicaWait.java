@@ -28,6 +28,14 @@ import java.util.function.Supplier;
  * the command connection's disconnects and reconnects; a change between the write and the {@code
  * WAIT} makes the write count as unconfirmed.
  *
+ * <p>The default on Sentinel ({@link #AUTO}, {@code waitReplicas} absent): wait for one replica
+ * whenever the master has one connected, as Redisson's {@code checkLockSyncedSlaves} does. The
+ * master is asked how many replicas it has ({@code INFO replication}) in the same pipeline as the
+ * write, sent just before it, so this costs no round trip of its own; with none connected the write
+ * counts as it is (nothing could acknowledge it, and refusing would make a lone master useless),
+ * with one or more it must be acknowledged by one. A replica that connects after that question
+ * receives the write in its initial synchronisation. {@code waitReplicas=0} turns this off.
+ *
  * <p>Cost: one more round trip per grant and per renewal call, and while replicas are slow to
  * acknowledge, the client's other commands wait behind {@code WAIT} on the shared connection (Redis
  * runs a connection's commands in order). The wait is bounded by three quarters of the operation
@@ -38,13 +46,26 @@ final class RedisReplicaWait {
     /** How often one attempt writes its grant when a reconnect spoils the WAIT. */
     private static final int MAX_GRANT_WRITES = 2;
 
+    /**
+     * {@code waitReplicas} absent on Sentinel: one replica must acknowledge whenever the master has
+     * one connected.
+     */
+    static final int AUTO = -1;
+
+    /**
+     * Taken before a write: the command connection's changes so far, and with {@link #AUTO} the
+     * master's answer to how many replicas it has connected, asked in the same pipeline.
+     */
+    record Mark(long changes, CompletableFuture<Long> connectedReplicas) {}
+
     private final RedisNode node;
     private final int replicas;
     private final long waitMillis;
     private final long timeoutNanos;
 
     /**
-     * @param replicas how many replicas must acknowledge; 0 turns the wait off
+     * @param replicas how many replicas must acknowledge; 0 turns the wait off; {@link #AUTO} waits
+     *     for one whenever the master has one connected
      * @param operationTimeout the client's bound on one round trip
      */
     RedisReplicaWait(RedisNode node, int replicas, Duration operationTimeout) {
@@ -55,21 +76,25 @@ final class RedisReplicaWait {
     }
 
     boolean enabled() {
-        return replicas > 0;
+        return replicas != 0;
     }
 
     int replicas() {
         return replicas;
     }
 
-    /** A mark to take before sending a write that {@link #unconfirmed} will check. */
-    long beforeWrite() {
-        return node.commandConnectionChanges();
+    /**
+     * A mark to take right before sending a write that {@link #unconfirmed} will check; with {@link
+     * #AUTO} it sends {@code INFO replication} ahead of the write.
+     */
+    Mark beforeWrite() {
+        long changes = node.commandConnectionChanges();
+        return new Mark(changes, replicas == AUTO ? node.connectedReplicas() : null);
     }
 
     /** Whether the command connection dropped or came back since {@code mark} was taken. */
-    boolean connectionChangedSince(long mark) {
-        return node.commandConnectionChanges() != mark;
+    boolean connectionChangedSince(Mark mark) {
+        return node.commandConnectionChanges() != mark.changes();
     }
 
     /**
@@ -78,26 +103,45 @@ final class RedisReplicaWait {
      * {@code WAIT} itself failed. Never throws; bounded by the operation timeout.
      *
      * @param what the write, for the message, such as {@code "the grant"}
-     * @return empty if at least {@link #replicas()} replicas acknowledged the write
+     * @return empty if at least {@link #replicas()} replicas acknowledged the write (with {@link
+     *     #AUTO}: one, or none when the master had none connected)
      */
-    Optional<String> unconfirmed(long mark, String what) {
+    Optional<String> unconfirmed(Mark mark, String what) {
+        int needed = replicas;
+        if (replicas == AUTO) {
+            long connected;
+            try {
+                connected = RedisFailures.await(mark.connectedReplicas(), timeoutNanos, "", "", "INFO replication");
+            } catch (LockUnavailableException e) {
+                Throwable cause = e.getCause() == null ? e : e.getCause();
+                return Optional.of("asking the master for its replicas (INFO replication) failed: "
+                        + RedisFailures.explain(cause)
+                        + "; this default needs the INFO command (an ACL user needs +info), or give"
+                        + " waitReplicas=N to wait for N replicas without asking (waitReplicas=0: no wait)");
+            }
+            if (connected == 0) {
+                return Optional.empty(); // no replica to acknowledge it, nor to be promoted without it
+            }
+            needed = 1;
+        }
         long acknowledged;
         try {
-            acknowledged =
-                    RedisFailures.await(node.waitForReplicas(replicas, waitMillis), timeoutNanos, "", "", "WAIT");
+            acknowledged = RedisFailures.await(node.waitForReplicas(needed, waitMillis), timeoutNanos, "", "", "WAIT");
         } catch (LockUnavailableException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            return Optional.of(
-                    "WAIT for " + replicas + " " + noun(replicas) + " failed: " + RedisFailures.explain(cause));
+            return Optional.of("WAIT for " + needed + " " + noun(needed) + " failed: " + RedisFailures.explain(cause));
         }
         if (connectionChangedSince(mark)) {
             return Optional.of("the connection to the master dropped or was re-established between the write and"
                     + " WAIT, so WAIT (which counts one connection's writes) cannot vouch for " + what
                     + "; try again once the connection is stable");
         }
-        if (acknowledged < replicas) {
-            return Optional.of(acknowledged + " of the " + replicas + " " + noun(replicas)
-                    + " asked for (waitReplicas=" + replicas + ") acknowledged " + what + " within " + waitMillis
+        if (acknowledged < needed) {
+            String asked = replicas == AUTO
+                    ? "(the default while the master has a replica connected; waitReplicas=0 turns it off)"
+                    : "(waitReplicas=" + replicas + ")";
+            return Optional.of(acknowledged + " of the " + needed + " " + noun(needed) + " asked for " + asked
+                    + " acknowledged " + what + " within " + waitMillis
                     + " ms, so a failover could lose it; check that the master's replicas are up, connected and"
                     + " keeping up (INFO replication on the master), or lower waitReplicas");
         }
@@ -123,7 +167,7 @@ final class RedisReplicaWait {
             String subject,
             String backend,
             String what) {
-        long mark = beforeWrite();
+        Mark mark = beforeWrite();
         long reply = write.getAsLong();
         for (int attempt = 1; reply > 0 && enabled(); attempt++) {
             Optional<String> unconfirmed = unconfirmed(mark, "the " + what);

@@ -97,12 +97,12 @@ final class RedisUris {
 
     /**
      * The {@code waitReplicas} option: how many replicas must acknowledge a grant before it counts
-     * (see {@link RedisReplicaWait}); 0 when absent.
+     * (see {@link RedisReplicaWait}); {@code absent} when not given.
      */
-    static int waitReplicas(String original, Map<String, String> params) {
+    static int waitReplicas(String original, Map<String, String> params, int absent) {
         String text = params.get("waitreplicas");
         if (text == null) {
-            return 0;
+            return absent;
         }
         try {
             int replicas = Integer.parseInt(text.trim());

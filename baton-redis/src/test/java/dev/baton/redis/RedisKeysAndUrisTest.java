@@ -132,13 +132,24 @@ class RedisKeysAndUrisTest {
     void waitReplicasIsAWholeNumberForSingleAndSentinelUrisOnly() {
         LockOptions options = LockOptions.defaults();
         assertThat(RedisUris.waitReplicas(
-                        "x", RedisUris.split("redis://h:1?waitReplicas=2").params()))
+                        "x", RedisUris.split("redis://h:1?waitReplicas=2").params(), 0))
                 .isEqualTo(2);
         assertThat(RedisUris.waitReplicas(
                         "x",
-                        RedisUris.split("redis-sentinel://s:1?WAITREPLICAS=1#m").params()))
+                        RedisUris.split("redis-sentinel://s:1?WAITREPLICAS=1#m").params(),
+                        RedisReplicaWait.AUTO))
                 .isEqualTo(1);
-        assertThat(RedisUris.waitReplicas("x", RedisUris.split("redis://h:1").params()))
+        assertThat(RedisUris.waitReplicas("x", RedisUris.split("redis://h:1").params(), 0))
+                .isZero();
+        assertThat(RedisUris.waitReplicas(
+                        "x",
+                        RedisUris.split("redis-sentinel://s:1?waitReplicas=0#m").params(),
+                        RedisReplicaWait.AUTO))
+                .as("the opt-out")
+                .isZero();
+        assertThat(RedisNode.connectedReplicas("# Replication\r\nrole:master\r\nconnected_slaves:2\r\nslave0:ip=x\r\n"))
+                .isEqualTo(2);
+        assertThat(RedisNode.connectedReplicas("# Replication\r\nrole:slave\r\n"))
                 .isZero();
         Baton.connect("redis-sentinel://s:1?waitReplicas=1&timeout=2s#m", options)
                 .close();

@@ -10,7 +10,9 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /**
- * The conformance kit on a master found through Sentinel ({@code redis-sentinel://}). The kit's
+ * The conformance kit on a master found through Sentinel ({@code redis-sentinel://}) with one
+ * replica and the defaults: every grant and renewal waits for the replica's acknowledgement
+ * ({@link RedisReplicaWait#AUTO}). The kit's
  * proxy tests cut the connection to the master itself, so for them the fixture reaches the master
  * through the proxy with a plain {@code redis://} URI: a proxy in front of the Sentinel would not
  * cut the master's connection.
@@ -20,7 +22,7 @@ class RedisSentinelContractTest extends LockBackendContract {
 
     @BeforeAll
     static void startServers() {
-        servers = RedisSentinelServers.start();
+        servers = RedisSentinelServers.startWithReplicas(1);
     }
 
     @AfterAll

@@ -38,8 +38,7 @@ class RedisWaitReplicasTest {
     private static final Pattern WAIT_CALLS = Pattern.compile("cmdstat_wait:calls=(\\d+)");
 
     /** A plain connection to one server, to look at keys and counters. */
-    private record Peek(RedisClient client, StatefulRedisConnection<String, String> connection)
-            implements AutoCloseable {
+    record Peek(RedisClient client, StatefulRedisConnection<String, String> connection) implements AutoCloseable {
         static Peek at(RedisServer server) {
             RedisClient client = RedisClient.create(server.uri());
             return new Peek(client, client.connect());
@@ -65,7 +64,7 @@ class RedisWaitReplicasTest {
         }
     }
 
-    private static String name(String what) {
+    static String name(String what) {
         return what + "-" + UUID.randomUUID();
     }
 
@@ -213,7 +212,7 @@ class RedisWaitReplicasTest {
             assertThat(node.commandConnectionChanges())
                     .as("neither the first connect nor the pub/sub connection counts")
                     .isZero();
-            long mark = wait.beforeWrite();
+            RedisReplicaWait.Mark mark = wait.beforeWrite();
 
             server.restart();
             Await.condition(

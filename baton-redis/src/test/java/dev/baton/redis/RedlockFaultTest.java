@@ -98,6 +98,57 @@ class RedlockFaultTest {
         }
     }
 
+    private static void setCounter(RedisServer master, String name, String value) {
+        RedisClient raw = RedisClient.create(master.uri());
+        try (StatefulRedisConnection<String, String> connection = raw.connect()) {
+            String counter = new RedisKeys(RedisKeys.DEFAULT_PREFIX).keys(name)[1];
+            assertThat(connection.sync().exists(counter))
+                    .as("the counter exists")
+                    .isEqualTo(1);
+            connection.sync().set(counter, value);
+        } finally {
+            raw.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+        }
+    }
+
+    /**
+     * Issue #25 asked whether Redlock tokens can go backwards across holders: a later majority whose
+     * counters lag (a master missed grants, or restarted empty) must still hand out a larger token.
+     * It does: the previous grant's token was raised on a majority, which every later majority
+     * meets, and a master that lost its counter reseeds it from its clock, above any count so far.
+     */
+    @Test
+    void tokensIncreaseAcrossHoldersWhoseMajoritiesHaveLaggingOrEmptyCounters() {
+        LockClient first = client();
+        LockClient second = client();
+        String name = "redlock-tokens-" + UUID.randomUUID();
+        long firstToken;
+        try (Lease lease = first.lock(name).acquire(Duration.ofSeconds(5))) {
+            firstToken = lease.fencingToken();
+        }
+        // The next majority is {2, 3, 4}: two of its counters far behind, only master 2 saw the token.
+        masters.get(0).kill();
+        masters.get(1).kill();
+        setCounter(masters.get(3), name, "1");
+        setCounter(masters.get(4), name, "1");
+        long secondToken;
+        try (Lease lease = second.lock(name).acquire(Duration.ofSeconds(5))) {
+            secondToken = lease.fencingToken();
+        }
+        assertThat(secondToken).isGreaterThan(firstToken);
+
+        // Masters 0 and 1 come back empty and master 2, the only one that saw both tokens, dies: the
+        // majority {0, 1, 3, 4} has two reseeded counters and two that lag.
+        masters.get(0).restart();
+        masters.get(1).restart();
+        masters.get(2).kill();
+        setCounter(masters.get(3), name, "1");
+        setCounter(masters.get(4), name, "1");
+        try (Lease lease = first.lock(name).acquire(Duration.ofSeconds(10))) {
+            assertThat(lease.fencingToken()).isGreaterThan(secondToken);
+        }
+    }
+
     @Test
     void refusesCleanlyWithThreeOfFiveMastersKilled() {
         LockClient client = client();

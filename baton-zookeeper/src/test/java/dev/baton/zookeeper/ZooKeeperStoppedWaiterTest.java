@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
-import dev.baton.servers.TcpProxy;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.tck.Await;
+import dev.baton.testsupport.TcpProxy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -3,10 +3,10 @@ package dev.baton.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.LockOptions;
-import dev.baton.servers.TcpProxy;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
+import dev.baton.testsupport.TcpProxy;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;

@@ -1,0 +1,114 @@
+package dev.baton.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.Baton;
+import dev.baton.Lease;
+import dev.baton.LockClient;
+import dev.baton.LockOptions;
+import dev.baton.LockUnavailableException;
+import dev.baton.redis.RedisWaitReplicasTest.Peek;
+import dev.baton.servers.RedisSentinelServers;
+import dev.baton.servers.RedisServer;
+import dev.baton.tck.Await;
+import java.time.Duration;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Issue #25: on Sentinel, without {@code waitReplicas}, a grant and each renewal count only once a
+ * replica acknowledged them whenever the master has one connected; with none connected the grant is
+ * not refused; {@code waitReplicas=0} opts out.
+ */
+@Timeout(60)
+class RedisSentinelDefaultWaitTest {
+    private static final LockOptions OPTIONS = LockOptions.builder()
+            .leaseTime(Duration.ofSeconds(2))
+            .operationTimeout(Duration.ofSeconds(1))
+            .build();
+
+    private static long connectedReplicas(Peek master) {
+        return RedisNode.connectedReplicas(master.sync().info("replication"));
+    }
+
+    @Test
+    void byDefaultAGrantAndItsRenewalsCountOnceAConnectedReplicaHasThem() {
+        try (RedisSentinelServers servers = RedisSentinelServers.startWithReplicas(1);
+                LockClient client = Baton.connect(servers.uri(), OPTIONS);
+                Peek master = Peek.at(servers.master());
+                Peek replica = Peek.at(servers.replicas().get(0))) {
+            Await.condition("the replica to connect", Duration.ofSeconds(10), () -> connectedReplicas(master) == 1);
+            String name = RedisWaitReplicasTest.name("default-confirmed");
+            long waitsBefore = master.waitCalls();
+            Lease lease = client.lock(name).acquire(Duration.ofSeconds(5));
+            assertThat(master.waitCalls()).as("WAIT after the grant").isGreaterThan(waitsBefore);
+            assertThat(replica.has(name))
+                    .as("the replica acknowledged the grant before acquire returned")
+                    .isTrue();
+
+            Instant firstExpiry = lease.expiresAt();
+            long waitsBeforeRenewal = master.waitCalls();
+            Await.condition(
+                    "a renewal", Duration.ofSeconds(10), () -> lease.expiresAt().isAfter(firstExpiry));
+            assertThat(master.waitCalls()).as("WAIT after the renewal").isGreaterThan(waitsBeforeRenewal);
+            lease.close();
+        }
+    }
+
+    @Test
+    void byDefaultAReplicaThatDoesNotAcknowledgeMakesTheGrantFail() {
+        try (RedisSentinelServers servers = RedisSentinelServers.startWithReplicas(1);
+                LockClient client = Baton.connect(servers.uri(), OPTIONS);
+                Peek master = Peek.at(servers.master())) {
+            String name = RedisWaitReplicasTest.name("default-paused-replica");
+            Await.condition("the replica to connect", Duration.ofSeconds(10), () -> connectedReplicas(master) == 1);
+            client.lock(name).acquire(Duration.ofSeconds(5)).close(); // connected, scripts loaded
+            RedisServer replica = servers.replicas().get(0);
+            replica.pause();
+            try {
+                assertThatThrownBy(() -> client.lock(name).tryAcquire())
+                        .isInstanceOf(LockUnavailableException.class)
+                        .hasMessageContaining("0 of the 1 replica asked for (the default while the master has a"
+                                + " replica connected; waitReplicas=0 turns it off)")
+                        .hasMessageContaining("it was released");
+                assertThat(master.has(name)).as("no key left behind").isFalse();
+            } finally {
+                replica.resume();
+            }
+        }
+    }
+
+    @Test
+    void byDefaultAMasterWithNoReplicaConnectedStillGrants() {
+        try (RedisSentinelServers servers = RedisSentinelServers.startWithReplicas(1);
+                LockClient client = Baton.connect(servers.uri(), OPTIONS);
+                Peek master = Peek.at(servers.master())) {
+            servers.replicas().get(0).kill();
+            Await.condition(
+                    "the master to see its replica gone", Duration.ofSeconds(10), () -> connectedReplicas(master) == 0);
+            String name = RedisWaitReplicasTest.name("default-no-replica");
+            long waitsBefore = master.waitCalls();
+            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+                assertThat(lease.isValid()).isTrue();
+                assertThat(master.waitCalls()).as("no WAIT without a replica").isEqualTo(waitsBefore);
+            }
+        }
+    }
+
+    @Test
+    void waitReplicasZeroOptsOut() {
+        try (RedisSentinelServers servers = RedisSentinelServers.startWithReplicas(1);
+                LockClient client = Baton.connect(servers.uri("waitReplicas=0"), OPTIONS);
+                Peek master = Peek.at(servers.master())) {
+            Await.condition("the replica to connect", Duration.ofSeconds(10), () -> connectedReplicas(master) == 1);
+            String name = RedisWaitReplicasTest.name("opted-out");
+            long waitsBefore = master.waitCalls();
+            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+                assertThat(lease.isValid()).isTrue();
+            }
+            assertThat(master.waitCalls()).as("no WAIT with waitReplicas=0").isEqualTo(waitsBefore);
+        }
+    }
+}
