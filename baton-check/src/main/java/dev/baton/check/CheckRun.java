@@ -105,7 +105,8 @@ final class CheckRun {
                     faultsInjected,
                     settings.duration(),
                     settings.seed(),
-                    result);
+                    result,
+                    Double.NaN);
         } finally {
             clients.forEach(ClientProcess::close);
             routes.forEach(CheckTarget.Route::close);

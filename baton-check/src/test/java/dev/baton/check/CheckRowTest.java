@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class CheckRowTest {
     private static CheckRow row(long holds, Duration duration, List<Fault> faults) {
         CheckResult result = new CheckResult(holds, 0, 0, 0, Duration.ZERO, 0, 0, 0, 0, 0, List.of(), 0, 0, null);
-        return new CheckRow("redis-sentinel", "d", false, false, faults, faults.size(), duration, result);
+        return new CheckRow("redis-sentinel", "d", false, false, faults, faults.size(), duration, 1, result);
     }
 
     @Test

@@ -110,7 +110,8 @@ class PeerRunsTest {
                 4,
                 Duration.ofSeconds(6),
                 7,
-                result);
+                result,
+                Double.NaN);
         CheckRow baton = new CheckRow(
                 "redis", "Baton, Redis", false, false, List.of(Fault.PAUSE), 4, Duration.ofSeconds(6), 7, result);
         assertThat(peer.verdict()).isEqualTo(CheckRow.Verdict.PEER_UNSAFE);
