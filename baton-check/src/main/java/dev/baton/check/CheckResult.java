@@ -11,7 +11,8 @@ import java.util.List;
  * @param operations holds granted (critical sections entered)
  * @param failures attempts that failed with an error (while a fault lasted)
  * @param overlaps holds granted while another client still held the same lock
- * @param isolatedOverlaps those of them where every such other holder was stopped or cut off at the time
+ * @param isolatedOverlaps those of them where every such other holder was stopped or cut off at the time,
+ *     or had already been told that it lost the lock (its lease ended without an answer to its renewals)
  * @param longestOverlap the longest of them
  * @param staleCaught writes from a holder that was no longer the latest, refused by the fence
  * @param staleAccepted such writes the resource accepted after it had accepted a write of the newer

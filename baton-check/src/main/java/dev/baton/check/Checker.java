@@ -29,6 +29,11 @@ final class Checker {
         boolean dead;
         boolean told;
         /**
+         * When the holder was first told that it lost the lock (onLost, or a grant already invalid
+         * when stamped), by the host's monotonic clock; {@link Long#MAX_VALUE} if never before release.
+         */
+        long toldAt = Long.MAX_VALUE;
+        /**
          * The lease was already invalid when the client stamped the grant: stopped between acquire
          * returning and the stamp, so the stamp may come after later holders' grants. The holder knew,
          * so it takes the lock from nobody, and the fence was right to refuse its writes.
@@ -38,7 +43,10 @@ final class Checker {
         boolean isolated;
         /** Granted while another client still held the lock. */
         boolean overlapped;
-        /** Every holder it overlapped with was stopped or cut off at the time. */
+        /**
+         * Every holder it overlapped with was stopped or cut off at the time, or had been told
+         * before this grant that it lost the lock.
+         */
         boolean overlappedIsolated = true;
 
         final List<HistoryEvent> writes = new ArrayList<>();
@@ -50,6 +58,7 @@ final class Checker {
             this.start = acquired.nanos();
             this.lostAtStart = acquired.flag();
             this.told = lostAtStart;
+            this.toldAt = lostAtStart ? start : Long.MAX_VALUE;
         }
     }
 
@@ -83,7 +92,10 @@ final class Checker {
                     }
                     lost = true;
                     later.overlapped = true;
-                    later.overlappedIsolated &= earlier.isolated;
+                    // Explained: the earlier holder was stopped or cut off, or it already knew that its
+                    // lease had ended (its renewals went unanswered, as when the servers stall), so
+                    // no two holders each believed the lock theirs at once.
+                    later.overlappedIsolated &= earlier.isolated || earlier.toldAt <= later.start;
                     long overlap = Math.min(earlier.end, later.end) - later.start;
                     if (overlap > longest || longestAt == null) {
                         longest = Math.max(longest, overlap);
@@ -249,6 +261,7 @@ final class Checker {
                     Hold hold = last.get(client);
                     if (hold != null && hold.lock.equals(event.lock())) {
                         hold.told = true;
+                        hold.toldAt = Math.min(hold.toldAt, event.nanos());
                     }
                 }
                 case RELEASING -> {
