@@ -5,12 +5,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * One sample's own Maven build ({@code mvn verify}, which compiles it, checks dependency convergence and
@@ -68,6 +70,7 @@ final class SampleBuild {
 
     static Result run(Path sampleDir, Path mavenHome, Path repository, Path tail, Map<String, String> environment)
             throws IOException, InterruptedException {
+        deleteRecursively(sampleDir.resolve("target")); // no classes left from an earlier build
         Path logFile = sampleDir.resolve("build.log");
         Path dependencies = sampleDir.resolve("target/runtime-dependencies.txt");
         List<String> command = new ArrayList<>(List.of(
@@ -100,6 +103,17 @@ final class SampleBuild {
         String log = Files.readString(logFile, StandardCharsets.UTF_8);
         Map<String, String> runtime = Files.exists(dependencies) ? parse(Files.readAllLines(dependencies)) : Map.of();
         return new Result(exitCode, log, runtime, logFile);
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (!Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir)) {
+            for (Path path : paths.sorted(Comparator.reverseOrder()).toList()) {
+                Files.delete(path);
+            }
+        }
     }
 
     /**
