@@ -1,6 +1,7 @@
 package dev.baton.check;
 
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -114,8 +115,9 @@ final class NaiveLocks {
 
     /** SET key owner NX PX lease to lock; GET, compare, then DEL to unlock (two commands, not atomic). */
     static ClientSubject setNx(String redisUri, Duration leaseTime) {
-        RedisClient client = RedisClient.create(redisUri);
-        client.setDefaultTimeout(leaseTime);
+        RedisURI uri = RedisURI.create(redisUri);
+        uri.setTimeout(leaseTime);
+        RedisClient client = RedisClient.create(uri);
         StatefulRedisConnection<String, String> connection = client.connect();
         RedisCommands<String, String> redis = connection.sync();
         return new ClientSubject() {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.baton.Baton;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockOptions;
+import io.lettuce.core.RedisCredentials;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.internal.HostAndPort;
@@ -41,13 +42,18 @@ class RedisKeysAndUrisTest {
         assertThat(RedisKeys.encode("100%")).isEqualTo("100%25");
     }
 
+    /** The user and password a URI authenticates with (Lettuce 7 keeps them behind a credentials provider). */
+    private static RedisCredentials credentials(RedisURI uri) {
+        return uri.getCredentialsProvider().resolveCredentials().block();
+    }
+
     @Test
     void urisKeepBatonParametersAwayFromLettuce() {
         RedisUris.Parsed parsed = RedisUris.split("redis://user:pw@h:1/2?prefix=app:&timeout=3s");
         assertThat(parsed.prefix()).isEqualTo("app:");
         RedisURI uri = RedisUris.lettuce("x", parsed.lettuceUri());
-        assertThat(uri.getUsername()).isEqualTo("user");
-        assertThat(new String(uri.getPassword())).isEqualTo("pw");
+        assertThat(credentials(uri).getUsername()).isEqualTo("user");
+        assertThat(new String(credentials(uri).getPassword())).isEqualTo("pw");
         assertThat(uri.getDatabase()).isEqualTo(2);
 
         RedisURI sentinel = RedisUris.lettuce(
@@ -74,8 +80,8 @@ class RedisKeysAndUrisTest {
         assertThat(seeds).extracting(RedisURI::getHost).containsExactly("n1", "n2", "n3");
         assertThat(seeds).extracting(RedisURI::getPort).containsExactly(7000, 7001, 6379);
         assertThat(seeds).allSatisfy(seed -> {
-            assertThat(seed.getUsername()).isEqualTo("app");
-            assertThat(new String(seed.getPassword())).isEqualTo("p@ss");
+            assertThat(credentials(seed).getUsername()).isEqualTo("app");
+            assertThat(new String(credentials(seed).getPassword())).isEqualTo("p@ss");
             assertThat(seed.isSsl()).isFalse();
         });
         assertThat(RedisUris.duration("x", "topologyRefresh", parsed.params().get("topologyrefresh")))
@@ -87,7 +93,7 @@ class RedisKeysAndUrisTest {
         List<RedisURI> tls = RedisUris.clusterSeeds(
                 "x", RedisUris.split("rediss-cluster://:pw@h:1,h:2").lettuceUri(), true);
         assertThat(tls).allMatch(RedisURI::isSsl);
-        assertThat(new String(tls.get(1).getPassword())).isEqualTo("pw");
+        assertThat(new String(credentials(tls.get(1)).getPassword())).isEqualTo("pw");
         assertThat(RedisUris.clusterSeeds("x", "redis-cluster://h:1/0", false)).hasSize(1);
     }
 

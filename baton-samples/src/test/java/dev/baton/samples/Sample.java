@@ -1,0 +1,32 @@
+package dev.baton.samples;
+
+import java.util.List;
+
+/**
+ * One application under {@code src/samples}: its directory, the backends its test must report a lock
+ * taken and released on ({@code baton-sample: BACKEND took and released lock ...} in its build's output),
+ * and whether Spring Boot's BOM, imported before baton-bom, chooses its Netty.
+ */
+record Sample(String name, List<String> backends, boolean bootManaged) {
+
+    Sample(String name, List<String> backends) {
+        this(name, backends, false);
+    }
+
+    /** Every sample, the longest builds first so that the two build threads finish together. */
+    static final List<Sample> ALL = List.of(
+            new Sample("all-backends", List.of("postgresql", "h2", "redis", "zookeeper", "azure", "etcd")),
+            new Sample("spring-boot", List.of("redis", "etcd"), true),
+            new Sample("shedlock", List.of("redis")),
+            new Sample("spring-integration", List.of("etcd")),
+            new Sample("jdbc", List.of("postgresql", "h2")),
+            new Sample("redis", List.of("redis")),
+            new Sample("zookeeper", List.of("zookeeper")),
+            new Sample("azure", List.of("azure")),
+            new Sample("etcd", List.of("etcd")));
+
+    @Override
+    public String toString() {
+        return name;
+    }
+}
