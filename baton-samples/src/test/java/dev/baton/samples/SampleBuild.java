@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -68,9 +69,21 @@ final class SampleBuild {
         }
     }
 
+    /**
+     * The helper every sample's test uses ({@code sample.Locks}: a server's URI from the environment,
+     * take a lock, release it, take it again with a higher token), copied into each sample before it
+     * builds; to build a sample by hand, copy it to {@code src/test/java/sample/} first.
+     */
+    static final String COMMON_SOURCE = "common/Locks.java";
+
     static Result run(Path sampleDir, Path mavenHome, Path repository, Path tail, Map<String, String> environment)
             throws IOException, InterruptedException {
         deleteRecursively(sampleDir.resolve("target")); // no classes left from an earlier build
+        // Every sample's test takes its locks with the same few lines, kept once beside the samples.
+        Files.copy(
+                sampleDir.resolveSibling(COMMON_SOURCE),
+                sampleDir.resolve("src/test/java/sample/Locks.java"),
+                StandardCopyOption.REPLACE_EXISTING);
         Path logFile = sampleDir.resolve("build.log");
         Path dependencies = sampleDir.resolve("target/runtime-dependencies.txt");
         List<String> command = new ArrayList<>(List.of(
