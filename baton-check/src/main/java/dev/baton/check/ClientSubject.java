@@ -36,6 +36,26 @@ interface ClientSubject extends AutoCloseable {
 
         /** Releases; never throws for a lock that is already gone. */
         void release();
+
+        /** A hold with no fencing token whose holder is never told of a loss: naive locks, ShedLock. */
+        static Hold unfenced(Runnable release) {
+            return new Hold() {
+                @Override
+                public long token() {
+                    return 0;
+                }
+
+                @Override
+                public boolean knownLost() {
+                    return false;
+                }
+
+                @Override
+                public void release() {
+                    release.run();
+                }
+            };
+        }
     }
 
     /** Baton, connected by URI, with the check's lease time. */

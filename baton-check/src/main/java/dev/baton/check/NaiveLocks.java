@@ -213,22 +213,7 @@ final class NaiveLocks {
     }
 
     private static ClientSubject.Hold hold(Runnable release) {
-        return new ClientSubject.Hold() {
-            @Override
-            public long token() {
-                return 0;
-            }
-
-            @Override
-            public boolean knownLost() {
-                return false;
-            }
-
-            @Override
-            public void release() {
-                release.run();
-            }
-        };
+        return ClientSubject.Hold.unfenced(release);
     }
 
     /** A waiter's poll pause: these locks have no notification to wait on. */

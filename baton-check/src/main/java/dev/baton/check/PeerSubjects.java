@@ -193,26 +193,13 @@ final class PeerSubjects {
                             provider.lock(new LockConfiguration(ClockProvider.now(), lock, leaseTime, Duration.ZERO));
                     if (taken.isPresent()) {
                         SimpleLock held = taken.get();
-                        return Optional.of(new Hold() {
-                            @Override
-                            public long token() {
-                                return 0;
+                        return Optional.of(Hold.unfenced(() -> {
+                            try {
+                                held.unlock();
+                            } catch (RuntimeException e) {
+                                // the database is unreachable: the lock lapses at lockAtMostFor
                             }
-
-                            @Override
-                            public boolean knownLost() {
-                                return false;
-                            }
-
-                            @Override
-                            public void release() {
-                                try {
-                                    held.unlock();
-                                } catch (RuntimeException e) {
-                                    // the database is unreachable: the lock lapses at lockAtMostFor
-                                }
-                            }
-                        });
+                        }));
                     }
                     if (System.nanoTime() - deadline > 0) {
                         return Optional.empty();
