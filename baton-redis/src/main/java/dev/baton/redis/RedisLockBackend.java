@@ -246,7 +246,8 @@ public final class RedisLockBackend implements LockBackend {
                         request.name(), request.ownerId(), request.mode(), waiter == null ? "" : waiter.member),
                 "Baton lock '" + request.name() + "'",
                 name,
-                "grant");
+                "grant",
+                request.leaseTime());
         if (token <= 0) {
             if (waiter != null) {
                 waiter.lastRefusedSentNanos = sentNanos;

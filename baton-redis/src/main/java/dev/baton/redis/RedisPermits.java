@@ -176,7 +176,8 @@ final class RedisPermits {
                 () -> releaseAsync(request.name(), request.ownerId()),
                 subject(request.name()),
                 backend,
-                "permit");
+                "permit",
+                request.leaseTime());
         if (reply < 0) {
             throw mismatch(request, -reply);
         }

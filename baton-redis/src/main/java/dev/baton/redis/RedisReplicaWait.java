@@ -6,6 +6,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The {@code waitReplicas=N} option: a write of a grant (acquire, renewal) counts only once N
@@ -43,6 +45,8 @@ import java.util.function.Supplier;
  * gives up on the command.
  */
 final class RedisReplicaWait {
+    private static final Logger log = LoggerFactory.getLogger(RedisReplicaWait.class);
+
     /** How often one attempt writes its grant when a reconnect spoils the WAIT. */
     private static final int MAX_GRANT_WRITES = 2;
 
@@ -154,7 +158,10 @@ final class RedisReplicaWait {
      * changed between the write and {@code WAIT} (say, it came back just as the script was sent),
      * writes once more on the connection as it is now and waits again. A grant that still does not
      * count is released with {@code release} (awaited, so nothing of the attempt is left) and the
-     * attempt fails.
+     * attempt fails. A grant acknowledged so late that less than a third of {@code leaseTime} is left
+     * of it (a slow replica, a WAIT longer than the lease) is released too and counts as not granted:
+     * its key may already have expired on the master and another owner may hold the lock, so handing
+     * it to the caller would give a lease that is dead, or dies before its first renewal.
      *
      * @param subject the lock or semaphore for messages, as in {@code Baton lock 'x'}
      * @param what {@code grant} or {@code permit}
@@ -166,7 +173,9 @@ final class RedisReplicaWait {
             Supplier<CompletableFuture<Long>> release,
             String subject,
             String backend,
-            String what) {
+            String what,
+            Duration leaseTime) {
+        long sentNanos = System.nanoTime();
         Mark mark = beforeWrite();
         long reply = write.getAsLong();
         for (int attempt = 1; reply > 0 && enabled(); attempt++) {
@@ -179,6 +188,23 @@ final class RedisReplicaWait {
             }
             mark = beforeWrite();
             reply = write.getAsLong();
+        }
+        if (reply > 0 && enabled()) {
+            long left = leaseTime.toNanos() - (System.nanoTime() - sentNanos);
+            if (left < leaseTime.toNanos() / 3) {
+                LockUnavailableException late = discard(
+                        release,
+                        subject,
+                        backend,
+                        what,
+                        "the replica acknowledged it "
+                                + Duration.ofNanos(leaseTime.toNanos() - left).toMillis()
+                                + " ms after it was sent, with less than a third of its lease time ("
+                                + leaseTime.toMillis()
+                                + " ms) left");
+                log.debug("{}; the attempt counts as refused", late.getMessage());
+                return 0;
+            }
         }
         return reply;
     }

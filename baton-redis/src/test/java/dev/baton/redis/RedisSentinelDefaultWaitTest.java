@@ -14,6 +14,9 @@ import dev.baton.servers.RedisServer;
 import dev.baton.tck.Await;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -76,6 +79,50 @@ class RedisSentinelDefaultWaitTest {
                 assertThat(master.has(name)).as("no key left behind").isFalse();
             } finally {
                 replica.resume();
+            }
+        }
+    }
+
+    /**
+     * A replica that acknowledges the grant only after its key expired on the master: the grant is
+     * not handed to the caller (a dead lease whose lock another owner may already hold: the kit's
+     * holderKilledWithSigkill saw the lock free right after its child printed ACQUIRED on a loaded
+     * machine).
+     */
+    @Test
+    void aGrantAcknowledgedAfterItsLeaseRanOutIsNotReturned() throws Exception {
+        LockOptions shortLease = LockOptions.builder()
+                .leaseTime(Duration.ofSeconds(1))
+                .operationTimeout(Duration.ofSeconds(8)) // WAIT may last 6 s: longer than the lease
+                .build();
+        try (RedisSentinelServers servers = RedisSentinelServers.startWithReplicas(1);
+                LockClient client = Baton.connect(servers.uri(), shortLease);
+                Peek master = Peek.at(servers.master())) {
+            Await.condition("the replica to connect", Duration.ofSeconds(10), () -> connectedReplicas(master) == 1);
+            String name = RedisWaitReplicasTest.name("late-ack");
+            client.lock(name + "-warm").acquire(Duration.ofSeconds(5)).close(); // connected, scripts loaded
+            RedisServer replica = servers.replicas().get(0);
+            replica.pause();
+            CompletableFuture<Optional<Lease>> attempt;
+            try {
+                attempt = CompletableFuture.supplyAsync(() -> client.lock(name).tryAcquire());
+                Await.condition("the grant written on the master", Duration.ofSeconds(10), () -> master.has(name));
+                Await.condition(
+                        "the grant's key to expire on the master while WAIT waits",
+                        Duration.ofSeconds(10),
+                        () -> !master.has(name));
+            } finally {
+                replica.resume(); // the replica catches up and acknowledges: too late
+            }
+            Optional<Lease> result = attempt.get(20, TimeUnit.SECONDS);
+            assertThat(result)
+                    .as("no lease whose key already expired on the master (%s)", result)
+                    .isEmpty();
+            assertThat(master.has(name)).as("nothing left behind").isFalse();
+            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+                assertThat(lease.isValid())
+                        .as("a later attempt, acknowledged in time, gets a live lease")
+                        .isTrue();
             }
         }
     }
