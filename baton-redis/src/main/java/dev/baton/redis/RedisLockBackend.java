@@ -241,7 +241,8 @@ public final class RedisLockBackend implements LockBackend {
         long sentNanos = System.nanoTime();
         // The script extends a grant this owner holds, or grants afresh, so it may be written twice.
         long token = replicaWait.confirmedGrant(
-                () -> acquireOnce(request, waiter),
+                keys.keys(request.name(), request.mode())[0],
+                via -> acquireOnce(request, waiter, via),
                 () -> releaseAsync(
                         request.name(), request.ownerId(), request.mode(), waiter == null ? "" : waiter.member),
                 "Baton lock '" + request.name() + "'",
@@ -260,8 +261,8 @@ public final class RedisLockBackend implements LockBackend {
                 request.name(), request.ownerId(), request.mode(), token, sent.plus(request.leaseTime()), null));
     }
 
-    /** Runs the acquire script once; the fencing token if granted, else 0. */
-    private long acquireOnce(LockRequest request, RedisWaitQueue.Waiter waiter) {
+    /** Runs the acquire script once on {@code via} (see {@link RedisReplicaWait#beforeWrite}); the fencing token if granted, else 0. */
+    private long acquireOnce(LockRequest request, RedisWaitQueue.Waiter waiter, RedisConnector.Commands via) {
         String owner = request.ownerId();
         String mode = modeArg(request.mode());
         String lease = Long.toString(Math.max(1, request.leaseTime().toMillis()));
@@ -269,9 +270,17 @@ public final class RedisLockBackend implements LockBackend {
         String[] lockKeys = keys.keys(request.name(), request.mode());
         Long token = RedisFailures.await(
                 waiter == null
-                        ? node.eval(
-                                RedisScripts.ACQUIRE, ScriptOutputType.INTEGER, lockKeys, owner, mode, lease, fenceTtl)
-                        : node.eval(
+                        ? node.<Long>eval(
+                                via,
+                                RedisScripts.ACQUIRE,
+                                ScriptOutputType.INTEGER,
+                                lockKeys,
+                                owner,
+                                mode,
+                                lease,
+                                fenceTtl)
+                        : node.<Long>eval(
+                                via,
                                 RedisScripts.ACQUIRE,
                                 ScriptOutputType.INTEGER,
                                 lockKeys,
@@ -303,15 +312,23 @@ public final class RedisLockBackend implements LockBackend {
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
         long leaseMillis = Math.max(1, leaseTime.toMillis());
         String locks = grants.get(0).name() + (grants.size() > 1 ? "' and " + (grants.size() - 1) + " more '" : "");
-        RedisReplicaWait.Mark mark = replicaWait.beforeWrite();
+        // One mark per script call: on a Cluster each goes to its slot's master, WAIT after it there.
+        List<RedisReplicaWait.Mark> marks = new ArrayList<>();
         List<Optional<Long>> answers = RedisFailures.await(
-                RedisRenewals.renew(node, keys, grants, leaseMillis, fenceTtlMillis(leaseTime)),
+                RedisRenewals.renew(node, keys, grants, leaseMillis, fenceTtlMillis(leaseTime), key -> {
+                    RedisReplicaWait.Mark mark = replicaWait.beforeWrite(key);
+                    marks.add(mark);
+                    return mark.via();
+                }),
                 timeoutNanos,
                 locks,
                 name,
                 "renew");
         if (replicaWait.enabled() && answers.stream().anyMatch(Optional::isPresent)) {
-            Optional<String> unconfirmed = replicaWait.unconfirmed(mark, "the renewal");
+            Optional<String> unconfirmed = Optional.empty();
+            for (int i = 0; i < marks.size() && unconfirmed.isEmpty(); i++) {
+                unconfirmed = replicaWait.unconfirmed(marks.get(i), "the renewal");
+            }
             if (unconfirmed.isPresent()) {
                 // The extension stays on the master, but locally the lease keeps its previous
                 // expiry: the core retries the renewal while the lease is valid.

@@ -6,6 +6,9 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
@@ -88,7 +91,11 @@ final class RedisNode implements AutoCloseable {
         if (current != null
                 && current.isDone()
                 && !current.isCompletedExceptionally()
-                && current.join().connection() == handler) {
+                // On a Cluster a write and its WAIT go on one master's node connection (routeFor);
+                // any connection of the client but pub/sub counts, which is conservative.
+                && (cluster
+                        ? !(handler instanceof StatefulRedisPubSubConnection)
+                        : current.join().connection() == handler)) {
             commandConnectionChanges.incrementAndGet();
         }
     }
@@ -102,11 +109,70 @@ final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * Sends {@code WAIT replicas timeoutMillis} on the command connection: the number of replicas
-     * that acknowledged every write this connection made before it (see {@link RedisReplicaWait}).
-     * Not for a Cluster, where the cluster connection would send it to an arbitrary node.
+     * The connection a write of {@code key} and its {@link #waitForReplicas WAIT} must share: on a
+     * Cluster, the node connection to the master that owns the key's slot as the client's topology
+     * says; elsewhere {@code null}, meaning the shared command connection. A write sent there does not
+     * follow MOVED/ASK redirects: while the slot moves it fails (and the topology is re-read).
      */
-    CompletableFuture<Long> waitForReplicas(int replicas, long timeoutMillis) {
+    CompletableFuture<RedisConnector.Commands> routeFor(String key) {
+        if (!cluster) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return connection().thenCompose(conn -> {
+            StatefulRedisClusterConnection<String, String> routed =
+                    (StatefulRedisClusterConnection<String, String>) conn.connection();
+            int slot = SlotHash.getSlot(key);
+            RedisClusterNode master = routed.getPartitions().getMasterBySlot(slot);
+            if (master == null) {
+                refreshTopology();
+                return CompletableFuture.failedFuture(
+                        new IllegalStateException("the client's view of the cluster names no master for slot " + slot));
+            }
+            return routed.getConnectionAsync(master.getNodeId())
+                    .thenApply(node -> new RedisConnector.Commands(node, node.async(), node.async()));
+        });
+    }
+
+    private void refreshTopology() {
+        ((RedisClusterClient) connector.client()).refreshPartitionsAsync().whenComplete((done, failure) -> {
+            if (failure != null) {
+                log.debug("{}: re-reading the cluster topology failed: {}", address, failure.toString());
+            }
+        });
+    }
+
+    /**
+     * Runs a script on {@code via} (from {@link #routeFor}), or routed as {@link #eval} when it is
+     * {@code null}. A redirect on a node connection re-reads the topology and fails the call.
+     */
+    <T> CompletableFuture<T> eval(
+            RedisConnector.Commands via,
+            RedisScripts.Script script,
+            ScriptOutputType type,
+            String[] keys,
+            String... args) {
+        if (via == null) {
+            return eval(script, type, keys, args);
+        }
+        return this.<T>evalOn(via, script, type, keys, args).exceptionallyCompose(e -> {
+            String message = String.valueOf(unwrap(e).getMessage());
+            if (message.startsWith("MOVED") || message.startsWith("ASK")) {
+                refreshTopology();
+            }
+            return CompletableFuture.failedFuture(e);
+        });
+    }
+
+    /**
+     * Sends {@code WAIT replicas timeoutMillis} on {@code via} (from {@link #routeFor}; {@code null}:
+     * the command connection): the number of replicas that acknowledged every write that connection
+     * made before it (see {@link RedisReplicaWait}). On a Cluster only on a node connection: the
+     * cluster connection would send it to an arbitrary node.
+     */
+    CompletableFuture<Long> waitForReplicas(RedisConnector.Commands via, int replicas, long timeoutMillis) {
+        if (via != null) {
+            return via.base().waitForReplication(replicas, timeoutMillis).toCompletableFuture();
+        }
         if (cluster) {
             return CompletableFuture.failedFuture(
                     new UnsupportedOperationException("WAIT after a routed write is not supported on a Redis Cluster"));
@@ -117,16 +183,17 @@ final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * Sends {@code INFO replication} on the command connection: how many replicas the master has
-     * connected ({@code connected_slaves}). Not for a Cluster, as {@link #waitForReplicas}.
+     * Sends {@code INFO replication} on {@code via} as {@link #waitForReplicas}: how many replicas
+     * the master has connected ({@code connected_slaves}).
      */
-    CompletableFuture<Long> connectedReplicas() {
-        if (cluster) {
+    CompletableFuture<Long> connectedReplicas(RedisConnector.Commands via) {
+        if (via == null && cluster) {
             return CompletableFuture.failedFuture(new UnsupportedOperationException(
                     "INFO replication after a routed write is not supported on a Redis Cluster"));
         }
-        return connection()
-                .thenCompose(conn -> conn.base()
+        CompletableFuture<RedisConnector.Commands> on =
+                via != null ? CompletableFuture.completedFuture(via) : connection();
+        return on.thenCompose(conn -> conn.base()
                         .dispatch(
                                 io.lettuce.core.protocol.CommandType.INFO,
                                 new io.lettuce.core.output.StatusOutput<>(io.lettuce.core.codec.StringCodec.UTF8),

@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Function;
 
 /**
  * Renewal of many grants of one client in one script call ({@link RedisScripts#RENEW_ALL}): up to
@@ -26,7 +27,12 @@ final class RedisRenewals {
 
     /** One RENEW_ALL call for {@code grants} (all in one slot on a Cluster). */
     static CompletableFuture<List<Object>> send(
-            RedisNode node, RedisKeys keys, List<Grant> grants, long leaseMillis, long fenceTtlMillis) {
+            RedisNode node,
+            RedisConnector.Commands via,
+            RedisKeys keys,
+            List<Grant> grants,
+            long leaseMillis,
+            long fenceTtlMillis) {
         String[] keyArgs = new String[grants.size() * 3];
         String[] args = new String[2 + grants.size() * 2];
         args[0] = Long.toString(Math.max(1, leaseMillis));
@@ -39,7 +45,7 @@ final class RedisRenewals {
             args[2 + i * 2] = grant.ownerId();
             args[3 + i * 2] = permit ? "P" : RedisLockBackend.modeArg(grant.mode());
         }
-        return node.eval(RedisScripts.RENEW_ALL, ScriptOutputType.MULTI, keyArgs, args);
+        return node.eval(via, RedisScripts.RENEW_ALL, ScriptOutputType.MULTI, keyArgs, args);
     }
 
     /**
@@ -49,6 +55,22 @@ final class RedisRenewals {
      */
     static CompletableFuture<List<Optional<Long>>> renew(
             RedisNode node, RedisKeys keys, List<Grant> grants, long leaseMillis, long fenceTtlMillis) {
+        return renew(node, keys, grants, leaseMillis, fenceTtlMillis, key -> null);
+    }
+
+    /**
+     * As {@link #renew(RedisNode, RedisKeys, List, long, long)}, each call sent on the connection
+     * {@code route} names for the first key of its grants, right before it is sent ({@code null}:
+     * the shared command connection); {@link RedisReplicaWait#beforeWrite} as {@code route} marks
+     * each call for its {@code WAIT}.
+     */
+    static CompletableFuture<List<Optional<Long>>> renew(
+            RedisNode node,
+            RedisKeys keys,
+            List<Grant> grants,
+            long leaseMillis,
+            long fenceTtlMillis,
+            Function<String, RedisConnector.Commands> route) {
         Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
         for (int i = 0; i < grants.size(); i++) {
             Grant grant = grants.get(i);
@@ -64,7 +86,9 @@ final class RedisRenewals {
             for (int index : indexes) {
                 part.add(grants.get(index));
             }
-            calls.add(send(node, keys, part, leaseMillis, fenceTtlMillis).thenAccept(reply -> {
+            Grant first = part.get(0);
+            RedisConnector.Commands via = route.apply(keys.keys(first.name(), first.mode())[0]);
+            calls.add(send(node, via, keys, part, leaseMillis, fenceTtlMillis).thenAccept(reply -> {
                 long now = RedisLockBackend.number(reply.get(0));
                 for (int i = 0; i < indexes.size(); i++) {
                     answers.set(indexes.get(i), RedisLockBackend.number(reply.get(i + 1)) == 1 ? now : -1);

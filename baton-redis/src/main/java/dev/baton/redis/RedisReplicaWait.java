@@ -4,8 +4,8 @@ import dev.baton.LockUnavailableException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The {@code waitReplicas=N} option: a write of a grant (acquire, renewal) counts only once N
@@ -56,7 +56,7 @@ final class RedisReplicaWait {
      * Taken before a write: the command connection's changes so far, and with {@link #AUTO} the
      * master's answer to how many replicas it has connected, asked in the same pipeline.
      */
-    record Mark(long changes, CompletableFuture<Long> connectedReplicas) {}
+    record Mark(long changes, CompletableFuture<Long> connectedReplicas, RedisConnector.Commands via) {}
 
     private final RedisNode node;
     private final int replicas;
@@ -84,12 +84,25 @@ final class RedisReplicaWait {
     }
 
     /**
-     * A mark to take right before sending a write that {@link #unconfirmed} will check; with {@link
-     * #AUTO} it sends {@code INFO replication} ahead of the write.
+     * A mark to take right before sending a write of {@code key} that {@link #unconfirmed} will
+     * check; with {@link #AUTO} it sends {@code INFO replication} ahead of the write. The write must
+     * go on the mark's {@link Mark#via() connection} ({@link RedisNode#eval(RedisConnector.Commands,
+     * RedisScripts.Script, io.lettuce.core.ScriptOutputType, String[], String...)}): on a Cluster,
+     * while the wait is on, the node connection to the master of the key's slot, so that the write,
+     * the question and {@code WAIT} all reach that master on one connection; otherwise {@code null}
+     * (the shared command connection, routed on a Cluster).
+     *
+     * @throws LockUnavailableException if the key's master cannot be reached within the timeout
      */
-    Mark beforeWrite() {
+    Mark beforeWrite(String key) {
+        RedisConnector.Commands via = null;
+        if (enabled() && node.isCluster()) {
+            via = RedisFailures.await(
+                    node.routeFor(key), timeoutNanos, "", node.address(), "connect to the slot's master");
+        }
+        // Read after the node connection is open: its first connect is not a change.
         long changes = node.commandConnectionChanges();
-        return new Mark(changes, replicas == AUTO ? node.connectedReplicas() : null);
+        return new Mark(changes, replicas == AUTO ? node.connectedReplicas(via) : null, via);
     }
 
     /** Whether the command connection dropped or came back since {@code mark} was taken. */
@@ -126,7 +139,8 @@ final class RedisReplicaWait {
         }
         long acknowledged;
         try {
-            acknowledged = RedisFailures.await(node.waitForReplicas(needed, waitMillis), timeoutNanos, "", "", "WAIT");
+            acknowledged = RedisFailures.await(
+                    node.waitForReplicas(mark.via(), needed, waitMillis), timeoutNanos, "", "", "WAIT");
         } catch (LockUnavailableException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             return Optional.of("WAIT for " + needed + " " + noun(needed) + " failed: " + RedisFailures.explain(cause));
@@ -149,7 +163,8 @@ final class RedisReplicaWait {
     }
 
     /**
-     * Writes a grant with {@code write} (an acquire script, idempotent for its owner: a reply above
+     * Writes a grant of {@code key} with {@code write} on the connection it is given ({@link
+     * #beforeWrite}; an acquire script, idempotent for its owner: a reply above
      * 0 means granted) and, when enabled, makes it count: {@code WAIT} after it; when the connection
      * changed between the write and {@code WAIT} (say, it came back just as the script was sent),
      * writes once more on the connection as it is now and waits again. A grant that still does not
@@ -162,13 +177,14 @@ final class RedisReplicaWait {
      * @throws LockUnavailableException if too few replicas acknowledged the grant
      */
     long confirmedGrant(
-            LongSupplier write,
+            String key,
+            ToLongFunction<RedisConnector.Commands> write,
             Supplier<CompletableFuture<Long>> release,
             String subject,
             String backend,
             String what) {
-        Mark mark = beforeWrite();
-        long reply = write.getAsLong();
+        Mark mark = beforeWrite(key);
+        long reply = write.applyAsLong(mark.via());
         for (int attempt = 1; reply > 0 && enabled(); attempt++) {
             Optional<String> unconfirmed = unconfirmed(mark, "the " + what);
             if (unconfirmed.isEmpty()) {
@@ -177,8 +193,8 @@ final class RedisReplicaWait {
             if (!connectionChangedSince(mark) || attempt == MAX_GRANT_WRITES) {
                 throw discard(release, subject, backend, what, unconfirmed.get());
             }
-            mark = beforeWrite();
-            reply = write.getAsLong();
+            mark = beforeWrite(key);
+            reply = write.applyAsLong(mark.via());
         }
         return reply;
     }

@@ -212,7 +212,7 @@ class RedisWaitReplicasTest {
             assertThat(node.commandConnectionChanges())
                     .as("neither the first connect nor the pub/sub connection counts")
                     .isZero();
-            RedisReplicaWait.Mark mark = wait.beforeWrite();
+            RedisReplicaWait.Mark mark = wait.beforeWrite(KEYS.keys("x")[0]);
 
             server.restart();
             Await.condition(
