@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>On a cluster the command connection is Lettuce's cluster connection: it routes each script
  * by the slot of its first key (all of a lock's keys share that slot) to the master that owns it,
- * holding one socket per master underneath, and follows MOVED/ASK redirects. The pub/sub
+ * holding one socket per master underneath, and follows MOVED/ASK redirects. A write that
+ * {@code WAIT} must vouch for goes instead on the node connection to its slot's master ({@link
+ * #routeFor}). The pub/sub
  * connection is one connection to one node of the cluster; a PUBLISH on any master reaches it,
  * because Redis Cluster forwards every PUBLISH to every node.
  */
@@ -133,17 +135,31 @@ final class RedisNode implements AutoCloseable {
         });
     }
 
-    private void refreshTopology() {
-        ((RedisClusterClient) connector.client()).refreshPartitionsAsync().whenComplete((done, failure) -> {
-            if (failure != null) {
-                log.debug("{}: re-reading the cluster topology failed: {}", address, failure.toString());
+    private CompletableFuture<Void> refreshTopology() {
+        return ((RedisClusterClient) connector.client())
+                .refreshPartitionsAsync()
+                .toCompletableFuture()
+                .exceptionally(failure -> {
+                    log.debug("{}: re-reading the cluster topology failed: {}", address, failure.toString());
+                    return null;
+                });
+    }
+
+    /** Whether {@code failure} is a MOVED or ASK reply: the slot is not (or no longer) served there. */
+    static boolean redirected(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            String message = String.valueOf(cause.getMessage());
+            if (message.startsWith("MOVED ") || message.startsWith("ASK ")) {
+                return true;
             }
-        });
+        }
+        return false;
     }
 
     /**
      * Runs a script on {@code via} (from {@link #routeFor}), or routed as {@link #eval} when it is
-     * {@code null}. A redirect on a node connection re-reads the topology and fails the call.
+     * {@code null}. A redirect (MOVED/ASK) on a node connection fails the call once the topology was
+     * re-read, so that {@link #routeFor} then names the slot's new master.
      */
     <T> CompletableFuture<T> eval(
             RedisConnector.Commands via,
@@ -154,13 +170,10 @@ final class RedisNode implements AutoCloseable {
         if (via == null) {
             return eval(script, type, keys, args);
         }
-        return this.<T>evalOn(via, script, type, keys, args).exceptionallyCompose(e -> {
-            String message = String.valueOf(unwrap(e).getMessage());
-            if (message.startsWith("MOVED") || message.startsWith("ASK")) {
-                refreshTopology();
-            }
-            return CompletableFuture.failedFuture(e);
-        });
+        return this.<T>evalOn(via, script, type, keys, args)
+                .exceptionallyCompose(e -> redirected(e)
+                        ? refreshTopology().thenCompose(done -> CompletableFuture.<T>failedFuture(unwrap(e)))
+                        : CompletableFuture.failedFuture(unwrap(e)));
     }
 
     /**

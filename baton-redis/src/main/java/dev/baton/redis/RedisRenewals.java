@@ -1,5 +1,6 @@
 package dev.baton.redis;
 
+import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
@@ -103,6 +104,56 @@ final class RedisRenewals {
             }
             return out;
         });
+    }
+
+    /**
+     * Renews {@code grants} ({@link #renew}) and, when {@code wait} is on, makes the renewal count:
+     * each script call is marked ({@link RedisReplicaWait#beforeWrite}; on a Cluster it then goes to
+     * its slot's master) and followed by {@code WAIT} on its connection.
+     *
+     * @return per grant, the renewed grant or empty when the server no longer has it
+     * @throws LockUnavailableException if a call failed or a renewal was not acknowledged
+     */
+    static List<Optional<Grant>> renewConfirmed(
+            RedisNode node,
+            RedisKeys keys,
+            RedisReplicaWait wait,
+            List<Grant> grants,
+            long leaseTimeMillis,
+            long fenceTtlMillis,
+            String backend,
+            long timeoutNanos) {
+        long leaseMillis = Math.max(1, leaseTimeMillis);
+        String locks = grants.get(0).name() + (grants.size() > 1 ? "' and " + (grants.size() - 1) + " more '" : "");
+        List<RedisReplicaWait.Mark> marks = new ArrayList<>();
+        List<Optional<Long>> answers = RedisFailures.await(
+                renew(node, keys, grants, leaseMillis, fenceTtlMillis, key -> {
+                    RedisReplicaWait.Mark mark = wait.beforeWrite(key, "Baton lock '" + locks + "'", backend, "renew");
+                    marks.add(mark);
+                    return mark.via();
+                }),
+                timeoutNanos,
+                locks,
+                backend,
+                "renew");
+        if (wait.enabled() && answers.stream().anyMatch(Optional::isPresent)) {
+            Optional<String> unconfirmed = Optional.empty();
+            for (int i = 0; i < marks.size() && unconfirmed.isEmpty(); i++) {
+                unconfirmed = wait.unconfirmed(marks.get(i), "the renewal");
+            }
+            if (unconfirmed.isPresent()) {
+                // The extension stays on the master, but locally the lease keeps its previous
+                // expiry: the core retries the renewal while the lease is valid.
+                throw new LockUnavailableException("Baton lock '" + locks + "' on " + backend
+                        + ": renew failed: the renewal does not count: " + unconfirmed.get()
+                        + "; the lease keeps its previous expiry and renewal is retried while it is valid");
+            }
+        }
+        List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
+        for (int i = 0; i < grants.size(); i++) {
+            renewed.add(renewed(grants.get(i), answers.get(i), leaseMillis));
+        }
+        return renewed;
     }
 
     /** The renewed grant, expiring {@code leaseMillis} after the server time of the reply. */

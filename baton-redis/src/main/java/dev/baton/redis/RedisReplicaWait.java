@@ -28,7 +28,13 @@ import java.util.function.ToLongFunction;
  * the command connection's disconnects and reconnects; a change between the write and the {@code
  * WAIT} makes the write count as unconfirmed.
  *
- * <p>The default on Sentinel ({@link #AUTO}, {@code waitReplicas} absent): wait for one replica
+ * <p>On a Redis Cluster the routing cluster connection would send {@code WAIT} to an arbitrary
+ * node, so while the wait is on, a write, its {@code INFO replication} and its {@code WAIT} go on
+ * the client's node connection to the master of the written key's slot ({@link
+ * RedisNode#routeFor}, recorded in the {@link Mark}); the argument above holds per master. Any
+ * reconnect of the client's node connections between the write and {@code WAIT} counts as a change.
+ *
+ * <p>The default on Sentinel and Cluster ({@link #AUTO}, {@code waitReplicas} absent): wait for one replica
  * whenever the master has one connected, as Redisson's {@code checkLockSyncedSlaves} does. The
  * master is asked how many replicas it has ({@code INFO replication}) in the same pipeline as the
  * write, sent just before it, so this costs no round trip of its own; with none connected the write
@@ -45,6 +51,9 @@ import java.util.function.ToLongFunction;
 final class RedisReplicaWait {
     /** How often one attempt writes its grant when a reconnect spoils the WAIT. */
     private static final int MAX_GRANT_WRITES = 2;
+
+    /** How often one write follows a slot that moved (Cluster): once per topology change it saw. */
+    private static final int MAX_REDIRECTS = 2;
 
     /**
      * {@code waitReplicas} absent on Sentinel: one replica must acknowledge whenever the master has
@@ -92,13 +101,14 @@ final class RedisReplicaWait {
      * the question and {@code WAIT} all reach that master on one connection; otherwise {@code null}
      * (the shared command connection, routed on a Cluster).
      *
+     * @param subject the lock or semaphore for messages, as in {@code Baton lock 'x'}
+     * @param action the write, for messages, as in {@code acquire}
      * @throws LockUnavailableException if the key's master cannot be reached within the timeout
      */
-    Mark beforeWrite(String key) {
+    Mark beforeWrite(String key, String subject, String backend, String action) {
         RedisConnector.Commands via = null;
         if (enabled() && node.isCluster()) {
-            via = RedisFailures.await(
-                    node.routeFor(key), timeoutNanos, "", node.address(), "connect to the slot's master");
+            via = RedisFailures.awaitAs(node.routeFor(key), timeoutNanos, subject, backend, action);
         }
         // Read after the node connection is open: its first connect is not a change.
         long changes = node.commandConnectionChanges();
@@ -183,20 +193,39 @@ final class RedisReplicaWait {
             String subject,
             String backend,
             String what) {
-        Mark mark = beforeWrite(key);
-        long reply = write.applyAsLong(mark.via());
-        for (int attempt = 1; reply > 0 && enabled(); attempt++) {
-            Optional<String> unconfirmed = unconfirmed(mark, "the " + what);
+        Written written = write(key, write, subject, backend);
+        for (int attempt = 1; written.reply() > 0 && enabled(); attempt++) {
+            Optional<String> unconfirmed = unconfirmed(written.mark(), "the " + what);
             if (unconfirmed.isEmpty()) {
                 break;
             }
-            if (!connectionChangedSince(mark) || attempt == MAX_GRANT_WRITES) {
+            if (!connectionChangedSince(written.mark()) || attempt == MAX_GRANT_WRITES) {
                 throw discard(release, subject, backend, what, unconfirmed.get());
             }
-            mark = beforeWrite(key);
-            reply = write.applyAsLong(mark.via());
+            written = write(key, write, subject, backend);
         }
-        return reply;
+        return written.reply();
+    }
+
+    private record Written(Mark mark, long reply) {}
+
+    /**
+     * One write of a grant on its mark's connection. On a Cluster a slot that moved to another
+     * master answers MOVED on the old master's node connection, without running the script; the
+     * topology is then re-read ({@link RedisNode#eval(RedisConnector.Commands, RedisScripts.Script,
+     * io.lettuce.core.ScriptOutputType, String[], String...)}) and the write goes to the new master.
+     */
+    private Written write(String key, ToLongFunction<RedisConnector.Commands> write, String subject, String backend) {
+        for (int redirects = 0; ; redirects++) {
+            Mark mark = beforeWrite(key, subject, backend, "acquire");
+            try {
+                return new Written(mark, write.applyAsLong(mark.via()));
+            } catch (LockUnavailableException e) {
+                if (mark.via() == null || !RedisNode.redirected(e) || redirects == MAX_REDIRECTS) {
+                    throw e;
+                }
+            }
+        }
     }
 
     private LockUnavailableException discard(

@@ -212,7 +212,7 @@ class RedisWaitReplicasTest {
             assertThat(node.commandConnectionChanges())
                     .as("neither the first connect nor the pub/sub connection counts")
                     .isZero();
-            RedisReplicaWait.Mark mark = wait.beforeWrite(KEYS.keys("x")[0]);
+            RedisReplicaWait.Mark mark = wait.beforeWrite(KEYS.keys("x")[0], "Baton lock 'x'", "test", "acquire");
 
             server.restart();
             Await.condition(
