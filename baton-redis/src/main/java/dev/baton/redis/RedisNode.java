@@ -55,6 +55,8 @@ final class RedisNode implements AutoCloseable {
     private volatile boolean closed;
     private final boolean cluster;
     private final AtomicLong commandConnectionChanges = new AtomicLong();
+    /** Per node connection {@link #routeFor} handed out (one per master at most), its changes. */
+    private final ConcurrentHashMap<Object, AtomicLong> nodeConnectionChanges = new ConcurrentHashMap<>();
 
     /**
      * A single server, or the master a Sentinel names ({@code uri} carries the Sentinels).
@@ -89,25 +91,33 @@ final class RedisNode implements AutoCloseable {
      * so they are not counted.
      */
     private void countIfCommandConnection(RedisChannelHandler<?, ?> handler) {
+        // On a Cluster: a node connection that routeFor handed out (the topology refresh's own
+        // short-lived connections and the other masters' connections do not count).
+        AtomicLong nodeChanges = nodeConnectionChanges.get(handler);
+        if (nodeChanges != null) {
+            nodeChanges.incrementAndGet();
+            return;
+        }
         CompletableFuture<RedisConnector.Commands> current = connection;
         if (current != null
                 && current.isDone()
                 && !current.isCompletedExceptionally()
-                // On a Cluster a write and its WAIT go on one master's node connection (routeFor);
-                // any connection of the client but pub/sub counts, which is conservative.
-                && (cluster
-                        ? !(handler instanceof StatefulRedisPubSubConnection)
-                        : current.join().connection() == handler)) {
+                && current.join().connection() == handler) {
             commandConnectionChanges.incrementAndGet();
         }
     }
 
     /**
-     * How often the open command connection went down or came back up so far. Equal values before a
-     * write and after a {@link #waitForReplicas WAIT} mean both ran on one server-side connection.
+     * How often the connection {@code via} ({@link #routeFor}; {@code null}: the command connection)
+     * went down or came back up so far. Equal values before a write and after a {@link
+     * #waitForReplicas WAIT} mean both ran on one server-side connection.
      */
-    long commandConnectionChanges() {
-        return commandConnectionChanges.get();
+    long connectionChanges(RedisConnector.Commands via) {
+        if (via == null) {
+            return commandConnectionChanges.get();
+        }
+        AtomicLong changes = nodeConnectionChanges.get(via.connection());
+        return changes == null ? 0 : changes.get();
     }
 
     /**
@@ -130,8 +140,11 @@ final class RedisNode implements AutoCloseable {
                 return CompletableFuture.failedFuture(
                         new IllegalStateException("the client's view of the cluster names no master for slot " + slot));
             }
-            return routed.getConnectionAsync(master.getNodeId())
-                    .thenApply(node -> new RedisConnector.Commands(node, node.async(), node.async()));
+            return routed.getConnectionAsync(master.getNodeId()).thenApply(node -> {
+                // Counted from its first use on: its first connect came before, and is not a change.
+                nodeConnectionChanges.computeIfAbsent(node, n -> new AtomicLong());
+                return new RedisConnector.Commands(node, node.async(), node.async());
+            });
         });
     }
 

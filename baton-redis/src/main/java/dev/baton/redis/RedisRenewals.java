@@ -18,7 +18,8 @@ import java.util.function.Function;
  * Renewal of many grants of one client in one script call ({@link RedisScripts#RENEW_ALL}): up to
  * {@link #BATCH} grants in one round trip, as Redisson's watchdog renews up to 100 locks at once.
  * On a Redis Cluster the grants are sent in one call per hash slot (a script may only touch one
- * slot's keys), all at once on Lettuce's cluster connection.
+ * slot's keys), all at once on Lettuce's cluster connection (with {@code waitReplicas}, on the node
+ * connection to each slot's master, followed by one {@code WAIT} per master).
  */
 final class RedisRenewals {
     /** Grants per call: a script of a few hundred keys runs in well under a millisecond. */
@@ -125,21 +126,23 @@ final class RedisRenewals {
             long timeoutNanos) {
         long leaseMillis = Math.max(1, leaseTimeMillis);
         String locks = grants.get(0).name() + (grants.size() > 1 ? "' and " + (grants.size() - 1) + " more '" : "");
-        List<RedisReplicaWait.Mark> marks = new ArrayList<>();
+        // One mark, and so one WAIT, per connection: per master on a Cluster, however many slots.
+        Map<Object, RedisReplicaWait.Mark> byConnection = new LinkedHashMap<>();
         List<Optional<Long>> answers = RedisFailures.await(
-                renew(node, keys, grants, leaseMillis, fenceTtlMillis, key -> {
-                    RedisReplicaWait.Mark mark = wait.beforeWrite(key, "Baton lock '" + locks + "'", backend, "renew");
-                    marks.add(mark);
-                    return mark.via();
-                }),
+                renew(node, keys, grants, leaseMillis, fenceTtlMillis, key -> wait.beforeWrite(
+                                key, "Baton lock '" + locks + "'", backend, "renew", byConnection)
+                        .via()),
                 timeoutNanos,
                 locks,
                 backend,
                 "renew");
         if (wait.enabled() && answers.stream().anyMatch(Optional::isPresent)) {
             Optional<String> unconfirmed = Optional.empty();
-            for (int i = 0; i < marks.size() && unconfirmed.isEmpty(); i++) {
-                unconfirmed = wait.unconfirmed(marks.get(i), "the renewal");
+            for (RedisReplicaWait.Mark mark : byConnection.values()) {
+                unconfirmed = wait.unconfirmed(mark, "the renewal");
+                if (unconfirmed.isPresent()) {
+                    break;
+                }
             }
             if (unconfirmed.isPresent()) {
                 // The extension stays on the master, but locally the lease keeps its previous

@@ -2,6 +2,7 @@ package dev.baton.redis;
 
 import dev.baton.LockUnavailableException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
@@ -31,8 +32,8 @@ import java.util.function.ToLongFunction;
  * <p>On a Redis Cluster the routing cluster connection would send {@code WAIT} to an arbitrary
  * node, so while the wait is on, a write, its {@code INFO replication} and its {@code WAIT} go on
  * the client's node connection to the master of the written key's slot ({@link
- * RedisNode#routeFor}, recorded in the {@link Mark}); the argument above holds per master. Any
- * reconnect of the client's node connections between the write and {@code WAIT} counts as a change.
+ * RedisNode#routeFor}, recorded in the {@link Mark}); the argument above holds per master, and a
+ * reconnect of that node connection between the write and {@code WAIT} counts as a change.
  *
  * <p>The default on Sentinel and Cluster ({@link #AUTO}, {@code waitReplicas} absent): wait for one replica
  * whenever the master has one connected, as Redisson's {@code checkLockSyncedSlaves} does. The
@@ -106,18 +107,35 @@ final class RedisReplicaWait {
      * @throws LockUnavailableException if the key's master cannot be reached within the timeout
      */
     Mark beforeWrite(String key, String subject, String backend, String action) {
-        RedisConnector.Commands via = null;
-        if (enabled() && node.isCluster()) {
-            via = RedisFailures.awaitAs(node.routeFor(key), timeoutNanos, subject, backend, action);
+        return mark(route(key, subject, backend, action));
+    }
+
+    /**
+     * {@link #beforeWrite} for one of several writes (a renewal batch: one script per Cluster slot),
+     * sharing one mark per connection in {@code marks}: one {@code WAIT} after a connection's last
+     * write covers all its writes, so the batch waits once per master, not once per slot.
+     */
+    Mark beforeWrite(String key, String subject, String backend, String action, Map<Object, Mark> marks) {
+        RedisConnector.Commands via = route(key, subject, backend, action);
+        return marks.computeIfAbsent(via == null ? this : via.connection(), connection -> mark(via));
+    }
+
+    private RedisConnector.Commands route(String key, String subject, String backend, String action) {
+        if (!enabled() || !node.isCluster()) {
+            return null;
         }
+        return RedisFailures.awaitAs(node.routeFor(key), timeoutNanos, subject, backend, action);
+    }
+
+    private Mark mark(RedisConnector.Commands via) {
         // Read after the node connection is open: its first connect is not a change.
-        long changes = node.commandConnectionChanges();
+        long changes = node.connectionChanges(via);
         return new Mark(changes, replicas == AUTO ? node.connectedReplicas(via) : null, via);
     }
 
     /** Whether the command connection dropped or came back since {@code mark} was taken. */
     boolean connectionChangedSince(Mark mark) {
-        return node.commandConnectionChanges() != mark.changes();
+        return node.connectionChanges(mark.via()) != mark.changes();
     }
 
     /**

@@ -11,11 +11,15 @@ import dev.baton.LockUnavailableException;
 import dev.baton.servers.RedisClusterServers;
 import dev.baton.servers.RedisServer;
 import dev.baton.tck.Await;
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
@@ -183,6 +187,41 @@ class RedisClusterWaitReplicasTest {
                     .hasMessageContaining("1 of the 2 replicas asked for (waitReplicas=2)")
                     .hasMessageContaining("it was released");
             assertThat(master.has(name)).as("no key left behind").isFalse();
+        }
+    }
+
+    /**
+     * WAIT counts one server-side connection's writes: a reconnect of the slot master's node
+     * connection between a write and its WAIT spoils the WAIT; another master's does not.
+     */
+    @Test
+    void aReconnectOfTheSlotMastersNodeConnectionSpoilsOnlyItsOwnWait() {
+        ClientResources resources = RedisResources.create();
+        List<RedisURI> seeds = cluster.masters().stream()
+                .map(master -> RedisURI.create(master.uri()))
+                .toList();
+        try (RedisNode node = RedisNode.cluster(seeds, resources, Duration.ofSeconds(1), Duration.ofSeconds(30));
+                Node master0 = Node.at(cluster.masters().get(0))) {
+            RedisReplicaWait wait = new RedisReplicaWait(node, RedisReplicaWait.AUTO, Duration.ofSeconds(1));
+            RedisReplicaWait.Mark onMaster0 =
+                    wait.beforeWrite(KEYS.keys(nameOn(0, "reconnect"))[0], "Baton lock 'a'", "test", "acquire");
+            RedisReplicaWait.Mark onMaster1 =
+                    wait.beforeWrite(KEYS.keys(nameOn(1, "steady"))[0], "Baton lock 'b'", "test", "acquire");
+            assertThat(onMaster0.via()).isNotNull();
+            assertThat(onMaster0.via().connection()).isNotSameAs(onMaster1.via().connection());
+
+            master0.connection().sync().clientKill(KillArgs.Builder.typeNormal().skipme());
+            Await.condition(
+                    "the node connection to master 0 to go down and come back",
+                    Duration.ofSeconds(10),
+                    () -> node.connectionChanges(onMaster0.via()) >= 2);
+
+            assertThat(wait.unconfirmed(onMaster0, "the grant"))
+                    .hasValueSatisfying(why -> assertThat(why).contains("re-established between the write and WAIT"));
+            assertThat(wait.connectionChangedSince(onMaster1)).isFalse();
+            assertThat(wait.unconfirmed(onMaster1, "the grant")).isEmpty();
+        } finally {
+            RedisResources.shutdown(resources);
         }
     }
 
