@@ -124,7 +124,8 @@ final class RedisNode implements AutoCloseable {
      * The connection a write of {@code key} and its {@link #waitForReplicas WAIT} must share: on a
      * Cluster, the node connection to the master that owns the key's slot as the client's topology
      * says; elsewhere {@code null}, meaning the shared command connection. A write sent there does not
-     * follow MOVED/ASK redirects: while the slot moves it fails (and the topology is re-read).
+     * follow MOVED/ASK redirects by itself: see {@link #eval(RedisConnector.Commands,
+     * RedisScripts.Script, ScriptOutputType, String[], String...)}.
      */
     CompletableFuture<RedisConnector.Commands> routeFor(String key) {
         if (!cluster) {
@@ -158,17 +159,6 @@ final class RedisNode implements AutoCloseable {
                 });
     }
 
-    /** Whether {@code failure} is a MOVED or ASK reply: the slot is not (or no longer) served there. */
-    static boolean redirected(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            String message = String.valueOf(cause.getMessage());
-            if (message.startsWith("MOVED ") || message.startsWith("ASK ")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /**
      * Runs a script on {@code via} (from {@link #routeFor}), or routed as {@link #eval} when it is
      * {@code null}. A redirect (MOVED/ASK) on a node connection fails the call once the topology was
@@ -184,7 +174,7 @@ final class RedisNode implements AutoCloseable {
             return eval(script, type, keys, args);
         }
         return this.<T>evalOn(via, script, type, keys, args)
-                .exceptionallyCompose(e -> redirected(e)
+                .exceptionallyCompose(e -> RedisFailures.redirected(e)
                         ? refreshTopology().thenCompose(done -> CompletableFuture.<T>failedFuture(unwrap(e)))
                         : CompletableFuture.failedFuture(unwrap(e)));
     }

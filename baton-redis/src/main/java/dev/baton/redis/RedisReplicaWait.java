@@ -239,7 +239,7 @@ final class RedisReplicaWait {
             try {
                 return new Written(mark, write.applyAsLong(mark.via()));
             } catch (LockUnavailableException e) {
-                if (mark.via() == null || !RedisNode.redirected(e) || redirects == MAX_REDIRECTS) {
+                if (mark.via() == null || !RedisFailures.redirected(e) || redirects == MAX_REDIRECTS) {
                     throw e;
                 }
             }
