@@ -61,6 +61,17 @@ final class RedisFailures {
                 subject + " on " + backend + ": " + action + " failed: " + explain(failure), failure);
     }
 
+    /** Whether {@code failure} is a MOVED or ASK reply: the slot is not (or no longer) served there. */
+    static boolean redirected(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            String message = String.valueOf(cause.getMessage());
+            if (message.startsWith("MOVED ") || message.startsWith("ASK ")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** What went wrong and what to do about it. */
     static String explain(Throwable failure) {
         String all = chain(failure);

@@ -1,6 +1,5 @@
 package dev.baton.redis;
 
-import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
@@ -38,9 +37,10 @@ import org.slf4j.LoggerFactory;
  * restart without persistence, a second owner may be granted while the first still holds, which
  * the first learns at its next renewal. Use the fencing token to reject its late writes.
  *
- * <p>Replicas ({@code waitReplicas=N} on {@code redis://} and {@code redis-sentinel://} URIs; on
- * Sentinel, by default, one replica whenever the master has one connected, see {@link
- * RedisReplicaWait#AUTO}): a grant counts only once N replicas acknowledged it ({@code WAIT} on the same connection right after
+ * <p>Replicas ({@code waitReplicas=N} on {@code redis://}, {@code redis-sentinel://} and {@code
+ * redis-cluster://} URIs; on Sentinel and Cluster, by default, one replica whenever the master has
+ * one connected, see {@link RedisReplicaWait#AUTO}; on a Cluster, {@code WAIT} goes to the master of
+ * the lock's slot): a grant counts only once N replicas acknowledged it ({@code WAIT} on the same connection right after
  * the acquire script; see {@link RedisReplicaWait}). Otherwise it is released (only if still ours)
  * and the attempt fails with {@link dev.baton.LockUnavailableException} saying how many replicas
  * acknowledged. A renewal that is not acknowledged counts as failed (the core retries it while the
@@ -241,7 +241,8 @@ public final class RedisLockBackend implements LockBackend {
         long sentNanos = System.nanoTime();
         // The script extends a grant this owner holds, or grants afresh, so it may be written twice.
         long token = replicaWait.confirmedGrant(
-                () -> acquireOnce(request, waiter),
+                keys.keys(request.name(), request.mode())[0],
+                via -> acquireOnce(request, waiter, via),
                 () -> releaseAsync(
                         request.name(), request.ownerId(), request.mode(), waiter == null ? "" : waiter.member),
                 "Baton lock '" + request.name() + "'",
@@ -261,8 +262,8 @@ public final class RedisLockBackend implements LockBackend {
                 request.name(), request.ownerId(), request.mode(), token, sent.plus(request.leaseTime()), null));
     }
 
-    /** Runs the acquire script once; the fencing token if granted, else 0. */
-    private long acquireOnce(LockRequest request, RedisWaitQueue.Waiter waiter) {
+    /** Runs the acquire script once on {@code via} (see {@link RedisReplicaWait#beforeWrite}); the fencing token if granted, else 0. */
+    private long acquireOnce(LockRequest request, RedisWaitQueue.Waiter waiter, RedisConnector.Commands via) {
         String owner = request.ownerId();
         String mode = modeArg(request.mode());
         String lease = Long.toString(Math.max(1, request.leaseTime().toMillis()));
@@ -270,9 +271,17 @@ public final class RedisLockBackend implements LockBackend {
         String[] lockKeys = keys.keys(request.name(), request.mode());
         Long token = RedisFailures.await(
                 waiter == null
-                        ? node.eval(
-                                RedisScripts.ACQUIRE, ScriptOutputType.INTEGER, lockKeys, owner, mode, lease, fenceTtl)
-                        : node.eval(
+                        ? node.<Long>eval(
+                                via,
+                                RedisScripts.ACQUIRE,
+                                ScriptOutputType.INTEGER,
+                                lockKeys,
+                                owner,
+                                mode,
+                                lease,
+                                fenceTtl)
+                        : node.<Long>eval(
+                                via,
                                 RedisScripts.ACQUIRE,
                                 ScriptOutputType.INTEGER,
                                 lockKeys,
@@ -302,30 +311,8 @@ public final class RedisLockBackend implements LockBackend {
     /** One script call for all {@code grants} (on a Cluster, one per hash slot, sent together). */
     @Override
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
-        long leaseMillis = Math.max(1, leaseTime.toMillis());
-        String locks = grants.get(0).name() + (grants.size() > 1 ? "' and " + (grants.size() - 1) + " more '" : "");
-        RedisReplicaWait.Mark mark = replicaWait.beforeWrite();
-        List<Optional<Long>> answers = RedisFailures.await(
-                RedisRenewals.renew(node, keys, grants, leaseMillis, fenceTtlMillis(leaseTime)),
-                timeoutNanos,
-                locks,
-                name,
-                "renew");
-        if (replicaWait.enabled() && answers.stream().anyMatch(Optional::isPresent)) {
-            Optional<String> unconfirmed = replicaWait.unconfirmed(mark, "the renewal");
-            if (unconfirmed.isPresent()) {
-                // The extension stays on the master, but locally the lease keeps its previous
-                // expiry: the core retries the renewal while the lease is valid.
-                throw new LockUnavailableException("Baton lock '" + locks + "' on " + name
-                        + ": renew failed: the renewal does not count: " + unconfirmed.get()
-                        + "; the lease keeps its previous expiry and renewal is retried while it is valid");
-            }
-        }
-        List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
-        for (int i = 0; i < grants.size(); i++) {
-            renewed.add(RedisRenewals.renewed(grants.get(i), answers.get(i), leaseMillis));
-        }
-        return renewed;
+        return RedisRenewals.renewConfirmed(
+                node, keys, replicaWait, grants, leaseTime.toMillis(), fenceTtlMillis(leaseTime), name, timeoutNanos);
     }
 
     CompletableFuture<Long> releaseAsync(String lockName, String ownerId, LockMode mode, String queueMember) {

@@ -20,15 +20,16 @@ import java.util.Set;
  * rediss://...                                         (TLS)
  * redis-sentinel://[[user:]password@]host[:port][,host2[:port2]][/database][?prefix=baton:&amp;waitReplicas=0]#masterName
  * redis-cluster://[[user:]password@]host1:port1[,host2:port2...][/]
- *          [?prefix=baton:&amp;topologyRefresh=30s&amp;natMap=10.0.0.5:7000&gt;gw:17000,...]
+ *          [?prefix=baton:&amp;waitReplicas=0&amp;topologyRefresh=30s&amp;natMap=10.0.0.5:7000&gt;gw:17000,...]
  * rediss-cluster://...                                 (TLS)
  * redlock://[[user:]password@]host1:port[/db],host2:port[/db],host3:port[/db]
  *          [?drift=2ms&amp;driftFactor=0.01&amp;nodeTimeout=200ms&amp;tls=true&amp;prefix=baton:]
  * </pre>
  *
- * {@code waitReplicas=N} (single server and Sentinel): a grant, and a renewal, counts only once N
- * replicas acknowledged it ({@code WAIT}); see {@link RedisLockBackend}. On Sentinel the default,
- * when it is absent, is one replica whenever the master has one connected ({@link
+ * {@code waitReplicas=N} (single server, Sentinel and Cluster): a grant, and a renewal, counts only
+ * once N replicas acknowledged it ({@code WAIT}); see {@link RedisLockBackend}. On Sentinel and
+ * Cluster the default, when it is absent, is one replica whenever the master (on a Cluster: the
+ * master of the lock's slot) has one connected ({@link
  * RedisReplicaWait#AUTO}); {@code waitReplicas=0} turns the wait off. On a single server the default
  * is 0.
  *
@@ -87,15 +88,10 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
         }
         Duration timeout = options.operationTimeout();
         if (cluster) {
-            if (parsed.params().containsKey("waitreplicas")) {
-                throw RedisUris.invalid(
-                        uri,
-                        "waitReplicas is not supported on " + parsed.scheme() + ":// URIs: WAIT would have to run on"
-                                + " the connection to the master of each lock's slot, which the cluster client does"
-                                + " not expose; use a Sentinel-managed master (redis-sentinel://...?waitReplicas=1)"
-                                + " or rely on fencing tokens");
-            }
-            return cluster(uri, parsed, timeout, fair, options.pollMaxDelay());
+            // Replicated like Sentinel: by default a grant waits for a replica whenever its slot's
+            // master has one connected (RedisReplicaWait.AUTO).
+            int waitReplicas = RedisUris.waitReplicas(uri, parsed.params(), RedisReplicaWait.AUTO);
+            return cluster(uri, parsed, timeout, waitReplicas, fair, options.pollMaxDelay());
         }
         for (String clusterOnly : RedisUris.CLUSTER_PARAMS) {
             if (parsed.params().containsKey(clusterOnly)) {
@@ -118,7 +114,12 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
     }
 
     private static LockBackend cluster(
-            String uri, RedisUris.Parsed parsed, Duration timeout, boolean fair, Duration pollMaxDelay) {
+            String uri,
+            RedisUris.Parsed parsed,
+            Duration timeout,
+            int waitReplicas,
+            boolean fair,
+            Duration pollMaxDelay) {
         List<RedisURI> seeds =
                 RedisUris.clusterSeeds(uri, parsed.lettuceUri(), parsed.scheme().equals("rediss-cluster"));
         Map<HostAndPort, HostAndPort> natMap =
@@ -138,7 +139,7 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
                 timeout,
                 RedisResources.create(natMap),
                 resources -> RedisNode.cluster(seeds, resources, timeout, period),
-                0,
+                waitReplicas,
                 fair,
                 pollMaxDelay);
     }

@@ -6,6 +6,9 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
@@ -34,7 +37,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>On a cluster the command connection is Lettuce's cluster connection: it routes each script
  * by the slot of its first key (all of a lock's keys share that slot) to the master that owns it,
- * holding one socket per master underneath, and follows MOVED/ASK redirects. The pub/sub
+ * holding one socket per master underneath, and follows MOVED/ASK redirects. A write that
+ * {@code WAIT} must vouch for goes instead on the node connection to its slot's master ({@link
+ * #routeFor}). The pub/sub
  * connection is one connection to one node of the cluster; a PUBLISH on any master reaches it,
  * because Redis Cluster forwards every PUBLISH to every node.
  */
@@ -50,6 +55,8 @@ final class RedisNode implements AutoCloseable {
     private volatile boolean closed;
     private final boolean cluster;
     private final AtomicLong commandConnectionChanges = new AtomicLong();
+    /** Per node connection {@link #routeFor} handed out (one per master at most), its changes. */
+    private final ConcurrentHashMap<Object, AtomicLong> nodeConnectionChanges = new ConcurrentHashMap<>();
 
     /**
      * A single server, or the master a Sentinel names ({@code uri} carries the Sentinels).
@@ -84,6 +91,13 @@ final class RedisNode implements AutoCloseable {
      * so they are not counted.
      */
     private void countIfCommandConnection(RedisChannelHandler<?, ?> handler) {
+        // On a Cluster: a node connection that routeFor handed out (the topology refresh's own
+        // short-lived connections and the other masters' connections do not count).
+        AtomicLong nodeChanges = nodeConnectionChanges.get(handler);
+        if (nodeChanges != null) {
+            nodeChanges.incrementAndGet();
+            return;
+        }
         CompletableFuture<RedisConnector.Commands> current = connection;
         if (current != null
                 && current.isDone()
@@ -94,19 +108,87 @@ final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * How often the open command connection went down or came back up so far. Equal values before a
-     * write and after a {@link #waitForReplicas WAIT} mean both ran on one server-side connection.
+     * How often the connection {@code via} ({@link #routeFor}; {@code null}: the command connection)
+     * went down or came back up so far. Equal values before a write and after a {@link
+     * #waitForReplicas WAIT} mean both ran on one server-side connection.
      */
-    long commandConnectionChanges() {
-        return commandConnectionChanges.get();
+    long connectionChanges(RedisConnector.Commands via) {
+        if (via == null) {
+            return commandConnectionChanges.get();
+        }
+        AtomicLong changes = nodeConnectionChanges.get(via.connection());
+        return changes == null ? 0 : changes.get();
     }
 
     /**
-     * Sends {@code WAIT replicas timeoutMillis} on the command connection: the number of replicas
-     * that acknowledged every write this connection made before it (see {@link RedisReplicaWait}).
-     * Not for a Cluster, where the cluster connection would send it to an arbitrary node.
+     * The connection a write of {@code key} and its {@link #waitForReplicas WAIT} must share: on a
+     * Cluster, the node connection to the master that owns the key's slot as the client's topology
+     * says; elsewhere {@code null}, meaning the shared command connection. A write sent there does not
+     * follow MOVED/ASK redirects by itself: see {@link #eval(RedisConnector.Commands,
+     * RedisScripts.Script, ScriptOutputType, String[], String...)}.
      */
-    CompletableFuture<Long> waitForReplicas(int replicas, long timeoutMillis) {
+    CompletableFuture<RedisConnector.Commands> routeFor(String key) {
+        if (!cluster) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return connection().thenCompose(conn -> {
+            StatefulRedisClusterConnection<String, String> routed =
+                    (StatefulRedisClusterConnection<String, String>) conn.connection();
+            int slot = SlotHash.getSlot(key);
+            RedisClusterNode master = routed.getPartitions().getMasterBySlot(slot);
+            if (master == null) {
+                refreshTopology();
+                return CompletableFuture.failedFuture(
+                        new IllegalStateException("the client's view of the cluster names no master for slot " + slot));
+            }
+            return routed.getConnectionAsync(master.getNodeId()).thenApply(node -> {
+                // Counted from its first use on: its first connect came before, and is not a change.
+                nodeConnectionChanges.computeIfAbsent(node, n -> new AtomicLong());
+                return new RedisConnector.Commands(node, node.async(), node.async());
+            });
+        });
+    }
+
+    private CompletableFuture<Void> refreshTopology() {
+        return ((RedisClusterClient) connector.client())
+                .refreshPartitionsAsync()
+                .toCompletableFuture()
+                .exceptionally(failure -> {
+                    log.debug("{}: re-reading the cluster topology failed: {}", address, failure.toString());
+                    return null;
+                });
+    }
+
+    /**
+     * Runs a script on {@code via} (from {@link #routeFor}), or routed as {@link #eval} when it is
+     * {@code null}. A redirect (MOVED/ASK) on a node connection fails the call once the topology was
+     * re-read, so that {@link #routeFor} then names the slot's new master.
+     */
+    <T> CompletableFuture<T> eval(
+            RedisConnector.Commands via,
+            RedisScripts.Script script,
+            ScriptOutputType type,
+            String[] keys,
+            String... args) {
+        if (via == null) {
+            return eval(script, type, keys, args);
+        }
+        return this.<T>evalOn(via, script, type, keys, args)
+                .exceptionallyCompose(e -> RedisFailures.redirected(e)
+                        ? refreshTopology().thenCompose(done -> CompletableFuture.<T>failedFuture(unwrap(e)))
+                        : CompletableFuture.failedFuture(unwrap(e)));
+    }
+
+    /**
+     * Sends {@code WAIT replicas timeoutMillis} on {@code via} (from {@link #routeFor}; {@code null}:
+     * the command connection): the number of replicas that acknowledged every write that connection
+     * made before it (see {@link RedisReplicaWait}). On a Cluster only on a node connection: the
+     * cluster connection would send it to an arbitrary node.
+     */
+    CompletableFuture<Long> waitForReplicas(RedisConnector.Commands via, int replicas, long timeoutMillis) {
+        if (via != null) {
+            return via.base().waitForReplication(replicas, timeoutMillis).toCompletableFuture();
+        }
         if (cluster) {
             return CompletableFuture.failedFuture(
                     new UnsupportedOperationException("WAIT after a routed write is not supported on a Redis Cluster"));
@@ -117,16 +199,17 @@ final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * Sends {@code INFO replication} on the command connection: how many replicas the master has
-     * connected ({@code connected_slaves}). Not for a Cluster, as {@link #waitForReplicas}.
+     * Sends {@code INFO replication} on {@code via} as {@link #waitForReplicas}: how many replicas
+     * the master has connected ({@code connected_slaves}).
      */
-    CompletableFuture<Long> connectedReplicas() {
-        if (cluster) {
+    CompletableFuture<Long> connectedReplicas(RedisConnector.Commands via) {
+        if (via == null && cluster) {
             return CompletableFuture.failedFuture(new UnsupportedOperationException(
                     "INFO replication after a routed write is not supported on a Redis Cluster"));
         }
-        return connection()
-                .thenCompose(conn -> conn.base()
+        CompletableFuture<RedisConnector.Commands> on =
+                via != null ? CompletableFuture.completedFuture(via) : connection();
+        return on.thenCompose(conn -> conn.base()
                         .dispatch(
                                 io.lettuce.core.protocol.CommandType.INFO,
                                 new io.lettuce.core.output.StatusOutput<>(io.lettuce.core.codec.StringCodec.UTF8),

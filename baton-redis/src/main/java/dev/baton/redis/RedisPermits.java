@@ -172,7 +172,8 @@ final class RedisPermits {
         Instant sent = Instant.now();
         // The script keeps this owner's permit, or grants afresh, so it may be written twice.
         long reply = replicaWait.confirmedGrant(
-                () -> acquireOnce(request),
+                keys(keys, request.name())[0],
+                via -> acquireOnce(request, via),
                 () -> releaseAsync(request.name(), request.ownerId()),
                 subject(request.name()),
                 backend,
@@ -193,9 +194,10 @@ final class RedisPermits {
                 Marker.PERMIT));
     }
 
-    private long acquireOnce(LockRequest request) {
+    private long acquireOnce(LockRequest request, RedisConnector.Commands via) {
         Long reply = RedisFailures.awaitAs(
-                node.eval(
+                node.<Long>eval(
+                        via,
                         ACQUIRE,
                         ScriptOutputType.INTEGER,
                         keys(keys, request.name()),

@@ -1,5 +1,6 @@
 package dev.baton.redis;
 
+import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.cluster.SlotHash;
@@ -11,12 +12,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.Function;
 
 /**
  * Renewal of many grants of one client in one script call ({@link RedisScripts#RENEW_ALL}): up to
  * {@link #BATCH} grants in one round trip, as Redisson's watchdog renews up to 100 locks at once.
  * On a Redis Cluster the grants are sent in one call per hash slot (a script may only touch one
- * slot's keys), all at once on Lettuce's cluster connection.
+ * slot's keys), all at once on Lettuce's cluster connection (with {@code waitReplicas}, on the node
+ * connection to each slot's master, followed by one {@code WAIT} per master).
  */
 final class RedisRenewals {
     /** Grants per call: a script of a few hundred keys runs in well under a millisecond. */
@@ -26,7 +29,12 @@ final class RedisRenewals {
 
     /** One RENEW_ALL call for {@code grants} (all in one slot on a Cluster). */
     static CompletableFuture<List<Object>> send(
-            RedisNode node, RedisKeys keys, List<Grant> grants, long leaseMillis, long fenceTtlMillis) {
+            RedisNode node,
+            RedisConnector.Commands via,
+            RedisKeys keys,
+            List<Grant> grants,
+            long leaseMillis,
+            long fenceTtlMillis) {
         String[] keyArgs = new String[grants.size() * 3];
         String[] args = new String[2 + grants.size() * 2];
         args[0] = Long.toString(Math.max(1, leaseMillis));
@@ -39,7 +47,7 @@ final class RedisRenewals {
             args[2 + i * 2] = grant.ownerId();
             args[3 + i * 2] = permit ? "P" : RedisLockBackend.modeArg(grant.mode());
         }
-        return node.eval(RedisScripts.RENEW_ALL, ScriptOutputType.MULTI, keyArgs, args);
+        return node.eval(via, RedisScripts.RENEW_ALL, ScriptOutputType.MULTI, keyArgs, args);
     }
 
     /**
@@ -49,6 +57,22 @@ final class RedisRenewals {
      */
     static CompletableFuture<List<Optional<Long>>> renew(
             RedisNode node, RedisKeys keys, List<Grant> grants, long leaseMillis, long fenceTtlMillis) {
+        return renew(node, keys, grants, leaseMillis, fenceTtlMillis, key -> null);
+    }
+
+    /**
+     * As {@link #renew(RedisNode, RedisKeys, List, long, long)}, each call sent on the connection
+     * {@code route} names for the first key of its grants, right before it is sent ({@code null}:
+     * the shared command connection); {@link RedisReplicaWait#beforeWrite} as {@code route} marks
+     * each call for its {@code WAIT}.
+     */
+    static CompletableFuture<List<Optional<Long>>> renew(
+            RedisNode node,
+            RedisKeys keys,
+            List<Grant> grants,
+            long leaseMillis,
+            long fenceTtlMillis,
+            Function<String, RedisConnector.Commands> route) {
         Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
         for (int i = 0; i < grants.size(); i++) {
             Grant grant = grants.get(i);
@@ -64,7 +88,9 @@ final class RedisRenewals {
             for (int index : indexes) {
                 part.add(grants.get(index));
             }
-            calls.add(send(node, keys, part, leaseMillis, fenceTtlMillis).thenAccept(reply -> {
+            Grant first = part.get(0);
+            RedisConnector.Commands via = route.apply(keys.keys(first.name(), first.mode())[0]);
+            calls.add(send(node, via, keys, part, leaseMillis, fenceTtlMillis).thenAccept(reply -> {
                 long now = RedisLockBackend.number(reply.get(0));
                 for (int i = 0; i < indexes.size(); i++) {
                     answers.set(indexes.get(i), RedisLockBackend.number(reply.get(i + 1)) == 1 ? now : -1);
@@ -79,6 +105,58 @@ final class RedisRenewals {
             }
             return out;
         });
+    }
+
+    /**
+     * Renews {@code grants} ({@link #renew}) and, when {@code wait} is on, makes the renewal count:
+     * each script call is marked ({@link RedisReplicaWait#beforeWrite}; on a Cluster it then goes to
+     * its slot's master) and followed by {@code WAIT} on its connection.
+     *
+     * @return per grant, the renewed grant or empty when the server no longer has it
+     * @throws LockUnavailableException if a call failed or a renewal was not acknowledged
+     */
+    static List<Optional<Grant>> renewConfirmed(
+            RedisNode node,
+            RedisKeys keys,
+            RedisReplicaWait wait,
+            List<Grant> grants,
+            long leaseTimeMillis,
+            long fenceTtlMillis,
+            String backend,
+            long timeoutNanos) {
+        long leaseMillis = Math.max(1, leaseTimeMillis);
+        String locks = grants.get(0).name() + (grants.size() > 1 ? "' and " + (grants.size() - 1) + " more '" : "");
+        // One mark, and so one WAIT, per connection: per master on a Cluster, however many slots.
+        Map<Object, RedisReplicaWait.Mark> byConnection = new LinkedHashMap<>();
+        List<Optional<Long>> answers = RedisFailures.await(
+                renew(node, keys, grants, leaseMillis, fenceTtlMillis, key -> wait.beforeWrite(
+                                key, "Baton lock '" + locks + "'", backend, "renew", byConnection)
+                        .via()),
+                timeoutNanos,
+                locks,
+                backend,
+                "renew");
+        if (wait.enabled() && answers.stream().anyMatch(Optional::isPresent)) {
+            Optional<String> unconfirmed = Optional.empty();
+            for (RedisReplicaWait.Mark mark : byConnection.values()) {
+                unconfirmed = wait.unconfirmed(mark, "the renewal");
+                if (unconfirmed.isPresent()) {
+                    break;
+                }
+            }
+            if (unconfirmed.isPresent()) {
+                // The extension stays on the master, but locally the lease keeps its previous
+                // expiry: the core retries the renewal while the lease is valid.
+                throw new LockUnavailableException("Baton lock '" + locks + "' on " + backend
+                        + ": renew failed: the renewal does not count: " + unconfirmed.get()
+                        + "; the lease keeps its previous expiry and renewal is retried while it is valid");
+            }
+        }
+        List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
+        for (int i = 0; i < grants.size(); i++) {
+            renewed.add(renewed(grants.get(i), answers.get(i), leaseMillis));
+        }
+        return renewed;
     }
 
     /** The renewed grant, expiring {@code leaseMillis} after the server time of the reply. */

@@ -2,10 +2,11 @@ package dev.baton.redis;
 
 import dev.baton.LockUnavailableException;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,7 +31,13 @@ import org.slf4j.LoggerFactory;
  * the command connection's disconnects and reconnects; a change between the write and the {@code
  * WAIT} makes the write count as unconfirmed.
  *
- * <p>The default on Sentinel ({@link #AUTO}, {@code waitReplicas} absent): wait for one replica
+ * <p>On a Redis Cluster the routing cluster connection would send {@code WAIT} to an arbitrary
+ * node, so while the wait is on, a write, its {@code INFO replication} and its {@code WAIT} go on
+ * the client's node connection to the master of the written key's slot ({@link
+ * RedisNode#routeFor}, recorded in the {@link Mark}); the argument above holds per master, and a
+ * reconnect of that node connection between the write and {@code WAIT} counts as a change.
+ *
+ * <p>The default on Sentinel and Cluster ({@link #AUTO}, {@code waitReplicas} absent): wait for one replica
  * whenever the master has one connected, as Redisson's {@code checkLockSyncedSlaves} does. The
  * master is asked how many replicas it has ({@code INFO replication}) in the same pipeline as the
  * write, sent just before it, so this costs no round trip of its own; with none connected the write
@@ -50,6 +57,9 @@ final class RedisReplicaWait {
     /** How often one attempt writes its grant when a reconnect spoils the WAIT. */
     private static final int MAX_GRANT_WRITES = 2;
 
+    /** How often one write follows a slot that moved (Cluster): once per topology change it saw. */
+    private static final int MAX_REDIRECTS = 2;
+
     /**
      * {@code waitReplicas} absent on Sentinel: one replica must acknowledge whenever the master has
      * one connected.
@@ -60,7 +70,7 @@ final class RedisReplicaWait {
      * Taken before a write: the command connection's changes so far, and with {@link #AUTO} the
      * master's answer to how many replicas it has connected, asked in the same pipeline.
      */
-    record Mark(long changes, CompletableFuture<Long> connectedReplicas) {}
+    record Mark(long changes, CompletableFuture<Long> connectedReplicas, RedisConnector.Commands via) {}
 
     private final RedisNode node;
     private final int replicas;
@@ -88,17 +98,48 @@ final class RedisReplicaWait {
     }
 
     /**
-     * A mark to take right before sending a write that {@link #unconfirmed} will check; with {@link
-     * #AUTO} it sends {@code INFO replication} ahead of the write.
+     * A mark to take right before sending a write of {@code key} that {@link #unconfirmed} will
+     * check; with {@link #AUTO} it sends {@code INFO replication} ahead of the write. The write must
+     * go on the mark's {@link Mark#via() connection} ({@link RedisNode#eval(RedisConnector.Commands,
+     * RedisScripts.Script, io.lettuce.core.ScriptOutputType, String[], String...)}): on a Cluster,
+     * while the wait is on, the node connection to the master of the key's slot, so that the write,
+     * the question and {@code WAIT} all reach that master on one connection; otherwise {@code null}
+     * (the shared command connection, routed on a Cluster).
+     *
+     * @param subject the lock or semaphore for messages, as in {@code Baton lock 'x'}
+     * @param action the write, for messages, as in {@code acquire}
+     * @throws LockUnavailableException if the key's master cannot be reached within the timeout
      */
-    Mark beforeWrite() {
-        long changes = node.commandConnectionChanges();
-        return new Mark(changes, replicas == AUTO ? node.connectedReplicas() : null);
+    Mark beforeWrite(String key, String subject, String backend, String action) {
+        return mark(route(key, subject, backend, action));
+    }
+
+    /**
+     * {@link #beforeWrite} for one of several writes (a renewal batch: one script per Cluster slot),
+     * sharing one mark per connection in {@code marks}: one {@code WAIT} after a connection's last
+     * write covers all its writes, so the batch waits once per master, not once per slot.
+     */
+    Mark beforeWrite(String key, String subject, String backend, String action, Map<Object, Mark> marks) {
+        RedisConnector.Commands via = route(key, subject, backend, action);
+        return marks.computeIfAbsent(via == null ? this : via.connection(), connection -> mark(via));
+    }
+
+    private RedisConnector.Commands route(String key, String subject, String backend, String action) {
+        if (!enabled() || !node.isCluster()) {
+            return null;
+        }
+        return RedisFailures.awaitAs(node.routeFor(key), timeoutNanos, subject, backend, action);
+    }
+
+    private Mark mark(RedisConnector.Commands via) {
+        // Read after the node connection is open: its first connect is not a change.
+        long changes = node.connectionChanges(via);
+        return new Mark(changes, replicas == AUTO ? node.connectedReplicas(via) : null, via);
     }
 
     /** Whether the command connection dropped or came back since {@code mark} was taken. */
     boolean connectionChangedSince(Mark mark) {
-        return node.commandConnectionChanges() != mark.changes();
+        return node.connectionChanges(mark.via()) != mark.changes();
     }
 
     /**
@@ -130,7 +171,8 @@ final class RedisReplicaWait {
         }
         long acknowledged;
         try {
-            acknowledged = RedisFailures.await(node.waitForReplicas(needed, waitMillis), timeoutNanos, "", "", "WAIT");
+            acknowledged = RedisFailures.await(
+                    node.waitForReplicas(mark.via(), needed, waitMillis), timeoutNanos, "", "", "WAIT");
         } catch (LockUnavailableException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             return Optional.of("WAIT for " + needed + " " + noun(needed) + " failed: " + RedisFailures.explain(cause));
@@ -153,7 +195,8 @@ final class RedisReplicaWait {
     }
 
     /**
-     * Writes a grant with {@code write} (an acquire script, idempotent for its owner: a reply above
+     * Writes a grant of {@code key} with {@code write} on the connection it is given ({@link
+     * #beforeWrite}; an acquire script, idempotent for its owner: a reply above
      * 0 means granted) and, when enabled, makes it count: {@code WAIT} after it; when the connection
      * changed between the write and {@code WAIT} (say, it came back just as the script was sent),
      * writes once more on the connection as it is now and waits again. A grant that still does not
@@ -169,27 +212,26 @@ final class RedisReplicaWait {
      * @throws LockUnavailableException if too few replicas acknowledged the grant
      */
     long confirmedGrant(
-            LongSupplier write,
+            String key,
+            ToLongFunction<RedisConnector.Commands> write,
             Supplier<CompletableFuture<Long>> release,
             String subject,
             String backend,
             String what,
             Duration leaseTime) {
         long sentNanos = System.nanoTime();
-        Mark mark = beforeWrite();
-        long reply = write.getAsLong();
-        for (int attempt = 1; reply > 0 && enabled(); attempt++) {
-            Optional<String> unconfirmed = unconfirmed(mark, "the " + what);
+        Written written = write(key, write, subject, backend);
+        for (int attempt = 1; written.reply() > 0 && enabled(); attempt++) {
+            Optional<String> unconfirmed = unconfirmed(written.mark(), "the " + what);
             if (unconfirmed.isEmpty()) {
                 break;
             }
-            if (!connectionChangedSince(mark) || attempt == MAX_GRANT_WRITES) {
+            if (!connectionChangedSince(written.mark()) || attempt == MAX_GRANT_WRITES) {
                 throw discard(release, subject, backend, what, unconfirmed.get());
             }
-            mark = beforeWrite();
-            reply = write.getAsLong();
+            written = write(key, write, subject, backend);
         }
-        if (reply > 0 && enabled()) {
+        if (written.reply() > 0 && enabled()) {
             long left = leaseTime.toNanos() - (System.nanoTime() - sentNanos);
             if (left < leaseTime.toNanos() / 3) {
                 LockUnavailableException late = discard(
@@ -200,13 +242,33 @@ final class RedisReplicaWait {
                         "the replica acknowledged it "
                                 + Duration.ofNanos(leaseTime.toNanos() - left).toMillis()
                                 + " ms after it was sent, with less than a third of its lease time ("
-                                + leaseTime.toMillis()
-                                + " ms) left");
+                                + leaseTime.toMillis() + " ms) left");
                 log.debug("{}; the attempt counts as refused", late.getMessage());
                 return 0;
             }
         }
-        return reply;
+        return written.reply();
+    }
+
+    private record Written(Mark mark, long reply) {}
+
+    /**
+     * One write of a grant on its mark's connection. On a Cluster a slot that moved to another
+     * master answers MOVED on the old master's node connection, without running the script; the
+     * topology is then re-read ({@link RedisNode#eval(RedisConnector.Commands, RedisScripts.Script,
+     * io.lettuce.core.ScriptOutputType, String[], String...)}) and the write goes to the new master.
+     */
+    private Written write(String key, ToLongFunction<RedisConnector.Commands> write, String subject, String backend) {
+        for (int redirects = 0; ; redirects++) {
+            Mark mark = beforeWrite(key, subject, backend, "acquire");
+            try {
+                return new Written(mark, write.applyAsLong(mark.via()));
+            } catch (LockUnavailableException e) {
+                if (mark.via() == null || !RedisFailures.redirected(e) || redirects == MAX_REDIRECTS) {
+                    throw e;
+                }
+            }
+        }
     }
 
     private LockUnavailableException discard(

@@ -216,7 +216,7 @@ final class RedisUris {
             throw invalid(
                     original,
                     "'" + unknown + "' is not an option of redis-cluster:// URIs; they take prefix, natMap,"
-                            + " topologyRefresh and fair");
+                            + " topologyRefresh, waitReplicas and fair");
         }
         List<RedisURI> seeds = hostList(original, lettuceUri, tls);
         if (seeds.isEmpty()) {

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.TestInfo;
  */
 class RedisClusterContractTest extends LockBackendContract {
     private static final RedisKeys KEYS = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
-    private static RedisClusterServers cluster;
+    static RedisClusterServers cluster;
     private boolean pinToFirstMaster;
 
     @BeforeAll
@@ -66,7 +66,9 @@ class RedisClusterContractTest extends LockBackendContract {
         return new LockBackendFixture() {
             @Override
             public String name() {
-                return "redis cluster of 3 masters";
+                return cluster.replicas().isEmpty()
+                        ? "redis cluster of 3 masters"
+                        : "redis cluster of 3 masters with a replica each";
             }
 
             @Override

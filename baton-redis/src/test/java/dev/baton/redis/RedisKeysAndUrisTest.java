@@ -135,7 +135,7 @@ class RedisKeysAndUrisTest {
     }
 
     @Test
-    void waitReplicasIsAWholeNumberForSingleAndSentinelUrisOnly() {
+    void waitReplicasIsAWholeNumberForSingleSentinelAndClusterUris() {
         LockOptions options = LockOptions.defaults();
         assertThat(RedisUris.waitReplicas(
                         "x", RedisUris.split("redis://h:1?waitReplicas=2").params(), 0))
@@ -167,10 +167,19 @@ class RedisKeysAndUrisTest {
                     .hasMessageContaining("0 or more")
                     .hasMessageNotContaining("secret");
         }
-        assertThatThrownBy(() -> Baton.connect("redis-cluster://h:1,h:2?waitReplicas=1", options))
+        // Cluster URIs take it too (issue #25): a grant waits on its slot's master.
+        assertThat(RedisUris.waitReplicas(
+                        "x",
+                        RedisUris.split("redis-cluster://h:1,h:2?waitReplicas=2")
+                                .params(),
+                        RedisReplicaWait.AUTO))
+                .isEqualTo(2);
+        Baton.connect("redis-cluster://h:1,h:2?waitReplicas=1", options).close();
+        Baton.connect("redis-cluster://h:1,h:2?waitReplicas=0&topologyRefresh=10s", options)
+                .close();
+        assertThatThrownBy(() -> Baton.connect("redis-cluster://h:1,h:2?waitReplicas=x", options))
                 .isInstanceOf(LockConfigurationException.class)
-                .hasMessageContaining("waitReplicas is not supported on redis-cluster://")
-                .hasMessageContaining("redis-sentinel://");
+                .hasMessageContaining("waitReplicas='x' is not a number of replicas");
         assertThatThrownBy(() -> Baton.connect("redlock://a:1,b:2,c:3?waitReplicas=1", options))
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("waitReplicas does not apply to Redlock")

@@ -209,16 +209,16 @@ class RedisWaitReplicasTest {
             node.eval(RedisScripts.INSPECT, ScriptOutputType.MULTI, KEYS.keys("x"))
                     .get(5, TimeUnit.SECONDS);
             node.subscribe("some-channel").get(5, TimeUnit.SECONDS);
-            assertThat(node.commandConnectionChanges())
+            assertThat(node.connectionChanges(null))
                     .as("neither the first connect nor the pub/sub connection counts")
                     .isZero();
-            RedisReplicaWait.Mark mark = wait.beforeWrite();
+            RedisReplicaWait.Mark mark = wait.beforeWrite(KEYS.keys("x")[0], "Baton lock 'x'", "test", "acquire");
 
             server.restart();
             Await.condition(
                     "the command connection to go down and come back",
                     Duration.ofSeconds(10),
-                    () -> node.commandConnectionChanges() >= 2);
+                    () -> node.connectionChanges(null) >= 2);
 
             assertThat(wait.unconfirmed(mark, "the grant")).hasValueSatisfying(why -> assertThat(why)
                     .contains("re-established between the write and WAIT")

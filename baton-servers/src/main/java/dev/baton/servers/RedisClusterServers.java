@@ -19,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A Redis Cluster of embedded masters (no replicas), each a {@link RedisServer} started with
+ * A Redis Cluster of embedded masters (and, with {@link #startWithReplicas}, one replica each), each a {@link RedisServer} started with
  * {@code cluster-enabled yes} from the same {@code redis-server} binary, for testing clients that
  * use {@code redis-cluster://} URIs.
  *
@@ -49,6 +49,7 @@ public final class RedisClusterServers implements AutoCloseable {
     private static final long HEALTHY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private final List<RedisServer> masters;
+    private final List<RedisServer> replicas = new ArrayList<>();
 
     private RedisClusterServers(List<RedisServer> masters) {
         this.masters = List.copyOf(masters);
@@ -73,31 +74,103 @@ public final class RedisClusterServers implements AutoCloseable {
      * @throws IllegalStateException if a master does not start or the cluster does not become healthy
      */
     public static RedisClusterServers start(int count) {
+        return start(count, false);
+    }
+
+    /**
+     * Starts a cluster of {@code count} masters, each with one replica ({@code CLUSTER REPLICATE},
+     * as {@code redis-cli --cluster create --cluster-replicas 1} does). Once it returns, every master
+     * also reports its replica connected ({@code connected_slaves:1}) and replica {@code i} ({@link
+     * #replicas()}) has synchronised with master {@code i}.
+     *
+     * @param count the number of masters, at least 1
+     * @return a running cluster of {@code 2 * count} nodes; the caller closes it
+     * @throws IllegalArgumentException if {@code count} is less than 1
+     * @throws IllegalStateException if a node does not start or the cluster does not become healthy
+     */
+    public static RedisClusterServers startWithReplicas(int count) {
+        return start(count, true);
+    }
+
+    private static RedisClusterServers start(int count, boolean withReplicas) {
         if (count < 1) {
             throw new IllegalArgumentException("a Redis Cluster needs at least one master, not " + count);
         }
         List<RedisServer> started = new ArrayList<>();
+        RedisClusterServers cluster = null;
         try {
             for (int i = 0; i < count; i++) {
-                started.add(RedisServer.launch(
-                        RedisClusterServers::clientPort,
-                        List.of(),
-                        (dir, port) -> Files.writeString(
-                                dir.resolve("cluster.conf"),
-                                "cluster-enabled yes\n"
-                                        + "cluster-config-file " + dir.resolve("nodes.conf") + "\n"
-                                        + "cluster-node-timeout 5000\n"
-                                        + "cluster-announce-ip " + FreePort.LOOPBACK + "\n",
-                                StandardCharsets.UTF_8)));
+                started.add(launchNode());
             }
-            RedisClusterServers cluster = new RedisClusterServers(started);
+            cluster = new RedisClusterServers(started);
             cluster.join();
-            log.info("started a Redis Cluster of {} masters at {}", count, cluster.uri());
+            if (withReplicas) {
+                cluster.addReplicas();
+            }
+            log.info(
+                    "started a Redis Cluster of {} masters{} at {}",
+                    count,
+                    withReplicas ? " with a replica each" : "",
+                    cluster.uri());
             return cluster;
         } catch (RuntimeException e) {
             started.forEach(RedisServer::close);
+            if (cluster != null) {
+                cluster.replicas.forEach(RedisServer::close);
+            }
             throw e;
         }
+    }
+
+    private static RedisServer launchNode() {
+        return RedisServer.launch(
+                RedisClusterServers::clientPort,
+                List.of(),
+                (dir, port) -> Files.writeString(
+                        dir.resolve("cluster.conf"),
+                        "cluster-enabled yes\n"
+                                + "cluster-config-file " + dir.resolve("nodes.conf") + "\n"
+                                + "cluster-node-timeout 5000\n"
+                                + "cluster-announce-ip " + FreePort.LOOPBACK + "\n",
+                        StandardCharsets.UTF_8));
+    }
+
+    /**
+     * One replica per master: each new node meets the first master, and once it knows its master
+     * it is made that master's replica; then waits until every master has its replica connected and
+     * in sync.
+     */
+    private void addReplicas() {
+        RedisServer first = masters.get(0);
+        for (int i = 0; i < masters.size(); i++) {
+            RedisServer replica = launchNode();
+            replicas.add(replica);
+            expectOk(
+                    replica,
+                    command(replica.port(), List.of("CLUSTER", "MEET", first.host(), Integer.toString(first.port()))));
+        }
+        int nodes = masters.size() * 2;
+        awaitHealthy(nodes, "all replicas to join");
+        for (int i = 0; i < masters.size(); i++) {
+            String masterId = command(masters.get(i).port(), List.of("CLUSTER", "MYID"));
+            RedisServer replica = replicas.get(i);
+            expectOk(replica, command(replica.port(), List.of("CLUSTER", "REPLICATE", masterId)));
+        }
+        awaitUntil("every master to have its replica connected and in sync", () -> {
+            for (int i = 0; i < masters.size(); i++) {
+                if (!command(masters.get(i).port(), List.of("INFO", "replication"))
+                        .contains("connected_slaves:1")) {
+                    return "master on port " + masters.get(i).port() + " has no replica connected yet";
+                }
+                String replicaInfo = command(replicas.get(i).port(), List.of("INFO", "replication"));
+                if (!replicaInfo.contains("master_link_status:up")
+                        || !replicaInfo.contains("master_port:" + masters.get(i).port() + "\r")) {
+                    return "replica on port " + replicas.get(i).port() + " reports:\n" + replicaInfo;
+                }
+            }
+            return null;
+        });
+        awaitHealthy(nodes, "the cluster to be healthy with its replicas");
     }
 
     private void join() {
@@ -120,24 +193,38 @@ public final class RedisClusterServers implements AutoCloseable {
                             masters.get(i).port(),
                             List.of("CLUSTER", "MEET", first.host(), Integer.toString(first.port()))));
         }
+        awaitHealthy(count, "the cluster to become healthy");
+    }
+
+    /** Waits until every node reports {@code cluster_state:ok}, all slots served and {@code nodes} known. */
+    private void awaitHealthy(int nodes, String what) {
+        List<RedisServer> all = new ArrayList<>(masters);
+        all.addAll(replicas);
+        awaitUntil(what, () -> {
+            for (RedisServer node : all) {
+                String info = command(node.port(), List.of("CLUSTER", "INFO"));
+                if (!info.contains("cluster_state:ok")
+                        || !info.contains("cluster_known_nodes:" + nodes + "\r")
+                        || !info.contains("cluster_slots_ok:" + SLOTS + "\r")) {
+                    return "node on port " + node.port() + " reports:\n" + info;
+                }
+            }
+            return null;
+        });
+    }
+
+    /** Polls {@code check} (null: done, else why not) until it is done, for at most 30 s. */
+    private static void awaitUntil(String what, java.util.function.Supplier<String> check) {
         long deadline = System.nanoTime() + HEALTHY_TIMEOUT_NANOS;
         long pause = 5;
         while (true) {
-            String unhealthy = null;
-            for (RedisServer master : masters) {
-                String info = command(master.port(), List.of("CLUSTER", "INFO"));
-                if (!info.contains("cluster_state:ok")
-                        || !info.contains("cluster_known_nodes:" + count + "\r")
-                        || !info.contains("cluster_slots_ok:" + SLOTS + "\r")) {
-                    unhealthy = "master on port " + master.port() + " reports:\n" + info;
-                    break;
-                }
-            }
+            String unhealthy = check.get();
             if (unhealthy == null) {
                 return;
             }
             if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the Redis Cluster did not become healthy within 30 s; " + unhealthy);
+                throw new IllegalStateException(
+                        "the Redis Cluster: waited 30 s in vain for " + what + "; " + unhealthy);
             }
             try {
                 Thread.sleep(pause); // polling a child process we do not otherwise hear from
@@ -150,9 +237,12 @@ public final class RedisClusterServers implements AutoCloseable {
     }
 
     private void expectOk(int master, String reply) {
+        expectOk(masters.get(master), reply);
+    }
+
+    private static void expectOk(RedisServer node, String reply) {
         if (!reply.startsWith("+OK")) {
-            throw new IllegalStateException(
-                    "master on port " + masters.get(master).port() + " refused to join the cluster: " + reply);
+            throw new IllegalStateException("node on port " + node.port() + " refused to join the cluster: " + reply);
         }
     }
 
@@ -257,6 +347,11 @@ public final class RedisClusterServers implements AutoCloseable {
         return masters;
     }
 
+    /** {@return the replicas, replica {@code i} of master {@code i}; empty unless started with replicas} */
+    public List<RedisServer> replicas() {
+        return List.copyOf(replicas);
+    }
+
     /**
      * {@return the master that owns {@code slot}}
      *
@@ -283,6 +378,7 @@ public final class RedisClusterServers implements AutoCloseable {
 
     @Override
     public void close() {
+        replicas.forEach(RedisServer::close);
         masters.forEach(RedisServer::close);
     }
 
