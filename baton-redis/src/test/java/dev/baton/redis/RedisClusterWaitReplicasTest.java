@@ -8,20 +8,17 @@ import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
+import dev.baton.redis.RedisWaitReplicasTest.Peek;
 import dev.baton.servers.RedisClusterServers;
 import dev.baton.servers.RedisServer;
 import dev.baton.tck.Await;
 import io.lettuce.core.KillArgs;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -40,7 +37,6 @@ class RedisClusterWaitReplicasTest {
             .operationTimeout(Duration.ofSeconds(1))
             .build();
     private static final RedisKeys KEYS = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
-    private static final Pattern WAIT_CALLS = Pattern.compile("cmdstat_wait:calls=(\\d+)");
 
     private static RedisClusterServers cluster;
 
@@ -57,35 +53,6 @@ class RedisClusterWaitReplicasTest {
     }
 
     /** One node of the cluster, asked directly (a replica in READONLY mode, so it answers for its master's slots). */
-    record Node(RedisClient client, StatefulRedisConnection<String, String> connection) implements AutoCloseable {
-        static Node at(RedisServer server) {
-            RedisClient client = RedisClient.create(server.uri());
-            StatefulRedisConnection<String, String> connection = client.connect();
-            return new Node(client, connection);
-        }
-
-        static Node replicaAt(RedisServer server) {
-            Node node = at(server);
-            node.connection.sync().readOnly();
-            return node;
-        }
-
-        boolean has(String lockName) {
-            return connection.sync().exists(KEYS.keys(lockName)[0]) == 1;
-        }
-
-        long waitCalls() {
-            Matcher matcher = WAIT_CALLS.matcher(connection.sync().info("commandstats"));
-            return matcher.find() ? Long.parseLong(matcher.group(1)) : 0;
-        }
-
-        @Override
-        public void close() {
-            connection.close();
-            client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        }
-    }
-
     private static int masterOf(String lockName) {
         return cluster.masters().indexOf(cluster.ownerOf(SlotHash.getSlot(KEYS.keys(lockName)[0])));
     }
@@ -105,10 +72,10 @@ class RedisClusterWaitReplicasTest {
         String first = nameOn(0, "cluster-default");
         String second = nameOn(2, "cluster-default");
         try (LockClient client = Baton.connect(cluster.uri(), OPTIONS);
-                Node master0 = Node.at(cluster.masters().get(0));
-                Node master2 = Node.at(cluster.masters().get(2));
-                Node replica0 = Node.replicaAt(cluster.replicas().get(0));
-                Node replica2 = Node.replicaAt(cluster.replicas().get(2))) {
+                Peek master0 = Peek.at(cluster.masters().get(0));
+                Peek master2 = Peek.at(cluster.masters().get(2));
+                Peek replica0 = Peek.replicaAt(cluster.replicas().get(0));
+                Peek replica2 = Peek.replicaAt(cluster.replicas().get(2))) {
             long waits0 = master0.waitCalls();
             long waits2 = master2.waitCalls();
             Lease lease0 = client.lock(first).acquire(Duration.ofSeconds(5));
@@ -147,7 +114,7 @@ class RedisClusterWaitReplicasTest {
     void byDefaultAPausedReplicaMakesTheGrantFailAndLeavesNothing() {
         String name = nameOn(1, "cluster-paused-replica");
         try (LockClient client = Baton.connect(cluster.uri(), OPTIONS);
-                Node master = Node.at(cluster.masters().get(1))) {
+                Peek master = Peek.at(cluster.masters().get(1))) {
             client.lock(name).acquire(Duration.ofSeconds(5)).close(); // connected, scripts loaded
             RedisServer replica = cluster.replicas().get(1);
             replica.pause();
@@ -168,7 +135,7 @@ class RedisClusterWaitReplicasTest {
     void waitReplicasZeroOptsOut() {
         String name = nameOn(0, "cluster-opted-out");
         try (LockClient client = Baton.connect(cluster.uri() + "?waitReplicas=0", OPTIONS);
-                Node master = Node.at(cluster.masters().get(0))) {
+                Peek master = Peek.at(cluster.masters().get(0))) {
             long waitsBefore = master.waitCalls();
             try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
                 assertThat(lease.isValid()).isTrue();
@@ -181,7 +148,7 @@ class RedisClusterWaitReplicasTest {
     void waitReplicasTwoIsAskedOfTheSlotMaster() {
         String name = nameOn(2, "cluster-two");
         try (LockClient client = Baton.connect(cluster.uri() + "?waitReplicas=2", OPTIONS);
-                Node master = Node.at(cluster.masters().get(2))) {
+                Peek master = Peek.at(cluster.masters().get(2))) {
             assertThatThrownBy(() -> client.lock(name).tryAcquire())
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("1 of the 2 replicas asked for (waitReplicas=2)")
@@ -201,7 +168,7 @@ class RedisClusterWaitReplicasTest {
                 .map(master -> RedisURI.create(master.uri()))
                 .toList();
         try (RedisNode node = RedisNode.cluster(seeds, resources, Duration.ofSeconds(1), Duration.ofSeconds(30));
-                Node master0 = Node.at(cluster.masters().get(0))) {
+                Peek master0 = Peek.at(cluster.masters().get(0))) {
             RedisReplicaWait wait = new RedisReplicaWait(node, RedisReplicaWait.AUTO, Duration.ofSeconds(1));
             RedisReplicaWait.Mark onMaster0 =
                     wait.beforeWrite(KEYS.keys(nameOn(0, "reconnect"))[0], "Baton lock 'a'", "test", "acquire");
@@ -210,7 +177,7 @@ class RedisClusterWaitReplicasTest {
             assertThat(onMaster0.via()).isNotNull();
             assertThat(onMaster0.via().connection()).isNotSameAs(onMaster1.via().connection());
 
-            master0.connection().sync().clientKill(KillArgs.Builder.typeNormal().skipme());
+            master0.sync().clientKill(KillArgs.Builder.typeNormal().skipme());
             Await.condition(
                     "the node connection to master 0 to go down and come back",
                     Duration.ofSeconds(10),
@@ -231,7 +198,7 @@ class RedisClusterWaitReplicasTest {
                 LockClient client = Baton.connect(bare.uri(), OPTIONS)) {
             String name = RedisWaitReplicasTest.name("cluster-no-replica");
             RedisServer owner = bare.ownerOf(SlotHash.getSlot(KEYS.keys(name)[0]));
-            try (Node master = Node.at(owner)) {
+            try (Peek master = Peek.at(owner)) {
                 try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
                     assertThat(lease.isValid()).isTrue();
                 }

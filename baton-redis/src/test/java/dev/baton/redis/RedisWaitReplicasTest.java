@@ -44,6 +44,13 @@ class RedisWaitReplicasTest {
             return new Peek(client, client.connect());
         }
 
+        /** A connection to a Cluster replica that answers reads (READONLY). */
+        static Peek replicaAt(RedisServer server) {
+            Peek peek = at(server);
+            peek.sync().readOnly();
+            return peek;
+        }
+
         RedisCommands<String, String> sync() {
             return connection.sync();
         }
