@@ -2,6 +2,8 @@ package dev.baton.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.baton.DistributedReadWriteLock;
 import dev.baton.Lease;
@@ -28,17 +30,33 @@ abstract class ReadWriteProperty {
         this.contract = contract;
     }
 
+    private boolean supported() {
+        return contract.fixture().capabilities().contains(Capability.SHARED_MODE);
+    }
+
+    /** Skips a test of read/write locks on a backend without them. */
+    private void assumeSupported() {
+        assumeTrue(
+                supported(),
+                "no read/write locks (Capability.SHARED_MODE): aBackendWithoutReadWriteLocksRefusesThemClearly"
+                        + " checks their refusal instead");
+    }
+
+    @Test
+    void aBackendWithoutReadWriteLocksRefusesThemClearly() {
+        assumeFalse(supported(), "the backend has read/write locks (Capability.SHARED_MODE)");
+        DistributedReadWriteLock first = contract.client().readWriteLock(contract.lockName());
+        assertThatThrownBy(() -> first.readLock().acquire(Duration.ofSeconds(1)))
+                .isInstanceOf(UnsupportedOperationException.class);
+    }
+
     @Test
     void readersShareAndAWriterExcludesThem() {
+        assumeSupported();
         String name = contract.lockName();
         DistributedReadWriteLock first = contract.client().readWriteLock(name);
         DistributedReadWriteLock second = contract.client().readWriteLock(name);
         DistributedReadWriteLock writer = contract.client().readWriteLock(name);
-        if (!contract.fixture().capabilities().contains(Capability.SHARED_MODE)) {
-            assertThatThrownBy(() -> first.readLock().acquire(Duration.ofSeconds(1)))
-                    .isInstanceOf(UnsupportedOperationException.class);
-            return;
-        }
         Lease readerOne = first.readLock().acquire(Duration.ofSeconds(5));
         Lease readerTwo = second.readLock().acquire(Duration.ofSeconds(5));
         assertThat(readerOne.isValid() && readerTwo.isValid()).isTrue();
@@ -67,9 +85,7 @@ abstract class ReadWriteProperty {
 
     @Test
     void readerWaitingForAWriterGetsTheLockWhenItIsReleased() throws Exception {
-        if (!contract.fixture().capabilities().contains(Capability.SHARED_MODE)) {
-            return;
-        }
+        assumeSupported();
         String name = contract.lockName();
         Lease written = contract.client().readWriteLock(name).writeLock().acquire(Duration.ofSeconds(5));
         DistributedReadWriteLock readers = contract.client().readWriteLock(name);
@@ -95,9 +111,7 @@ abstract class ReadWriteProperty {
 
     @Test
     void upgradingFromReadToWriteIsRefusedInsteadOfDeadlocking() {
-        if (!contract.fixture().capabilities().contains(Capability.SHARED_MODE)) {
-            return;
-        }
+        assumeSupported();
         DistributedReadWriteLock lock = contract.client().readWriteLock(contract.lockName());
         try (Lease read = lock.readLock().acquire(Duration.ofSeconds(5))) {
             assertThatThrownBy(() -> lock.writeLock().acquire(Duration.ofSeconds(1)))
