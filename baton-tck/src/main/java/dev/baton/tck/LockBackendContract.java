@@ -3,14 +3,10 @@ package dev.baton.tck;
 import dev.baton.Baton;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
-import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockBackendProvider;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
-import java.util.Locale;
-import java.util.ServiceLoader;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
@@ -32,6 +28,10 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * <p>Runs with short leases ({@link #LEASE}) and bounded iteration counts; time bounds are wide
  * ({@link #SLACK}) because the kit checks behaviour, not speed. No test sleeps to synchronise:
  * waiting is on latches, futures, process output, or a bounded condition loop.
+ *
+ * <p>Each group is a {@code *Property} class of its own; this class holds the fixture plumbing.
+ * A test of a {@link Capability} the fixture does not claim is skipped (a JUnit assumption, so
+ * reports count it as skipped), and a test of its own checks that the backend refuses it clearly.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 @ExtendWith(BackendInFailures.class)
@@ -164,7 +164,6 @@ public abstract class LockBackendContract {
      * @return {@code resource}, for chaining
      */
     protected <T extends AutoCloseable> T track(T resource) {
-
         resources.add(resource);
         return resource;
     }
@@ -174,18 +173,9 @@ public abstract class LockBackendContract {
         return threads.submit(task);
     }
 
+    /** A new backend of the fixture's URI that records what the core asks of it. */
     RecordingBackend recordingBackend(LockOptions options) {
-        String uri = fixture().uri();
-        String lower = uri.toLowerCase(Locale.ROOT);
-        for (LockBackendProvider provider : ServiceLoader.load(LockBackendProvider.class)) {
-            for (String scheme : provider.schemes()) {
-                if (lower.startsWith(scheme.toLowerCase(Locale.ROOT) + ":")) {
-                    LockBackend backend = provider.create(uri, options);
-                    return new RecordingBackend(backend);
-                }
-            }
-        }
-        throw new AssertionError("no provider for " + uri);
+        return RecordingBackend.of(fixture().uri(), options);
     }
 
     /** Milliseconds since {@code startNanos}, a {@link System#nanoTime()} reading. */
