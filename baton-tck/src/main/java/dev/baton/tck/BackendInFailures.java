@@ -6,12 +6,13 @@ import org.junit.jupiter.api.extension.TestExecutionExceptionHandler;
 import org.opentest4j.TestAbortedException;
 
 /**
- * Puts the backend into the message of every failing kit test. The kit's tests are methods of
- * {@link LockBackendContract}'s nested classes, so a stack trace, and Maven's failure summary built
- * from it, reads {@code LockBackendContract$Timeouts.waiterTimesOut:123} for every backend alike;
- * with this, the message that follows starts with {@code [PostgresTableContractTest: jdbc-table on
- * PostgreSQL]}. (Report files and console lines carry the test class through Surefire's display
- * names, see the parent pom.)
+ * Puts the backend into the message of every failing kit test. The kit's tests are methods of the
+ * property classes behind {@link LockBackendContract}'s nested classes, so a stack trace, and
+ * Maven's failure summary built from it, reads {@code
+ * LockBackendContract$Timeouts>TimeoutProperty.tryAcquireIsEmptyWhileAnotherClientHolds:34} for
+ * every backend alike; with this, the message that follows starts with {@code
+ * [PostgresTableContractTest: jdbc-table on PostgreSQL]}. (Report files and console lines carry the
+ * test class through Surefire's display names, see the parent pom.)
  *
  * <p>The original exception stays the cause and its stack trace is kept, so the line numbers do not
  * move. Assertion failures stay failures; other exceptions stay errors.

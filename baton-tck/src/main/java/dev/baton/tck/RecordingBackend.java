@@ -1,11 +1,15 @@
 package dev.baton.tck;
 
+import dev.baton.LockOptions;
 import dev.baton.spi.ForwardingLockBackend;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockBackendProvider;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -31,6 +35,19 @@ final class RecordingBackend extends ForwardingLockBackend {
 
     RecordingBackend(LockBackend delegate) {
         super(delegate);
+    }
+
+    /** A new backend of {@code uri}, created by the provider of its scheme, that records. */
+    static RecordingBackend of(String uri, LockOptions options) {
+        String lower = uri.toLowerCase(Locale.ROOT);
+        for (LockBackendProvider provider : ServiceLoader.load(LockBackendProvider.class)) {
+            for (String scheme : provider.schemes()) {
+                if (lower.startsWith(scheme.toLowerCase(Locale.ROOT) + ":")) {
+                    return new RecordingBackend(provider.create(uri, options));
+                }
+            }
+        }
+        throw new AssertionError("no provider for " + uri);
     }
 
     @Override

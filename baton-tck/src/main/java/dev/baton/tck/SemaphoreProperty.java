@@ -2,6 +2,8 @@ package dev.baton.tck;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.baton.DistributedSemaphore;
 import dev.baton.Lease;
@@ -39,15 +41,21 @@ abstract class SemaphoreProperty {
         return contract.fixture().capabilities().contains(Capability.SEMAPHORES);
     }
 
+    /** Skips a test of semaphores on a backend without them. */
+    private void assumeSupported() {
+        assumeTrue(
+                supported(),
+                "no semaphores (Capability.SEMAPHORES): aBackendWithoutSemaphoresRefusesThemClearly checks their"
+                        + " refusal instead");
+    }
+
     private DistributedSemaphore semaphore(LockClient client, String name, int permits) {
         return client.semaphore(name, permits);
     }
 
     @Test
     void aBackendWithoutSemaphoresRefusesThemClearly() {
-        if (supported()) {
-            return;
-        }
+        assumeFalse(supported(), "the backend has semaphores (Capability.SEMAPHORES)");
         LockClient client = contract.client();
         assertThatThrownBy(() -> client.semaphore(contract.lockName(), 2))
                 .isInstanceOf(LockConfigurationException.class)
@@ -66,9 +74,7 @@ abstract class SemaphoreProperty {
 
     @Test
     void nPermitsAreHeldTogetherTheNextWaitsAndGetsAReleasedOne() throws Exception {
-        if (!supported()) {
-            return;
-        }
+        assumeSupported();
         String name = contract.lockName();
         LockClient first = contract.client();
         LockClient second = contract.client();
@@ -100,9 +106,7 @@ abstract class SemaphoreProperty {
 
     @Test
     void neverMoreThanNHoldersAcrossThreadsOfThreeClients() throws Exception {
-        if (!supported()) {
-            return;
-        }
+        assumeSupported();
         String name = contract.lockName();
         int permits = 3;
         int clients = 3;
@@ -140,9 +144,7 @@ abstract class SemaphoreProperty {
 
     @Test
     void neverMoreThanNHoldersAcrossThreeProcesses() throws Exception {
-        if (!supported()) {
-            return;
-        }
+        assumeSupported();
         String name = contract.lockName();
         Path dir = Files.createTempDirectory("baton-tck-permits");
         try {
@@ -174,9 +176,7 @@ abstract class SemaphoreProperty {
 
     @Test
     void aKilledHoldersPermitComesBackWithinItsLease() throws Exception {
-        if (!supported()) {
-            return;
-        }
+        assumeSupported();
         String name = contract.lockName();
         Duration lease = contract.lease(LockBackendContract.LEASE);
         ForkedJvm child = contract.track(
@@ -197,9 +197,7 @@ abstract class SemaphoreProperty {
 
     @Test
     void aRenewedPermitOutlivesItsLeaseWhileAnUnrenewedOneIsGivenBackAndReportedLost() {
-        if (!supported()) {
-            return;
-        }
+        assumeSupported();
         String name = contract.lockName();
         Duration lease = contract.lease(LockBackendContract.LEASE);
         Lease renewed = semaphore(contract.client(), name, 2).acquire(Duration.ofSeconds(10));
@@ -243,9 +241,7 @@ abstract class SemaphoreProperty {
 
     @Test
     void thePermitCountBelongsToTheName() {
-        if (!supported()) {
-            return;
-        }
+        assumeSupported();
         String name = contract.lockName();
         LockClient client = contract.client();
         try (Lease held = semaphore(client, name, 2).acquire(Duration.ofSeconds(10))) {
@@ -260,9 +256,7 @@ abstract class SemaphoreProperty {
 
     @Test
     void aTimedOutWaiterLeavesNothingBehindAndLocksOfTheSameNameAreIndependent() {
-        if (!supported()) {
-            return;
-        }
+        assumeSupported();
         String name = contract.lockName();
         DistributedSemaphore semaphore = semaphore(contract.client(), name, 1);
         Lease held = semaphore.acquire(Duration.ofSeconds(10));

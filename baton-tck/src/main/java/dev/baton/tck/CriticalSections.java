@@ -1,0 +1,43 @@
+package dev.baton.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.DistributedLock;
+import dev.baton.Lease;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Critical sections by many threads, each with its own lock handle; checks exclusion. */
+final class CriticalSections {
+    final AtomicInteger occupancy = new AtomicInteger();
+    final AtomicInteger overlaps = new AtomicInteger();
+    final List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
+    long counter; // deliberately not atomic: only the lock protects it
+
+    void run(DistributedLock lock, int iterations) {
+        for (int i = 0; i < iterations; i++) {
+            try (Lease lease = lock.acquire(Duration.ofSeconds(60))) {
+                if (occupancy.incrementAndGet() > 1) {
+                    overlaps.incrementAndGet();
+                }
+                tokens.add(lease.fencingToken());
+                long seen = counter;
+                Thread.yield();
+                counter = seen + 1;
+                occupancy.decrementAndGet();
+            }
+        }
+    }
+
+    /** Fails unless every token of {@code tokens} exceeds the one before it. */
+    static void assertStrictlyIncreasing(List<Long> tokens) {
+        for (int i = 1; i < tokens.size(); i++) {
+            assertThat(tokens.get(i))
+                    .as("fencing token #%d must exceed #%d", i, i - 1)
+                    .isGreaterThan(tokens.get(i - 1));
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package dev.baton.tck;
+
+import static dev.baton.tck.LockBackendContract.SLACK;
+import static dev.baton.tck.LockBackendContract.millisSince;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.DistributedLock;
+import dev.baton.Lease;
+import dev.baton.LockClient;
+import dev.baton.LockException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The kit's interrupt property ({@link LockBackendContract.Interrupts}): an interrupted waiter
+ * returns promptly with its interrupt flag restored and leaves no state behind; {@code
+ * lockInterruptibly} throws {@link InterruptedException}, also for a thread interrupted before it
+ * waits.
+ */
+abstract class InterruptProperty {
+    private final LockBackendContract contract;
+
+    InterruptProperty(LockBackendContract contract) {
+        this.contract = contract;
+    }
+
+    @Test
+    void interruptedWaiterReturnsPromptlyAndLeavesNoState() throws Exception {
+        String name = contract.lockName();
+        LockClient waiterClient = contract.client();
+        Lease held = contract.client().lock(name).acquire(Duration.ofSeconds(5));
+        Waiter waiter = Waiter.start(() -> waiterClient.lock(name).acquire());
+
+        long start = System.nanoTime();
+        waiter.thread().interrupt();
+        Throwable thrown = waiter.outcome().get(10, TimeUnit.SECONDS);
+        assertThat(millisSince(start)).as("prompt return").isLessThan(SLACK.toMillis());
+        assertThat(thrown).isInstanceOf(LockException.class).hasCauseInstanceOf(InterruptedException.class);
+        assertThat(waiter.interruptFlag().get()).as("interrupt flag restored").isEqualTo(1);
+
+        held.close();
+        assertThat(waiterClient.lock(name).tryAcquire())
+                .as("the interrupted waiter's client can take the lock at once")
+                .isPresent();
+    }
+
+    @Test
+    void lockInterruptiblyThrowsInterruptedException() throws Exception {
+        String name = contract.lockName();
+        LockClient waiterClient = contract.client();
+        try (Lease held = contract.client().lock(name).acquire(Duration.ofSeconds(5))) {
+            Waiter waiter = Waiter.start(() -> waiterClient.lock(name).lockInterruptibly());
+            waiter.thread().interrupt();
+            assertThat(waiter.outcome().get(10, TimeUnit.SECONDS)).isInstanceOf(InterruptedException.class);
+            assertThat(held.isValid()).isTrue();
+        }
+        assertThat(contract.client().lock(name).tryAcquire()).isPresent();
+    }
+
+    @Test
+    void interruptedThreadDoesNotStartWaitingInterruptibly() {
+        DistributedLock lock = contract.client().lock(contract.lockName());
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(lock::lockInterruptibly).isInstanceOf(InterruptedException.class);
+        } finally {
+            Thread.interrupted();
+        }
+    }
+}

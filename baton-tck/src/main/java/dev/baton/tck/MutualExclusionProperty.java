@@ -1,0 +1,115 @@
+package dev.baton.tck;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.LockClient;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The kit's mutual-exclusion property ({@link LockBackendContract.MutualExclusion}): critical
+ * sections by eight threads of one client, by threads of three clients and by three processes never
+ * overlap, a counter only the lock protects comes out exact, and fencing tokens strictly increase.
+ */
+abstract class MutualExclusionProperty {
+    private final LockBackendContract contract;
+
+    MutualExclusionProperty(LockBackendContract contract) {
+        this.contract = contract;
+    }
+
+    @Test
+    void eightThreadsOnOneClientNeverOverlap() throws Exception {
+        LockClient client = contract.client();
+        String name = contract.lockName();
+        CriticalSections sections = new CriticalSections();
+        int threadsCount = 8;
+        int iterations = 100;
+        List<Future<?>> done = new ArrayList<>();
+        for (int t = 0; t < threadsCount; t++) {
+            done.add(contract.inThread(() -> {
+                sections.run(client.lock(name), iterations);
+                return null;
+            }));
+        }
+        for (Future<?> future : done) {
+            future.get(90, TimeUnit.SECONDS);
+        }
+        assertThat(sections.overlaps.get()).as("overlapping critical sections").isZero();
+        assertThat(sections.counter).isEqualTo((long) threadsCount * iterations);
+        CriticalSections.assertStrictlyIncreasing(sections.tokens);
+    }
+
+    @Test
+    void threeClientsNeverOverlap() throws Exception {
+        String name = contract.lockName();
+        CriticalSections sections = new CriticalSections();
+        int clients = 3;
+        int threadsPerClient = 3;
+        int iterations = 40;
+        List<Future<?>> done = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            LockClient client = contract.client();
+            for (int t = 0; t < threadsPerClient; t++) {
+                done.add(contract.inThread(() -> {
+                    sections.run(client.lock(name), iterations);
+                    return null;
+                }));
+            }
+        }
+        for (Future<?> future : done) {
+            future.get(90, TimeUnit.SECONDS);
+        }
+        assertThat(sections.overlaps.get()).as("overlapping critical sections").isZero();
+        assertThat(sections.counter).isEqualTo((long) clients * threadsPerClient * iterations);
+        CriticalSections.assertStrictlyIncreasing(sections.tokens);
+    }
+
+    @Test
+    void threeProcessesNeverOverlap() throws Exception {
+        String name = contract.lockName();
+        Path dir = Files.createTempDirectory("baton-tck");
+        Path counter = dir.resolve("counter");
+        Path marker = dir.resolve("inside");
+        try {
+            Files.writeString(counter, "0", StandardCharsets.UTF_8);
+            int processes = 3;
+            int iterations = 100;
+            List<ForkedJvm> children = new ArrayList<>();
+            for (int p = 0; p < processes; p++) {
+                children.add(contract.track(ForkedJvm.start(
+                        "count",
+                        contract.fixture().uri(),
+                        name,
+                        Integer.toString(iterations),
+                        counter.toString(),
+                        marker.toString(),
+                        Long.toString(contract.lease(Duration.ofSeconds(10)).toMillis()))));
+            }
+            for (ForkedJvm child : children) {
+                int exit = child.awaitExit(Duration.ofSeconds(100));
+                assertThat(exit)
+                        .as("child exit code (3 = overlap seen); stderr:\n%s", child.stderrTail())
+                        .isZero();
+            }
+            assertThat(Long.parseLong(
+                            Files.readString(counter, StandardCharsets.UTF_8).trim()))
+                    .isEqualTo((long) processes * iterations);
+            assertThat(marker).doesNotExist();
+        } finally {
+            try (var files = Files.list(dir)) {
+                for (Path file : files.toList()) {
+                    Files.deleteIfExists(file);
+                }
+            }
+            Files.deleteIfExists(dir);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package dev.baton.tck;
+
+import static dev.baton.tck.LockBackendContract.SLACK;
+import static dev.baton.tck.LockBackendContract.millisSince;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.baton.DistributedLock;
+import dev.baton.Lease;
+import dev.baton.LockClient;
+import dev.baton.LockConfigurationException;
+import dev.baton.LockTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The kit's timeout property ({@link LockBackendContract.Timeouts}): an attempt on a held lock
+ * returns empty at once or fails within its timeout plus {@link LockBackendContract#SLACK}, naming
+ * the lock and backend; a timed-out waiter leaves nothing behind; bad timeouts are refused.
+ */
+abstract class TimeoutProperty {
+    private final LockBackendContract contract;
+
+    TimeoutProperty(LockBackendContract contract) {
+        this.contract = contract;
+    }
+
+    @Test
+    void tryAcquireIsEmptyWhileAnotherClientHolds() {
+        String name = contract.lockName();
+        try (Lease held = contract.client().lock(name).acquire(Duration.ofSeconds(5))) {
+            DistributedLock other = contract.client().lock(name);
+            assertThat(other.tryAcquire()).isEmpty();
+            assertThat(other.tryLock()).isFalse();
+            assertThat(held.isValid()).isTrue();
+        }
+    }
+
+    @Test
+    void acquireWithTimeoutThrowsWithinTheTimeoutPlusSlack() {
+        String name = contract.lockName();
+        try (Lease held = contract.client().lock(name).acquire(Duration.ofSeconds(5))) {
+            DistributedLock other = contract.client().lock(name);
+            Duration timeout = Duration.ofMillis(700);
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> other.acquire(timeout))
+                    .isInstanceOf(LockTimeoutException.class)
+                    .hasMessageContaining(name)
+                    .hasMessageContaining(
+                            contract.fixture().connect(contract.options()).backendName());
+            long elapsed = millisSince(start);
+            assertThat(elapsed).isBetween(timeout.toMillis() - 50, timeout.toMillis() + SLACK.toMillis());
+            assertThat(held.isValid()).isTrue();
+        }
+    }
+
+    @Test
+    void tryLockWithTimeReturnsFalseInTime() throws InterruptedException {
+        String name = contract.lockName();
+        try (Lease held = contract.client().lock(name).acquire(Duration.ofSeconds(5))) {
+            long start = System.nanoTime();
+            assertThat(contract.client().lock(name).tryLock(300, TimeUnit.MILLISECONDS))
+                    .isFalse();
+            assertThat(millisSince(start)).isBetween(250L, 300 + SLACK.toMillis());
+        }
+    }
+
+    @Test
+    void timedOutWaiterLeavesNothingBehind() {
+        String name = contract.lockName();
+        LockClient waiterClient = contract.client();
+        Lease held = contract.client().lock(name).acquire(Duration.ofSeconds(5));
+        assertThatThrownBy(() -> waiterClient.lock(name).acquire(Duration.ofMillis(200)))
+                .isInstanceOf(LockTimeoutException.class);
+        held.close();
+        assertThat(contract.client().lock(name).tryAcquire())
+                .as("a third client takes the lock at once after the holder released")
+                .isPresent();
+    }
+
+    @Test
+    void timeoutsAndNamesAreValidated() {
+        DistributedLock lock = contract.client().lock(contract.lockName());
+        assertThatThrownBy(() -> lock.acquire(Duration.ofMillis(-1)))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("negative");
+        assertThatThrownBy(() -> lock.acquire(null))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("null");
+        assertThatThrownBy(lock::newCondition)
+                .isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("conditions are not supported");
+    }
+}
