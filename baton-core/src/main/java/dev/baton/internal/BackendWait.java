@@ -5,6 +5,8 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One acquisition's wait on the backend, after the local gate: in the backend's own queue where it
@@ -13,9 +15,12 @@ import java.util.Optional;
  *
  * <p>Why the send time is kept: a grant's lease is counted from when the call that obtained it was
  * sent (a polled grant) or from when the queue handed it over (a queued grant, whose wait may have
- * lasted longer than the lease time), never from when the wait began.
+ * lasted longer than the lease time), never from when the wait began. A polled grant answered with
+ * less than half of its validity left is released and the wait goes on (see {@link #answeredLate}).
  */
 final class BackendWait {
+    private static final Logger LOG = LoggerFactory.getLogger(BackendWait.class);
+
     private final ClientCore client;
     private final LocalLockState local;
     private final LockRequest request;
@@ -86,6 +91,37 @@ final class BackendWait {
         }
     }
 
+    /**
+     * Whether a grant came back with less than half its validity left, counted from when its request
+     * was sent (a stalled or cold client, a slow server): it is released and not handed out, as it
+     * would be lost before its first renewal could be answered. The wait goes on if time is left.
+     */
+    private boolean answeredLate(Grant grant) {
+        long validity = grant.validityNanos(options.leaseTime());
+        long elapsed = client.ticker.nanoTime() - sentAt;
+        if (elapsed < validity / 2) {
+            return false;
+        }
+        LOG.warn(
+                "Baton lock '{}' on {}: the grant (token {}) was answered {} ms after its request, with less"
+                        + " than half of its {} ms validity left; released, not handed out",
+                request.name(),
+                client.backend.name(),
+                grant.fencingToken(),
+                elapsed / 1_000_000,
+                validity / 1_000_000);
+        try {
+            client.backend.release(grant);
+        } catch (RuntimeException e) {
+            LOG.warn(
+                    "Baton lock '{}' on {}: releasing the late grant failed; it expires with its lease: {}",
+                    request.name(),
+                    client.backend.name(),
+                    e.toString());
+        }
+        return true;
+    }
+
     private Optional<Grant> polled(long timeoutNanos, long start) throws InterruptedException {
         Backoff backoff = new Backoff(options.pollInitialDelay(), options.pollMaxDelay());
         ReleaseHints notifications = client.notifications;
@@ -97,12 +133,16 @@ final class BackendWait {
                 long generation = local.signal.generation();
                 sentAt = client.ticker.nanoTime();
                 Optional<Grant> grant = BackendAttempts.tryOnce(client.backend, request);
-                if (grant.isPresent()) {
+                boolean late = grant.isPresent() && answeredLate(grant.get());
+                if (grant.isPresent() && !late) {
                     return grant;
                 }
                 long remaining = timeoutNanos < 0 ? Long.MAX_VALUE : timeoutNanos - (client.ticker.nanoTime() - start);
                 if (remaining <= 0) {
                     return Optional.empty();
+                }
+                if (late) {
+                    continue; // the next attempt goes out at once: the lock was free a moment ago
                 }
                 attempt.waiting();
                 if (subscription == null && subscribing) {

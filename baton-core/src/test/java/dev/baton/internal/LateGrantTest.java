@@ -1,0 +1,124 @@
+package dev.baton.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.Lease;
+import dev.baton.LockOptions;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockRequest;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A grant answered long after its request was sent (a cold or stalled client, a slow server) has
+ * little of its validity left, which the core counts from the send: handed out, it was lost before
+ * its first renewal could be answered (the kit's closing test saw a 2 s lease granted after 2.6 s on
+ * a loaded machine). The core releases such a grant and asks again while the caller's time lasts.
+ */
+class LateGrantTest {
+    private static final Duration LEASE = Duration.ofSeconds(2);
+
+    /** Grants every request; the first {@code slow} answers take {@code delay} on the test clock. */
+    private static final class SlowBackend implements LockBackend {
+        final AtomicLong clock;
+        final long delayNanos;
+        final AtomicInteger slow;
+        final AtomicInteger attempts = new AtomicInteger();
+        final List<Long> released = new CopyOnWriteArrayList<>();
+
+        SlowBackend(AtomicLong clock, Duration delay, int slow) {
+            this.clock = clock;
+            this.delayNanos = delay.toNanos();
+            this.slow = new AtomicInteger(slow);
+        }
+
+        @Override
+        public String name() {
+            return "slow";
+        }
+
+        @Override
+        public Optional<Grant> tryAcquire(LockRequest request) {
+            long token = attempts.incrementAndGet();
+            if (slow.getAndDecrement() > 0) {
+                clock.addAndGet(delayNanos);
+            }
+            return Optional.of(new Grant(
+                    request.name(),
+                    request.ownerId(),
+                    request.mode(),
+                    token,
+                    Instant.now().plus(LEASE),
+                    null));
+        }
+
+        @Override
+        public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+            return Optional.of(grant);
+        }
+
+        @Override
+        public boolean release(Grant grant) {
+            released.add(grant.fencingToken());
+            return true;
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    private final AtomicLong clock = new AtomicLong();
+    private final LockOptions options = LockOptions.builder().leaseTime(LEASE).build();
+
+    @Test
+    void aGrantAnsweredWithLessThanHalfItsValidityLeftIsReleasedAndAskedForAgain() {
+        SlowBackend backend = new SlowBackend(clock, Duration.ofMillis(1_200), 1);
+        try (ClientCore client = new ClientCore(backend, options, clock::get)) {
+            try (Lease lease = client.lock("a").acquire(Duration.ofSeconds(5))) {
+                assertThat(lease.fencingToken()).isEqualTo(2);
+                assertThat(lease.isValid()).isTrue();
+                assertThat(backend.released).containsExactly(1L);
+            }
+        }
+        assertThat(backend.released).containsExactly(1L, 2L);
+    }
+
+    @Test
+    void aGrantAnsweredWithHalfItsValidityLeftIsKept() {
+        SlowBackend backend = new SlowBackend(clock, Duration.ofMillis(900), 1);
+        try (ClientCore client = new ClientCore(backend, options, clock::get)) {
+            try (Lease lease = client.lock("a").acquire(Duration.ofSeconds(5))) {
+                assertThat(lease.fencingToken()).isEqualTo(1);
+                assertThat(backend.released).isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void aTryWithoutTimeLeftReturnsNothingAndLeavesNothingHeld() {
+        SlowBackend backend = new SlowBackend(clock, Duration.ofMillis(2_500), 1);
+        try (ClientCore client = new ClientCore(backend, options, clock::get)) {
+            assertThat(client.lock("a").tryAcquire()).isEmpty();
+            assertThat(backend.released).containsExactly(1L);
+            assertThat(backend.attempts).hasValue(1);
+        }
+    }
+
+    @Test
+    void theWaitGoesOnUntilAnAnswerComesInTime() {
+        SlowBackend backend = new SlowBackend(clock, Duration.ofMillis(1_500), 3);
+        try (ClientCore client = new ClientCore(backend, options, clock::get)) {
+            try (Lease lease = client.lock("a").acquire(Duration.ofSeconds(30))) {
+                assertThat(lease.fencingToken()).isEqualTo(4);
+                assertThat(backend.released).containsExactly(1L, 2L, 3L);
+            }
+        }
+    }
+}
