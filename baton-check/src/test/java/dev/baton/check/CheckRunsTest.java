@@ -133,6 +133,26 @@ class CheckRunsTest {
                 .isZero();
     }
 
+    /**
+     * A Redis Cluster master that holds a lock failed over (its replicas held back first), then back
+     * as a replica: with the defaults no grant is lost, and the row tells the grants per second
+     * beside those of the same run without faults.
+     */
+    @Test
+    void clusterWithTheDefaultsLosesNoGrantInAFailover() throws InterruptedException {
+        CheckSettings settings = SETTINGS.withDuration(Duration.ofSeconds(3));
+        List<CheckSuite.PlannedRun> plan =
+                CheckSuite.plan(List.of("redis-cluster"), Set.of(Fault.FAILOVER), true, settings);
+        CheckRow row = CheckSuite.run(plan, settings, QUIET, true).get(0);
+        assertBatonKeptItsGuarantees(row);
+        assertThat(row.result().unexplainedOverlaps())
+                .as("a grant a replica acknowledged survives the failover: %s", row)
+                .isZero();
+        assertThat(row.availability())
+                .as("measured against the run without faults: %s", row)
+                .isPositive();
+    }
+
     @Test
     void theNaiveInsertLockStaysTakenForeverAfterItsHolderIsKilled() throws InterruptedException {
         CheckRow row = run("naive-row", SETTINGS.withDuration(Duration.ofSeconds(6)), Set.of(Fault.KILL));
