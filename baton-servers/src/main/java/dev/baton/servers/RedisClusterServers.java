@@ -237,6 +237,7 @@ public final class RedisClusterServers implements AutoCloseable {
         List<RedisServer> others =
                 nodes().stream().filter(node -> node != previous).toList();
         RedisServer[] promoted = new RedisServer[1];
+        long start = System.nanoTime();
         ClusterJoin.awaitUntil(nodes(), "a replica of port " + previous.port() + " to take its place", timeout, () -> {
             for (RedisServer node : others) {
                 if (node.isRunning() && !ClusterJoin.healthy(node, -1)) {
@@ -253,7 +254,11 @@ public final class RedisClusterServers implements AutoCloseable {
                     .orElse(null);
             return promoted[0] != null;
         });
-        log.info("the Redis Cluster failed port {} over to port {}", previous.port(), promoted[0].port());
+        log.info(
+                "the Redis Cluster failed port {} over to port {} ({} ms after the wait began)",
+                previous.port(),
+                promoted[0].port(),
+                (System.nanoTime() - start) / 1_000_000);
         return promoted[0];
     }
 
@@ -266,6 +271,7 @@ public final class RedisClusterServers implements AutoCloseable {
      *     node reports
      */
     public void awaitRejoined(RedisServer node, Duration timeout) {
+        long start = System.nanoTime();
         ClusterJoin.awaitUntil(nodes(), "port " + node.port() + " to rejoin as a replica", timeout, () -> {
             Object info = Resp.call(node.port(), "INFO", "replication");
             if (!"slave".equals(Resp.infoField(info, "role"))
@@ -274,7 +280,10 @@ public final class RedisClusterServers implements AutoCloseable {
             }
             return nodes().stream().filter(RedisServer::isRunning).allMatch(n -> ClusterJoin.healthy(n, -1));
         });
-        log.info("port {} rejoined the Redis Cluster as a replica", node.port());
+        log.info(
+                "port {} rejoined the Redis Cluster as a replica ({} ms after the wait began)",
+                node.port(),
+                (System.nanoTime() - start) / 1_000_000);
     }
 
     private ClusterNodes view() {
