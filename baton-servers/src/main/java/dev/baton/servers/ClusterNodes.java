@@ -67,6 +67,39 @@ record ClusterNodes(List<Node> nodes) {
         return new ClusterNodes(List.copyOf(nodes));
     }
 
+    /** {@return the node whose view this is ({@code myself}), or null} */
+    Node self() {
+        return nodes.stream()
+                .filter(n -> n.flags().contains("myself"))
+                .findFirst()
+                .orElse(null);
+    }
+
+    /**
+     * {@return whether these views (of running nodes, one each) agree on each of those nodes as it sees
+     * itself: not failed, master or replica, and for a replica, of which master} Gossip spreads a
+     * change (a promotion, a node rejoining as a replica) a ping at a time, so right after one, nodes
+     * may still disagree.
+     */
+    static boolean agree(List<ClusterNodes> views) {
+        for (ClusterNodes own : views) {
+            Node self = own.self();
+            if (self == null) {
+                return false;
+            }
+            for (ClusterNodes other : views) {
+                Node seen = other.at(self.port());
+                if (seen == null
+                        || seen.failed()
+                        || seen.master() != self.master()
+                        || (!self.master() && !self.masterId().equals(seen.masterId()))) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
     /** {@return the node on {@code port}, or null} */
     Node at(int port) {
         return nodes.stream().filter(n -> n.port() == port).findFirst().orElse(null);

@@ -193,13 +193,15 @@ public final class RedisClusterServers implements AutoCloseable {
     }
 
     /**
-     * Asks the cluster which nodes replicate {@code master} now (as {@link #currentMasters()} does).
+     * Asks the cluster which nodes replicate {@code master} now (in the view of {@code master} itself
+     * if it answers, else as {@link #currentMasters()} does).
      *
      * @return its replicas that the cluster does not consider failed, in the order of {@link #nodes()}
      * @throws IllegalStateException if no node answers or none knows {@code master}
      */
     public List<RedisServer> currentReplicasOf(RedisServer master) {
-        ClusterNodes view = view();
+        ClusterNodes view =
+                view(Stream.concat(Stream.of(master), nodes().stream()).toList());
         ClusterNodes.Node known = view.at(master.port());
         if (known == null) {
             throw new IllegalStateException("no node of the Redis Cluster knows a node on port " + master.port());
@@ -224,10 +226,10 @@ public final class RedisClusterServers implements AutoCloseable {
     }
 
     /**
-     * Waits until the cluster has replaced {@code previous} (a master just killed or paused): one of
-     * {@code candidates} (its replicas before) is a master that every other running node counts as
-     * serving its slots, and every running node except {@code previous} reports {@code
-     * cluster_state:ok} with all slots served.
+     * Waits until the cluster has replaced {@code previous} (a master just killed or paused): every
+     * running node except {@code previous} reports {@code cluster_state:ok} with all slots served,
+     * they agree on which node is a master and which replicates which, and one of {@code candidates}
+     * (its replicas before) is a master serving slots in place of {@code previous}.
      *
      * @return the promoted replica
      * @throws IllegalStateException if that does not happen within {@code timeout}, with what each
@@ -239,10 +241,8 @@ public final class RedisClusterServers implements AutoCloseable {
         RedisServer[] promoted = new RedisServer[1];
         long start = System.nanoTime();
         ClusterJoin.awaitUntil(nodes(), "a replica of port " + previous.port() + " to take its place", timeout, () -> {
-            for (RedisServer node : others) {
-                if (node.isRunning() && !ClusterJoin.healthy(node, -1)) {
-                    return false;
-                }
+            if (!settled(others)) {
+                return false;
             }
             ClusterNodes view = view(others);
             if (view.serving(previous.port())) {
@@ -265,7 +265,9 @@ public final class RedisClusterServers implements AutoCloseable {
     /**
      * Waits until {@code node} (an old master {@link RedisServer#restart() restarted} after a failover,
      * or a restarted replica) serves as a replica again: it says it is one, its replication link to
-     * the master it names is up, and every running node reports {@code cluster_state:ok}.
+     * the master it names is up, every running node reports {@code cluster_state:ok}, and they agree
+     * on which node is a master and which replicates which (so that the views {@link
+     * #currentMasters()} and {@link #currentReplicasOf} read are whole again).
      *
      * @throws IllegalStateException if that does not happen within {@code timeout}, with what each
      *     node reports
@@ -278,12 +280,26 @@ public final class RedisClusterServers implements AutoCloseable {
                     || !"up".equals(Resp.infoField(info, "master_link_status"))) {
                 return false;
             }
-            return nodes().stream().filter(RedisServer::isRunning).allMatch(n -> ClusterJoin.healthy(n, -1));
+            return settled(nodes());
         });
         log.info(
                 "port {} rejoined the Redis Cluster as a replica ({} ms after the wait began)",
                 node.port(),
                 (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /**
+     * Whether the running nodes of {@code among} all report {@code cluster_state:ok} with all slots
+     * served and agree on each other ({@link ClusterNodes#agree}).
+     */
+    private static boolean settled(List<RedisServer> among) {
+        List<RedisServer> running =
+                among.stream().filter(RedisServer::isRunning).toList();
+        if (!running.stream().allMatch(node -> ClusterJoin.healthy(node, -1))) {
+            return false;
+        }
+        return ClusterNodes.agree(
+                running.stream().map(node -> ClusterNodes.of(node.port())).toList());
     }
 
     private ClusterNodes view() {

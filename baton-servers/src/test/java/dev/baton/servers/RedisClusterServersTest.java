@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Timeout;
 class RedisClusterServersTest {
 
     @Test
-    void aKilledMasterIsReplacedByItsReplicaAndRejoinsAsAReplicaWhenRestarted() {
+    void aKilledMasterIsReplacedByItsReplicaAndRejoinsAsAReplicaWhenRestartedTwiceOver() {
         try (RedisClusterServers cluster = RedisClusterServers.startWithReplicas(3, 2, Duration.ofSeconds(1))) {
             assertThat(cluster.nodes()).hasSize(9);
             assertThat(cluster.currentMasters()).containsExactlyElementsOf(cluster.masters());
@@ -40,6 +40,16 @@ class RedisClusterServersTest {
             assertThat(Resp.calls(first.port(), List.of(List.of("READONLY"), List.of("GET", "{b}k"))))
                     .as("synchronised from the new master")
                     .containsExactly("OK", "v");
+
+            // again, on the cluster as the first failover left it: the rejoined node is a candidate now
+            List<RedisServer> next = cluster.currentReplicasOf(promoted);
+            assertThat(next).hasSize(2).contains(first);
+            promoted.kill();
+            RedisServer again = cluster.awaitFailover(promoted, next, Duration.ofSeconds(30));
+            promoted.restart();
+            cluster.awaitRejoined(promoted, Duration.ofSeconds(30));
+            assertThat(cluster.currentReplicasOf(again)).hasSize(2).contains(promoted);
+            assertThat(Resp.call(again.port(), "GET", "{b}k")).isEqualTo("v");
         }
     }
 }
