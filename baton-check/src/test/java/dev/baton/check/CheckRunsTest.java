@@ -106,7 +106,7 @@ class CheckRunsTest {
      */
     @Test
     void aSeedSweepRunsEachSeedAndSummarisesPerBackend() throws InterruptedException {
-        CheckSettings settings = SETTINGS.withDuration(Duration.ofSeconds(3));
+        CheckSettings settings = SETTINGS.withDuration(Duration.ofSeconds(2));
         List<CheckSuite.PlannedRun> plan =
                 CheckSuite.plan(List.of("etcd"), Set.of(Fault.RESTART), false, settings, List.of(5L, 6L));
         assertThat(plan).extracting(CheckSuite.PlannedRun::seed).containsExactly(5L, 6L);
@@ -140,7 +140,7 @@ class CheckRunsTest {
      */
     @Test
     void clusterWithTheDefaultsLosesNoGrantInAFailover() throws InterruptedException {
-        CheckSettings settings = SETTINGS.withDuration(Duration.ofSeconds(3));
+        CheckSettings settings = SETTINGS.withDuration(Duration.ofSeconds(2));
         List<CheckSuite.PlannedRun> plan =
                 CheckSuite.plan(List.of("redis-cluster"), Set.of(Fault.FAILOVER), true, settings);
         CheckRow row = CheckSuite.run(plan, settings, QUIET, true).get(0);
