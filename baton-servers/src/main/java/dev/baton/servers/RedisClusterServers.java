@@ -196,6 +196,7 @@ public final class RedisClusterServers implements AutoCloseable {
      * Asks the cluster which nodes replicate {@code master} now (in the view of {@code master} itself
      * if it answers, else as {@link #currentMasters()} does).
      *
+     * @param master a node of this cluster
      * @return its replicas that the cluster does not consider failed, in the order of {@link #nodes()}
      * @throws IllegalStateException if no node answers or none knows {@code master}
      */
@@ -215,6 +216,8 @@ public final class RedisClusterServers implements AutoCloseable {
      * {@return how many keys on {@code node} match the glob {@code pattern} ({@code KEYS}: for the small
      * data sets of tests)}
      *
+     * @param node a node of this cluster
+     * @param pattern a glob, such as {@code baton:*}
      * @throws IllegalStateException if the node does not answer
      */
     public long countKeys(RedisServer node, String pattern) {
@@ -231,6 +234,9 @@ public final class RedisClusterServers implements AutoCloseable {
      * they agree on which node is a master and which replicates which, and one of {@code candidates}
      * (its replicas before) is a master serving slots in place of {@code previous}.
      *
+     * @param previous the master that was taken down
+     * @param candidates its replicas before ({@link #currentReplicasOf}), one of which takes its place
+     * @param timeout the longest time to wait
      * @return the promoted replica
      * @throws IllegalStateException if that does not happen within {@code timeout}, with what each
      *     node reports
@@ -269,6 +275,8 @@ public final class RedisClusterServers implements AutoCloseable {
      * on which node is a master and which replicates which (so that the views {@link
      * #currentMasters()} and {@link #currentReplicasOf} read are whole again).
      *
+     * @param node the restarted node
+     * @param timeout the longest time to wait
      * @throws IllegalStateException if that does not happen within {@code timeout}, with what each
      *     node reports
      */
