@@ -31,6 +31,8 @@ public final class CheckSuite {
         TARGETS.put("redis-aof", s -> RedisTargets.appendOnly());
         TARGETS.put("redis-sentinel", s -> SentinelTargets.confirmedByAReplica());
         TARGETS.put("redis-sentinel-async", s -> SentinelTargets.asynchronous());
+        TARGETS.put("redis-cluster", s -> ClusterTargets.confirmedByAReplica());
+        TARGETS.put("redis-cluster-async", s -> ClusterTargets.asynchronous());
         TARGETS.put("redlock", s -> RedisTargets.redlock());
         TARGETS.put("zookeeper", s -> ZooKeeperTargets.ensemble(s.leaseTime()));
         TARGETS.put("etcd", s -> EtcdTargets.single());

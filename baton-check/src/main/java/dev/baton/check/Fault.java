@@ -12,7 +12,7 @@ public enum Fault {
     BLACKHOLE("a holder's traffic black-holed past its lease"),
     /** The server (or one of its members) killed with SIGKILL and started again. */
     RESTART("server killed and restarted"),
-    /** The Sentinel-monitored master killed; Sentinel promotes a replica. */
+    /** A replicated master killed (behind Sentinel, or of a Cluster); a replica is promoted in its place. */
     FAILOVER("master killed, replica promoted"),
     /** The cluster's Raft leader killed with SIGKILL (the others elect a new one), and started again. */
     LEADER_KILL("Raft leader killed and restarted");

@@ -58,7 +58,7 @@ final class CheckCommand implements Callable<Integer> {
             names = "--backends",
             split = ",",
             description = "Targets to check (default: postgres,redis,zookeeper,etcd,etcd-cluster and the three naive"
-                    + " locks; azure only when named): "
+                    + " locks; the others, such as azure, redis-sentinel and redis-cluster, only when named): "
                     + "${COMPLETION-CANDIDATES}, or all",
             completionCandidates = Targets.class)
     List<String> backends;

@@ -1,43 +1,48 @@
 package dev.baton.servers;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A Redis Cluster of embedded masters (and, with {@link #startWithReplicas}, one replica each), each a {@link RedisServer} started with
- * {@code cluster-enabled yes} from the same {@code redis-server} binary, for testing clients that
- * use {@code redis-cluster://} URIs.
+ * A Redis Cluster of embedded masters (and, with {@link #startWithReplicas}, replicas of each), each
+ * a {@link RedisServer} started with {@code cluster-enabled yes} from the same {@code redis-server}
+ * binary, for testing clients that use {@code redis-cluster://} URIs and what happens to them when
+ * the cluster fails a master over.
  *
  * <p>The bundled binary is Redis 6.2, which has neither {@code redis-cli --cluster} (no redis-cli
  * is shipped) nor {@code CLUSTER ADDSLOTSRANGE} nor {@code cluster-port}; the cluster is therefore
  * joined the way {@code redis-cli --cluster create} does it: every master gets an equal,
  * contiguous range of the 16384 slots ({@code CLUSTER ADDSLOTS}) and its own config epoch, then
- * all meet the first master ({@code CLUSTER MEET}). The cluster bus listens on the client port +
- * 10000, so client ports are chosen below the kernel's ephemeral range with both ports free.
+ * all meet the first master ({@code CLUSTER MEET}); replicas meet it too and are then made replicas
+ * ({@code CLUSTER REPLICATE}). The cluster bus listens on the client port + 10000, so client ports
+ * are chosen below the kernel's ephemeral range with both ports free.
  *
- * <p>Guarantees: once {@link #start(int)} returns, every master reports {@code cluster_state:ok},
- * knows every other master and sees all slots assigned, and master {@code i} owns the slots {@link
- * #firstSlot(int)}..{@link #lastSlot(int)}. Every master announces {@code 127.0.0.1}.
+ * <p>Guarantees: once a start method returns, every node reports {@code cluster_state:ok}, knows
+ * every other node and sees all slots assigned; master {@code i} owns the slots {@link
+ * #firstSlot(int)}..{@link #lastSlot(int)}; with replicas, every master reports all of its replicas
+ * connected, each replica has synchronised with its master, and every node knows which replicates
+ * which. Every node announces {@code
+ * 127.0.0.1}. A node considers another failed after the node timeout ({@code cluster-node-timeout},
+ * {@link #DEFAULT_NODE_TIMEOUT} unless given); a master that the majority of masters consider failed
+ * is replaced by one of its replicas, and the cluster serves all slots again ({@link #awaitFailover}).
+ * Each node keeps its cluster state in {@code nodes.conf} in its own directory, so a node that is
+ * {@link RedisServer#restart() restarted} comes back as the same node: a failed-over old master
+ * rejoins as a replica of the master that replaced it ({@link #awaitRejoined}), with no keys until it
+ * has synchronised (persistence is off).
  *
- * <p>Failure behaviour: {@link #start(int)} throws {@link IllegalStateException} when a master
- * cannot start or the cluster does not become healthy within 30 s, after stopping what it started.
- * {@link #close()} stops every master by process id (SIGTERM, then SIGKILL) and deletes their
- * temporary directories; a JVM shutdown hook does the same if it was never called.
+ * <p>{@link #masters()}, {@link #replicas()} and {@link #ownerOf(int)} describe the cluster as
+ * started; {@link #currentMasters()} and {@link #currentReplicasOf(RedisServer)} ask it how it is now.
+ *
+ * <p>Failure behaviour: start methods throw {@link IllegalStateException} when a node cannot start
+ * or the cluster does not become healthy within 30 s, after stopping what they started; the waits
+ * throw it with what the nodes report when their time is up. {@link #close()} stops every node by
+ * process id (SIGTERM, then SIGKILL) and deletes their temporary directories; a JVM shutdown hook
+ * does the same if it was never called.
  */
 public final class RedisClusterServers implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RedisClusterServers.class);
@@ -45,8 +50,8 @@ public final class RedisClusterServers implements AutoCloseable {
     /** The number of hash slots of every Redis Cluster. */
     public static final int SLOTS = 16384;
 
-    private static final int BUS_PORT_OFFSET = 10000;
-    private static final long HEALTHY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** The {@code cluster-node-timeout} unless one is given: 5 s. */
+    public static final Duration DEFAULT_NODE_TIMEOUT = Duration.ofSeconds(5);
 
     private final List<RedisServer> masters;
     private final List<RedisServer> replicas = new ArrayList<>();
@@ -74,14 +79,13 @@ public final class RedisClusterServers implements AutoCloseable {
      * @throws IllegalStateException if a master does not start or the cluster does not become healthy
      */
     public static RedisClusterServers start(int count) {
-        return start(count, false);
+        return startWithReplicas(count, 0, DEFAULT_NODE_TIMEOUT);
     }
 
     /**
-     * Starts a cluster of {@code count} masters, each with one replica ({@code CLUSTER REPLICATE},
-     * as {@code redis-cli --cluster create --cluster-replicas 1} does). Once it returns, every master
-     * also reports its replica connected ({@code connected_slaves:1}) and replica {@code i} ({@link
-     * #replicas()}) has synchronised with master {@code i}.
+     * Starts a cluster of {@code count} masters, each with one replica (as {@code redis-cli --cluster
+     * create --cluster-replicas 1} does); replica {@code i} ({@link #replicas()}) is master {@code
+     * i}'s.
      *
      * @param count the number of masters, at least 1
      * @return a running cluster of {@code 2 * count} nodes; the caller closes it
@@ -89,28 +93,46 @@ public final class RedisClusterServers implements AutoCloseable {
      * @throws IllegalStateException if a node does not start or the cluster does not become healthy
      */
     public static RedisClusterServers startWithReplicas(int count) {
-        return start(count, true);
+        return startWithReplicas(count, 1, DEFAULT_NODE_TIMEOUT);
     }
 
-    private static RedisClusterServers start(int count, boolean withReplicas) {
+    /**
+     * Starts a cluster of {@code count} masters, each with {@code replicasPerMaster} replicas, whose
+     * nodes consider another failed after {@code nodeTimeout}. A failover needs a majority of masters
+     * to agree, so a cluster that should survive the loss of a master has at least three.
+     *
+     * @param count the number of masters, at least 1
+     * @param replicasPerMaster replicas of each master, 0 or more
+     * @param nodeTimeout the {@code cluster-node-timeout}, at least 100 ms
+     * @return a running cluster of {@code count * (1 + replicasPerMaster)} nodes; the caller closes it
+     * @throws IllegalArgumentException if an argument is out of range
+     * @throws IllegalStateException if a node does not start or the cluster does not become healthy
+     */
+    public static RedisClusterServers startWithReplicas(int count, int replicasPerMaster, Duration nodeTimeout) {
         if (count < 1) {
             throw new IllegalArgumentException("a Redis Cluster needs at least one master, not " + count);
+        }
+        if (replicasPerMaster < 0) {
+            throw new IllegalArgumentException("the replicas per master must be 0 or more, not " + replicasPerMaster);
+        }
+        if (nodeTimeout.toMillis() < 100) {
+            throw new IllegalArgumentException("the node timeout must be at least 100 ms, not " + nodeTimeout);
         }
         List<RedisServer> started = new ArrayList<>();
         RedisClusterServers cluster = null;
         try {
             for (int i = 0; i < count; i++) {
-                started.add(launchNode());
+                started.add(ClusterJoin.launchNode(nodeTimeout));
             }
             cluster = new RedisClusterServers(started);
-            cluster.join();
-            if (withReplicas) {
-                cluster.addReplicas();
+            ClusterJoin.join(started);
+            if (replicasPerMaster > 0) {
+                ClusterJoin.addReplicas(started, cluster.replicas, replicasPerMaster, nodeTimeout);
             }
             log.info(
-                    "started a Redis Cluster of {} masters{} at {}",
+                    "started a Redis Cluster of {} masters with {} replicas each at {}",
                     count,
-                    withReplicas ? " with a replica each" : "",
+                    replicasPerMaster,
                     cluster.uri());
             return cluster;
         } catch (RuntimeException e) {
@@ -119,208 +141,6 @@ public final class RedisClusterServers implements AutoCloseable {
                 cluster.replicas.forEach(RedisServer::close);
             }
             throw e;
-        }
-    }
-
-    private static RedisServer launchNode() {
-        return RedisServer.launch(
-                RedisClusterServers::clientPort,
-                List.of(),
-                (dir, port) -> Files.writeString(
-                        dir.resolve("cluster.conf"),
-                        "cluster-enabled yes\n"
-                                + "cluster-config-file " + dir.resolve("nodes.conf") + "\n"
-                                + "cluster-node-timeout 5000\n"
-                                + "cluster-announce-ip " + FreePort.LOOPBACK + "\n",
-                        StandardCharsets.UTF_8));
-    }
-
-    /**
-     * One replica per master: each new node meets the first master, and once it knows its master
-     * it is made that master's replica; then waits until every master has its replica connected and
-     * in sync.
-     */
-    private void addReplicas() {
-        RedisServer first = masters.get(0);
-        for (int i = 0; i < masters.size(); i++) {
-            RedisServer replica = launchNode();
-            replicas.add(replica);
-            expectOk(
-                    replica,
-                    command(replica.port(), List.of("CLUSTER", "MEET", first.host(), Integer.toString(first.port()))));
-        }
-        int nodes = masters.size() * 2;
-        awaitHealthy(nodes, "all replicas to join");
-        for (int i = 0; i < masters.size(); i++) {
-            String masterId = command(masters.get(i).port(), List.of("CLUSTER", "MYID"));
-            RedisServer replica = replicas.get(i);
-            expectOk(replica, command(replica.port(), List.of("CLUSTER", "REPLICATE", masterId)));
-        }
-        awaitUntil("every master to have its replica connected and in sync", () -> {
-            for (int i = 0; i < masters.size(); i++) {
-                if (!command(masters.get(i).port(), List.of("INFO", "replication"))
-                        .contains("connected_slaves:1")) {
-                    return "master on port " + masters.get(i).port() + " has no replica connected yet";
-                }
-                String replicaInfo = command(replicas.get(i).port(), List.of("INFO", "replication"));
-                if (!replicaInfo.contains("master_link_status:up")
-                        || !replicaInfo.contains("master_port:" + masters.get(i).port() + "\r")) {
-                    return "replica on port " + replicas.get(i).port() + " reports:\n" + replicaInfo;
-                }
-            }
-            return null;
-        });
-        awaitHealthy(nodes, "the cluster to be healthy with its replicas");
-    }
-
-    private void join() {
-        int count = masters.size();
-        for (int i = 0; i < count; i++) {
-            List<String> addSlots = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
-            for (int slot = firstSlot(i); slot <= lastSlot(i); slot++) {
-                addSlots.add(Integer.toString(slot));
-            }
-            expectOk(i, command(masters.get(i).port(), addSlots));
-            // Distinct epochs, as redis-cli gives them, so the masters need not resolve a collision first.
-            expectOk(
-                    i, command(masters.get(i).port(), List.of("CLUSTER", "SET-CONFIG-EPOCH", Integer.toString(i + 1))));
-        }
-        RedisServer first = masters.get(0);
-        for (int i = 1; i < count; i++) {
-            expectOk(
-                    i,
-                    command(
-                            masters.get(i).port(),
-                            List.of("CLUSTER", "MEET", first.host(), Integer.toString(first.port()))));
-        }
-        awaitHealthy(count, "the cluster to become healthy");
-    }
-
-    /** Waits until every node reports {@code cluster_state:ok}, all slots served and {@code nodes} known. */
-    private void awaitHealthy(int nodes, String what) {
-        List<RedisServer> all = new ArrayList<>(masters);
-        all.addAll(replicas);
-        awaitUntil(what, () -> {
-            for (RedisServer node : all) {
-                String info = command(node.port(), List.of("CLUSTER", "INFO"));
-                if (!info.contains("cluster_state:ok")
-                        || !info.contains("cluster_known_nodes:" + nodes + "\r")
-                        || !info.contains("cluster_slots_ok:" + SLOTS + "\r")) {
-                    return "node on port " + node.port() + " reports:\n" + info;
-                }
-            }
-            return null;
-        });
-    }
-
-    /** Polls {@code check} (null: done, else why not) until it is done, for at most 30 s. */
-    private static void awaitUntil(String what, java.util.function.Supplier<String> check) {
-        long deadline = System.nanoTime() + HEALTHY_TIMEOUT_NANOS;
-        long pause = 5;
-        while (true) {
-            String unhealthy = check.get();
-            if (unhealthy == null) {
-                return;
-            }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException(
-                        "the Redis Cluster: waited 30 s in vain for " + what + "; " + unhealthy);
-            }
-            try {
-                Thread.sleep(pause); // polling a child process we do not otherwise hear from
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while joining the Redis Cluster", e);
-            }
-            pause = Math.min(100, pause * 2);
-        }
-    }
-
-    private void expectOk(int master, String reply) {
-        expectOk(masters.get(master), reply);
-    }
-
-    private static void expectOk(RedisServer node, String reply) {
-        if (!reply.startsWith("+OK")) {
-            throw new IllegalStateException("node on port " + node.port() + " refused to join the cluster: " + reply);
-        }
-    }
-
-    /**
-     * A client port whose cluster bus port (+10000) is free too. Both lie below Linux's ephemeral
-     * range (32768+), so outgoing connections do not take them between this check and the bind;
-     * a clash is still possible and makes {@link RedisServer#launch} retry with another port.
-     */
-    private static int clientPort() {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            int port = ThreadLocalRandom.current().nextInt(10000, 22000);
-            if (free(port) && free(port + BUS_PORT_OFFSET)) {
-                return port;
-            }
-        }
-        throw new IllegalStateException("found no free pair of loopback ports (p, p+10000) for a Redis Cluster node");
-    }
-
-    private static boolean free(int port) {
-        try (ServerSocket socket = new ServerSocket(port, 1, InetAddress.getByName(FreePort.LOOPBACK))) {
-            return true;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
-    /**
-     * Sends one command in RESP and returns the raw reply (enough for status, error and bulk
-     * replies). Bounded by socket timeouts of 5 s.
-     */
-    static String command(int port, List<String> args) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(FreePort.LOOPBACK, port), 5000);
-            socket.setSoTimeout(5000);
-            ByteArrayOutputStream request = new ByteArrayOutputStream();
-            request.writeBytes(("*" + args.size() + "\r\n").getBytes(StandardCharsets.UTF_8));
-            for (String arg : args) {
-                byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
-                request.writeBytes(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-                request.writeBytes(bytes);
-                request.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
-            }
-            OutputStream out = socket.getOutputStream();
-            out.write(request.toByteArray());
-            out.flush();
-            return readReply(socket.getInputStream());
-        } catch (IOException e) {
-            throw new IllegalStateException("Redis on port " + port + " did not answer " + args.get(0) + ": " + e, e);
-        }
-    }
-
-    private static String readReply(InputStream in) throws IOException {
-        String line = readLine(in);
-        if (line.startsWith("$")) {
-            int length = Integer.parseInt(line.substring(1));
-            if (length < 0) {
-                return "";
-            }
-            byte[] body = in.readNBytes(length + 2);
-            return new String(body, 0, Math.max(0, body.length - 2), StandardCharsets.UTF_8);
-        }
-        return line;
-    }
-
-    private static String readLine(InputStream in) throws IOException {
-        ByteArrayOutputStream line = new ByteArrayOutputStream();
-        int previous = -1;
-        while (true) {
-            int next = in.read();
-            if (next < 0) {
-                throw new IOException("connection closed mid-reply");
-            }
-            if (previous == '\r' && next == '\n') {
-                byte[] bytes = line.toByteArray();
-                return new String(bytes, 0, bytes.length - 1, StandardCharsets.UTF_8);
-            }
-            line.write(next);
-            previous = next;
         }
     }
 
@@ -347,9 +167,166 @@ public final class RedisClusterServers implements AutoCloseable {
         return masters;
     }
 
-    /** {@return the replicas, replica {@code i} of master {@code i}; empty unless started with replicas} */
+    /**
+     * {@return the replicas as started: those of master 0, then those of master 1, and so on (with one
+     * replica per master, replica {@code i} is master {@code i}'s); empty unless started with replicas}
+     */
     public List<RedisServer> replicas() {
         return List.copyOf(replicas);
+    }
+
+    /** {@return every node: the masters, then the replicas, as started} */
+    public List<RedisServer> nodes() {
+        return Stream.concat(masters.stream(), replicas.stream()).toList();
+    }
+
+    /**
+     * Asks the cluster which nodes are masters serving slots now (in the view of the first running
+     * node that answers; nodes it considers failed are left out).
+     *
+     * @return the serving masters, in the order of {@link #nodes()}
+     * @throws IllegalStateException if no node answers
+     */
+    public List<RedisServer> currentMasters() {
+        ClusterNodes view = view();
+        return nodes().stream().filter(node -> view.serving(node.port())).toList();
+    }
+
+    /**
+     * Asks the cluster which nodes replicate {@code master} now (in the view of {@code master} itself
+     * if it answers, else as {@link #currentMasters()} does).
+     *
+     * @param master a node of this cluster
+     * @return its replicas that the cluster does not consider failed, in the order of {@link #nodes()}
+     * @throws IllegalStateException if no node answers or none knows {@code master}
+     */
+    public List<RedisServer> currentReplicasOf(RedisServer master) {
+        ClusterNodes view =
+                view(Stream.concat(Stream.of(master), nodes().stream()).toList());
+        ClusterNodes.Node known = view.at(master.port());
+        if (known == null) {
+            throw new IllegalStateException("no node of the Redis Cluster knows a node on port " + master.port());
+        }
+        return nodes().stream()
+                .filter(node -> view.replicates(node.port(), known))
+                .toList();
+    }
+
+    /**
+     * {@return how many keys on {@code node} match the glob {@code pattern} ({@code KEYS}: for the small
+     * data sets of tests)}
+     *
+     * @param node a node of this cluster
+     * @param pattern a glob, such as {@code baton:*}
+     * @throws IllegalStateException if the node does not answer
+     */
+    public long countKeys(RedisServer node, String pattern) {
+        Object reply = Resp.call(node.port(), "KEYS", pattern);
+        if (!(reply instanceof List<?> keys)) {
+            throw new IllegalStateException("Redis on port " + node.port() + " answered KEYS with " + reply);
+        }
+        return keys.size();
+    }
+
+    /**
+     * Waits until the cluster has replaced {@code previous} (a master just killed or paused): every
+     * running node except {@code previous} reports {@code cluster_state:ok} with all slots served,
+     * they agree on which node is a master and which replicates which, and one of {@code candidates}
+     * (its replicas before) is a master serving slots in place of {@code previous}.
+     *
+     * @param previous the master that was taken down
+     * @param candidates its replicas before ({@link #currentReplicasOf}), one of which takes its place
+     * @param timeout the longest time to wait
+     * @return the promoted replica
+     * @throws IllegalStateException if that does not happen within {@code timeout}, with what each
+     *     node reports
+     */
+    public RedisServer awaitFailover(RedisServer previous, List<RedisServer> candidates, Duration timeout) {
+        List<RedisServer> others =
+                nodes().stream().filter(node -> node != previous).toList();
+        RedisServer[] promoted = new RedisServer[1];
+        long start = System.nanoTime();
+        ClusterJoin.awaitUntil(nodes(), "a replica of port " + previous.port() + " to take its place", timeout, () -> {
+            if (!settled(others)) {
+                return false;
+            }
+            ClusterNodes view = view(others);
+            if (view.serving(previous.port())) {
+                return false;
+            }
+            promoted[0] = candidates.stream()
+                    .filter(c -> view.serving(c.port()))
+                    .findFirst()
+                    .orElse(null);
+            return promoted[0] != null;
+        });
+        log.info(
+                "the Redis Cluster failed port {} over to port {} ({} ms after the wait began)",
+                previous.port(),
+                promoted[0].port(),
+                (System.nanoTime() - start) / 1_000_000);
+        return promoted[0];
+    }
+
+    /**
+     * Waits until {@code node} (an old master {@link RedisServer#restart() restarted} after a failover,
+     * or a restarted replica) serves as a replica again: it says it is one, its replication link to
+     * the master it names is up, every running node reports {@code cluster_state:ok}, and they agree
+     * on which node is a master and which replicates which (so that the views {@link
+     * #currentMasters()} and {@link #currentReplicasOf} read are whole again).
+     *
+     * @param node the restarted node
+     * @param timeout the longest time to wait
+     * @throws IllegalStateException if that does not happen within {@code timeout}, with what each
+     *     node reports
+     */
+    public void awaitRejoined(RedisServer node, Duration timeout) {
+        long start = System.nanoTime();
+        ClusterJoin.awaitUntil(nodes(), "port " + node.port() + " to rejoin as a replica", timeout, () -> {
+            Object info = Resp.call(node.port(), "INFO", "replication");
+            if (!"slave".equals(Resp.infoField(info, "role"))
+                    || !"up".equals(Resp.infoField(info, "master_link_status"))) {
+                return false;
+            }
+            return settled(nodes());
+        });
+        log.info(
+                "port {} rejoined the Redis Cluster as a replica ({} ms after the wait began)",
+                node.port(),
+                (System.nanoTime() - start) / 1_000_000);
+    }
+
+    /**
+     * Whether the running nodes of {@code among} all report {@code cluster_state:ok} with all slots
+     * served and agree on each other ({@link ClusterNodes#agree}).
+     */
+    private static boolean settled(List<RedisServer> among) {
+        List<RedisServer> running =
+                among.stream().filter(RedisServer::isRunning).toList();
+        if (!running.stream().allMatch(node -> ClusterJoin.healthy(node, -1))) {
+            return false;
+        }
+        return ClusterNodes.agree(
+                running.stream().map(node -> ClusterNodes.of(node.port())).toList());
+    }
+
+    private ClusterNodes view() {
+        return view(nodes());
+    }
+
+    /** The view of the first running node of {@code from} that answers. */
+    private static ClusterNodes view(List<RedisServer> from) {
+        IllegalStateException last = null;
+        for (RedisServer node : from) {
+            if (node.isRunning()) {
+                try {
+                    return ClusterNodes.of(node.port());
+                } catch (IllegalStateException e) {
+                    last = e;
+                }
+            }
+        }
+        throw new IllegalStateException("no node of the Redis Cluster answered CLUSTER NODES", last);
     }
 
     /**
@@ -374,6 +351,15 @@ public final class RedisClusterServers implements AutoCloseable {
     public String uri() {
         return "redis-cluster://"
                 + masters.stream().map(m -> m.host() + ":" + m.port()).collect(Collectors.joining(","));
+    }
+
+    /**
+     * {@return {@link #uri()} with a query, e.g. {@code redis-cluster://127.0.0.1:7000,...?waitReplicas=0}}
+     *
+     * @param query URI parameters without the {@code ?}; not encoded
+     */
+    public String uri(String query) {
+        return uri() + "?" + query;
     }
 
     @Override

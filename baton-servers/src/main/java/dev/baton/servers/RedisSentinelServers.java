@@ -5,8 +5,7 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -266,7 +265,7 @@ public final class RedisSentinelServers implements AutoCloseable {
      */
     public RedisServer awaitFailover(RedisServer previous, Duration timeout) {
         RedisServer[] promoted = new RedisServer[1];
-        awaitUntil(
+        Await.until(
                 "the Sentinel to promote a replica in place of the master on port " + previous.port(),
                 timeout,
                 () -> {
@@ -309,48 +308,8 @@ public final class RedisSentinelServers implements AutoCloseable {
         return "redis-sentinel://" + sentinel.host() + ":" + sentinel.port() + "?" + query + "#" + MASTER_NAME;
     }
 
-    private static void awaitUntil(String what, Supplier<Boolean> condition, Supplier<String> details) {
-        awaitUntil(what, READY_TIMEOUT, condition, details);
-    }
-
-    /**
-     * Polls {@code condition} (the processes tell us nothing unasked) until it holds; a failing poll
-     * (a node that does not answer yet) counts as not yet.
-     */
-    private static void awaitUntil(
-            String what, Duration timeout, Supplier<Boolean> condition, Supplier<String> details) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        long pause = TimeUnit.MILLISECONDS.toNanos(5);
-        RuntimeException last = null;
-        while (true) {
-            try {
-                if (condition.get()) {
-                    return;
-                }
-            } catch (IllegalStateException e) {
-                last = e;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                String detail;
-                try {
-                    detail = details.get();
-                } catch (RuntimeException e) {
-                    detail = "; (could not ask: " + e.getMessage() + ")";
-                }
-                IllegalStateException failure = new IllegalStateException(
-                        "timed out after " + timeout.toMillis() + " ms waiting for " + what + detail);
-                if (last != null) {
-                    failure.addSuppressed(last);
-                }
-                throw failure;
-            }
-            LockSupport.parkNanos(pause);
-            if (Thread.interrupted()) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while waiting for " + what);
-            }
-            pause = Math.min(TimeUnit.MILLISECONDS.toNanos(100), pause * 2);
-        }
+    private static void awaitUntil(String what, BooleanSupplier condition, Supplier<String> details) {
+        Await.until(what, READY_TIMEOUT, condition, details);
     }
 
     @Override
