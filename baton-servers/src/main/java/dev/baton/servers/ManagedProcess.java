@@ -4,118 +4,149 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Consumer;
-import java.util.function.UnaryOperator;
+import java.util.function.IntFunction;
+import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The life of one server process that a launcher of this package starts: spawning it with its output
- * appended to a log file, waiting until it is ready, pausing, killing, restarting and stopping it, and
- * cleaning up once. Every launcher (Redis, PostgreSQL, MariaDB, etcd, Azurite) keeps one per process
- * and decides only the command line and what "ready" means.
+ * appended to a log file, waiting until it is ready, signalling, killing, restarting and stopping it,
+ * and cleaning up once. Each launcher (Redis, PostgreSQL, MariaDB, etcd, Azurite) keeps one per
+ * process and decides only the command line and what "ready" means; a server that an environment
+ * variable names elsewhere gets an {@link #external} one, which starts nothing and refuses faults.
  *
  * <p>Guarantees:
  *
  * <ul>
- *   <li>From {@link Builder#build()} until {@link #close()}, a JVM shutdown hook covers the process:
- *       if {@code close()} is never called, the hook stops it (with {@link Builder#jvmExitStop}) and
- *       deletes the paths given to {@link Builder#deleteOnClose}. {@code close()} removes the hook.
- *   <li>{@link #close()} and the hook run their clean-up exactly once between them; later calls do
- *       nothing. A closed process cannot be started again.
- *   <li>Stopping sends SIGCONT first (a process a fault test paused would not act on the signal),
- *       then the stop signal (SIGTERM unless configured otherwise), waits the grace period, then sends
- *       SIGKILL to the process and every process below it and waits again, at most 5 s. Every wait
- *       is bounded; nothing here waits forever on a process.
- *   <li>{@link #start} returns {@code true} only once the readiness probe said yes while the process
- *       was alive, within the ready timeout.
- *   <li>State changes (start, kill, stop, restart, close, signals) are serialised by one lock;
- *       {@link #pid()} and {@link #isRunning()} never block.
+ *   <li>From {@link ManagedProcessBuilder#build()} until {@link #close()}, a JVM shutdown hook covers
+ *       the process: if {@code close()} is never called, the hook stops it (see {@link
+ *       ManagedProcessBuilder#jvmExitStop}) and deletes the paths given to {@link
+ *       ManagedProcessBuilder#deleteOnClose}. {@code close()} removes the hook. Between them, the
+ *       clean-up runs exactly once; a closed process cannot be started again.
+ *   <li>Stopping sends SIGCONT first (a paused process would not act on the signal), then the stop
+ *       signal (SIGTERM unless set otherwise), waits the grace period, then sends SIGKILL to the
+ *       process and every process below it and waits at most 5 s more. No wait here is unbounded.
+ *   <li>{@link #start} returns {@code true} only once the probe said yes while the process was alive.
+ *   <li>Start, kill, restart, signals and close are serialised by one lock; {@link #pid()} and
+ *       {@link #isRunning()} never block.
  * </ul>
  *
  * <p>Failure behaviour: {@link #start} returns {@code false} if the process exited while starting and
- * its log (from where this run began) contains one of the {@link Builder#portTakenWhen} phrases: the
- * caller may try another port. It throws {@link IllegalStateException} with the tail of the log when
- * the process exited for another reason, or was not ready in time (then it is killed first), or the
- * thread was interrupted (interrupt status kept). {@link #kill()} throws if a process survives SIGKILL
- * for 10 s. {@link #close()} and the hook never throw: what they cannot do is logged.
+ * its log (from where this run began) contains one of the {@link ManagedProcessBuilder#portTakenWhen}
+ * phrases, so that the caller may try another port. It throws {@link IllegalStateException} with the
+ * tail of the log when the process exited for another reason or was not ready in time (then it is
+ * killed), or when interrupted (the interrupt status is kept). {@link #kill()} throws if a process
+ * survives SIGKILL for 10 s. {@link #close()} and the hook never throw: what they cannot do is logged.
  */
 final class ManagedProcess implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ManagedProcess.class);
     private static final Duration KILL_WAIT = Duration.ofSeconds(10);
     private static final Duration FORCED_WAIT = Duration.ofSeconds(5);
 
-    /** Says whether a started process serves; an exception counts as "not yet" and is kept as a cause. */
+    /** Whether the process listening on {@code port} serves; an exception means "not yet". */
     @FunctionalInterface
     interface Probe {
-        boolean ready() throws Exception;
+        boolean ready(int port) throws Exception;
     }
 
+    private final ManagedProcessBuilder settings; // null for an external server
     private final String name;
-    private final Path logFile;
-    private final Path directory;
-    private final Consumer<Map<String, String>> environment;
-    private final List<String> portTaken;
-    private final UnaryOperator<String> exitHint;
-    private final Duration readyTimeout;
-    private final String stopSignal;
-    private final Duration stopGrace;
-    private final String jvmExitSignal;
-    private final Duration jvmExitGrace;
-    private final List<Path> deleteOnClose;
     private final ReentrantLock lock = new ReentrantLock();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread shutdownHook;
     private volatile Process process;
     private volatile List<String> command;
+    private volatile int port = -1;
     private volatile Probe probe;
     private volatile long logStart;
 
-    private ManagedProcess(Builder b) {
-        this.name = b.name;
-        this.logFile = b.logFile;
-        this.directory = b.directory;
-        this.environment = b.environment;
-        this.portTaken = List.copyOf(b.portTaken);
-        this.exitHint = b.exitHint;
-        this.readyTimeout = b.readyTimeout;
-        this.stopSignal = b.stopSignal;
-        this.stopGrace = b.stopGrace;
-        this.jvmExitSignal = b.jvmExitSignal;
-        this.jvmExitGrace = b.jvmExitGrace;
-        this.deleteOnClose = List.copyOf(b.deleteOnClose);
+    ManagedProcess(ManagedProcessBuilder settings) {
+        this.settings = settings;
+        this.name = settings.name;
         this.shutdownHook = new Thread(this::closeOnJvmExit, "baton-stop-" + name.replace(' ', '-'));
         Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
+    private ManagedProcess(String description) {
+        this.settings = null;
+        this.name = description;
+        this.shutdownHook = null;
+    }
+
     /** {@return a builder for a process called {@code name} in messages, e.g. {@code Redis}} */
-    static Builder builder(String name, Path logFile) {
-        return new Builder(name, logFile);
+    static ManagedProcessBuilder builder(String name, Path logFile) {
+        return new ManagedProcessBuilder(name, logFile);
     }
 
     /**
-     * Spawns {@code command} and waits until {@code ready} says yes; see the class description.
+     * {@return a stand-in for a server started elsewhere} Its pid is -1, it never runs, {@link
+     * #close()} does nothing, and starting, killing, restarting and signals throw {@link
+     * IllegalStateException} ("cannot kill " + {@code description}).
+     */
+    static ManagedProcess external(String description) {
+        return new ManagedProcess(description);
+    }
+
+    /**
+     * Spawns {@code command}, which is to listen on {@code port}, and waits until {@code ready} says yes.
      *
      * @return {@code true} once ready, {@code false} if it exited because its port was taken
      * @throws IllegalStateException if it exited for another reason, was not ready in time, was
      *     interrupted, could not be run, or this was closed
      */
-    boolean start(List<String> command, Probe ready) {
+    boolean start(List<String> command, int port, Probe ready) {
         lock.lock();
         try {
-            spawn(command, ready);
-            return awaitReady(List.of(this), readyTimeout);
+            spawn(command, port, ready);
+            return awaitReady(List.of(this), settings.readyTimeout);
         } finally {
             lock.unlock();
+        }
+    }
+
+    /**
+     * {@link #start}s the command for a port from {@code ports}, and again with the next port while
+     * the port was taken, at most {@code attempts} times.
+     *
+     * @return the port the process serves on
+     * @throws IllegalStateException as {@link #start} does, or when every attempt found its port taken
+     */
+    int startOnFreePort(IntSupplier ports, int attempts, IntFunction<List<String>> command, Probe ready) {
+        for (int attempt = 1; ; attempt++) {
+            int next = ports.getAsInt();
+            if (start(command.apply(next), next, ready)) {
+                return next;
+            }
+            if (attempt == attempts) {
+                throw new IllegalStateException(
+                        name + " could not bind a free port in " + attempts + " attempts" + logTail());
+            }
+            log.debug("port {} was taken before {} could bind it; trying another", next, name);
+        }
+    }
+
+    /**
+     * Runs a launcher's start-up (preparing files, {@link #startOnFreePort}, first requests); if it
+     * fails, {@link #close()}s this, so that nothing runs and the paths are deleted, and throws what
+     * it threw, a checked exception wrapped in an {@link IllegalStateException}.
+     */
+    <T> T closeOnFailure(Callable<T> startup) {
+        try {
+            return startup.call();
+        } catch (RuntimeException | Error e) {
+            close();
+            throw e;
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            close();
+            throw new IllegalStateException("could not start " + name + ": " + e, e);
         }
     }
 
@@ -123,25 +154,22 @@ final class ManagedProcess implements AutoCloseable {
      * Spawns {@code command} without waiting; {@link #awaitReady} waits for it (for a group of
      * processes that become ready only together, such as an etcd cluster).
      */
-    void spawn(List<String> command, Probe ready) {
+    void spawn(List<String> command, int port, Probe ready) {
         lock.lock();
         try {
-            if (closed.get()) {
-                throw new IllegalStateException(name + " was closed; it cannot be started again");
-            }
-            if (isRunning()) {
-                throw new IllegalStateException(name + " (pid " + pid() + ") is running already");
+            requireOwn("start");
+            if (closed.get() || isRunning()) {
+                throw new IllegalStateException(
+                        this + (closed.get() ? " was closed" : " runs") + "; it cannot be started");
             }
             ProcessBuilder builder = new ProcessBuilder(command)
                     .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
-            if (directory != null) {
-                builder.directory(directory.toFile());
-            }
-            environment.accept(builder.environment());
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(settings.logFile.toFile()));
+            settings.customize.accept(builder);
             this.command = List.copyOf(command);
+            this.port = port;
             this.probe = ready;
-            this.logStart = Files.exists(logFile) ? Files.size(logFile) : 0;
+            this.logStart = Files.exists(settings.logFile) ? Files.size(settings.logFile) : 0;
             this.process = builder.start();
         } catch (IOException e) {
             throw new IllegalStateException("could not run " + name + " (" + command.get(0) + "): " + e, e);
@@ -160,22 +188,28 @@ final class ManagedProcess implements AutoCloseable {
     static boolean awaitReady(List<ManagedProcess> group, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         long pause = 5;
-        List<Exception> last = new ArrayList<>(Collections.nCopies(group.size(), null));
+        Exception last = null; // why the probe said no, for the timeout's message
+        String who = group.size() == 1 ? group.get(0).toString() : group.toString();
         try {
             while (true) {
                 boolean all = true;
-                for (int i = 0; i < group.size(); i++) {
-                    ManagedProcess member = group.get(i);
+                for (ManagedProcess member : group) {
                     Process current = member.process;
                     if (!current.isAlive()) {
                         String tail = member.logTail();
-                        if (member.portTaken.stream().anyMatch(tail::contains)) {
+                        if (member.settings.portTaken.stream().anyMatch(tail::contains)) {
                             return false;
                         }
-                        throw new IllegalStateException(member.name + " exited with code " + current.exitValue()
-                                + " while starting" + tail + member.exitHint.apply(tail));
+                        throw new IllegalStateException(member + " exited with code " + current.exitValue()
+                                + " while starting" + tail + member.settings.exitHint.apply(tail));
                     }
-                    all &= member.probe(current, i, last);
+                    try {
+                        // ready only if still ours: the probe may reach whatever took the port after we exited
+                        all &= member.probe.ready(member.port) && current.isAlive();
+                    } catch (Exception e) {
+                        last = e;
+                        all = false;
+                    }
                 }
                 if (all) {
                     return true;
@@ -184,71 +218,57 @@ final class ManagedProcess implements AutoCloseable {
                     StringBuilder tails = new StringBuilder();
                     group.forEach(member -> tails.append(member.logTail()));
                     throw new IllegalStateException(
-                            names(group) + " not ready within " + timeout.toSeconds() + " s" + tails,
-                            last.stream().filter(e -> e != null).findFirst().orElse(null));
+                            who + (group.size() == 1 ? " was" : " were") + " not ready within " + timeout.toSeconds()
+                                    + " s" + tails,
+                            last);
                 }
                 Thread.sleep(pause);
                 pause = Math.min(100, pause * 2);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            group.forEach(ManagedProcess::killQuietly);
-            throw new IllegalStateException("interrupted while starting " + names(group), e);
+            group.forEach(member -> Posix.killTree(member.process.toHandle(), FORCED_WAIT));
+            throw new IllegalStateException("interrupted while starting " + who, e);
         } catch (RuntimeException e) {
-            group.forEach(ManagedProcess::killQuietly);
+            group.forEach(member -> Posix.killTree(member.process.toHandle(), FORCED_WAIT));
             throw e;
         }
     }
 
-    private boolean probe(Process current, int index, List<Exception> last) {
-        try {
-            // ready only if it is still ours: a probe may reach whatever took the port after we exited
-            return probe.ready() && current.isAlive();
-        } catch (Exception e) {
-            last.set(index, e);
-            return false;
-        }
-    }
-
-    private static String names(List<ManagedProcess> group) {
-        return group.size() == 1
-                ? group.get(0).name + " was"
-                : group.stream().map(m -> m.name).toList() + " were";
-    }
-
     /**
      * Stops the process (gracefully if {@code graceful}, else with SIGKILL) and starts the same command
-     * again, trying again while its port is still taken, for up to {@code portWait}.
+     * again on the same port, trying again while the port is still taken, for up to {@code portWait}.
      *
-     * @throws IllegalStateException if this was closed, or it is not ready again in time (with the
-     *     tail of the log); the process is then not running, and {@link #close()} still cleans up
+     * @throws IllegalStateException if this is external, was closed or never started, or it is not
+     *     ready again in time (with the tail of the log); it is then not running, and {@link #close()}
+     *     still cleans up
      */
     void restart(boolean graceful, Duration portWait) {
         lock.lock();
         try {
+            requireOwn("restart");
             if (closed.get() || command == null) {
                 throw new IllegalStateException(
-                        name + " was " + (closed.get() ? "closed" : "never started") + "; it cannot be restarted");
+                        this + " was " + (closed.get() ? "closed" : "never started") + "; it cannot be restarted");
             }
             if (graceful) {
-                stop(stopSignal, stopGrace);
+                stop(settings.stopSignal, settings.stopGrace);
             } else {
                 kill();
             }
-            List<String> again = command;
-            Probe ready = probe;
             long deadline = System.nanoTime() + portWait.toNanos();
-            while (!start(again, ready)) {
+            while (!start(command, port, probe)) {
                 if (System.nanoTime() - deadline > 0) {
                     throw new IllegalStateException(
-                            name + " could not bind its port again within " + portWait.toSeconds() + " s" + logTail());
+                            this + " could not bind its port again within " + portWait.toSeconds() + " s" + logTail());
                 }
-                log.debug("the port of {} is still taken; starting it again shortly", name);
+                log.debug("the port of {} is still taken; starting it again shortly", this);
                 Thread.sleep(100); // backoff before the next attempt, not synchronisation
             }
+            log.info("restarted {} (pid {})", this, pid());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while restarting " + name, e);
+            throw new IllegalStateException("interrupted while restarting " + this, e);
         } finally {
             lock.unlock();
         }
@@ -258,45 +278,55 @@ final class ManagedProcess implements AutoCloseable {
      * Kills the process and every process below it with SIGKILL (a crash) and returns once they are
      * gone; does nothing if it is not running. Nothing is deleted.
      *
-     * @throws IllegalStateException if a process is still alive 10 s after SIGKILL
+     * @throws IllegalStateException if this is external, or a process is still alive 10 s after SIGKILL
      */
     void kill() {
         lock.lock();
         try {
+            requireOwn("kill");
             Process current = process;
-            if (current != null && current.isAlive() && !killTree(current, KILL_WAIT)) {
-                throw new IllegalStateException("a process of " + name + " (pid " + current.pid() + ") is still alive "
-                        + KILL_WAIT.toSeconds() + " s after SIGKILL");
+            if (current != null && current.isAlive()) {
+                if (!Posix.killTree(current.toHandle(), KILL_WAIT)) {
+                    throw new IllegalStateException("a process of " + this + " (pid " + current.pid()
+                            + ") is still alive " + KILL_WAIT.toSeconds() + " s after SIGKILL");
+                }
+                log.info("killed {} (pid {})", this, current.pid());
             }
         } finally {
             lock.unlock();
         }
     }
 
-    /** Stops the process with SIGSTOP, as a long GC pause or a frozen VM does; see {@link #resume()}. */
-    void pause() {
-        signal("STOP", "pause");
-    }
-
-    /** Continues a paused process with SIGCONT; harmless on a running one. */
-    void resume() {
-        signal("CONT", "resume");
-    }
-
-    private void signal(String signal, String what) {
+    /**
+     * Sends {@code signal} to the process: STOP pauses it (as a long GC pause or a frozen VM does),
+     * CONT continues it. {@code what} names the act in the message if it is not running or kill fails.
+     */
+    void signal(String signal, String what) {
         lock.lock();
         try {
+            requireOwn(what);
             Process current = process;
             if (current == null || !current.isAlive()) {
-                throw new IllegalStateException("cannot " + what + " " + name + ": it is not running");
+                throw new IllegalStateException("cannot " + what + " " + this + ": it is not running");
             }
             if (!Posix.signal(current.pid(), signal)) {
                 throw new IllegalStateException(
-                        "cannot " + what + " " + name + ": kill -" + signal + " " + current.pid() + " failed");
+                        "cannot " + what + " " + this + ": kill -" + signal + " " + current.pid() + " failed");
             }
         } finally {
             lock.unlock();
         }
+    }
+
+    private void requireOwn(String what) {
+        if (external()) {
+            throw new IllegalStateException("cannot " + what + " " + name);
+        }
+    }
+
+    /** {@return whether this stands for a server started elsewhere} */
+    boolean external() {
+        return settings == null;
     }
 
     /** {@return the pid of the current (or last) process, also after it exited; -1 before the first} */
@@ -311,19 +341,15 @@ final class ManagedProcess implements AutoCloseable {
         return current != null && current.isAlive();
     }
 
-    boolean isClosed() {
-        return closed.get();
-    }
-
     /** {@return the tail of the log since the current process was spawned, for messages; may be empty} */
     String logTail() {
-        return Files.exists(logFile) ? Posix.tail(logFile, logStart) : "";
+        return external() || !Files.exists(settings.logFile) ? "" : Posix.tail(settings.logFile, logStart);
     }
 
     /** Stops the process (stop signal, grace, SIGKILL) and deletes what it was given; once. */
     @Override
     public void close() {
-        if (!closed.compareAndSet(false, true)) {
+        if (external() || !closed.compareAndSet(false, true)) {
             return;
         }
         if (Thread.currentThread() != shutdownHook) {
@@ -333,13 +359,13 @@ final class ManagedProcess implements AutoCloseable {
                 // the JVM is shutting down; the hook may run as well and then finds this closed
             }
         }
-        cleanUp(stopSignal, stopGrace);
-        log.info("stopped {} (pid {})", name, pid());
+        cleanUp(settings.stopSignal, settings.stopGrace);
+        log.info("stopped {} (pid {})", this, pid());
     }
 
     private void closeOnJvmExit() {
         if (closed.compareAndSet(false, true)) {
-            cleanUp(jvmExitSignal, jvmExitGrace);
+            cleanUp(settings.jvmExitSignal, settings.jvmExitGrace);
         }
     }
 
@@ -347,7 +373,7 @@ final class ManagedProcess implements AutoCloseable {
         lock.lock();
         try {
             stop(signal, grace);
-            deleteOnClose.forEach(Posix::deleteRecursively);
+            settings.deleteOnClose.forEach(Posix::deleteRecursively);
         } finally {
             lock.unlock();
         }
@@ -359,135 +385,19 @@ final class ManagedProcess implements AutoCloseable {
             return;
         }
         Posix.signal(current.pid(), "CONT"); // in case a fault test left it stopped
-        if (signal.equals("TERM")) {
-            current.destroy();
-        } else {
-            Posix.signal(current.pid(), signal);
-        }
-        if (waitFor(current.toHandle(), grace.toNanos())) {
+        Posix.signal(current.pid(), signal);
+        if (Posix.awaitExit(current.toHandle(), grace)) {
             return;
         }
-        log.warn(
-                "{} (pid {}) did not exit within {} s after SIG{}; killing it",
-                name,
-                current.pid(),
-                grace.toSeconds(),
-                signal);
-        if (!killTree(current, FORCED_WAIT)) {
-            log.warn("{} (pid {}) survived SIGKILL for {} s", name, current.pid(), FORCED_WAIT.toSeconds());
+        log.warn("{} (pid {}) still ran {} s after SIG{}; killing it", this, current.pid(), grace.toSeconds(), signal);
+        if (!Posix.killTree(current.toHandle(), FORCED_WAIT)) {
+            log.warn("{} (pid {}) survived SIGKILL for {} s", this, current.pid(), FORCED_WAIT.toSeconds());
         }
     }
 
-    private void killQuietly() {
-        Process current = process;
-        if (current != null && current.isAlive()) {
-            killTree(current, FORCED_WAIT);
-        }
-    }
-
-    /** SIGKILL to the process and all below it (SIGKILL ends a stopped process too); whether all exited. */
-    private static boolean killTree(Process process, Duration wait) {
-        List<ProcessHandle> all = new ArrayList<>(process.descendants().toList());
-        all.add(process.toHandle());
-        all.forEach(ProcessHandle::destroyForcibly);
-        long deadline = System.nanoTime() + wait.toNanos();
-        boolean gone = true;
-        for (ProcessHandle handle : all) {
-            gone &= waitFor(handle, Math.max(0, deadline - System.nanoTime()));
-        }
-        return gone;
-    }
-
-    private static boolean waitFor(ProcessHandle handle, long nanos) {
-        try {
-            handle.onExit().get(nanos, TimeUnit.NANOSECONDS);
-            return true;
-        } catch (ExecutionException | TimeoutException e) {
-            return !handle.isAlive();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            handle.destroyForcibly();
-            return false;
-        }
-    }
-
+    /** {@return the name, with the port once known: {@code Redis on port 6379}} */
     @Override
     public String toString() {
-        return "ManagedProcess[" + name + ", pid " + pid() + (isRunning() ? ", running" : "") + "]";
-    }
-
-    /** Settings of a {@link ManagedProcess}; {@link #build()} registers its shutdown hook. */
-    static final class Builder {
-        private final String name;
-        private final Path logFile;
-        private Path directory;
-        private Consumer<Map<String, String>> environment = env -> {};
-        private final List<String> portTaken = new ArrayList<>();
-        private UnaryOperator<String> exitHint = tail -> "";
-        private Duration readyTimeout = Duration.ofSeconds(30);
-        private String stopSignal = "TERM";
-        private Duration stopGrace = Duration.ofSeconds(10);
-        private String jvmExitSignal = "TERM";
-        private Duration jvmExitGrace = Duration.ofSeconds(5);
-        private final List<Path> deleteOnClose = new ArrayList<>();
-
-        private Builder(String name, Path logFile) {
-            this.name = name;
-            this.logFile = logFile;
-        }
-
-        /** The working directory (default: this JVM's). */
-        Builder directory(Path dir) {
-            this.directory = dir;
-            return this;
-        }
-
-        /** Edits the environment the process inherits from this JVM. */
-        Builder environment(Consumer<Map<String, String>> edit) {
-            this.environment = edit;
-            return this;
-        }
-
-        /** Log phrases that mean the process exited because its port was taken. */
-        Builder portTakenWhen(String... phrases) {
-            portTaken.addAll(List.of(phrases));
-            return this;
-        }
-
-        /** Text appended to the message when the process exits while starting, given its log tail. */
-        Builder exitHint(UnaryOperator<String> hint) {
-            this.exitHint = hint;
-            return this;
-        }
-
-        /** How long {@link ManagedProcess#start} waits for the probe (default 30 s). */
-        Builder readyTimeout(Duration timeout) {
-            this.readyTimeout = timeout;
-            return this;
-        }
-
-        /** The signal that asks it to stop, and how long to wait before SIGKILL (default TERM, 10 s). */
-        Builder stop(String signal, Duration grace) {
-            this.stopSignal = signal;
-            this.stopGrace = grace;
-            return this;
-        }
-
-        /** The same for the JVM shutdown hook (default TERM, 5 s). */
-        Builder jvmExitStop(String signal, Duration grace) {
-            this.jvmExitSignal = signal;
-            this.jvmExitGrace = grace;
-            return this;
-        }
-
-        /** Files or directories deleted (recursively) once the process is stopped by close or the hook. */
-        Builder deleteOnClose(Path... paths) {
-            deleteOnClose.addAll(List.of(paths));
-            return this;
-        }
-
-        ManagedProcess build() {
-            return new ManagedProcess(this);
-        }
+        return port < 0 ? name : name + " on port " + port;
     }
 }

@@ -1,8 +1,8 @@
 package dev.baton.servers;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * SIGTERM (SIGKILL after 10 s) and deletes the temporary directory; a JVM shutdown hook does the
  * same if {@code close()} was never called. Thread-safe.
  */
-public final class RedisServer implements AutoCloseable {
+public final class RedisServer extends ManagedServer {
     private static final Logger log = LoggerFactory.getLogger(RedisServer.class);
 
     /** Environment variable naming an external server, e.g. {@code redis://:secret@host:6379/0}. */
@@ -47,22 +47,21 @@ public final class RedisServer implements AutoCloseable {
     private final String host;
     private final int port;
     private final Path dir; // null when external
-    private final ManagedProcess process; // null when external
 
     private RedisServer(String uri, String host, int port) {
+        super(ManagedProcess.external("the external Redis named by " + ENV_URI));
         this.uri = uri;
         this.host = host;
         this.port = port;
         this.dir = null;
-        this.process = null;
     }
 
     private RedisServer(int port, Path dir, ManagedProcess process) {
+        super(process);
         this.uri = "redis://" + FreePort.LOOPBACK + ":" + port;
         this.host = FreePort.LOOPBACK;
         this.port = port;
         this.dir = dir;
-        this.process = process;
     }
 
     /**
@@ -131,62 +130,45 @@ public final class RedisServer implements AutoCloseable {
     /** Starts a process with a config file written into its directory first (Sentinel needs one). */
     static RedisServer launch(IntSupplier ports, List<String> extraArgs, ConfigWriter config) {
         Path exe = RedisBinary.executable();
-        Path dir = null;
-        ManagedProcess process = null;
-        try {
-            dir = Files.createTempDirectory("baton-redis-");
-            Path logFile = dir.resolve("redis.log");
-            process = ManagedProcess.builder("Redis", logFile)
-                    .portTakenWhen("Address already in use")
-                    .deleteOnClose(dir)
-                    .build();
-            for (int attempt = 1; ; attempt++) {
-                int port = ports.getAsInt();
-                List<String> command = new ArrayList<>(List.of(exe.toString()));
-                if (config != null) {
-                    command.add(config.write(dir, port).toString());
-                }
-                command.addAll(List.of(
-                        "--port",
-                        Integer.toString(port),
-                        "--bind",
-                        FreePort.LOOPBACK,
-                        "--save",
-                        "",
-                        "--appendonly",
-                        "no",
-                        "--dir",
-                        dir.toString(),
-                        "--daemonize",
-                        "no",
-                        "--logfile",
-                        logFile.toString()));
-                command.addAll(extraArgs);
-                // Any reply (+PONG, or -NOAUTH with requirepass) means this server listens.
-                if (process.start(command, () -> Resp.answers(port))) {
-                    RedisServer server = new RedisServer(port, dir, process);
-                    log.info("started Redis (pid {}) at {}; data in {}", process.pid(), server.uri, dir);
-                    return server;
-                }
-                if (attempt == START_ATTEMPTS) {
-                    throw new IllegalStateException("Redis could not bind a free port in " + START_ATTEMPTS
-                            + " attempts" + Posix.tail(logFile, 0));
-                }
-            }
-        } catch (IOException e) {
-            cleanUp(process, dir);
-            throw new IllegalStateException("could not start Redis: " + e, e);
-        } catch (RuntimeException e) {
-            cleanUp(process, dir);
-            throw e;
-        }
+        Path dir = Posix.createTempDirectory("baton-redis-");
+        ManagedProcess process = ManagedProcess.builder("Redis", dir.resolve("redis.log"))
+                .portTakenWhen("Address already in use")
+                .deleteOnClose(dir)
+                .build();
+        // Any reply (+PONG, or -NOAUTH with requirepass) means this server listens.
+        int port = process.closeOnFailure(() -> process.startOnFreePort(
+                ports, START_ATTEMPTS, p -> command(exe, dir, p, extraArgs, config), Resp::answers));
+        RedisServer server = new RedisServer(port, dir, process);
+        log.info("started Redis (pid {}) at {}; data in {}", process.pid(), server.uri, dir);
+        return server;
     }
 
-    private static void cleanUp(ManagedProcess process, Path dir) {
-        if (process != null) {
-            process.close();
+    private static List<String> command(Path exe, Path dir, int port, List<String> extraArgs, ConfigWriter config) {
+        List<String> command = new ArrayList<>(List.of(exe.toString()));
+        if (config != null) {
+            try {
+                command.add(config.write(dir, port).toString());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
-        Posix.deleteRecursively(dir);
+        command.addAll(List.of(
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                FreePort.LOOPBACK,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                dir.toString(),
+                "--daemonize",
+                "no",
+                "--logfile",
+                dir.resolve("redis.log").toString()));
+        command.addAll(extraArgs);
+        return command;
     }
 
     /** Writes a config file for a server about to listen on {@code port}; returns its path. */
@@ -215,24 +197,8 @@ public final class RedisServer implements AutoCloseable {
         return dir == null ? null : dir.resolve("redis.log");
     }
 
-    /** {@return whether {@code BATON_REDIS_URI} named an external server, so nothing was started} */
-    public boolean external() {
-        return dir == null;
-    }
-
-    /** {@return the pid of the current redis-server process, or -1 for an external server} */
-    public long pid() {
-        return external() ? -1 : process.pid();
-    }
-
-    /** {@return whether the embedded process is running} */
-    public boolean isRunning() {
-        return !external() && process.isRunning();
-    }
-
     /** Kills the process with SIGKILL (a crash); {@link #restart()} brings it back empty. */
     public void kill() {
-        requireEmbedded("kill");
         process.kill();
     }
 
@@ -244,14 +210,12 @@ public final class RedisServer implements AutoCloseable {
      * @throws IllegalStateException if the server is external, not running, or the signal failed
      */
     public void pause() {
-        requireEmbedded("pause");
-        process.pause();
+        process.signal("STOP", "pause");
     }
 
     /** Continues a process stopped by {@link #pause()} (SIGCONT); harmless on a running one. */
     public void resume() {
-        requireEmbedded("resume");
-        process.resume();
+        process.signal("CONT", "resume");
     }
 
     /**
@@ -261,26 +225,7 @@ public final class RedisServer implements AutoCloseable {
      * @throws IllegalStateException if it cannot be started again (for example the port was taken)
      */
     public void restart() {
-        requireEmbedded("restart");
-        if (process.isClosed()) {
-            throw new IllegalStateException("Redis on port " + port + " was closed; it cannot be restarted");
-        }
         process.restart(false, RESTART_PORT_WAIT);
-        log.info("restarted Redis (pid {}) at {}", process.pid(), uri);
-    }
-
-    private void requireEmbedded(String what) {
-        if (external()) {
-            throw new IllegalStateException("cannot " + what + " the external Redis named by " + ENV_URI);
-        }
-    }
-
-    /** Stops the process (SIGTERM, SIGKILL after 10 s) and deletes its directory; once. */
-    @Override
-    public void close() {
-        if (!external()) {
-            process.close();
-        }
     }
 
     static String redact(String uri) {

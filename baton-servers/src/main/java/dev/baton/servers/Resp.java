@@ -138,16 +138,7 @@ final class Resp {
 
     /** Sends PING and reads the first byte of the reply: true on any RESP reply ({@code +PONG}, {@code -NOAUTH}). */
     static boolean answers(int port) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(FreePort.LOOPBACK, port), 1000);
-            socket.setSoTimeout(1000);
-            OutputStream out = socket.getOutputStream();
-            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            int first = socket.getInputStream().read();
-            return first == '+' || first == '-';
-        } catch (IOException e) {
-            return false;
-        }
+        byte[] reply = FreePort.exchange(port, "PING\r\n", 1, 1000);
+        return reply != null && reply.length == 1 && (reply[0] == '+' || reply[0] == '-');
     }
 }
