@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * missing (the message gives the {@code apt-get} command), when a member exits while starting (with
  * the tail of its log) or when the cluster is not healthy within 30 s; they retry on a port clash and
  * remove what they created before throwing. {@link #close()} stops every member with SIGTERM (SIGKILL
- * after 10 s) and deletes the data directories; a JVM shutdown hook does the same if {@code close()}
- * was never called. Thread-safe.
+ * after 10 s) and deletes the data directories; if {@code close()} was never called, each member's
+ * JVM shutdown hook stops it and deletes its data and log (the then empty base directory stays).
+ * Each member is a {@link ManagedProcess}. Thread-safe.
  */
 public final class EtcdServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EtcdServer.class);

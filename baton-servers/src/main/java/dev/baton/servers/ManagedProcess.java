@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntFunction;
 import java.util.function.IntSupplier;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -189,7 +190,7 @@ final class ManagedProcess implements AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         long pause = 5;
         Exception last = null; // why the probe said no, for the timeout's message
-        String who = group.size() == 1 ? group.get(0).toString() : group.toString();
+        String who = group.size() == 1 ? group.get(0) + " was" : group + " were";
         try {
             while (true) {
                 boolean all = true;
@@ -215,12 +216,9 @@ final class ManagedProcess implements AutoCloseable {
                     return true;
                 }
                 if (System.nanoTime() - deadline > 0) {
-                    StringBuilder tails = new StringBuilder();
-                    group.forEach(member -> tails.append(member.logTail()));
+                    String tails = group.stream().map(ManagedProcess::logTail).collect(Collectors.joining());
                     throw new IllegalStateException(
-                            who + (group.size() == 1 ? " was" : " were") + " not ready within " + timeout.toSeconds()
-                                    + " s" + tails,
-                            last);
+                            who + " not ready within " + timeout.toSeconds() + " s" + tails, last);
                 }
                 Thread.sleep(pause);
                 pause = Math.min(100, pause * 2);
@@ -228,7 +226,7 @@ final class ManagedProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             group.forEach(member -> Posix.killTree(member.process.toHandle(), FORCED_WAIT));
-            throw new IllegalStateException("interrupted while starting " + who, e);
+            throw new IllegalStateException("interrupted while starting " + group, e);
         } catch (RuntimeException e) {
             group.forEach(member -> Posix.killTree(member.process.toHandle(), FORCED_WAIT));
             throw e;
@@ -305,13 +303,9 @@ final class ManagedProcess implements AutoCloseable {
         lock.lock();
         try {
             requireOwn(what);
-            Process current = process;
-            if (current == null || !current.isAlive()) {
-                throw new IllegalStateException("cannot " + what + " " + this + ": it is not running");
-            }
-            if (!Posix.signal(current.pid(), signal)) {
-                throw new IllegalStateException(
-                        "cannot " + what + " " + this + ": kill -" + signal + " " + current.pid() + " failed");
+            if (!isRunning() || !Posix.signal(pid(), signal)) {
+                throw new IllegalStateException("cannot " + what + " " + this
+                        + (isRunning() ? ": kill -" + signal + " " + pid() + " failed" : ": it is not running"));
             }
         } finally {
             lock.unlock();
