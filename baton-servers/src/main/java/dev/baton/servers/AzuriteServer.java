@@ -1,20 +1,14 @@
 package dev.baton.servers;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * process by its pid (SIGTERM, then SIGKILL after 10 s) and deletes the working directory; a JVM
  * shutdown hook does the same if {@code close()} was never called.
  */
-public final class AzuriteServer implements AutoCloseable {
+public final class AzuriteServer extends ManagedServer {
     private static final Logger log = LoggerFactory.getLogger(AzuriteServer.class);
 
     /** An {@code azblob://} URI of an external account or emulator to use instead of starting Azurite. */
@@ -60,39 +54,24 @@ public final class AzuriteServer implements AutoCloseable {
             "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
     private static final int START_ATTEMPTS = 5;
-    private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final Duration RESTART_PORT_WAIT = Duration.ofSeconds(10);
 
     private final String externalUri; // null when embedded
     private final String host;
     private final int port;
-    private final Path dir; // null when external
-    private final List<String> command; // null when external
-    private final Path logFile; // null when external
-    private volatile Process process; // null when external; replaced by restart()
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final Thread shutdownHook;
 
     private AzuriteServer(String externalUri, String host, int port) {
+        super(ManagedProcess.external("the external Azure Blob service named by " + ENV_URI));
         this.externalUri = externalUri;
         this.host = host;
         this.port = port;
-        this.dir = null;
-        this.command = null;
-        this.logFile = null;
-        this.process = null;
-        this.shutdownHook = null;
     }
 
-    private AzuriteServer(int port, Path dir, List<String> command, Path logFile, Process process) {
+    private AzuriteServer(int port, ManagedProcess process) {
+        super(process);
         this.externalUri = null;
         this.host = FreePort.LOOPBACK;
         this.port = port;
-        this.dir = dir;
-        this.command = List.copyOf(command);
-        this.logFile = logFile;
-        this.process = process;
-        this.shutdownHook = new Thread(this::stopOnJvmExit, "baton-azurite-stop-" + port);
-        Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     /**
@@ -155,50 +134,40 @@ public final class AzuriteServer implements AutoCloseable {
 
     private static AzuriteServer startEmbedded(Map<String, String> env, boolean persistent) {
         List<String> program = program(env);
-        Path dir = null;
-        try {
-            dir = Files.createTempDirectory("baton-azurite-");
-            Path logFile = dir.resolve("azurite.log");
-            for (int attempt = 1; ; attempt++) {
-                int port = FreePort.find();
-                List<String> command = new ArrayList<>(program);
-                command.addAll(List.of(
-                        "--blobHost",
-                        FreePort.LOOPBACK,
-                        "--blobPort",
-                        Integer.toString(port),
-                        persistent ? "--location" : "--inMemoryPersistence"));
-                if (persistent) {
-                    command.add(dir.resolve("data").toString());
-                }
-                command.addAll(
-                        List.of("--skipApiVersionCheck", "--disableProductStyleUrl", "--disableTelemetry", "--silent"));
-                Process process = new ProcessBuilder(command)
-                        .directory(dir.toFile())
-                        .redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-                        .start();
-                if (awaitReady(process, port, logFile)) {
-                    AzuriteServer server = new AzuriteServer(port, dir, command, logFile, process);
-                    log.info(
-                            "started Azurite {} blob service (pid {}) at {}",
-                            VERSION,
-                            process.pid(),
-                            server.endpoint());
-                    return server;
-                }
-                if (attempt == START_ATTEMPTS) {
-                    throw new IllegalStateException("Azurite could not bind a free port in " + START_ATTEMPTS
-                            + " attempts" + Posix.tail(logFile, 0));
-                }
-            }
-        } catch (IOException e) {
-            Posix.deleteRecursively(dir);
-            throw new IllegalStateException("could not start Azurite (" + String.join(" ", program) + "): " + e, e);
-        } catch (RuntimeException e) {
-            Posix.deleteRecursively(dir);
-            throw e;
+        Path dir = Posix.createTempDirectory("baton-azurite-");
+        ManagedProcess process = ManagedProcess.builder("Azurite", dir.resolve("azurite.log"))
+                .customize(builder -> builder.directory(dir.toFile()))
+                .portTakenWhen("EADDRINUSE")
+                .exitHint(AzuriteServer::nodeTooOld)
+                .deleteOnClose(dir)
+                .build();
+        int port = process.closeOnFailure(() -> process.startOnFreePort(
+                FreePort::find, START_ATTEMPTS, p -> command(program, dir, p, persistent), AzuriteServer::answersHttp));
+        AzuriteServer server = new AzuriteServer(port, process);
+        log.info("started Azurite {} blob service (pid {}) at {}", VERSION, process.pid(), server.endpoint());
+        return server;
+    }
+
+    private static List<String> command(List<String> program, Path dir, int port, boolean persistent) {
+        List<String> command = new ArrayList<>(program);
+        command.addAll(List.of(
+                "--blobHost",
+                FreePort.LOOPBACK,
+                "--blobPort",
+                Integer.toString(port),
+                persistent ? "--location" : "--inMemoryPersistence"));
+        if (persistent) {
+            command.add(dir.resolve("data").toString());
         }
+        command.addAll(List.of("--skipApiVersionCheck", "--disableProductStyleUrl", "--disableTelemetry", "--silent"));
+        return command;
+    }
+
+    private static String nodeTooOld(String tail) {
+        return tail.contains("SyntaxError") || tail.contains("Unexpected token")
+                ? "; this Node.js is too old for azurite " + VERSION + " (node --version; ./test installs a Node 20"
+                        + " into ~/.cache/baton/node-20 where it is older)"
+                : "";
     }
 
     /** The command that starts {@code azurite-blob}, or a clear error saying how to install it. */
@@ -258,58 +227,15 @@ public final class AzuriteServer implements AutoCloseable {
         return null;
     }
 
-    /** Waits until Azurite answers HTTP on {@code port}; false if it exited because the port was taken. */
-    private static boolean awaitReady(Process process, int port, Path logFile) {
-        long deadline = System.nanoTime() + READY_TIMEOUT_NANOS;
-        long pause = 5;
-        while (true) {
-            if (!process.isAlive()) {
-                String tail = Posix.tail(logFile, 0);
-                if (tail.contains("EADDRINUSE")) {
-                    return false;
-                }
-                throw new IllegalStateException("Azurite exited with code " + process.exitValue() + " while starting"
-                        + tail
-                        + (tail.contains("SyntaxError") || tail.contains("Unexpected token")
-                                ? "; this Node.js is too old for azurite " + VERSION + " (node --version; ./test"
-                                        + " installs a Node 20 into ~/.cache/baton/node-20 where it is older)"
-                                : ""));
-            }
-            if (answersHttp(port)) {
-                return true;
-            }
-            if (System.nanoTime() > deadline) {
-                process.destroyForcibly();
-                throw new IllegalStateException(
-                        "Azurite did not answer on port " + port + " within 30 s" + Posix.tail(logFile, 0));
-            }
-            try {
-                Thread.sleep(pause);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                process.destroyForcibly();
-                throw new IllegalStateException("interrupted while starting Azurite", e);
-            }
-            pause = Math.min(100, pause * 2);
-        }
-    }
-
     /** Sends a bare HTTP request and reads the status line; true on any HTTP answer. */
     static boolean answersHttp(int port) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(FreePort.LOOPBACK, port), 1000);
-            socket.setSoTimeout(2000);
-            OutputStream out = socket.getOutputStream();
-            out.write(("GET /" + ACCOUNT + "?comp=list HTTP/1.1\r\nHost: " + FreePort.LOOPBACK + "\r\n"
-                            + "Connection: close\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            byte[] start = in.readNBytes(5);
-            return new String(start, StandardCharsets.US_ASCII).equals("HTTP/");
-        } catch (IOException e) {
-            return false;
-        }
+        byte[] reply = FreePort.exchange(
+                port,
+                "GET /" + ACCOUNT + "?comp=list HTTP/1.1\r\nHost: " + FreePort.LOOPBACK
+                        + "\r\nConnection: close\r\n\r\n",
+                5,
+                2000);
+        return reply != null && new String(reply, StandardCharsets.US_ASCII).equals("HTTP/");
     }
 
     /**
@@ -351,16 +277,6 @@ public final class AzuriteServer implements AutoCloseable {
         return port;
     }
 
-    /** {@return whether {@value #ENV_URI} named an external service, so nothing was started} */
-    public boolean external() {
-        return externalUri != null;
-    }
-
-    /** {@return the pid of the Azurite process, or -1 for an external service} */
-    public long pid() {
-        return process == null ? -1 : process.pid();
-    }
-
     /**
      * Stops Azurite with SIGTERM (it saves its state and exits) and starts it again on the same port,
      * returning once it answers: a restart of the service that keeps its blobs (but not their leases)
@@ -369,72 +285,8 @@ public final class AzuriteServer implements AutoCloseable {
      *
      * @throws IllegalStateException for an external service, or if it does not come back within 30 s
      */
-    public synchronized void restart() {
-        if (external() || closed.get()) {
-            throw new IllegalStateException("cannot restart " + this);
-        }
-        stop(10);
-        try {
-            Process started = new ProcessBuilder(command)
-                    .directory(dir.toFile())
-                    .redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()))
-                    .start();
-            process = started;
-            if (!awaitReady(started, port, logFile)) {
-                throw new IllegalStateException(
-                        "Azurite could not bind its port " + port + " again after a restart" + Posix.tail(logFile, 0));
-            }
-            log.info("restarted Azurite (pid {}) at {}", started.pid(), endpoint());
-        } catch (IOException e) {
-            throw new IllegalStateException("could not restart Azurite: " + e, e);
-        }
-    }
-
-    /** {@return whether the Azurite process runs} */
-    public boolean isRunning() {
-        return process != null && process.isAlive();
-    }
-
-    @Override
-    public void close() {
-        if (external() || !closed.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException e) {
-            // the JVM is shutting down; the hook may run as well, which is harmless
-        }
-        stop(10);
-        Posix.deleteRecursively(dir);
-        log.info("stopped Azurite on port {}", port);
-    }
-
-    private void stopOnJvmExit() {
-        if (closed.compareAndSet(false, true)) {
-            stop(5);
-            Posix.deleteRecursively(dir);
-        }
-    }
-
-    private void stop(long timeoutSeconds) {
-        Process process = this.process;
-        if (!process.isAlive()) {
-            return;
-        }
-        Posix.signal(process.pid(), "CONT"); // in case a fault test left it stopped
-        process.destroy(); // SIGTERM to the node process itself (azurite-blob runs in place, no wrapper)
-        try {
-            if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                log.warn("Azurite (pid {}) did not exit within {} s after SIGTERM; killing it", pid(), timeoutSeconds);
-                process.destroyForcibly();
-                process.waitFor(5, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
+    public void restart() {
+        process.restart(true, RESTART_PORT_WAIT);
     }
 
     /** Hides an account key or SAS signature in a URI, so that logs never print it. */

@@ -1,19 +1,13 @@
 package dev.baton.servers;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetSocketAddress;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One etcd member process of an {@link EtcdServer}: its ports, data directory and log, starting and
@@ -37,8 +31,7 @@ final class EtcdMember {
     /** A TLS member serves {@code /health} and {@code /metrics} over plain HTTP on this port. */
     private final int metricsPort;
 
-    private volatile Process process;
-    private volatile long logStart;
+    private final ManagedProcess process;
 
     EtcdMember(
             Path binary,
@@ -61,6 +54,12 @@ final class EtcdMember {
         this.clusterToken = clusterToken;
         this.tls = tls;
         this.metricsPort = metricsPort;
+        this.process = ManagedProcess.builder("etcd " + name, logFile)
+                // ETCD_* variables of the caller's environment would override or clash with the flags.
+                .customize(builder -> builder.environment().keySet().removeIf(key -> key.startsWith("ETCD_")))
+                .portTakenWhen("address already in use")
+                .deleteOnClose(dataDir, logFile)
+                .build();
     }
 
     /** The members of a new cluster of {@code size}, on free loopback ports under {@code base}. */
@@ -112,8 +111,16 @@ final class EtcdMember {
         }
     }
 
-    /** Starts the process; a restarted member finds its data directory and ignores the cluster flags. */
+    /**
+     * Starts the process without waiting ({@link ManagedProcess#awaitReady} waits for the members
+     * together, as none is healthy before a quorum runs).
+     */
     void spawn() {
+        process.spawn(command(), clientPort, port -> healthy());
+    }
+
+    /** The command line; a restarted member finds its data directory and ignores the cluster flags. */
+    private List<String> command() {
         String client = (tls == null ? "http://" : "https://") + FreePort.LOOPBACK + ":" + clientPort;
         String peer = "http://" + FreePort.LOOPBACK + ":" + peerPort;
         List<String> command = new ArrayList<>(List.of(
@@ -143,42 +150,20 @@ final class EtcdMember {
                     "--trusted-ca-file=" + tls.ca(),
                     "--listen-metrics-urls=http://" + FreePort.LOOPBACK + ":" + metricsPort));
         }
-        ProcessBuilder builder = new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
-        // ETCD_* variables of the caller's environment would override or clash with these flags.
-        builder.environment().keySet().removeIf(key -> key.startsWith("ETCD_"));
-        try {
-            logStart = Files.exists(logFile) ? Files.size(logFile) : 0;
-            process = builder.start();
-        } catch (IOException e) {
-            throw new IllegalStateException("could not run " + binary + ": " + e, e);
-        }
+        return command;
     }
 
+    ManagedProcess process() {
+        return process;
+    }
+
+    /** {@return the pid, or -1 if the member is not running} */
     long pid() {
-        Process current = process;
-        return current == null || !current.isAlive() ? -1 : current.pid();
-    }
-
-    /**
-     * @throws EtcdServer.PortClash if the process exited because a port was taken
-     * @throws IllegalStateException if it exited for another reason
-     */
-    void checkAlive() {
-        Process current = process;
-        if (current != null && !current.isAlive()) {
-            String tail = logTail();
-            if (tail.contains("address already in use")) {
-                throw new EtcdServer.PortClash(tail);
-            }
-            throw new IllegalStateException(
-                    "etcd " + name + " exited with code " + current.exitValue() + " while starting" + tail);
-        }
+        return process.isRunning() ? process.pid() : -1;
     }
 
     String logTail() {
-        return Files.exists(logFile) ? Posix.tail(logFile, logStart) : "";
+        return process.logTail();
     }
 
     /** Whether {@code /health} says true: the member serves and sees a leader. */
@@ -211,56 +196,31 @@ final class EtcdMember {
     }
 
     private String get(String path) {
-        try (Socket socket = new Socket()) {
-            socket.connect(new InetSocketAddress(FreePort.LOOPBACK, tls == null ? clientPort : metricsPort), 1000);
-            socket.setSoTimeout(2000);
-            OutputStream out = socket.getOutputStream();
-            out.write(("GET " + path + " HTTP/1.0\r\nHost: " + FreePort.LOOPBACK + "\r\n\r\n")
-                    .getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            InputStream in = socket.getInputStream();
-            String response = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-            if (!response.startsWith("HTTP/1.") || !response.contains(" 200 ")) {
-                return null;
-            }
-            int body = response.indexOf("\r\n\r\n");
-            return body < 0 ? "" : response.substring(body + 4);
-        } catch (IOException e) {
+        byte[] reply = FreePort.exchange(
+                tls == null ? clientPort : metricsPort,
+                "GET " + path + " HTTP/1.0\r\nHost: " + FreePort.LOOPBACK + "\r\n\r\n",
+                Integer.MAX_VALUE,
+                2000);
+        String response = reply == null ? "" : new String(reply, StandardCharsets.UTF_8);
+        if (!response.startsWith("HTTP/1.") || !response.contains(" 200 ")) {
             return null;
         }
+        int body = response.indexOf("\r\n\r\n");
+        return body < 0 ? "" : response.substring(body + 4);
     }
 
-    /** SIGKILL, then waits for the exit. */
+    /** SIGKILL (a crash), then waits for the exit; the data stays. */
     void kill() {
-        Process current = process;
-        if (current != null && current.isAlive()) {
-            Posix.signal(current.pid(), "CONT"); // a stopped process would not die until continued
-            current.destroyForcibly();
-            awaitExit(current, 10);
-        }
+        process.kill();
     }
 
-    /** SIGTERM, then SIGKILL after {@code timeoutSeconds}. */
-    void stop(long timeoutSeconds) {
-        Process current = process;
-        if (current == null || !current.isAlive()) {
-            return;
-        }
-        Posix.signal(current.pid(), "CONT");
-        current.destroy();
-        if (!awaitExit(current, timeoutSeconds)) {
-            current.destroyForcibly();
-            awaitExit(current, 5);
-        }
+    /** Kills the member and starts it again on its ports and data; returns once it is healthy. */
+    void restart() {
+        process.restart(false, Duration.ofSeconds(10));
     }
 
-    private static boolean awaitExit(Process process, long seconds) {
-        try {
-            return process.waitFor(seconds, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-            return false;
-        }
+    /** SIGTERM, SIGKILL after 10 s, and deletes the data directory and log; once. */
+    void close() {
+        process.close();
     }
 }

@@ -4,11 +4,11 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Collectors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,8 +30,9 @@ import org.slf4j.LoggerFactory;
  * missing (the message gives the {@code apt-get} command), when a member exits while starting (with
  * the tail of its log) or when the cluster is not healthy within 30 s; they retry on a port clash and
  * remove what they created before throwing. {@link #close()} stops every member with SIGTERM (SIGKILL
- * after 10 s) and deletes the data directories; a JVM shutdown hook does the same if {@code close()}
- * was never called. Thread-safe.
+ * after 10 s) and deletes the data directories; if {@code close()} was never called, each member's
+ * JVM shutdown hook stops it and deletes its data and log (the then empty base directory stays).
+ * Each member is a {@link ManagedProcess}. Thread-safe.
  */
 public final class EtcdServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EtcdServer.class);
@@ -43,22 +44,18 @@ public final class EtcdServer implements AutoCloseable {
 
     private static final List<Path> BINARIES = List.of(Path.of("/usr/bin/etcd"), Path.of("/usr/local/bin/etcd"));
     private static final int START_ATTEMPTS = 3;
-    private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
 
     private final String endpoints;
     private final Path baseDir; // null when external
     private final EtcdTls tls; // null for plain connections
     private final List<EtcdMember> members;
-    private final ReentrantLock processLock = new ReentrantLock();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final Thread shutdownHook;
 
     private EtcdServer(String endpoints) {
         this.endpoints = endpoints;
         this.baseDir = null;
         this.tls = null;
         this.members = List.of();
-        this.shutdownHook = null;
     }
 
     private EtcdServer(Path baseDir, List<EtcdMember> members, EtcdTls tls) {
@@ -70,8 +67,6 @@ public final class EtcdServer implements AutoCloseable {
                 members.stream()
                         .map(m -> FreePort.LOOPBACK + ":" + m.clientPort)
                         .toList());
-        this.shutdownHook = new Thread(this::stopOnJvmExit, "baton-etcd-stop");
-        Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     /**
@@ -126,42 +121,35 @@ public final class EtcdServer implements AutoCloseable {
             return new EtcdServer(trimmed);
         }
         Path binary = binary();
-        Path base = null;
+        Path base = Posix.createTempDirectory(dataRoot(), "baton-etcd-");
         try {
-            base = Files.createTempDirectory(dataRoot(), "baton-etcd-");
             for (int attempt = 1; ; attempt++) {
                 List<EtcdMember> members = EtcdMember.plan(binary, base, size, tls);
                 try {
-                    for (EtcdMember member : members) {
-                        member.spawn();
-                    }
-                    awaitHealthy(members, System.nanoTime() + READY_TIMEOUT_NANOS);
-                    EtcdServer server = new EtcdServer(base, members, tls);
-                    log.info(
-                            "started etcd {} ({} member(s), pids {}) at {}; data in {}",
-                            version(),
-                            size,
-                            members.stream().map(m -> m.pid()).toList(),
-                            server.endpoints,
-                            base);
-                    return server;
-                } catch (PortClash clash) {
-                    members.forEach(m -> m.stop(5));
-                    if (attempt == START_ATTEMPTS) {
-                        throw new IllegalStateException("etcd could not bind free ports in " + START_ATTEMPTS
-                                + " attempts" + clash.getMessage());
-                    }
-                    for (EtcdMember member : members) {
-                        Posix.deleteRecursively(member.dataDir);
+                    members.forEach(EtcdMember::spawn);
+                    if (ManagedProcess.awaitReady(
+                            members.stream().map(EtcdMember::process).toList(), READY_TIMEOUT)) {
+                        EtcdServer server = new EtcdServer(base, members, tls);
+                        log.info(
+                                "started etcd {} ({} member(s), pids {}) at {}; data in {}",
+                                version(),
+                                size,
+                                members.stream().map(EtcdMember::pid).toList(),
+                                server.endpoints,
+                                base);
+                        return server;
                     }
                 } catch (RuntimeException e) {
-                    members.forEach(m -> m.stop(5));
+                    members.forEach(EtcdMember::close);
                     throw e;
                 }
+                String logs = members.stream().map(EtcdMember::logTail).collect(Collectors.joining());
+                members.forEach(EtcdMember::close); // a port was taken: plan new ones
+                if (attempt == START_ATTEMPTS) {
+                    throw new IllegalStateException(
+                            "etcd could not bind free ports in " + START_ATTEMPTS + " attempts" + logs);
+                }
             }
-        } catch (IOException e) {
-            Posix.deleteRecursively(base);
-            throw new IllegalStateException("could not start etcd: " + e, e);
         } catch (RuntimeException e) {
             Posix.deleteRecursively(base);
             throw e;
@@ -225,44 +213,6 @@ public final class EtcdServer implements AutoCloseable {
             return shm;
         }
         return Path.of(System.getProperty("java.io.tmpdir"));
-    }
-
-    /** Thrown while starting when a member could not bind its port. */
-    static final class PortClash extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        PortClash(String message) {
-            super(message, null, false, false);
-        }
-    }
-
-    private static void awaitHealthy(List<EtcdMember> members, long deadline) {
-        long pause = 5;
-        while (true) {
-            boolean all = true;
-            for (EtcdMember member : members) {
-                member.checkAlive();
-                all &= member.healthy();
-            }
-            if (all) {
-                return;
-            }
-            if (System.nanoTime() - deadline > 0) {
-                StringBuilder logs = new StringBuilder();
-                for (EtcdMember member : members) {
-                    logs.append(member.logTail());
-                }
-                throw new IllegalStateException(
-                        "etcd (" + members.size() + " member(s)) was not healthy within 30 s" + logs);
-            }
-            try {
-                Thread.sleep(pause);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while starting etcd", e);
-            }
-            pause = Math.min(50, pause * 2);
-        }
     }
 
     /**
@@ -365,13 +315,7 @@ public final class EtcdServer implements AutoCloseable {
      */
     public void kill(int index) {
         requireEmbedded("kill");
-        processLock.lock();
-        try {
-            members.get(index).kill();
-            log.info("killed etcd {} (client port {})", members.get(index).name, members.get(index).clientPort);
-        } finally {
-            processLock.unlock();
-        }
+        members.get(index).kill();
     }
 
     /**
@@ -384,19 +328,7 @@ public final class EtcdServer implements AutoCloseable {
      */
     public void restart(int index) {
         requireEmbedded("restart");
-        processLock.lock();
-        try {
-            if (closed.get()) {
-                throw new IllegalStateException("etcd was closed; its members cannot be restarted");
-            }
-            EtcdMember member = members.get(index);
-            member.kill();
-            member.spawn();
-            awaitHealthy(List.of(member), System.nanoTime() + READY_TIMEOUT_NANOS);
-            log.info("restarted etcd {} (pid {})", members.get(index).name, member.pid());
-        } finally {
-            processLock.unlock();
-        }
+        members.get(index).restart();
     }
 
     private void requireEmbedded(String what) {
@@ -405,33 +337,15 @@ public final class EtcdServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops every member (SIGTERM, SIGKILL after 10 s) and deletes the data directories; each member
+     * once. Does nothing for an external server.
+     */
     @Override
     public void close() {
-        if (external() || !closed.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException e) {
-            // the JVM is shutting down; the hook may run as well, which is harmless
-        }
-        stopAll(10);
-        log.info("stopped etcd at {}", endpoints);
-    }
-
-    private void stopOnJvmExit() {
-        if (closed.compareAndSet(false, true)) {
-            stopAll(5);
-        }
-    }
-
-    private void stopAll(long timeoutSeconds) {
-        processLock.lock();
-        try {
-            members.forEach(member -> member.stop(timeoutSeconds));
+        if (!external()) {
+            members.forEach(EtcdMember::close);
             Posix.deleteRecursively(baseDir);
-        } finally {
-            processLock.unlock();
         }
     }
 

@@ -3,9 +3,15 @@ package dev.baton.servers;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 
-/** Finds a TCP port that is free on the loopback interface at the time of the call. */
+/**
+ * Finds a TCP port that is free on the loopback interface at the time of the call, and asks whatever
+ * listens on a loopback port a question (the readiness probes of the servers).
+ */
 final class FreePort {
 
     static final String LOOPBACK = "127.0.0.1";
@@ -21,6 +27,23 @@ final class FreePort {
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException("could not find a free port on " + LOOPBACK, e);
+        }
+    }
+
+    /**
+     * Sends {@code request} to {@code port} on {@code 127.0.0.1} on a new connection and reads the
+     * reply: up to {@code max} bytes, fewer if the server closes the connection first.
+     *
+     * @return the reply, or {@code null} if nothing accepted or answered within {@code timeoutMillis}
+     */
+    static byte[] exchange(int port, String request, int max, int timeoutMillis) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(LOOPBACK, port), timeoutMillis);
+            socket.setSoTimeout(timeoutMillis);
+            socket.getOutputStream().write(request.getBytes(StandardCharsets.US_ASCII));
+            return socket.getInputStream().readNBytes(max);
+        } catch (IOException e) {
+            return null;
         }
     }
 }

@@ -8,13 +8,13 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * artifact nor Debian's {@code mariadbd} is there (the message says how to install it), when initialisation fails, or when the
  * server is not ready within 60 s, with the tail of the server log; nothing is left running.
  */
-public final class MariaDbServer implements DatabaseServer {
+public final class MariaDbServer extends ManagedServer implements DatabaseServer {
     private static final Logger log = LoggerFactory.getLogger(MariaDbServer.class);
 
     static final String ENV_URL = "BATON_MARIADB_URL";
@@ -51,7 +51,7 @@ public final class MariaDbServer implements DatabaseServer {
     static final String PASSWORD = "baton-secret";
     private static final int DEFAULT_PORT = 3306;
     private static final int START_ATTEMPTS = 5;
-    private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
     private static final List<Path> SERVER_PATHS = List.of(Path.of("/usr/sbin/mariadbd"), Path.of("/usr/bin/mariadbd"));
     private static final List<Path> INSTALL_PATHS =
             List.of(Path.of("/usr/bin/mariadb-install-db"), Path.of("/usr/sbin/mariadb-install-db"));
@@ -61,32 +61,26 @@ public final class MariaDbServer implements DatabaseServer {
     private final String password;
     private final String host;
     private final int port;
-    private final Process process; // null when external
     private final Path baseDir; // null when external
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final Thread shutdownHook;
 
     private MariaDbServer(String jdbcUrl, String user, String password, String host, int port) {
+        super(ManagedProcess.external("the external MariaDB named by " + ENV_URL));
         this.jdbcUrl = jdbcUrl;
         this.user = user;
         this.password = password;
         this.host = host;
         this.port = port;
-        this.process = null;
         this.baseDir = null;
-        this.shutdownHook = null;
     }
 
-    private MariaDbServer(int port, Process process, Path baseDir) {
+    private MariaDbServer(int port, ManagedProcess process, Path baseDir) {
+        super(process);
         this.jdbcUrl = url(port);
         this.user = USER;
         this.password = PASSWORD;
         this.host = FreePort.LOOPBACK;
         this.port = port;
-        this.process = process;
         this.baseDir = baseDir;
-        this.shutdownHook = new Thread(this::close, "baton-mariadb-shutdown-" + port);
-        Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     /**
@@ -159,56 +153,9 @@ public final class MariaDbServer implements DatabaseServer {
         return port;
     }
 
-    @Override
-    public boolean external() {
-        return process == null;
-    }
-
-    /** {@return the pid of {@code mariadbd}, or {@code -1} for an external server} */
-    public long pid() {
-        return process == null ? -1 : process.pid();
-    }
-
     /** The temporary directory (data, socket, logs), or {@code null} for an external server. */
     Path baseDir() {
         return baseDir;
-    }
-
-    @Override
-    public void close() {
-        if (process == null || !closed.compareAndSet(false, true)) {
-            return;
-        }
-        if (Thread.currentThread() != shutdownHook) {
-            try {
-                Runtime.getRuntime().removeShutdownHook(shutdownHook);
-            } catch (IllegalStateException e) {
-                // the JVM is shutting down; the hook may run as well, which is harmless
-            }
-        }
-        stop(process);
-        Posix.deleteRecursively(baseDir);
-        log.info("stopped MariaDB (pid {}) on port {}", process.pid(), port);
-    }
-
-    private static void stop(Process process) {
-        try {
-            if (process.isAlive()) {
-                Posix.signal(process.pid(), "CONT"); // in case a fault test left it stopped
-                Posix.signal(process.pid(), "TERM");
-                if (process.waitFor(10, TimeUnit.SECONDS)) {
-                    return;
-                }
-                log.warn("MariaDB (pid {}) did not exit within 10 s after SIGTERM; killing it", process.pid());
-                process.destroyForcibly();
-                if (!process.waitFor(5, TimeUnit.SECONDS)) {
-                    log.warn("MariaDB (pid {}) survived SIGKILL for 5 s", process.pid());
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
     }
 
     @Override
@@ -261,155 +208,111 @@ public final class MariaDbServer implements DatabaseServer {
     private static MariaDbServer launch() {
         Installation installation = findInstallation();
         long started = System.nanoTime();
-        boolean root = Posix.isRoot();
-        Path base = null;
-        Process process = null;
-        try {
-            base = Files.createTempDirectory("baton-mariadb-");
-            Path data = Files.createDirectory(base.resolve("data"));
-            Path installLog = base.resolve("install.log");
-            Path serverLog = base.resolve("mariadbd.log");
-            List<String> installDb = new ArrayList<>(List.of(
-                    installation.installDb().toString(),
-                    "--no-defaults",
-                    "--auth-root-authentication-method=normal",
-                    "--datadir=" + data,
-                    "--skip-test-db",
-                    "--skip-name-resolve"));
-            if (installation.baseDir() != null) {
-                installDb.add("--basedir=" + installation.baseDir());
-            }
-            if (root) {
-                installDb.add("--user=root");
-            }
-            int exit = Posix.run(installDb, installLog, 120);
-            if (exit != 0) {
-                throw new IllegalStateException(
-                        "mariadb-install-db failed with exit code " + exit + Posix.tail(installLog, 0));
-            }
-            // Runs with the server's own privileges at every start: the user the tests log in as.
-            Path init = Files.writeString(
-                    base.resolve("init.sql"),
-                    "CREATE DATABASE IF NOT EXISTS " + DATABASE + ";\n"
-                            + "CREATE USER IF NOT EXISTS '" + USER + "'@'%' IDENTIFIED BY '" + PASSWORD + "';\n"
-                            + "GRANT ALL PRIVILEGES ON " + DATABASE + ".* TO '" + USER + "'@'%';\n",
-                    StandardCharsets.UTF_8);
+        Path base = Posix.createTempDirectory("baton-mariadb-");
+        Path serverLog = base.resolve("mariadbd.log");
+        ManagedProcess process = ManagedProcess.builder("MariaDB", serverLog)
+                .portTakenWhen("Address already in use", "Do you already have another")
+                .readyTimeout(READY_TIMEOUT)
+                .jvmExitStop("TERM", Duration.ofSeconds(10))
+                .deleteOnClose(base)
+                .build();
+        return process.closeOnFailure(() -> {
+            Path init = install(installation, base);
             long initialised = System.nanoTime();
-            for (int attempt = 1; ; attempt++) {
-                int port = FreePort.find();
-                List<String> command = new ArrayList<>(List.of(
-                        installation.server().toString(),
-                        "--no-defaults",
-                        "--datadir=" + data,
-                        "--socket=" + base.resolve("mariadbd.sock"),
-                        "--pid-file=" + base.resolve("mariadbd.pid"),
-                        "--port=" + port,
-                        "--bind-address=" + FreePort.LOOPBACK,
-                        "--skip-name-resolve",
-                        "--skip-log-bin",
-                        "--init-file=" + init,
-                        "--innodb-flush-log-at-trx-commit=0",
-                        "--innodb-buffer-pool-size=64M",
-                        "--max-connections=300",
-                        // MariaDB 11.4 generates a TLS certificate at every start when none is
-                        // configured (15 s here); the tests speak plain TCP on loopback.
-                        "--skip-ssl"));
-                if (installation.baseDir() != null) {
-                    command.add("--basedir=" + installation.baseDir());
-                }
-                if (root) {
-                    command.add("--user=root");
-                }
-                long logOffset = Files.exists(serverLog) ? Files.size(serverLog) : 0;
-                process = new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(ProcessBuilder.Redirect.appendTo(serverLog.toFile()))
-                        .start();
-                if (awaitReady(process, port, serverLog, logOffset)) {
-                    MariaDbServer ready = new MariaDbServer(port, process, base);
-                    log.info(
-                            "started MariaDB (pid {}, {}) at {} in {} ms (install-db {} ms); data in {}",
-                            process.pid(),
-                            installation.source(),
-                            ready.jdbcUrl,
-                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
-                            TimeUnit.NANOSECONDS.toMillis(initialised - started),
-                            base);
-                    return ready;
-                }
-                process = null;
-                if (attempt == START_ATTEMPTS) {
-                    throw new IllegalStateException("MariaDB could not bind a free port in " + START_ATTEMPTS
-                            + " attempts" + Posix.tail(serverLog, 0));
-                }
-            }
-        } catch (IOException e) {
-            cleanUp(process, base);
-            throw new IllegalStateException("could not start MariaDB: " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            cleanUp(process, base);
-            throw new IllegalStateException("interrupted while starting MariaDB", e);
-        } catch (RuntimeException | Error e) {
-            cleanUp(process, base);
-            throw e;
-        }
+            int port = process.startOnFreePort(
+                    FreePort::find,
+                    START_ATTEMPTS,
+                    p -> command(installation, base, init, p),
+                    p -> ready(p, serverLog));
+            MariaDbServer server = new MariaDbServer(port, process, base);
+            log.info(
+                    "started MariaDB (pid {}, {}) at {} in {} ms (install-db {} ms); data in {}",
+                    process.pid(),
+                    installation.source(),
+                    server.jdbcUrl,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                    TimeUnit.NANOSECONDS.toMillis(initialised - started),
+                    base);
+            return server;
+        });
     }
 
-    private static void cleanUp(Process process, Path base) {
-        if (process != null) {
-            stop(process);
+    /** Runs {@code mariadb-install-db} into {@code base/data} and writes the init file; returns its path. */
+    private static Path install(Installation installation, Path base) throws IOException, InterruptedException {
+        Path data = Files.createDirectory(base.resolve("data"));
+        Path installLog = base.resolve("install.log");
+        List<String> installDb = new ArrayList<>(List.of(
+                installation.installDb().toString(),
+                "--no-defaults",
+                "--auth-root-authentication-method=normal",
+                "--datadir=" + data,
+                "--skip-test-db",
+                "--skip-name-resolve"));
+        if (installation.baseDir() != null) {
+            installDb.add("--basedir=" + installation.baseDir());
         }
-        Posix.deleteRecursively(base);
+        if (Posix.isRoot()) {
+            installDb.add("--user=root");
+        }
+        int exit = Posix.run(installDb, installLog, 120);
+        if (exit != 0) {
+            throw new IllegalStateException(
+                    "mariadb-install-db failed with exit code " + exit + Posix.tail(installLog, 0));
+        }
+        // Runs with the server's own privileges at every start: the user the tests log in as.
+        return Files.writeString(
+                base.resolve("init.sql"),
+                "CREATE DATABASE IF NOT EXISTS " + DATABASE + ";\n"
+                        + "CREATE USER IF NOT EXISTS '" + USER + "'@'%' IDENTIFIED BY '" + PASSWORD + "';\n"
+                        + "GRANT ALL PRIVILEGES ON " + DATABASE + ".* TO '" + USER + "'@'%';\n",
+                StandardCharsets.UTF_8);
+    }
+
+    private static List<String> command(Installation installation, Path base, Path init, int port) {
+        List<String> command = new ArrayList<>(List.of(
+                installation.server().toString(),
+                "--no-defaults",
+                "--datadir=" + base.resolve("data"),
+                "--socket=" + base.resolve("mariadbd.sock"),
+                "--pid-file=" + base.resolve("mariadbd.pid"),
+                "--port=" + port,
+                "--bind-address=" + FreePort.LOOPBACK,
+                "--skip-name-resolve",
+                "--skip-log-bin",
+                "--init-file=" + init,
+                "--innodb-flush-log-at-trx-commit=0",
+                "--innodb-buffer-pool-size=64M",
+                "--max-connections=300",
+                // MariaDB 11.4 generates a TLS certificate at every start when none is
+                // configured (15 s here); the tests speak plain TCP on loopback.
+                "--skip-ssl"));
+        if (installation.baseDir() != null) {
+            command.add("--basedir=" + installation.baseDir());
+        }
+        if (Posix.isRoot()) {
+            command.add("--user=root");
+        }
+        return command;
     }
 
     /**
-     * Waits until the user {@code baton} can log in. Returns {@code false} if the server exited
-     * because its port was taken.
+     * Whether the user {@code baton} can log in to the database {@code baton} on {@code port}. Asks
+     * only once the server's log says it listens: before that, whatever else holds the port (if
+     * FreePort lost a race) could answer.
      */
-    private static boolean awaitReady(Process process, int port, Path serverLog, long logOffset)
-            throws InterruptedException, IOException {
-        org.mariadb.jdbc.Driver driver = new org.mariadb.jdbc.Driver();
+    private static boolean ready(int port, Path serverLog) throws IOException, SQLException {
+        if (!Files.readString(serverLog, StandardCharsets.ISO_8859_1).contains("ready for connections")) {
+            return false;
+        }
         Properties props = new Properties();
         props.setProperty("user", USER);
         props.setProperty("password", PASSWORD);
         props.setProperty("connectTimeout", "5000");
         props.setProperty("socketTimeout", "60000");
-        long deadline = System.nanoTime() + READY_TIMEOUT_NANOS;
-        long pause = 10;
-        SQLException last = null;
-        while (true) {
-            if (!process.isAlive()) {
-                String tail = Posix.tail(serverLog, logOffset);
-                if (tail.contains("Address already in use") || tail.contains("Do you already have another")) {
-                    return false;
-                }
-                throw new IllegalStateException(
-                        "MariaDB exited with code " + process.exitValue() + " while starting" + tail);
-            }
-            // Connect only once the server says it listens: before that, whatever else holds the port
-            // (if FreePort lost a race) could answer.
-            if (Files.readString(serverLog, StandardCharsets.ISO_8859_1).contains("ready for connections")) {
-                try (Connection connection = driver.connect(url(port), props);
-                        Statement statement = connection.createStatement();
-                        ResultSet rs = statement.executeQuery("SELECT DATABASE()")) {
-                    if (rs.next() && DATABASE.equals(rs.getString(1))) {
-                        return true;
-                    }
-                } catch (SQLException e) {
-                    last = e;
-                }
-            }
-            if (System.nanoTime() > deadline) {
-                IllegalStateException failure = new IllegalStateException(
-                        "MariaDB did not accept connections on port " + port + " within 60 s"
-                                + Posix.tail(serverLog, logOffset),
-                        last);
-                stop(process);
-                throw failure;
-            }
-            Thread.sleep(pause);
-            pause = Math.min(100, pause * 2);
+        try (Connection connection = new org.mariadb.jdbc.Driver().connect(url(port), props);
+                Statement statement = connection.createStatement();
+                ResultSet rs = statement.executeQuery("SELECT DATABASE()")) {
+            return rs.next() && DATABASE.equals(rs.getString(1));
         }
     }
 }

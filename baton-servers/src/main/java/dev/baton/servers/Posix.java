@@ -12,11 +12,14 @@ import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -145,6 +148,36 @@ final class Posix {
     }
 
     /**
+     * Sends SIGKILL to {@code process} and every process below it (SIGKILL ends a stopped process
+     * too) and waits up to {@code wait} for all of them to exit. Returns whether they did.
+     */
+    static boolean killTree(ProcessHandle process, Duration wait) {
+        List<ProcessHandle> all = new ArrayList<>(process.descendants().toList()); // before they lose their parent
+        all.add(process);
+        all.forEach(ProcessHandle::destroyForcibly);
+        long deadline = System.nanoTime() + wait.toNanos();
+        boolean gone = true;
+        for (ProcessHandle handle : all) {
+            gone &= awaitExit(handle, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+        }
+        return gone;
+    }
+
+    /** Waits up to {@code wait} for {@code process} to exit; on interrupt kills it (keeping the status). */
+    static boolean awaitExit(ProcessHandle process, Duration wait) {
+        try {
+            process.onExit().get(wait.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (ExecutionException | TimeoutException e) {
+            return !process.isAlive();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            return false;
+        }
+    }
+
+    /**
      * Runs {@code command} to completion with its output appended to {@code logFile} and returns its
      * exit code.
      *
@@ -190,6 +223,24 @@ final class Posix {
             return "; last lines of " + logFile + ":\n  " + String.join("\n  ", last);
         } catch (IOException e) {
             return "; (could not read " + logFile + ": " + e + ")";
+        }
+    }
+
+    /** A new temporary directory under {@code java.io.tmpdir}; see {@link #createTempDirectory(Path, String)}. */
+    static Path createTempDirectory(String prefix) {
+        return createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), prefix);
+    }
+
+    /**
+     * A new directory under {@code parent} whose name starts with {@code prefix}.
+     *
+     * @throws IllegalStateException if it cannot be created
+     */
+    static Path createTempDirectory(Path parent, String prefix) {
+        try {
+            return Files.createTempDirectory(parent, prefix);
+        } catch (IOException e) {
+            throw new IllegalStateException("could not create a temporary directory in " + parent + ": " + e, e);
         }
     }
 

@@ -1,12 +1,9 @@
 package dev.baton.servers;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * connections opened before it are broken. Both refuse an external server with {@link
  * IllegalStateException}. Thread-safe.
  */
-public final class PostgresServer implements DatabaseServer {
+public final class PostgresServer extends ManagedServer implements DatabaseServer {
 
     private static final Logger log = LoggerFactory.getLogger(PostgresServer.class);
 
@@ -56,45 +53,35 @@ public final class PostgresServer implements DatabaseServer {
     static final String PASSWORD = "baton";
     private static final int DEFAULT_PORT = 5432;
     private static final int START_ATTEMPTS = 5;
-    private static final long READY_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(60);
-    private static final long STOP_TIMEOUT_SECONDS = 10;
-    private static final long RESTART_TIMEOUT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(60);
+    private static final Duration RESTART_PORT_WAIT = Duration.ofSeconds(30);
 
     private final String jdbcUrl;
     private final String user;
     private final String password;
     private final String host;
     private final int port;
-    private final Postmaster postmaster; // null when external
     private final Path baseDir; // null when external
-    private final ReentrantLock processLock = new ReentrantLock();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final Thread shutdownHook;
-    private volatile Process process; // null when external
 
     private PostgresServer(String jdbcUrl, String user, String password, String host, int port) {
+        super(ManagedProcess.external("the external PostgreSQL named by " + ENV_URL + " (" + jdbcUrl
+                + "); only a server started by PostgresServer.start() supports faults"));
         this.jdbcUrl = jdbcUrl;
         this.user = user;
         this.password = password;
         this.host = host;
         this.port = port;
-        this.process = null;
-        this.postmaster = null;
         this.baseDir = null;
-        this.shutdownHook = null;
     }
 
-    private PostgresServer(int port, Process process, Postmaster postmaster, Path baseDir) {
+    private PostgresServer(int port, ManagedProcess process, Path baseDir) {
+        super(process);
         this.jdbcUrl = url(port, DATABASE);
         this.user = USER;
         this.password = PASSWORD;
         this.host = FreePort.LOOPBACK;
         this.port = port;
-        this.process = process;
-        this.postmaster = postmaster;
         this.baseDir = baseDir;
-        this.shutdownHook = new Thread(this::stopOnJvmExit, "baton-postgres-shutdown-" + port);
-        Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     /**
@@ -161,27 +148,6 @@ public final class PostgresServer implements DatabaseServer {
         return port;
     }
 
-    @Override
-    public boolean external() {
-        return postmaster == null;
-    }
-
-    /**
-     * {@return the pid of the current postmaster process, or {@code -1} for an external server} This
-     * is the process to send SIGSTOP/SIGCONT to in fault tests. It changes with {@link #restart()}
-     * and is still returned after {@link #kill()} and {@link #close()}.
-     */
-    public long pid() {
-        Process current = process;
-        return current == null ? -1 : current.pid();
-    }
-
-    /** {@return whether the embedded postmaster is running (not killed, stopped for a restart or closed)} */
-    public boolean isRunning() {
-        Process current = process;
-        return current != null && current.isAlive();
-    }
-
     /**
      * Kills the postmaster and all its processes with SIGKILL, as a crash of the server does, and
      * returns once they are gone. Nothing is deleted: {@link #restart()} starts the server again on
@@ -194,24 +160,7 @@ public final class PostgresServer implements DatabaseServer {
      *     alive 10 s after SIGKILL
      */
     public void kill() {
-        requireEmbedded("kill");
-        processLock.lock();
-        try {
-            Process current = process;
-            if (current == null || !current.isAlive()) {
-                return;
-            }
-            if (!Postmaster.kill(current, STOP_TIMEOUT_SECONDS)) {
-                throw new IllegalStateException("a process of PostgreSQL (pid " + current.pid() + ") on port " + port
-                        + " is still alive " + STOP_TIMEOUT_SECONDS + " s after SIGKILL");
-            }
-            log.info("killed PostgreSQL (pid {}) on port {}", current.pid(), port);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while killing PostgreSQL on port " + port, e);
-        } finally {
-            processLock.unlock();
-        }
+        process.kill();
     }
 
     /**
@@ -226,46 +175,7 @@ public final class PostgresServer implements DatabaseServer {
      *     log); the server is then not running, and {@code close()} still cleans up
      */
     public void restart() {
-        requireEmbedded("restart");
-        processLock.lock();
-        try {
-            if (closed.get()) {
-                throw new IllegalStateException("PostgreSQL on port " + port + " was closed; it cannot be restarted");
-            }
-            Postmaster.stop(process, "INT", STOP_TIMEOUT_SECONDS);
-            long deadline = System.nanoTime() + RESTART_TIMEOUT_NANOS;
-            while (true) {
-                long logOffset = postmaster.logOffset();
-                Process next = postmaster.spawn(port);
-                process = next; // from here on, close() and the shutdown hook stop this one
-                if (postmaster.awaitReady(next, port, logOffset, Math.max(0, deadline - System.nanoTime()))) {
-                    log.info("restarted PostgreSQL (pid {}) at {}", next.pid(), jdbcUrl);
-                    return;
-                }
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("PostgreSQL could not bind port " + port + " again within "
-                            + TimeUnit.NANOSECONDS.toSeconds(RESTART_TIMEOUT_NANOS) + " s"
-                            + Posix.tail(postmaster.serverLog(), logOffset));
-                }
-                log.debug("port {} is taken; starting PostgreSQL again shortly", port);
-                Thread.sleep(100); // backoff before the next attempt, not synchronisation
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("could not restart PostgreSQL on port " + port + ": " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            Postmaster.stop(process, "QUIT", 5);
-            throw new IllegalStateException("interrupted while restarting PostgreSQL on port " + port, e);
-        } finally {
-            processLock.unlock();
-        }
-    }
-
-    private void requireEmbedded(String what) {
-        if (external()) {
-            throw new IllegalStateException("cannot " + what + " the external PostgreSQL named by " + ENV_URL + " ("
-                    + jdbcUrl + "); only a server started by PostgresServer.start() supports faults");
-        }
+        process.restart(true, RESTART_PORT_WAIT);
     }
 
     /** The data directory, or {@code null} for an external server; for tests. */
@@ -276,38 +186,6 @@ public final class PostgresServer implements DatabaseServer {
     /** The temporary directory holding data, socket and logs, or {@code null} for an external server. */
     Path baseDir() {
         return baseDir;
-    }
-
-    @Override
-    public void close() {
-        if (external() || !closed.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException e) {
-            // the JVM is shutting down; the hook may run as well, which is harmless
-        }
-        stop("INT", STOP_TIMEOUT_SECONDS);
-        Posix.deleteRecursively(baseDir);
-        log.info("stopped PostgreSQL (pid {}) on port {}", pid(), port);
-    }
-
-    private void stopOnJvmExit() {
-        if (closed.compareAndSet(false, true)) {
-            stop("QUIT", 5);
-            Posix.deleteRecursively(baseDir);
-        }
-    }
-
-    /** Sends {@code signal} to the postmaster, waits, and kills it and its children if it lingers. */
-    private void stop(String signal, long timeoutSeconds) {
-        processLock.lock();
-        try {
-            Postmaster.stop(process, signal, timeoutSeconds);
-        } finally {
-            processLock.unlock();
-        }
     }
 
     @Override
@@ -326,57 +204,32 @@ public final class PostgresServer implements DatabaseServer {
         long started = System.nanoTime();
         Path bin = PostgresBinaries.installDir().resolve("bin");
         long binariesReady = System.nanoTime();
-        Path base = null;
-        Process process = null;
-        try {
-            base = Files.createTempDirectory("baton-postgres-");
+        Path base = Posix.createTempDirectory("baton-postgres-");
+        ManagedProcess process = ManagedProcess.builder("PostgreSQL", base.resolve("postgres.log"))
+                .portTakenWhen("Address already in use", "could not create any TCP/IP sockets")
+                .readyTimeout(READY_TIMEOUT)
+                .stop("INT", Duration.ofSeconds(10)) // fast shutdown
+                .jvmExitStop("QUIT", Duration.ofSeconds(5)) // immediate shutdown
+                .deleteOnClose(base)
+                .build();
+        return process.closeOnFailure(() -> {
             Postmaster postmaster = new Postmaster(bin, base);
             postmaster.initdb();
             long initialised = System.nanoTime();
-
-            for (int attempt = 1; ; attempt++) {
-                int port = ports.getAsInt();
-                long logOffset = postmaster.logOffset();
-                process = postmaster.spawn(port);
-                if (postmaster.awaitReady(process, port, logOffset, READY_TIMEOUT_NANOS)) {
-                    Postmaster.createDatabase(port, DATABASE);
-                    long ready = System.nanoTime();
-                    PostgresServer server = new PostgresServer(port, process, postmaster, base);
-                    log.info(
-                            "started PostgreSQL (pid {}) at {} in {} ms (binaries {} ms, initdb {} ms, startup {} ms); data in {}",
-                            process.pid(),
-                            server.jdbcUrl,
-                            TimeUnit.NANOSECONDS.toMillis(ready - started),
-                            TimeUnit.NANOSECONDS.toMillis(binariesReady - started),
-                            TimeUnit.NANOSECONDS.toMillis(initialised - binariesReady),
-                            TimeUnit.NANOSECONDS.toMillis(ready - initialised),
-                            base);
-                    return server;
-                }
-                process = null;
-                if (attempt == START_ATTEMPTS) {
-                    throw new IllegalStateException("PostgreSQL could not bind a free port in " + START_ATTEMPTS
-                            + " attempts" + Posix.tail(postmaster.serverLog(), 0));
-                }
-                log.debug("port {} was taken before PostgreSQL could bind it; retrying", port);
-            }
-        } catch (IOException e) {
-            cleanUp(process, base);
-            throw new IllegalStateException("could not start PostgreSQL: " + e, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            cleanUp(process, base);
-            throw new IllegalStateException("interrupted while starting PostgreSQL", e);
-        } catch (RuntimeException | Error e) {
-            cleanUp(process, base);
-            throw e;
-        }
-    }
-
-    private static void cleanUp(Process process, Path base) {
-        if (process != null) {
-            Postmaster.stop(process, "QUIT", 5);
-        }
-        Posix.deleteRecursively(base);
+            int port = process.startOnFreePort(ports, START_ATTEMPTS, postmaster::command, postmaster::ready);
+            Postmaster.createDatabase(port, DATABASE);
+            long ready = System.nanoTime();
+            PostgresServer server = new PostgresServer(port, process, base);
+            log.info(
+                    "started PostgreSQL (pid {}) at {} in {} ms (binaries {} ms, initdb {} ms, startup {} ms); data in {}",
+                    process.pid(),
+                    server.jdbcUrl,
+                    TimeUnit.NANOSECONDS.toMillis(ready - started),
+                    TimeUnit.NANOSECONDS.toMillis(binariesReady - started),
+                    TimeUnit.NANOSECONDS.toMillis(initialised - binariesReady),
+                    TimeUnit.NANOSECONDS.toMillis(ready - initialised),
+                    base);
+            return server;
+        });
     }
 }

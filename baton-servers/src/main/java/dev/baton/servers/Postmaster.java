@@ -12,20 +12,13 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Properties;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The PostgreSQL processes of one temporary directory ({@code data/}, {@code sockets/}, {@code
- * postgres.log}): creating the cluster, starting the postmaster on a port, waiting until it serves,
- * and stopping or killing it. {@link PostgresServer} decides when; this class knows how.
+ * postgres.log}): creating the cluster, the command that starts the postmaster on a port, and
+ * telling when it serves. {@link PostgresServer} runs it through a {@link ManagedProcess}.
  */
 final class Postmaster {
-
-    private static final Logger log = LoggerFactory.getLogger(Postmaster.class);
 
     private final Path bin;
     private final Path base;
@@ -47,11 +40,6 @@ final class Postmaster {
 
     Path serverLog() {
         return base.resolve("postgres.log");
-    }
-
-    /** The current length of the server log: pass it to {@link #awaitReady} to read only what follows. */
-    long logOffset() throws IOException {
-        return Files.exists(serverLog()) ? Files.size(serverLog()) : 0;
     }
 
     /**
@@ -96,8 +84,8 @@ final class Postmaster {
         Files.delete(pwfile);
     }
 
-    /** Starts {@code postgres} on {@code port} with durability off; its output is appended to the log. */
-    Process spawn(int port) throws IOException {
+    /** The command that runs {@code postgres} on {@code port} with durability off. */
+    List<String> command(int port) {
         List<String> command = new ArrayList<>(prefix);
         command.addAll(List.of(
                 bin.resolve("postgres").toString(),
@@ -117,55 +105,23 @@ final class Postmaster {
                 "full_page_writes=off",
                 "-c",
                 "max_connections=200"));
-        return new ProcessBuilder(command)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(serverLog().toFile()))
-                .start();
+        return command;
     }
 
     /**
-     * Waits until the postmaster accepts connections to its maintenance database. Returns {@code
-     * false} if it exited because its port was taken.
+     * Whether the postmaster on {@code port} accepts connections to its maintenance database and is
+     * the one serving this data directory.
      *
-     * @throws IllegalStateException if it exits for another reason or is not ready within {@code
-     *     timeoutNanos} (then it is stopped)
+     * @throws SQLException if connecting fails (still in recovery, or not accepting yet)
      */
-    boolean awaitReady(Process process, int port, long logOffset, long timeoutNanos)
-            throws InterruptedException, IOException {
-        long deadline = System.nanoTime() + timeoutNanos;
-        long pause = 5;
-        SQLException last = null;
-        while (true) {
-            if (!process.isAlive()) {
-                String tail = Posix.tail(serverLog(), logOffset);
-                if (tail.contains("Address already in use") || tail.contains("could not create any TCP/IP sockets")) {
-                    return false;
-                }
-                throw new IllegalStateException(
-                        "PostgreSQL exited with code " + process.exitValue() + " while starting" + tail);
-            }
-            // Connect only once the postmaster says it listens: before that, whatever else holds the
-            // port (if FreePort lost a race) could answer, or accept and never reply.
-            if (postmasterReady()) {
-                try (Connection connection = connect(port, "postgres")) {
-                    if (isOurs(connection)) {
-                        return true;
-                    }
-                } catch (SQLException e) {
-                    last = e; // still in recovery, or not accepting yet: try again
-                }
-            }
-            if (System.nanoTime() - deadline > 0) {
-                IllegalStateException failure = new IllegalStateException(
-                        "PostgreSQL did not accept connections on port " + port + " within "
-                                + TimeUnit.NANOSECONDS.toSeconds(timeoutNanos) + " s"
-                                + Posix.tail(serverLog(), logOffset),
-                        last);
-                stop(process, "QUIT", 5);
-                throw failure;
-            }
-            Thread.sleep(pause);
-            pause = Math.min(100, pause * 2);
+    boolean ready(int port) throws SQLException {
+        // Connect only once the postmaster says it listens: before that, whatever else holds the
+        // port (if FreePort lost a race) could answer, or accept and never reply.
+        if (!postmasterReady()) {
+            return false;
+        }
+        try (Connection connection = connect(port, "postgres")) {
+            return isOurs(connection);
         }
     }
 
@@ -217,52 +173,5 @@ final class Postmaster {
                 return reported.equals(dataDir());
             }
         }
-    }
-
-    /**
-     * Sends {@code signal} (INT: fast shutdown, QUIT: immediate shutdown) to the postmaster, waits,
-     * and kills it and its children if it lingers.
-     */
-    static void stop(Process process, String signal, long timeoutSeconds) {
-        try {
-            if (process.isAlive()) {
-                Posix.signal(process.pid(), signal);
-                Posix.signal(process.pid(), "CONT"); // in case a fault test left it stopped
-                if (process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                    return;
-                }
-                log.warn(
-                        "PostgreSQL (pid {}) did not exit within {} s after SIG{}; killing it",
-                        process.pid(),
-                        timeoutSeconds,
-                        signal);
-                kill(process, 5);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
-    }
-
-    /**
-     * Kills the postmaster and every process below it with SIGKILL, as a crash of the server would,
-     * and waits up to {@code timeoutSeconds} for all of them to be gone: a new postmaster refuses to
-     * start while a process of the old one still holds its shared memory. Returns whether they all
-     * exited in time.
-     */
-    static boolean kill(Process process, long timeoutSeconds) throws InterruptedException {
-        List<ProcessHandle> all = new ArrayList<>(process.descendants().toList());
-        all.add(process.toHandle());
-        all.forEach(ProcessHandle::destroyForcibly); // SIGKILL ends a SIGSTOPped process too
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-        for (ProcessHandle handle : all) {
-            try {
-                handle.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            } catch (ExecutionException | TimeoutException e) {
-                log.warn("PostgreSQL process {} survived SIGKILL for {} s", handle.pid(), timeoutSeconds);
-                return false;
-            }
-        }
-        return true;
     }
 }

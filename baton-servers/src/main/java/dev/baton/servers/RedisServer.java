@@ -1,15 +1,13 @@
 package dev.baton.servers;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,43 +34,34 @@ import org.slf4j.LoggerFactory;
  * SIGTERM (SIGKILL after 10 s) and deletes the temporary directory; a JVM shutdown hook does the
  * same if {@code close()} was never called. Thread-safe.
  */
-public final class RedisServer implements AutoCloseable {
+public final class RedisServer extends ManagedServer {
     private static final Logger log = LoggerFactory.getLogger(RedisServer.class);
 
     /** Environment variable naming an external server, e.g. {@code redis://:secret@host:6379/0}. */
     public static final String ENV_URI = "BATON_REDIS_URI";
 
     private static final int START_ATTEMPTS = 5;
+    private static final Duration RESTART_PORT_WAIT = Duration.ofSeconds(10);
 
     private final String uri;
     private final String host;
     private final int port;
     private final Path dir; // null when external
-    private final List<String> args; // arguments after the port; null when external
-    private final ReentrantLock processLock = new ReentrantLock();
-    private final AtomicBoolean closed = new AtomicBoolean();
-    private final Thread shutdownHook;
-    private volatile Process process; // null when external
 
     private RedisServer(String uri, String host, int port) {
+        super(ManagedProcess.external("the external Redis named by " + ENV_URI));
         this.uri = uri;
         this.host = host;
         this.port = port;
         this.dir = null;
-        this.args = null;
-        this.process = null;
-        this.shutdownHook = null;
     }
 
-    private RedisServer(int port, Path dir, List<String> args, Process process) {
+    private RedisServer(int port, Path dir, ManagedProcess process) {
+        super(process);
         this.uri = "redis://" + FreePort.LOOPBACK + ":" + port;
         this.host = FreePort.LOOPBACK;
         this.port = port;
         this.dir = dir;
-        this.args = List.copyOf(args);
-        this.process = process;
-        this.shutdownHook = new Thread(this::stopOnJvmExit, "baton-redis-stop-" + port);
-        Runtime.getRuntime().addShutdownHook(shutdownHook);
     }
 
     /**
@@ -141,49 +130,45 @@ public final class RedisServer implements AutoCloseable {
     /** Starts a process with a config file written into its directory first (Sentinel needs one). */
     static RedisServer launch(IntSupplier ports, List<String> extraArgs, ConfigWriter config) {
         Path exe = RedisBinary.executable();
-        Path dir = null;
-        try {
-            dir = Files.createTempDirectory("baton-redis-");
-            for (int attempt = 1; ; attempt++) {
-                int port = ports.getAsInt();
-                List<String> args = new ArrayList<>();
-                if (config != null) {
-                    args.add(config.write(dir, port).toString());
-                }
-                args.addAll(List.of(
-                        "--port",
-                        Integer.toString(port),
-                        "--bind",
-                        FreePort.LOOPBACK,
-                        "--save",
-                        "",
-                        "--appendonly",
-                        "no",
-                        "--dir",
-                        dir.toString(),
-                        "--daemonize",
-                        "no",
-                        "--logfile",
-                        dir.resolve("redis.log").toString()));
-                args.addAll(extraArgs);
-                Process process = RedisProcesses.spawn(exe, args);
-                if (RedisProcesses.awaitReady(process, port, dir.resolve("redis.log"))) {
-                    RedisServer server = new RedisServer(port, dir, args, process);
-                    log.info("started Redis (pid {}) at {}; data in {}", process.pid(), server.uri, dir);
-                    return server;
-                }
-                if (attempt == START_ATTEMPTS) {
-                    throw new IllegalStateException("Redis could not bind a free port in " + START_ATTEMPTS
-                            + " attempts" + Posix.tail(dir.resolve("redis.log"), 0));
-                }
+        Path dir = Posix.createTempDirectory("baton-redis-");
+        ManagedProcess process = ManagedProcess.builder("Redis", dir.resolve("redis.log"))
+                .portTakenWhen("Address already in use")
+                .deleteOnClose(dir)
+                .build();
+        // Any reply (+PONG, or -NOAUTH with requirepass) means this server listens.
+        int port = process.closeOnFailure(() -> process.startOnFreePort(
+                ports, START_ATTEMPTS, p -> command(exe, dir, p, extraArgs, config), Resp::answers));
+        RedisServer server = new RedisServer(port, dir, process);
+        log.info("started Redis (pid {}) at {}; data in {}", process.pid(), server.uri, dir);
+        return server;
+    }
+
+    private static List<String> command(Path exe, Path dir, int port, List<String> extraArgs, ConfigWriter config) {
+        List<String> command = new ArrayList<>(List.of(exe.toString()));
+        if (config != null) {
+            try {
+                command.add(config.write(dir, port).toString());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-        } catch (IOException e) {
-            Posix.deleteRecursively(dir);
-            throw new IllegalStateException("could not start Redis: " + e, e);
-        } catch (RuntimeException e) {
-            Posix.deleteRecursively(dir);
-            throw e;
         }
+        command.addAll(List.of(
+                "--port",
+                Integer.toString(port),
+                "--bind",
+                FreePort.LOOPBACK,
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+                "--dir",
+                dir.toString(),
+                "--daemonize",
+                "no",
+                "--logfile",
+                dir.resolve("redis.log").toString()));
+        command.addAll(extraArgs);
+        return command;
     }
 
     /** Writes a config file for a server about to listen on {@code port}; returns its path. */
@@ -212,37 +197,9 @@ public final class RedisServer implements AutoCloseable {
         return dir == null ? null : dir.resolve("redis.log");
     }
 
-    /** {@return whether {@code BATON_REDIS_URI} named an external server, so nothing was started} */
-    public boolean external() {
-        return dir == null;
-    }
-
-    /** {@return the pid of the current redis-server process, or -1 for an external server} */
-    public long pid() {
-        Process current = process;
-        return current == null ? -1 : current.pid();
-    }
-
-    /** {@return whether the embedded process is running} */
-    public boolean isRunning() {
-        Process current = process;
-        return current != null && current.isAlive();
-    }
-
     /** Kills the process with SIGKILL (a crash); {@link #restart()} brings it back empty. */
     public void kill() {
-        requireEmbedded("kill");
-        processLock.lock();
-        try {
-            Process current = process;
-            if (current != null && current.isAlive()) {
-                Posix.signal(current.pid(), "CONT"); // a stopped process would not die until continued
-                current.destroyForcibly();
-                awaitExit(current, 10);
-            }
-        } finally {
-            processLock.unlock();
-        }
+        process.kill();
     }
 
     /**
@@ -253,29 +210,12 @@ public final class RedisServer implements AutoCloseable {
      * @throws IllegalStateException if the server is external, not running, or the signal failed
      */
     public void pause() {
-        signal("STOP", "pause");
+        process.signal("STOP", "pause");
     }
 
     /** Continues a process stopped by {@link #pause()} (SIGCONT); harmless on a running one. */
     public void resume() {
-        signal("CONT", "resume");
-    }
-
-    private void signal(String signal, String what) {
-        requireEmbedded(what);
-        processLock.lock();
-        try {
-            Process current = process;
-            if (current == null || !current.isAlive()) {
-                throw new IllegalStateException("cannot " + what + " Redis on port " + port + ": it is not running");
-            }
-            if (!Posix.signal(current.pid(), signal)) {
-                throw new IllegalStateException("cannot " + what + " Redis on port " + port + ": kill -" + signal + " "
-                        + current.pid() + " failed");
-            }
-        } finally {
-            processLock.unlock();
-        }
+        process.signal("CONT", "resume");
     }
 
     /**
@@ -285,91 +225,7 @@ public final class RedisServer implements AutoCloseable {
      * @throws IllegalStateException if it cannot be started again (for example the port was taken)
      */
     public void restart() {
-        requireEmbedded("restart");
-        processLock.lock();
-        try {
-            if (closed.get()) {
-                throw new IllegalStateException("Redis on port " + port + " was closed; it cannot be restarted");
-            }
-            kill();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (true) {
-                Process next = RedisProcesses.spawn(RedisBinary.executable(), args);
-                if (RedisProcesses.awaitReady(next, port, dir.resolve("redis.log"))) {
-                    process = next;
-                    log.info("restarted Redis (pid {}) at {}", next.pid(), uri);
-                    return;
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("Redis could not bind port " + port + " again within 10 s"
-                            + Posix.tail(dir.resolve("redis.log"), 0));
-                }
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("could not restart Redis on port " + port + ": " + e, e);
-        } finally {
-            processLock.unlock();
-        }
-    }
-
-    private void requireEmbedded(String what) {
-        if (external()) {
-            throw new IllegalStateException("cannot " + what + " the external Redis named by " + ENV_URI);
-        }
-    }
-
-    @Override
-    public void close() {
-        if (external() || !closed.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException e) {
-            // the JVM is shutting down; the hook may run as well, which is harmless
-        }
-        stop(10);
-        Posix.deleteRecursively(dir);
-        log.info("stopped Redis on port {}", port);
-    }
-
-    private void stopOnJvmExit() {
-        if (closed.compareAndSet(false, true)) {
-            stop(5);
-            Posix.deleteRecursively(dir);
-        }
-    }
-
-    private void stop(long timeoutSeconds) {
-        processLock.lock();
-        try {
-            Process current = process;
-            if (current == null || !current.isAlive()) {
-                return;
-            }
-            Posix.signal(current.pid(), "CONT"); // in case a fault test left it stopped
-            current.destroy(); // SIGTERM: redis-server exits at once without persistence
-            if (!awaitExit(current, timeoutSeconds)) {
-                log.warn(
-                        "Redis (pid {}) did not exit within {} s after SIGTERM; killing it",
-                        current.pid(),
-                        timeoutSeconds);
-                current.destroyForcibly();
-                awaitExit(current, 5);
-            }
-        } finally {
-            processLock.unlock();
-        }
-    }
-
-    private static boolean awaitExit(Process process, long seconds) {
-        try {
-            return process.waitFor(seconds, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-            return false;
-        }
+        process.restart(false, RESTART_PORT_WAIT);
     }
 
     static String redact(String uri) {

@@ -135,4 +135,10 @@ final class Resp {
         }
         return null;
     }
+
+    /** Sends PING and reads the first byte of the reply: true on any RESP reply ({@code +PONG}, {@code -NOAUTH}). */
+    static boolean answers(int port) {
+        byte[] reply = FreePort.exchange(port, "PING\r\n", 1, 1000);
+        return reply != null && reply.length == 1 && (reply[0] == '+' || reply[0] == '-');
+    }
 }

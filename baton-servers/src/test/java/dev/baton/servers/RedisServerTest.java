@@ -48,7 +48,7 @@ class RedisServerTest {
 
             server.kill();
             assertThat(server.isRunning()).isFalse();
-            assertThat(RedisProcesses.answers(server.port())).isFalse();
+            assertThat(Resp.answers(server.port())).isFalse();
         } finally {
             server.close();
         }
@@ -59,7 +59,7 @@ class RedisServerTest {
     void aPausedServerAnswersNothingUntilResumed() throws Exception {
         try (RedisServer server = RedisServer.startEmbedded()) {
             server.pause();
-            assertThat(RedisProcesses.answers(server.port())).isFalse();
+            assertThat(Resp.answers(server.port())).isFalse();
             assertThat(server.isRunning()).isTrue();
             server.resume();
             assertThat(command(server.port(), "PING")).isEqualTo("+PONG");
