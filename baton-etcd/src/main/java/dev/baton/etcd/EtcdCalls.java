@@ -325,9 +325,12 @@ final class EtcdCalls {
     String reason(Throwable failure) {
         String code = code(failure);
         if (failure instanceof TimeoutException || code.equals("DEADLINE_EXCEEDED")) {
+            // A plain client against a TLS port (or the reverse) often ends here too: gRPC retries the
+            // failed handshakes until the deadline, so the hint about the scheme belongs in this message.
             return "etcd did not answer within the operation timeout (" + operationTimeout.toMillis() + " ms): check"
-                    + " that its members run and that a majority of them reach each other (a cluster without quorum"
-                    + " holds a write until it times out), or raise operationTimeout";
+                    + " that its members run, that the URI's scheme matches them (etcds:// for TLS, etcd:// for"
+                    + " plain), and that a majority of them reach each other (a cluster without quorum holds a"
+                    + " write until it times out), or raise operationTimeout";
         }
         String text = description(failure);
         String lower = text.toLowerCase(Locale.ROOT);
