@@ -1,5 +1,6 @@
 package dev.baton;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.function.Consumer;
 
@@ -65,6 +66,36 @@ public interface Lease extends AutoCloseable {
      *     throws is logged and does not stop other listeners
      */
     void onLost(Consumer<LockLostException> listener);
+
+    /**
+     * Extends the lease now: asks the backend to keep it for {@code extension} from when the backend
+     * handles the call. The extension replaces what was left, it is not added to it: a lease with
+     * 10 s left extended by 30 s expires 30 s after the call, one extended by 5 s expires sooner.
+     * Validity is counted from the moment the request was sent, as for renewals. Meant for leases
+     * taken with {@link LockOptions#autoRenew()} off (a job that needs longer than it thought); the
+     * lease then expires {@code extension} after this call unless extended again.
+     *
+     * <p>On an auto-renewed lease the extension must be at least the lock's lease time: the lease is
+     * renewed now for {@code extension}, and the following automatic renewals go on with the lock's
+     * lease time as before (a shorter extension would run out before the next automatic renewal).
+     *
+     * <p>A multi-lock's lease extends each member in turn; if one is gone the whole set is lost. Blocks
+     * for one backend call, bounded by the operation timeout (and by a renewal of this lease already
+     * in flight, which it waits for); never while holding a lock of the client.
+     *
+     * @param extension how long the backend keeps the lease from now; positive, and within what the
+     *     backend can serve (Azure Blob renews a lease only for the duration it was taken with; etcd
+     *     at most the whole seconds of the lease it was taken with)
+     * @throws IllegalArgumentException if {@code extension} is null, zero or negative, or, on an
+     *     auto-renewed lease, shorter than the lock's lease time
+     * @throws LockConfigurationException if the backend cannot keep a lease for {@code extension}
+     * @throws LockLostException if the lease was already lost, its validity ran out, or the backend no
+     *     longer has it ({@link #onLost} listeners hear of a loss found here, once)
+     * @throws IllegalStateException if this lease has been closed
+     * @throws LockUnavailableException if the backend could not be reached: the lease is then as
+     *     valid as before, until its previous expiry
+     */
+    void extend(Duration extension);
 
     /**
      * Releases this hold. The backend is released when the last hold of the grant is closed; renewal

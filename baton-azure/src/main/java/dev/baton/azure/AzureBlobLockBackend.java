@@ -254,6 +254,22 @@ public final class AzureBlobLockBackend implements LockBackend {
                 serverTime(read).plusSeconds(seconds)));
     }
 
+    /**
+     * Azure renews a blob lease only for the duration it was acquired with, so an extension is at
+     * least Azure's 15 s and at most the acquired lease's whole seconds (an extension shorter than
+     * that is counted as asked by the holder while the blob stays leased for the acquired duration).
+     */
+    @Override
+    public void checkExtension(String lock, Duration leaseTime, Duration extension) {
+        int acquired = leaseSeconds(leaseTime);
+        if (extension.compareTo(MIN_LEASE) < 0 || extension.compareTo(Duration.ofSeconds(acquired)) > 0) {
+            throw new LockConfigurationException("Baton lock '" + lock + "' on " + name + ": cannot extend by "
+                    + extension + "; an Azure Blob lease is renewed only for the duration it was acquired with ("
+                    + acquired + " s), so extend by 15s to " + acquired + "s, or acquire with a longer"
+                    + " LockOptions.leaseTime (at most 60s)");
+        }
+    }
+
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
         try {

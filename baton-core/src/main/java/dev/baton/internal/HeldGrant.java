@@ -3,6 +3,7 @@ package dev.baton.internal;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -265,6 +266,11 @@ final class HeldGrant {
      */
     boolean beginRenewal() {
         if (!renewing.tryLock()) {
+            if (status == Status.HELD && options.autoRenew()) {
+                // Taken by an extension (or a renewal still finishing): renew later, so the chain goes on.
+                long now = client.ticker.nanoTime();
+                scheduleRenewal(now, renewInterval(now));
+            }
             return false;
         }
         if (status != Status.HELD) {
@@ -278,6 +284,16 @@ final class HeldGrant {
         renewing.unlock();
     }
 
+    /** Takes this grant for an extension: waits for a renewal in flight ({@link #endRenewal} after). */
+    void beginExtension() {
+        renewing.lock();
+    }
+
+    /** The loss's exception once lost, else null. */
+    LockLostException lostCause() {
+        return status == Status.LOST ? lostCause : null;
+    }
+
     /**
      * A renewal sent at {@code sentAt} extended the grant. Validity counts from the send time. An
      * answer that arrives after the validity deadline does not bring the grant back: by then
@@ -286,21 +302,39 @@ final class HeldGrant {
      * a whole lease time for it.
      */
     boolean renewed(Grant renewed, long sentAt) {
+        return renewed(renewed, sentAt, options.leaseTime(), true);
+    }
+
+    /**
+     * Like {@link #renewed}, for an extension by {@code leaseTime} ({@link LeaseExtension}): the
+     * renewal schedule is left as it is, and a grant without auto-renewal extended to a sooner
+     * deadline gets an expiry task at that deadline.
+     */
+    boolean renewed(Grant renewed, long sentAt, Duration leaseTime, boolean byRenewer) {
         state.lock();
         try {
-            if (status == Status.HELD && client.ticker.nanoTime() - validUntilNanos < 0) {
+            long now = client.ticker.nanoTime();
+            if (status == Status.HELD && now - validUntilNanos < 0) {
+                long previous = validUntilNanos;
                 grant = renewed;
-                validUntilNanos = sentAt + renewed.validityNanos(options.leaseTime());
+                validUntilNanos = sentAt + renewed.validityNanos(leaseTime);
                 log.trace("{}: renewed until {}", describe(), renewed.expiresAt());
-                // Counted from the send time, like the validity: grants renewed in one call stay due
-                // together however long each answer took.
-                scheduleRenewal(sentAt, renewInterval(sentAt));
+                if (byRenewer) {
+                    // Counted from the send time, like the validity: grants renewed in one call stay
+                    // due together however long each answer took.
+                    scheduleRenewal(sentAt, renewInterval(sentAt));
+                } else if (!options.autoRenew() && validUntilNanos - previous < 0) {
+                    schedule(RenewalTimer.Kind.EXPIRE, validUntilNanos - now, 0);
+                }
                 return true;
             }
         } finally {
             state.unlock();
         }
-        markLost("its renewal answered only after its validity had run out", null, false);
+        markLost(
+                "its " + (byRenewer ? "renewal" : "extension") + " answered only after its validity had run out",
+                null,
+                false);
         if (status == Status.LOST) {
             try {
                 client.backend.release(renewed);

@@ -2,6 +2,7 @@ package dev.baton.internal;
 
 import dev.baton.Lease;
 import dev.baton.LockLostException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
@@ -46,6 +47,14 @@ final class LeaseHandle implements Lease {
     @Override
     public void onLost(Consumer<LockLostException> listener) {
         held.onLost(listener);
+    }
+
+    @Override
+    public void extend(Duration extension) {
+        if (closed.get()) {
+            throw new IllegalStateException(held.describe() + ": cannot extend a lease that has been closed");
+        }
+        LeaseExtension.extend(held, extension);
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.baton.internal;
 
 import dev.baton.Lease;
 import dev.baton.LockLostException;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -85,6 +86,21 @@ final class MultiLease implements Lease {
                     listener.accept(lostBecause(lost));
                 }
             });
+        }
+    }
+
+    /** Extends each member in canonical order; a member that is gone makes the whole set lost. */
+    @Override
+    public void extend(Duration extension) {
+        if (closed.get()) {
+            throw new IllegalStateException(describe() + ": cannot extend a lease that has been closed");
+        }
+        for (Lease member : members) {
+            try {
+                member.extend(extension);
+            } catch (LockLostException e) {
+                throw lostBecause(e);
+            }
         }
     }
 

@@ -65,6 +65,11 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     @Override
+    public void checkExtension(String lock, Duration leaseTime, Duration extension) {
+        delegate.checkExtension(lock, leaseTime, extension);
+    }
+
+    @Override
     public int renewalBatchSize() {
         return delegate.renewalBatchSize();
     }

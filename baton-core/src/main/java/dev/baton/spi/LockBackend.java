@@ -101,6 +101,19 @@ public interface LockBackend extends AutoCloseable {
     Optional<Grant> renew(Grant grant, Duration leaseTime);
 
     /**
+     * Refuses an extension ({@link dev.baton.Lease#extend}) this backend cannot serve: the core then
+     * calls {@link #renew} with {@code extension} as the lease time, and the backend must keep the
+     * grant at least that long from the call. The default accepts any positive extension.
+     *
+     * @param lock the lock's name, for the message
+     * @param leaseTime the lease time the grant was acquired with
+     * @param extension the lease time asked for; positive
+     * @throws dev.baton.LockConfigurationException naming the lock, the backend and the range it
+     *     allows, if it cannot keep a grant acquired with {@code leaseTime} for {@code extension}
+     */
+    default void checkExtension(String lock, Duration leaseTime, Duration extension) {}
+
+    /**
      * The most grants the core hands to one {@link #renewAll} call. The default, 1, means that the
      * backend renews grant by grant: the core then calls {@link #renew} once per grant, each call on
      * its own, so that no grant's renewal waits for another's round trip. A backend that renews many

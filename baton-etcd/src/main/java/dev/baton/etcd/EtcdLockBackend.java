@@ -1,5 +1,6 @@
 package dev.baton.etcd;
 
+import dev.baton.LockConfigurationException;
 import dev.baton.LockUnavailableException;
 import dev.baton.etcd.EtcdLockQueue.Entered;
 import dev.baton.etcd.EtcdLockQueue.Entry;
@@ -157,6 +158,21 @@ final class EtcdLockBackend implements LockBackend {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    /**
+     * A key lives on the client's etcd lease whose TTL is its lease time in whole seconds, and a
+     * keep-alive renews that lease for its TTL: an extension is at most that many seconds.
+     */
+    @Override
+    public void checkExtension(String lock, Duration leaseTime, Duration extension) {
+        long ttl = EtcdSession.ttlSeconds(leaseTime);
+        if (extension.compareTo(Duration.ofSeconds(ttl)) > 0) {
+            throw new LockConfigurationException("Baton lock '" + lock + "' on " + name() + ": cannot extend by "
+                    + extension + "; its key lives on an etcd lease of " + ttl + " s (the lease time it was"
+                    + " acquired with, in whole seconds), which a keep-alive renews for that long: extend by at"
+                    + " most " + ttl + "s, or acquire with a longer LockOptions.leaseTime");
         }
     }
 

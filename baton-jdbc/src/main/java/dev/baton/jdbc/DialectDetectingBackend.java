@@ -138,6 +138,11 @@ final class DialectDetectingBackend implements LockBackend {
     }
 
     @Override
+    public void checkExtension(String lock, Duration leaseTime, Duration extension) {
+        delegate(lock).checkExtension(lock, leaseTime, extension);
+    }
+
+    @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
         return delegate(grant.name()).renew(grant, leaseTime);
     }

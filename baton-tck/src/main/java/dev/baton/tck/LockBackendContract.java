@@ -237,6 +237,15 @@ public abstract class LockBackendContract {
         }
     }
 
+    /** Extending a lease without auto-renewal: see {@link ExtendProperty}. */
+    @Nested
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    class Extend extends ExtendProperty {
+        Extend() {
+            super(LockBackendContract.this);
+        }
+    }
+
     /** Loss and unreachable servers are reported in time: see {@link LossDetectionProperty}. */
     @Nested
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
