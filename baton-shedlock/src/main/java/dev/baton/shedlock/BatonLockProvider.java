@@ -4,6 +4,7 @@ import dev.baton.DistributedLock;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import java.time.Duration;
 import java.util.Objects;
@@ -12,7 +13,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -38,10 +41,14 @@ import org.slf4j.LoggerFactory;
  *       ShedLock's own {@code createdAt}) does not release at once: the release is scheduled on a
  *       single daemon thread that this provider owns. If the JVM dies meanwhile, the lease ends on the
  *       backend at lockAtMostFor, so the lock is never freed earlier than ShedLock would free it.
- *   <li><b>extend</b> ({@link SimpleLock#extend}) is not supported: Baton's public API has no way to
- *       lengthen a lease that is not auto-renewed. It throws {@link UnsupportedOperationException}
- *       naming the lock (so does ShedLock's {@code LockExtender.extendActiveLock}), and this class
- *       does not implement ShedLock's {@code ExtensibleLockProvider}.
+ *   <li><b>extend</b> ({@link SimpleLock#extend}, ShedLock's {@code LockExtender.extendActiveLock})
+ *       calls {@link Lease#extend}: the lease then ends on the backend the new lockAtMostFor after
+ *       the call (not added to what was left), and the new lockAtLeastFor counts from the call. The
+ *       extended lock is a new {@link SimpleLock}; the one extended can no longer be unlocked or
+ *       extended. A lease already lost (lockAtMostFor ran out, or the backend no longer has it) gives
+ *       {@link Optional#empty()}, as ShedLock expects; a lockAtMostFor the backend cannot serve (Azure
+ *       Blob: 15 s up to the lockAtMostFor the lock was taken with; etcd: at most that in whole
+ *       seconds) throws {@link LockConfigurationException} and leaves the lock as it was.
  * </ul>
  *
  * <p>Failures are passed through, not hidden: a name Baton refuses (empty, over 512 UTF-8 bytes,
@@ -55,7 +62,7 @@ import org.slf4j.LoggerFactory;
  * LockClient} is closed (which releases every lease the client still holds). The provider never
  * closes the client it was given.
  */
-public final class BatonLockProvider implements LockProvider, AutoCloseable {
+public final class BatonLockProvider implements ExtensibleLockProvider, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(BatonLockProvider.class);
     private static final AtomicInteger PROVIDERS = new AtomicInteger();
 
@@ -184,8 +191,10 @@ public final class BatonLockProvider implements LockProvider, AutoCloseable {
     /** One lock this provider holds, from the attempt until the lease is let go. */
     private final class Held {
         final String name;
-        final long startNanos;
-        final Duration atLeastFor;
+        /** Where lockAtLeastFor counts from: the attempt, or the last extension. */
+        volatile long startNanos;
+
+        volatile Duration atLeastFor;
         volatile Lease lease;
 
         Held(String name, long startNanos, Duration atLeastFor) {
@@ -210,31 +219,68 @@ public final class BatonLockProvider implements LockProvider, AutoCloseable {
         }
     }
 
-    /** ShedLock's view of one held lock: unlock once. */
+    /** ShedLock's view of one held lock: unlock or extend it once. */
     private final class BatonSimpleLock implements SimpleLock {
         private final Held lock;
-        private boolean unlocked;
+        private final AtomicBoolean done = new AtomicBoolean();
 
         BatonSimpleLock(Held lock) {
             this.lock = lock;
         }
 
         @Override
-        public synchronized void unlock() {
-            if (unlocked) {
+        public void unlock() {
+            if (!done.compareAndSet(false, true)) {
                 throw new IllegalStateException("ShedLock lock '" + lock.name + "' on " + client.backendName()
-                        + " has already been unlocked; unlock each lock once");
+                        + " has already been unlocked or extended; unlock each lock once (after extend, the lock"
+                        + " extend returned)");
             }
-            unlocked = true;
             BatonLockProvider.this.unlock(lock);
         }
 
-        /** Not supported: Baton cannot lengthen a lease that is not auto-renewed. */
+        /**
+         * Extends the lease to {@code lockAtMostFor} from now ({@link Lease#extend}); the new
+         * lockAtLeastFor counts from now.
+         *
+         * @return the extended lock, or empty if the lease was already lost
+         * @throws IllegalArgumentException if lockAtMostFor is not positive, or lockAtLeastFor is
+         *     negative or longer than lockAtMostFor
+         * @throws LockConfigurationException if the backend cannot keep the lease for lockAtMostFor
+         *     (the lock is then still held and may be unlocked or extended again)
+         * @throws IllegalStateException if this lock was already unlocked or extended
+         */
         @Override
         public Optional<SimpleLock> extend(Duration lockAtMostFor, Duration lockAtLeastFor) {
-            throw new UnsupportedOperationException("ShedLock lock '" + lock.name + "' on " + client.backendName()
-                    + ": BatonLockProvider cannot extend a lock (a Baton lease without auto-renewal cannot be"
-                    + " lengthened); give the task a lockAtMostFor that covers its longest run instead");
+            String subject = "ShedLock lock '" + lock.name + "' on " + client.backendName();
+            if (lockAtMostFor == null || lockAtMostFor.isZero() || lockAtMostFor.isNegative()) {
+                throw new IllegalArgumentException(
+                        subject + ": cannot extend to lockAtMostFor " + lockAtMostFor + "; give a positive duration");
+            }
+            if (lockAtLeastFor == null || lockAtLeastFor.isNegative() || lockAtLeastFor.compareTo(lockAtMostFor) > 0) {
+                throw new IllegalArgumentException(subject + ": cannot extend with lockAtLeastFor " + lockAtLeastFor
+                        + "; it must be between zero and lockAtMostFor (" + lockAtMostFor + ")");
+            }
+            if (!done.compareAndSet(false, true)) {
+                throw new IllegalStateException(subject + " has already been unlocked or extended; extend the lock"
+                        + " the last extend returned");
+            }
+            long startNanos = System.nanoTime();
+            try {
+                lock.lease.extend(lockAtMostFor);
+            } catch (LockLostException | IllegalStateException gone) {
+                log.debug("{}: not extended, the lease is gone: {}", subject, gone.getMessage());
+                return Optional.empty();
+            } catch (RuntimeException e) {
+                done.set(false); // not extended: the lock is as it was
+                if (e instanceof LockConfigurationException) {
+                    throw new LockConfigurationException(
+                            subject + ": cannot extend to lockAtMostFor " + lockAtMostFor + ": " + e.getMessage(), e);
+                }
+                throw e;
+            }
+            lock.startNanos = startNanos;
+            lock.atLeastFor = lockAtLeastFor;
+            return Optional.of(new BatonSimpleLock(lock));
         }
 
         @Override

@@ -56,7 +56,14 @@ class BatonLockProviderAzureTest {
             SimpleLock lock =
                     provider.lock(config("nightly", ofSeconds(30), ZERO)).orElseThrow();
             assertThat(elsewhere.lock(config("nightly", ofSeconds(30), ZERO))).isEmpty();
-            lock.unlock();
+            // Azure renews a lease only for the duration it was acquired with.
+            assertThatThrownBy(() -> lock.extend(ofSeconds(45), ZERO))
+                    .isInstanceOf(LockConfigurationException.class)
+                    .hasMessageContaining("ShedLock lock 'nightly'")
+                    .hasMessageContaining("15s to 30s");
+            SimpleLock extended = lock.extend(ofSeconds(30), ZERO).orElseThrow();
+            assertThat(elsewhere.lock(config("nightly", ofSeconds(30), ZERO))).isEmpty();
+            extended.unlock();
             elsewhere.lock(config("nightly", ofSeconds(30), ZERO)).orElseThrow().unlock();
         }
     }

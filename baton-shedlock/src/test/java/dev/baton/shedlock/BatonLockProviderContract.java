@@ -196,25 +196,66 @@ abstract class BatonLockProviderContract {
     }
 
     @Test
-    void extendIsNotSupported() {
-        SimpleLock lock = providerA.lock(config()).orElseThrow();
-        assertThatThrownBy(() -> lock.extend(ofMinutes(1), ZERO))
-                .isInstanceOf(UnsupportedOperationException.class)
-                .hasMessageContaining(name)
-                .hasMessageContaining("lockAtMostFor");
-        lock.unlock();
+    void extendKeepsTheLockPastTheOriginalLockAtMostFor() {
+        long start = System.nanoTime();
+        SimpleLock lock = providerA.lock(config(name, ofSeconds(1), ZERO)).orElseThrow();
+        SimpleLock extended = lock.extend(ofSeconds(4), ZERO).orElseThrow();
+        assertThatThrownBy(lock::unlock)
+                .as("the extended lock replaces the one extended")
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("extended");
+        assertThatThrownBy(() -> lock.extend(ofSeconds(4), ZERO)).isInstanceOf(IllegalStateException.class);
 
-        // Through ShedLock's own LockExtender, inside a locked task.
+        // Past the original lockAtMostFor, well within the extension.
+        await().atMost(ofSeconds(5))
+                .pollInterval(ofMillis(50))
+                .until(() -> System.nanoTime() - start > ofMillis(1_300).toNanos());
+        assertThat(providerB.lock(config()))
+                .as("held past the original lockAtMostFor")
+                .isEmpty();
+        SimpleLock again = extended.extend(ofSeconds(4), ZERO).orElseThrow();
+        again.unlock();
+        providerB.lock(config()).orElseThrow().unlock();
+    }
+
+    @Test
+    void extendingALockWhoseLeaseRanOutGivesEmpty() {
+        SimpleLock lock = providerA.lock(config(name, ofSeconds(1), ZERO)).orElseThrow();
+        SimpleLock taken = await().atMost(ofSeconds(20))
+                .pollInterval(ofMillis(50))
+                .until(() -> providerB.lock(config()), Optional::isPresent)
+                .orElseThrow();
+        assertThat(lock.extend(ofMinutes(1), ZERO)).isEmpty();
+        assertThat(providerA.lock(config())).as("the other holder keeps it").isEmpty();
+        taken.unlock();
+    }
+
+    @Test
+    void badExtensionsAreRefusedAndLeaveTheLockHeld() {
+        SimpleLock lock = providerA.lock(config()).orElseThrow();
+        assertThatThrownBy(() -> lock.extend(ZERO, ZERO))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(name);
+        assertThatThrownBy(() -> lock.extend(ofSeconds(1), ofSeconds(2)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("lockAtLeastFor");
+        assertThat(providerB.lock(config())).isEmpty();
+        lock.unlock();
+    }
+
+    @Test
+    void lockExtenderExtendsTheActiveLock() {
         AtomicInteger ran = new AtomicInteger();
         new DefaultLockingTaskExecutor(providerA)
                 .executeWithLock(
                         (Runnable) () -> {
-                            assertThatThrownBy(() -> LockExtender.extendActiveLock(ofMinutes(1), ZERO))
-                                    .isInstanceOf(UnsupportedOperationException.class);
+                            LockExtender.extendActiveLock(ofMinutes(1), ZERO);
+                            assertThat(providerB.lock(config())).isEmpty();
                             ran.incrementAndGet();
                         },
-                        config());
+                        config(name, ofSeconds(30), ZERO));
         assertThat(ran).hasValue(1);
+        providerB.lock(config()).orElseThrow().unlock();
     }
 
     @Test

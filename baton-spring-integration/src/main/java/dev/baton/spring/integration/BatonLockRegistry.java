@@ -63,23 +63,47 @@ public final class BatonLockRegistry implements RenewableLockRegistry<Distribute
     }
 
     /**
-     * Confirms that the current thread holds {@code lockKey} with a valid lease. Baton renews held
-     * leases by itself (auto-renewal, on by default), so there is nothing to send: after this returns,
-     * the lease is valid and its renewal is running.
+     * Renews the current thread's lease of {@code lockKey}. With auto-renewal on (the default) Baton
+     * renews held leases by itself, so there is nothing to send: this confirms that the lease is
+     * valid and its renewal running. With auto-renewal off, the lease is extended by the client's
+     * lease time from now ({@link Lease#extend}).
      *
      * @throws IllegalMonitorStateException if the current thread does not hold the lock, or its lease
      *     was lost (the message says which)
-     * @throws UnsupportedOperationException if the client was connected with auto-renewal off: Baton
-     *     cannot renew such a lease on demand
      */
     @Override
     public void renewLock(Object lockKey) {
+        renew(
+                nameOf(lockKey),
+                client.options().autoRenew() ? null : client.options().leaseTime());
+    }
+
+    /**
+     * Extends the current thread's lease of {@code lockKey} to {@code ttl} from now ({@link
+     * Lease#extend}): the time-to-live replaces what was left, it is not added to it. On an
+     * auto-renewed lease (the default) the following automatic renewals go on with the client's
+     * lease time, so {@code ttl} must be at least that; with auto-renewal off, the lease expires
+     * {@code ttl} after this call unless renewed again.
+     *
+     * @throws IllegalMonitorStateException if the current thread does not hold the lock, or its lease
+     *     was lost
+     * @throws IllegalArgumentException if {@code ttl} is null, zero or negative, or, with auto-renewal
+     *     on, shorter than the client's lease time
+     * @throws LockConfigurationException if the backend cannot keep a lease for {@code ttl} (Azure
+     *     Blob: 15 s up to the lease time it was taken with; etcd: at most that in whole seconds)
+     */
+    @Override
+    public void renewLock(Object lockKey, Duration ttl) {
         String name = nameOf(lockKey);
-        if (!client.options().autoRenew()) {
-            throw new UnsupportedOperationException("Baton lock '" + name + "' on " + client.backendName()
-                    + ": renewLock needs auto-renewal, but the client was connected with autoRenew=false;"
-                    + " connect with LockOptions.builder().autoRenew(true) (the default)");
+        if (ttl == null || ttl.isZero() || ttl.isNegative()) {
+            throw new IllegalArgumentException("Baton lock '" + name + "' on " + client.backendName()
+                    + ": cannot renew with a time-to-live of " + ttl + "; give a positive duration");
         }
+        renew(name, ttl);
+    }
+
+    /** Checks the current thread's hold of {@code name}, then extends it by {@code ttl} unless null. */
+    private void renew(String name, Duration ttl) {
         DistributedLock lock = client.lock(name);
         if (!lock.isHeldByCurrentThread()) {
             if (lock.holdCount() > 0) {
@@ -89,7 +113,8 @@ public final class BatonLockRegistry implements RenewableLockRegistry<Distribute
                     + ": the current thread (" + Thread.currentThread().getName()
                     + ") does not hold it, so it cannot renew it; renew from the thread that locked it");
         }
-        // A reentrant hold of the same grant (no I/O) tells whether its lease is still valid.
+        // A reentrant hold of the same grant (no I/O) tells whether its lease is still valid, and
+        // extends the grant every hold shares.
         Optional<Lease> hold;
         try {
             hold = lock.tryAcquire();
@@ -98,29 +123,14 @@ public final class BatonLockRegistry implements RenewableLockRegistry<Distribute
         }
         try (Lease lease = hold.orElseThrow(() -> new IllegalMonitorStateException(
                 "Baton lock '" + name + "' on " + client.backendName() + ": no longer held by this thread"))) {
-            lease.checkValid();
+            if (ttl == null) {
+                lease.checkValid();
+            } else {
+                lease.extend(ttl);
+            }
         } catch (LockLostException e) {
             throw lost(name, e);
         }
-    }
-
-    /**
-     * Baton keeps the lease time a lock was acquired with, so {@code ttl} must equal the client's
-     * lease time; then this is {@link #renewLock(Object)}.
-     *
-     * @throws UnsupportedOperationException for any other {@code ttl}: set the lease time on the
-     *     client ({@code LockOptions.leaseTime}) instead
-     */
-    @Override
-    public void renewLock(Object lockKey, Duration ttl) {
-        Duration leaseTime = client.options().leaseTime();
-        if (!leaseTime.equals(ttl)) {
-            throw new UnsupportedOperationException("Baton lock '" + nameOf(lockKey) + "' on "
-                    + client.backendName() + ": cannot renew with a time-to-live of " + ttl
-                    + ", Baton leases keep their lease time (" + leaseTime
-                    + "); set LockOptions.leaseTime on the client and call renewLock(key)");
-        }
-        renewLock(lockKey);
     }
 
     private String nameOf(Object lockKey) {

@@ -9,6 +9,7 @@ import static org.awaitility.Awaitility.await;
 import dev.baton.DistributedLock;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockOptions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -41,8 +42,12 @@ abstract class BatonLockRegistryContract {
     BatonLockRegistry registryB;
     final String key = "si-" + UUID.randomUUID();
 
-    /** A new client on this suite's backend; every call talks to the same server. */
-    abstract LockClient connect();
+    /** A new client on this suite's backend with {@code options}; every call talks to the same server. */
+    abstract LockClient connect(LockOptions options);
+
+    LockClient connect() {
+        return connect(LockOptions.defaults());
+    }
 
     @BeforeEach
     void open() {
@@ -224,9 +229,15 @@ abstract class BatonLockRegistryContract {
             assertThat(((DistributedLock) lock).holdCount())
                     .as("renewLock leaves no hold behind")
                     .isEqualTo(1);
+            registryA.renewLock(key, clientA.options().leaseTime().multipliedBy(2));
             assertThatThrownBy(() -> registryA.renewLock(key, ofMillis(1234)))
-                    .isInstanceOf(UnsupportedOperationException.class)
-                    .hasMessageContaining("LockOptions.leaseTime");
+                    .as("an auto-renewed lease is extended by at least its lease time")
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("lease time");
+            assertThatThrownBy(() -> registryA.renewLock(key, ofMillis(-1)))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining(key);
+            assertThat(((DistributedLock) lock).holdCount()).isEqualTo(1);
             Throwable otherThread = CompletableFuture.supplyAsync(() -> {
                         try {
                             registryA.renewLock(key);
@@ -239,6 +250,31 @@ abstract class BatonLockRegistryContract {
             assertThat(otherThread).isInstanceOf(IllegalMonitorStateException.class);
         } finally {
             lock.unlock();
+        }
+    }
+
+    @Test
+    void renewLockExtendsALeaseWithoutAutoRenewalPastItsLeaseTime() throws Exception {
+        LockOptions noRenewal =
+                LockOptions.builder().leaseTime(ofSeconds(1)).autoRenew(false).build();
+        try (LockClient client = connect(noRenewal)) {
+            BatonLockRegistry registry = new BatonLockRegistry(client);
+            Lock lock = registry.obtain(key);
+            long start = System.nanoTime();
+            lock.lock();
+            try {
+                registry.renewLock(key, ofSeconds(4));
+                // Past the original lease time, well within the extension.
+                await().atMost(ofSeconds(5))
+                        .pollInterval(ofMillis(50))
+                        .until(() -> System.nanoTime() - start > ofMillis(1_300).toNanos());
+                assertThat(freeForB()).as("held past its lease time").isFalse();
+                registry.renewLock(key); // extends by the lease time from now
+                assertThat(((DistributedLock) lock).holdCount()).isEqualTo(1);
+            } finally {
+                lock.unlock();
+            }
+            assertThat(freeForB()).isTrue();
         }
     }
 

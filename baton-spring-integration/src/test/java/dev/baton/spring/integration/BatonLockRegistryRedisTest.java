@@ -34,8 +34,8 @@ class BatonLockRegistryRedisTest extends BatonLockRegistryContract {
     }
 
     @Override
-    LockClient connect() {
-        return Baton.connect(server.uri());
+    LockClient connect(LockOptions options) {
+        return Baton.connect(server.uri(), options);
     }
 
     @Test
