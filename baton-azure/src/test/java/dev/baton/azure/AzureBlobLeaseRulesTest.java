@@ -356,4 +356,25 @@ class AzureBlobLeaseRulesTest {
                 .isEqualTo(16);
         assertThat(AzureBlobLockBackend.leaseSeconds(Duration.ofSeconds(60))).isEqualTo(60);
     }
+
+    @Test
+    void anExtensionIsBetween15sAndTheDurationTheLeaseWasAcquiredWith() {
+        String name = name();
+        LockOptions options = OPTIONS.toBuilder()
+                .leaseTime(Duration.ofSeconds(20))
+                .autoRenew(false)
+                .build();
+        try (Lease lease = client(options).lock(name).acquire(Duration.ofSeconds(5))) {
+            for (Duration bad : List.of(Duration.ofSeconds(14), Duration.ofMillis(20_001))) {
+                assertThatThrownBy(() -> lease.extend(bad))
+                        .as("extension %s", bad)
+                        .isInstanceOf(LockConfigurationException.class)
+                        .hasMessageContaining("'" + name + "'")
+                        .hasMessageContaining("15s to 20s");
+            }
+            assertThat(lease.isValid()).isTrue();
+            lease.extend(Duration.ofSeconds(20));
+            lease.checkValid();
+        }
+    }
 }
