@@ -71,7 +71,8 @@ final class RedissonSubjects {
 
     private static ClientSubject.Hold hold(RLock lock, long token) {
         return new ClientSubject.Hold() {
-            private Boolean lost;
+            /** Once told, always told; a "still held" answer is not kept (the client asks again at release). */
+            private boolean lost;
 
             @Override
             public long token() {
@@ -79,12 +80,12 @@ final class RedissonSubjects {
             }
 
             /**
-             * Asks Redis once whether this thread still holds the lock. A failed question counts as told:
-             * the holder saw an error and cannot believe it still holds the lock.
+             * Asks Redis whether this thread still holds the lock, until it says no. A failed question
+             * counts as told: the holder saw an error and cannot believe it still holds the lock.
              */
             @Override
             public boolean knownLost() {
-                if (lost == null) {
+                if (!lost) {
                     try {
                         lost = !lock.isHeldByCurrentThread();
                     } catch (RuntimeException e) {
