@@ -5,7 +5,6 @@ import dev.baton.servers.RedisServer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import java.util.Set;
 
 /**
  * Redis Cluster of three masters with two replicas each, a real deployment: with Baton's defaults (a
@@ -15,7 +14,7 @@ import java.util.Set;
  * <p>Three masters because a Cluster fails a master over only when a majority of masters agree that
  * it failed; two replicas each for the reason {@link SentinelTargets#REPLICAS} gives. Clients reach
  * the masters through {@code redis-cluster://} seeds and then connect to whichever node owns a slot,
- * so their connections cannot be cut one by one here: the faults are kill, pause and failover.
+ * so their connections cannot be cut one by one here (faults: see {@link ReplicatedRedisTarget}).
  */
 final class ClusterTargets {
     static final int MASTERS = 3;
@@ -59,52 +58,11 @@ final class ClusterTargets {
                 "waitReplicas=0");
     }
 
-    private static final class Cluster implements CheckTarget {
-        private final String id;
-        private final String description;
-        private final String query;
+    private static final class Cluster extends ReplicatedRedisTarget {
         private RedisClusterServers servers;
 
         Cluster(String id, String description, String query) {
-            this.id = id;
-            this.description = description;
-            this.query = query;
-        }
-
-        @Override
-        public String id() {
-            return id;
-        }
-
-        @Override
-        public String description() {
-            return description;
-        }
-
-        @Override
-        public String subject() {
-            return "baton";
-        }
-
-        /**
-         * Not strict, as on Sentinel: Redis promises no mutual exclusion across a failover (with
-         * {@code waitReplicas=0} a promoted replica may lack a grant; with the default, a grant written
-         * while the master had no replica connected counts unacknowledged), so overlaps are reported,
-         * not counted as violations; the test of this target asserts none while a holder ran freely.
-         */
-        @Override
-        public boolean strict() {
-            return false;
-        }
-
-        @Override
-        public Set<Fault> faults() {
-            return Set.of(Fault.KILL, Fault.PAUSE, Fault.FAILOVER);
-        }
-
-        @Override
-        public Duration longWork(CheckSettings settings) {
-            return LONG_WORK;
+            super(id, description, query, LONG_WORK);
         }
 
         @Override
@@ -113,22 +71,17 @@ final class ClusterTargets {
         }
 
         @Override
-        public Route route(int client) {
-            return new Route(query.isEmpty() ? servers.uri() : servers.uri(query), List.of());
+        String uri(String query) {
+            return query.isEmpty() ? servers.uri() : servers.uri(query);
         }
 
         /**
-         * Fails over a master that holds a lock now (any master when none does): its replicas fall
-         * behind (SIGSTOP, as behind a slow link) for {@link SentinelTargets#REPLICA_LAG}, it is killed,
-         * they resume; once a replica took its place and the cluster serves every slot again, it
-         * restarts and rejoins as a replica (its {@code nodes.conf} survives the restart), ready for the
-         * next failover.
+         * Fails over a master that holds a lock now (any master when none does); once a replica took
+         * its place and the cluster serves every slot again, it restarts and rejoins as a replica (its
+         * {@code nodes.conf} survives the restart), ready for the next failover.
          */
         @Override
-        public void hitServer(Fault fault, Random random) throws InterruptedException {
-            if (fault != Fault.FAILOVER) {
-                throw new UnsupportedOperationException(id + " cannot inject " + fault.id());
-            }
+        void failOver(Random random) throws InterruptedException {
             List<RedisServer> masters = servers.currentMasters();
             List<RedisServer> holding = masters.stream()
                     .filter(m -> servers.countKeys(m, LOCK_KEYS) > 0)
@@ -136,13 +89,7 @@ final class ClusterTargets {
             List<RedisServer> choice = holding.isEmpty() ? masters : holding;
             RedisServer master = choice.get(random.nextInt(choice.size()));
             List<RedisServer> replicas = servers.currentReplicasOf(master);
-            replicas.forEach(RedisServer::pause);
-            try {
-                Thread.sleep(SentinelTargets.REPLICA_LAG.toMillis()); // grants made now reach the master only
-                master.kill();
-            } finally {
-                replicas.forEach(RedisServer::resume);
-            }
+            killBehindLaggingReplicas(master, replicas);
             servers.awaitFailover(master, replicas, FAILOVER_WAIT);
             master.restart();
             servers.awaitRejoined(master, FAILOVER_WAIT);
