@@ -65,7 +65,8 @@ public interface Leadership extends AutoCloseable {
      * Idempotent while the candidacy is open.
      *
      * @return this candidacy, for chaining
-     * @throws IllegalStateException if the candidacy, or its client, has been closed
+     * @throws IllegalStateException if the candidacy has been closed
+     * @throws LockUnavailableException if its client has been closed
      */
     Leadership start();
 
