@@ -145,7 +145,10 @@ abstract class LeadershipProperty {
                 TimeUnit.NANOSECONDS.toMillis(revoked.nanos - resumedAt),
                 lease.toMillis());
 
-        // The deposed leader stood again: it leads once the successor resigns.
+        // The deposed leader stood again, behind the successor: it leads once the successor resigns.
+        assertThat(paused.lines)
+                .as("what the deposed leader printed while the successor leads")
+                .noneMatch(line -> line.text.startsWith("ELECTED "));
         both[1].process.closeInput();
         both[1].await("CLOSED", SLACK);
         assertThat(paused.awaitElected(SLACK)).isGreaterThan(successor);
