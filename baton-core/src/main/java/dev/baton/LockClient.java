@@ -4,8 +4,9 @@ package dev.baton;
  * A connection to one lock backend. It owns its connections, its renewal scheduler and its waiters.
  * Thread-safe; create one per application and share it.
  *
- * <p>{@link #close()} releases every lease this client still holds, stops renewal, fails pending
- * waiters with {@link LockUnavailableException} and leaves no threads behind.
+ * <p>{@link #close()} resigns its {@linkplain #leadership(String) leaderships}, releases every lease
+ * this client still holds, stops renewal, fails pending waiters with {@link
+ * LockUnavailableException} and leaves no threads behind.
  */
 public interface LockClient extends AutoCloseable {
 
@@ -100,6 +101,31 @@ public interface LockClient extends AutoCloseable {
      * @throws LockConfigurationException as {@link #multiLock(String...)}
      */
     DistributedLock multiLock(java.util.Collection<String> names, LockOptions options);
+
+    /**
+     * A candidate in the leader election called {@code name}, with this client's options. No I/O:
+     * the candidate joins the election when {@link Leadership#start()} is called.
+     *
+     * @param name the election's name, which is also the name of the lock its leader holds
+     * @return a new candidacy, not started; close it to resign
+     * @throws LockConfigurationException for an invalid name (as {@link #lock(String)}), or if this
+     *     client's options turn auto-renewal off (a leader's lease must be renewed)
+     * @throws LockUnavailableException if this client is closed
+     */
+    Leadership leadership(String name);
+
+    /**
+     * As {@link #leadership(String)} with options that override this client's (a shorter lease time
+     * for a faster take-over after a leader dies, say).
+     *
+     * @param name the election's name, which is also the name of the lock its leader holds
+     * @param options lease time, timeouts and lock listeners for the leader's lease; auto-renewal must
+     *     be on
+     * @return a new candidacy, not started
+     * @throws LockConfigurationException as {@link #leadership(String)}
+     * @throws LockUnavailableException if this client is closed
+     */
+    Leadership leadership(String name, LockOptions options);
 
     /**
      * This client's options.

@@ -3,6 +3,7 @@ package dev.baton.internal;
 import dev.baton.DistributedLock;
 import dev.baton.DistributedReadWriteLock;
 import dev.baton.DistributedSemaphore;
+import dev.baton.Leadership;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockException;
@@ -45,6 +46,7 @@ final class ClientCore implements LockClient {
     final ReleaseHints notifications;
     private final ConcurrentHashMap<LocalLockState.Key, LocalLockState> states = new ConcurrentHashMap<>();
     private final Set<HeldGrant> held = ConcurrentHashMap.newKeySet();
+    private final Set<LeaderCandidate> candidates = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /** A client on the system clock; made through {@link Clients#open}. */
@@ -127,6 +129,29 @@ final class ClientCore implements LockClient {
             members.add(new LockHandle(this, name, LockKind.MUTEX, checked));
         }
         return new MultiLockHandle(members, backend.name(), ticker);
+    }
+
+    @Override
+    public Leadership leadership(String name) {
+        return leadership(name, options);
+    }
+
+    @Override
+    public Leadership leadership(String name, LockOptions leaderOptions) {
+        return LeaderCandidate.of(this, LockNames.validate(name, backend.name()), check(leaderOptions));
+    }
+
+    /** A candidacy started: closed with the client. Refused once the client is closed. */
+    void leadershipStarted(LeaderCandidate candidate) {
+        candidates.add(candidate);
+        if (closed) {
+            candidates.remove(candidate);
+            checkOpen();
+        }
+    }
+
+    void leadershipEnded(LeaderCandidate candidate) {
+        candidates.remove(candidate);
     }
 
     private LockOptions check(LockOptions lockOptions) {
@@ -357,6 +382,9 @@ final class ClientCore implements LockClient {
             return;
         }
         closed = true;
+        for (LeaderCandidate candidate : List.copyOf(candidates)) {
+            candidate.close(); // resigns: the listeners hear it before the lease goes
+        }
         List<HeldGrant> toRelease = List.copyOf(held);
         for (HeldGrant hold : toRelease) {
             hold.forceRelease();

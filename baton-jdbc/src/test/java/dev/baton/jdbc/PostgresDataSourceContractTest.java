@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.DistributedLock;
 import dev.baton.DistributedReadWriteLock;
 import dev.baton.DistributedSemaphore;
+import dev.baton.Leadership;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.servers.PostgresServer;
@@ -77,6 +78,16 @@ class PostgresDataSourceContractTest extends LockBackendContract {
         @Override
         public DistributedLock multiLock(java.util.Collection<String> names, LockOptions options) {
             return client.multiLock(names, options);
+        }
+
+        @Override
+        public Leadership leadership(String name) {
+            return client.leadership(name);
+        }
+
+        @Override
+        public Leadership leadership(String name, LockOptions options) {
+            return client.leadership(name, options);
         }
 
         @Override

@@ -310,6 +310,15 @@ public abstract class LockBackendContract {
         }
     }
 
+    /** Leader election across processes: see {@link LeadershipProperty}. */
+    @Nested
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    class LeaderElection extends LeadershipProperty {
+        LeaderElection() {
+            super(LockBackendContract.this);
+        }
+    }
+
     /** Closing a client releases its leases and ends its threads: see {@link ClosingProperty}. */
     @Nested
     class Closing extends ClosingProperty {
