@@ -219,7 +219,7 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
                     borrowed = opened.borrowed();
                     org.postgresql.PGConnection pg = connection.unwrap(org.postgresql.PGConnection.class);
                     try (Statement st = connection.createStatement()) {
-                        st.setQueryTimeout(TableLockBackend.queryTimeoutSeconds(operationTimeout));
+                        st.setQueryTimeout(JdbcTime.queryTimeoutSeconds(operationTimeout));
                         st.execute("LISTEN \"" + channel + "\"");
                     }
                     setState(State.LISTENING);
@@ -302,7 +302,7 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
             if (now - lastPing > PING.toNanos()) {
                 // A server that vanished without closing the socket sends nothing: ask it.
                 try (Statement st = connection.createStatement()) {
-                    st.setQueryTimeout(TableLockBackend.queryTimeoutSeconds(operationTimeout));
+                    st.setQueryTimeout(JdbcTime.queryTimeoutSeconds(operationTimeout));
                     st.execute("SELECT 1");
                 }
                 lastPing = now;
@@ -372,7 +372,7 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
         try {
             if (borrowed && !connection.isClosed()) {
                 try (Statement st = connection.createStatement()) {
-                    st.setQueryTimeout(TableLockBackend.queryTimeoutSeconds(operationTimeout));
+                    st.setQueryTimeout(JdbcTime.queryTimeoutSeconds(operationTimeout));
                     st.execute("UNLISTEN *");
                 }
             }
