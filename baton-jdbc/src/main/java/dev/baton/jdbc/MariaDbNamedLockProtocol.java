@@ -51,19 +51,14 @@ import java.util.Optional;
  * locks. Use the {@code pessimistic} or {@code optimistic} strategy for read/write locks on MariaDB.
  * The SQL is in {@link MariaDbNamedLockStatements}, the name hashing in {@link AdvisoryKeys}.
  */
-final class MariaDbNamedLockProtocol implements JdbcProtocol {
-    private final Context context;
+final class MariaDbNamedLockProtocol extends PinnedProtocol {
     private final MariaDbNamedLockStatements sql;
-    private final JdbcConnections connections;
-    private final int timeout;
     /** The namespace of server-side lock names, read once the schema exists (published by the gate). */
     private String namespace;
 
     MariaDbNamedLockProtocol(Context context) {
-        this.context = context;
+        super(context);
         this.sql = new MariaDbNamedLockStatements(context.names());
-        this.connections = context.connections();
-        this.timeout = connections.queryTimeoutSeconds;
     }
 
     @Override
@@ -116,28 +111,11 @@ final class MariaDbNamedLockProtocol implements JdbcProtocol {
     }
 
     @Override
-    public Optional<Grant> tryAcquire(LockRequest request) {
-        try {
-            return acquire(request, 0);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockUnavailableException(
-                    "Baton lock '" + request.name() + "' on " + context.backendName() + ": interrupted while trying",
-                    e);
-        }
-    }
-
-    @Override
     public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
         requireExclusive(request, context.backendName());
         String serverName = AdvisoryKeys.serverName(namespace, request.name());
         long lease = JdbcTime.leaseMillis(request.leaseTime());
-        Connection connection;
-        try {
-            connection = connections.borrow();
-        } catch (SQLException e) {
-            throw context.failure(request.name(), "acquire", e);
-        }
+        Connection connection = borrow(request.name());
         boolean keep = false;
         try {
             // Uncontended, the try is all it takes; only a busy lock waits in the server's queue.
@@ -186,7 +164,7 @@ final class MariaDbNamedLockProtocol implements JdbcProtocol {
             throw context.failure(request.name(), "acquire", e);
         } finally {
             if (!keep && connection != null) {
-                connections.giveBack(connection, context.backendName());
+                giveBack(connection);
             }
         }
     }

@@ -46,21 +46,16 @@ import org.slf4j.LoggerFactory;
  * (the statement is cancelled, the connection aborted if cancelling does not end it in time: {@link
  * StatementWait}). The SQL, for PostgreSQL and MariaDB, is in {@link PessimisticStatements}.
  */
-final class PessimisticProtocol implements JdbcProtocol {
+final class PessimisticProtocol extends PinnedProtocol {
     private static final Logger log = LoggerFactory.getLogger(PessimisticProtocol.class);
 
-    private final Context context;
     private final Dialect dialect;
     private final PessimisticStatements sql;
-    private final JdbcConnections connections;
-    private final int timeout;
 
     PessimisticProtocol(Context context) {
-        this.context = context;
+        super(context);
         this.dialect = context.dialect();
         this.sql = new PessimisticStatements(dialect, context.names());
-        this.connections = context.connections();
-        this.timeout = connections.queryTimeoutSeconds;
     }
 
     @Override
@@ -81,26 +76,9 @@ final class PessimisticProtocol implements JdbcProtocol {
     }
 
     @Override
-    public Optional<Grant> tryAcquire(LockRequest request) {
-        try {
-            return acquire(request, 0);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockUnavailableException(
-                    "Baton lock '" + request.name() + "' on " + context.backendName() + ": interrupted while trying",
-                    e);
-        }
-    }
-
-    @Override
     public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
         long waitMillis = timeoutNanos < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(timeoutNanos);
-        Connection connection;
-        try {
-            connection = connections.borrow();
-        } catch (SQLException e) {
-            throw context.failure(request.name(), "acquire", e);
-        }
+        Connection connection = borrow(request.name());
         Held held;
         try {
             held = new Held(this, connection, connections);

@@ -54,17 +54,12 @@ import java.util.Optional;
  * <p>Does not work behind a transaction-pooling PgBouncer: the session would not stay with the
  * client. The SQL is in {@link PgAdvisoryStatements}, the key hashing in {@link AdvisoryKeys}.
  */
-final class PgAdvisoryProtocol implements JdbcProtocol {
-    private final Context context;
+final class PgAdvisoryProtocol extends PinnedProtocol {
     private final PgAdvisoryStatements sql;
-    private final JdbcConnections connections;
-    private final int timeout;
 
     PgAdvisoryProtocol(Context context) {
-        this.context = context;
+        super(context);
         this.sql = new PgAdvisoryStatements(context.names());
-        this.connections = context.connections();
-        this.timeout = connections.queryTimeoutSeconds;
     }
 
     @Override
@@ -84,6 +79,7 @@ final class PgAdvisoryProtocol implements JdbcProtocol {
         }
     }
 
+    /** One round trip, with no wait on a helper thread. */
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
         long key = AdvisoryKeys.key(context.names(), request.name());
@@ -104,16 +100,8 @@ final class PgAdvisoryProtocol implements JdbcProtocol {
             throw context.failure(request.name(), "acquire", e);
         } finally {
             if (!keep && connection != null) {
-                connections.giveBack(connection, context.backendName());
+                giveBack(connection);
             }
-        }
-    }
-
-    private Connection borrow(String lockName) {
-        try {
-            return connections.borrow();
-        } catch (SQLException e) {
-            throw context.failure(lockName, "acquire", e);
         }
     }
 
@@ -218,7 +206,7 @@ final class PgAdvisoryProtocol implements JdbcProtocol {
             throw context.failure(request.name(), "acquire", e);
         } finally {
             if (!keep && connection != null) {
-                connections.giveBack(connection, context.backendName());
+                giveBack(connection);
             }
         }
     }
