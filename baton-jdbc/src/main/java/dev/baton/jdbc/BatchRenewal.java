@@ -77,23 +77,10 @@ final class BatchRenewal {
                 params.addAll(columnValues);
             }
             try (JdbcSession db = sessions.open()) {
-                return db.update(inList(prefix.apply(grants.get(0)), columns, grants.size()), params.toArray());
+                return db.update(
+                        SqlTemplate.inList(prefix.apply(grants.get(0)), columns, grants.size()), params.toArray());
             }
         };
-    }
-
-    /** {@code prefix} followed by {@code (?, ?, ...)} for each of {@code rows} rows of {@code columns}. */
-    static String inList(String prefix, int columns, int rows) {
-        StringBuilder sql = new StringBuilder(prefix.length() + rows * (columns * 3 + 4)).append(prefix);
-        sql.append('(');
-        for (int row = 0; row < rows; row++) {
-            sql.append(row == 0 ? "(" : ", (");
-            for (int column = 0; column < columns; column++) {
-                sql.append(column == 0 ? "?" : ", ?");
-            }
-            sql.append(')');
-        }
-        return sql.append(')').toString();
     }
 
     /**

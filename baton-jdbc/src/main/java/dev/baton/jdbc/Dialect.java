@@ -1,9 +1,5 @@
 package dev.baton.jdbc;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -14,9 +10,10 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * What differs between databases (H2, PostgreSQL, MariaDB/MySQL) in the SQL strategies: the server clock, the sequence, how a
- * statement returns the rows it changed, how an insert meets an existing key, and the DDL. The
- * statements themselves are composed once, in {@link TableLockBackend.Statements}.
+ * What differs between databases (H2, PostgreSQL, MariaDB/MySQL) in the SQL strategies: the server
+ * clock, the sequence, how a statement returns the rows it changed and how an insert meets an
+ * existing key. The statements themselves are composed once per protocol and dialect, in its
+ * statements class ({@link TableStatements}, ...); the DDL is in resources ({@link JdbcSchema}).
  */
 enum Dialect {
     H2("H2", "org.h2.Driver", "com.h2database:h2") {
@@ -185,22 +182,6 @@ enum Dialect {
 
     String driverArtifact() {
         return driverArtifact;
-    }
-
-    /** The CREATE statements, with the configured names filled in. */
-    String ddl(TableNames names) {
-        String resource = "table-" + name().toLowerCase(Locale.ROOT) + ".sql";
-        try (InputStream in = Dialect.class.getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("baton-jdbc is missing its resource " + resource);
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8)
-                    .replace("${table}", names.locks())
-                    .replace("${readers}", names.readers())
-                    .replace("${sequence}", names.sequence());
-        } catch (IOException e) {
-            throw new UncheckedIOException("baton-jdbc could not read its resource " + resource, e);
-        }
     }
 
     /** The dialect of a JDBC URL, by its sub-protocol. */

@@ -217,7 +217,7 @@ final class FairQueue implements ReleaseNotifications {
         List<String> nameList = new ArrayList<>(names);
         try (JdbcSession db = sessions.open()) {
             Set<String> held = db.all(
-                    heldIn.apply(any) + placeholders(nameList.size(), 1),
+                    heldIn.apply(any) + SqlTemplate.placeholders(nameList.size(), 1),
                     rs -> {
                         Set<String> found = new HashSet<>();
                         while (rs.next()) {
@@ -237,19 +237,13 @@ final class FairQueue implements ReleaseNotifications {
                     pairs.add(w.name());
                     pairs.add(w.owner());
                 }
-                db.update(sql.refreshIn + placeholders(now.size(), 2), pairs.toArray());
+                db.update(sql.refreshIn + SqlTemplate.placeholders(now.size(), 2), pairs.toArray());
                 List<Object> purge = new ArrayList<>();
                 purge.add(-WINDOW_MILLIS);
                 purge.addAll(nameList);
-                db.update(sql.purgeIn + placeholders(nameList.size(), 1), purge.toArray());
+                db.update(sql.purgeIn + SqlTemplate.placeholders(nameList.size(), 1), purge.toArray());
             }
         }
-    }
-
-    /** {@code (?, ?)} or {@code ((?, ?), (?, ?))}: an IN list of {@code count} tuples of {@code width}. */
-    private static String placeholders(int count, int width) {
-        String one = width == 1 ? "?" : "(" + String.join(", ", java.util.Collections.nCopies(width, "?")) + ")";
-        return "(" + String.join(", ", java.util.Collections.nCopies(count, one)) + ")";
     }
 
     /** Stops the thread; the entries left stop counting after the window. */

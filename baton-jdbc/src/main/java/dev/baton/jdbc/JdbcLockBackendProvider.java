@@ -97,35 +97,15 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
             LockOptions options,
             ReconnectingPool ownedPool,
             boolean fair) {
-        Duration timeout = options.operationTimeout();
-        return switch (strategy) {
-            case TABLE -> new TableLockBackend(
-                    dataSource, dialect, tables, createSchema, timeout, ownedPool, fair && options.fair());
-            case OPTIMISTIC -> new OptimisticLockBackend(
-                    dataSource, dialect, tables, createSchema, timeout, ownedPool, fair && options.fair());
-            case PESSIMISTIC -> new PessimisticLockBackend(
-                    dataSource, dialect, tables, createSchema, timeout, ownedPool);
-            case ADVISORY -> dialect == null
-                    ? new DialectDetectingBackend(
-                            strategy,
-                            dataSource,
-                            timeout,
-                            tables,
-                            detected -> advisory(detected, dataSource, tables, createSchema, timeout, null))
-                    : advisory(dialect, dataSource, tables, createSchema, timeout, ownedPool);
-        };
-    }
-
-    private static LockBackend advisory(
-            Dialect dialect,
-            javax.sql.DataSource dataSource,
-            TableNames tables,
-            boolean createSchema,
-            Duration timeout,
-            ReconnectingPool ownedPool) {
-        return dialect == Dialect.MARIADB
-                ? new MariaDbAdvisoryLockBackend(dataSource, tables, createSchema, timeout, ownedPool)
-                : new AdvisoryLockBackend(dataSource, tables, createSchema, timeout, ownedPool);
+        return new JdbcLockBackend(
+                strategy,
+                dataSource,
+                dialect,
+                tables,
+                createSchema,
+                options.operationTimeout(),
+                ownedPool,
+                fair && options.fair());
     }
 
     static HikariConfig poolConfig(LockUrl url, Duration operationTimeout) {
@@ -150,13 +130,13 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
             // A server that stops answering must not hang a call: bound connecting, logging in and
             // every read. The socket timeout is a second longer than the statement timeout so that a
             // server that is merely slow gets the statement cancelled first. Values in the URL win.
-            int seconds = TableLockBackend.queryTimeoutSeconds(operationTimeout);
+            int seconds = JdbcTime.queryTimeoutSeconds(operationTimeout);
             config.addDataSourceProperty("connectTimeout", String.valueOf(seconds));
             config.addDataSourceProperty("loginTimeout", String.valueOf(seconds));
             config.addDataSourceProperty("socketTimeout", String.valueOf(seconds + 1));
         } else if (url.dialect() == Dialect.MARIADB) {
             // The same bounds for MariaDB's driver, in milliseconds.
-            int seconds = TableLockBackend.queryTimeoutSeconds(operationTimeout);
+            int seconds = JdbcTime.queryTimeoutSeconds(operationTimeout);
             config.addDataSourceProperty("connectTimeout", String.valueOf(seconds * 1000L));
             config.addDataSourceProperty("socketTimeout", String.valueOf((seconds + 1) * 1000L));
         }

@@ -5,18 +5,17 @@ import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,9 +60,9 @@ import org.slf4j.LoggerFactory;
  *       waiters for this semaphore and not those of a lock of the same name.
  * </ul>
  *
- * <p>A permit grant carries a marker in {@link Grant#backendState()}, so that a strategy's renew,
- * renewAll and release tell permits from its own lock grants ({@link #isPermit(Grant)}). The SQL is
- * in {@link PermitStatements}.
+ * <p>A permit grant carries a marker in {@link Grant#backendState()}, so that {@link JdbcLockBackend}
+ * routes renew, renewAll and release to permits or to its protocol ({@link #isPermit(Grant)}). The
+ * SQL is in {@link PermitStatements}.
  */
 final class JdbcPermits {
     private static final Logger log = LoggerFactory.getLogger(JdbcPermits.class);
@@ -77,42 +76,32 @@ final class JdbcPermits {
     };
 
     private final Supplier<String> backendName;
-    private final DataSource dataSource;
-    private final ReconnectingPool ownedPool;
+    private final JdbcConnections connections;
     private final TableNames names;
     private final boolean createSchema;
-    private final int timeout;
     private final Function<String, Dialect> strategyCheck;
     private final PgNotifications notifications;
     private final SchemaGate<PermitStatements> gate;
-    /** The isolation level the DataSource hands out, when it is not READ COMMITTED; -1 otherwise. */
-    private volatile int isolationToRestore = JdbcSession.ASK_ISOLATION;
-    /** The owner id of this thread's last attempt if it is known to have left nothing behind. */
-    private final ThreadLocal<String> unsentAttempt = new ThreadLocal<>();
 
     /**
-     * @param strategyCheck the strategy's own check for a name (backend open, database detected and
+     * @param strategyCheck the backend's own check for a name (backend open, database detected and
      *     supported, its tables present); returns the database's dialect
-     * @param notifications the strategy's PostgreSQL notifications, or null where waiters only poll
+     * @param notifications the backend's PostgreSQL notifications (which do nothing on the others)
      */
     JdbcPermits(
             Supplier<String> backendName,
-            DataSource dataSource,
-            ReconnectingPool ownedPool,
+            JdbcConnections connections,
             TableNames names,
             boolean createSchema,
-            Duration operationTimeout,
             Function<String, Dialect> strategyCheck,
             PgNotifications notifications) {
         this.backendName = backendName;
-        this.dataSource = dataSource;
-        this.ownedPool = ownedPool;
+        this.connections = connections;
         this.names = names;
         this.createSchema = createSchema;
-        this.timeout = TableLockBackend.queryTimeoutSeconds(operationTimeout);
         this.strategyCheck = strategyCheck;
         this.notifications = notifications;
-        this.gate = new SchemaGate<>(backendName, "semaphore", operationTimeout, names);
+        this.gate = new SchemaGate<>(backendName, "semaphore", connections.operationTimeout, names);
     }
 
     static boolean isPermit(Grant grant) {
@@ -128,7 +117,7 @@ final class JdbcPermits {
     private record Holders(int total, int expired) {}
 
     Optional<Grant> tryAcquire(LockRequest request) {
-        unsentAttempt.remove();
+        connections.attemptStarts();
         String name = request.name();
         PermitStatements sql;
         JdbcSession session;
@@ -136,13 +125,13 @@ final class JdbcPermits {
             sql = ready(name);
             session = open(true);
         } catch (SQLException e) {
-            unsentAttempt.set(request.ownerId());
+            connections.unsent(request);
             throw failure(name, "acquire", e);
         } catch (RuntimeException e) {
-            unsentAttempt.set(request.ownerId());
+            connections.unsent(request);
             throw e;
         }
-        long lease = OptimisticLockBackend.leaseMillis(request.leaseTime());
+        long lease = JdbcTime.leaseMillis(request.leaseTime());
         try (JdbcSession tx = session) {
             Semaphore semaphore = lockSemaphore(tx, sql, request);
             Holders holders = tx.first(sql.countHolders, rs -> new Holders(rs.getInt(1), rs.getInt(2)), name)
@@ -196,7 +185,7 @@ final class JdbcPermits {
         Semaphore found = semaphore.orElseThrow(
                 () -> new SQLException("the row of semaphore '" + name + "' vanished while being locked", "40001"));
         if (found.permits() != request.permits()) {
-            unsentAttempt.set(request.ownerId()); // rolled back: nothing to clean up
+            connections.unsent(request); // rolled back: nothing to clean up
             throw new LockConfigurationException("Baton semaphore '" + name + "' on " + name() + ": it has "
                     + found.permits() + " permits (recorded in " + names.semaphores() + ") but this client asks for "
                     + request.permits() + "; use the same count for this name everywhere, or change it for good"
@@ -209,7 +198,7 @@ final class JdbcPermits {
 
     Optional<Grant> renew(Grant grant, Duration leaseTime) {
         PermitStatements sql = ready(grant.name());
-        long lease = OptimisticLockBackend.leaseMillis(leaseTime);
+        long lease = JdbcTime.leaseMillis(leaseTime);
         try (JdbcSession db = open(false)) {
             return db.update(sql.renew, lease, grant.name(), grant.ownerId()) == 1
                     ? Optional.of(grant.withExpiresAt(Instant.now().plusMillis(lease)))
@@ -249,7 +238,7 @@ final class JdbcPermits {
     private List<Optional<Grant>> renewPermits(List<Grant> grants, Duration leaseTime) {
         if (grants.size() > 1) {
             PermitStatements sql = ready(grants.get(0).name());
-            long lease = OptimisticLockBackend.leaseMillis(leaseTime);
+            long lease = JdbcTime.leaseMillis(leaseTime);
             List<Object> params = new ArrayList<>(1 + 2 * grants.size());
             params.add(lease);
             for (Grant grant : grants) {
@@ -258,7 +247,7 @@ final class JdbcPermits {
             }
             int updated;
             try (JdbcSession db = open(false)) {
-                updated = db.update(BatchRenewal.inList(sql.renewIn, 2, grants.size()), params.toArray());
+                updated = db.update(SqlTemplate.inList(sql.renewIn, 2, grants.size()), params.toArray());
             } catch (SQLException e) {
                 throw failure(grants.get(0).name(), "renew", e);
             }
@@ -281,18 +270,16 @@ final class JdbcPermits {
 
     /** Removes what an attempt whose outcome is unknown may have left: its row, by owner id. */
     void abandon(LockRequest request) {
-        if (request.ownerId().equals(unsentAttempt.get())) {
-            unsentAttempt.remove();
-            return;
+        if (!connections.wasUnsent(request)) {
+            release(request.name(), request.ownerId());
         }
-        release(request.name(), request.ownerId());
     }
 
     private boolean release(String name, String ownerId) {
         PermitStatements sql = ready(name);
         try (JdbcSession db = open(false)) {
             int live = sql.notifies
-                    ? db.all(sql.releaseLive, TableLockBackend::countRows, name, ownerId)
+                    ? db.all(sql.releaseLive, LockRows::countRows, name, ownerId)
                     : db.update(sql.releaseLive, name, ownerId);
             if (live == 0) {
                 db.update(sql.deleteHolder, name, ownerId); // an expired leftover, if any
@@ -303,7 +290,7 @@ final class JdbcPermits {
         }
     }
 
-    /** Refuses every later call; the strategy closes its connections itself. */
+    /** Refuses every later call; the backend closes its connections itself. */
     void close() {
         gate.close();
     }
@@ -315,23 +302,26 @@ final class JdbcPermits {
     private PermitStatements ready(String name) {
         return gate.pass(name, () -> {
             Dialect dialect = strategyCheck.apply(name);
-            try (JdbcSession db = JdbcSession.open(dataSource, ownedPool, timeout, false)) {
+            try (JdbcSession db = connections.open(false)) {
                 JdbcSchema.ensure(
                         db.connection,
                         JdbcSchema.ddl("permits", dialect, names),
-                        List.of(names.semaphores(), names.permits()),
+                        Map.of(
+                                names.semaphores(),
+                                JdbcSchema.probe(names.semaphores()),
+                                names.permits(),
+                                JdbcSchema.probe(names.permits())),
                         createSchema,
-                        timeout,
-                        "Baton semaphore '" + name + "' on " + name());
-                int isolation = db.connection.getTransactionIsolation();
-                isolationToRestore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;
-                return new PermitStatements(dialect, names, notifications != null && dialect == Dialect.POSTGRESQL);
+                        connections.queryTimeoutSeconds,
+                        "Baton semaphore '" + name + "' on " + name(),
+                        e -> JdbcFailures.explain(e, connections.operationTimeout, names));
+                return new PermitStatements(dialect, names, dialect == Dialect.POSTGRESQL);
             }
         });
     }
 
     private JdbcSession open(boolean transaction) throws SQLException {
-        return JdbcSession.open(dataSource, ownedPool, timeout, transaction, isolationToRestore);
+        return connections.open(transaction);
     }
 
     private LockUnavailableException failure(String name, String action, SQLException e) {

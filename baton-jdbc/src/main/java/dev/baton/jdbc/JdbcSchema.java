@@ -11,23 +11,21 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Checks, and when allowed creates, the tables of the optimistic and advisory strategies and the
- * semaphore tables of every strategy from their DDL resources ({@code <strategy>-<dialect>.sql}, with {@code ${table}} standing for the configured
- * table name).
+ * The one way the JDBC backend checks, and when allowed creates, its database objects: every
+ * strategy's and the semaphores' DDL resources ({@code <prefix>-<dialect>.sql}, with {@code
+ * ${table}}, {@code ${readers}} and {@code ${sequence}} standing for the configured names), probed
+ * object by object.
  */
 final class JdbcSchema {
     private static final Logger log = LoggerFactory.getLogger(JdbcSchema.class);
 
     private JdbcSchema() {}
-
-    /** The DDL of a strategy for a dialect, with the table name filled in. */
-    static String ddl(Strategy strategy, Dialect dialect, TableNames names) {
-        return ddl(strategy.key(), dialect, names);
-    }
 
     /** The DDL of resource {@code <prefix>-<dialect>.sql} ({@code permits}: the semaphore tables). */
     static String ddl(String prefix, Dialect dialect, TableNames names) {
@@ -36,15 +34,21 @@ final class JdbcSchema {
             if (in == null) {
                 throw new IllegalStateException("baton-jdbc is missing its resource " + resource);
             }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${table}", names.locks());
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                    .replace("${table}", names.locks())
+                    .replace("${readers}", names.readers())
+                    .replace("${sequence}", names.sequence());
         } catch (IOException e) {
             throw new UncheckedIOException("baton-jdbc could not read its resource " + resource, e);
         }
     }
 
     /**
-     * Makes sure {@code tables} exist.
+     * Makes sure the objects of {@code probes} (name to a statement that fails when it is missing)
+     * exist, running {@code ddl} when allowed.
      *
+     * @param where the start of every message, naming the lock and the backend
+     * @param explain what to do about a failed CREATE
      * @throws LockConfigurationException if they are missing and cannot or may not be created; the
      *     message prints the DDL to run
      * @throws SQLException if the database could not be asked
@@ -52,23 +56,24 @@ final class JdbcSchema {
     static void ensure(
             Connection connection,
             String ddl,
-            List<String> tables,
+            Map<String, String> probes,
             boolean create,
             int queryTimeoutSeconds,
-            String where)
+            String where,
+            Function<SQLException, String> explain)
             throws SQLException {
-        List<String> missing = missing(connection, tables, queryTimeoutSeconds);
+        List<String> missing = missing(connection, probes, queryTimeoutSeconds);
         if (missing.isEmpty()) {
             return;
         }
         if (!create) {
-            throw new LockConfigurationException(where + ": the lock tables " + missing + " are missing and"
-                    + " createSchema is false; run this DDL as a user allowed to create tables, or set"
+            throw new LockConfigurationException(where + ": the lock tables are missing " + missing
+                    + " and createSchema is false; run this DDL as a user allowed to create tables, or set"
                     + " createSchema=true:\n" + ddl);
         }
         log.info("{}: creating the lock tables {}", where, missing);
         SQLException firstFailure = null;
-        for (String statement : TableLockBackend.statementsOf(ddl)) {
+        for (String statement : statementsOf(ddl)) {
             try (Statement st = connection.createStatement()) {
                 st.setQueryTimeout(queryTimeoutSeconds);
                 st.execute(statement);
@@ -76,35 +81,66 @@ final class JdbcSchema {
                 if (JdbcFailures.isConnection(e) || JdbcFailures.isTimeout(e)) {
                     throw e;
                 }
-                // Usually another client creating the same table at the same moment; the probe decides.
+                // Usually another client creating the same object at the same moment, despite IF NOT
+                // EXISTS (PostgreSQL reports a duplicate key in its catalog, H2 a general error). The
+                // probe below decides whether the schema is complete.
+                log.debug(
+                        "{}: {} failed, checking whether another client created it: {}",
+                        where,
+                        statement,
+                        e.toString());
                 if (firstFailure == null) {
                     firstFailure = e;
                 }
             }
         }
-        List<String> stillMissing = missing(connection, tables, queryTimeoutSeconds);
+        List<String> stillMissing = missing(connection, probes, queryTimeoutSeconds);
         if (!stillMissing.isEmpty()) {
             throw new LockConfigurationException(
                     where + ": creating the lock tables " + stillMissing + " failed"
-                            + (firstFailure == null ? "" : " [" + firstFailure.getMessage() + "]")
+                            + (firstFailure == null ? "" : ": " + explain.apply(firstFailure))
                             + "; run this DDL as a user allowed to create tables:\n" + ddl,
                     firstFailure);
         }
     }
 
-    private static List<String> missing(Connection connection, List<String> tables, int timeout) throws SQLException {
+    /** The objects whose probe fails because they do not exist, sorted. */
+    private static List<String> missing(Connection connection, Map<String, String> probes, int timeout)
+            throws SQLException {
         List<String> missing = new ArrayList<>();
-        for (String table : tables) {
+        for (Map.Entry<String, String> probe : probes.entrySet()) {
             try (Statement st = connection.createStatement()) {
                 st.setQueryTimeout(timeout);
-                st.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0").close();
+                st.executeQuery(probe.getValue()).close();
             } catch (SQLException e) {
                 if (!JdbcFailures.isMissingObject(e)) {
                     throw e;
                 }
-                missing.add(table);
+                missing.add(probe.getKey());
             }
         }
+        missing.sort(null);
         return missing;
+    }
+
+    /** A probe for a table (or, except on H2, a sequence): fails when it does not exist. */
+    static String probe(String table) {
+        return "SELECT 1 FROM " + table + " WHERE 1 = 0";
+    }
+
+    /** The DDL file split into statements, without comments. */
+    static List<String> statementsOf(String ddl) {
+        StringBuilder code = new StringBuilder();
+        for (String line : ddl.split("\n")) {
+            int comment = line.indexOf("--");
+            code.append(comment < 0 ? line : line.substring(0, comment)).append('\n');
+        }
+        List<String> statements = new ArrayList<>();
+        for (String statement : code.toString().split(";")) {
+            if (!statement.isBlank()) {
+                statements.add(statement.strip());
+            }
+        }
+        return statements;
     }
 }

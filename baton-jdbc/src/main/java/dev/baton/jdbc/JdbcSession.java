@@ -12,7 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One borrowed connection of the optimistic and advisory strategies, in auto-commit mode or in one
+ * One borrowed connection of the JDBC backend (see {@link JdbcConnections}), in auto-commit mode or in one
  * READ COMMITTED transaction. Closing it rolls back what was not committed and returns the connection
  * with the auto-commit and isolation settings it had, so an application's pool gets it back clean; a
  * connection known to be broken is evicted from Baton's own pool instead.

@@ -1,18 +1,15 @@
 package dev.baton.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import java.security.SecureRandom;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -48,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * listener connection), and every client waiting for the name would still be woken at once.
  *
  * <p>Listener: ONE dedicated connection per backend, opened on the first wait, on a daemon thread
- * that blocks in {@code PGConnection.getNotifications(timeout)}. Baton opens it outside the pool when
+ * that blocks in {@code PGConnection.getNotifications(timeout)}. Baton opens it ({@link ListenConnection}) outside the pool when
  * it can (its own pool's settings, an application's HikariCP pool's settings or unpooled
  * DataSource, PostgreSQL's {@code PGSimpleDataSource}); with any other DataSource it borrows one
  * connection and gives it back after {@code UNLISTEN *}. The thread checks the connection every
@@ -211,15 +208,13 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
         boolean listenedBefore = false;
         try {
             while (!closing) {
-                Connection connection = null;
-                boolean borrowed = false;
+                ListenConnection listener = null;
                 try {
-                    Opened opened = open();
-                    connection = opened.connection();
-                    borrowed = opened.borrowed();
+                    listener = ListenConnection.open(dataSource, ownedPool);
+                    Connection connection = listener.connection();
                     org.postgresql.PGConnection pg = connection.unwrap(org.postgresql.PGConnection.class);
                     try (Statement st = connection.createStatement()) {
-                        st.setQueryTimeout(TableLockBackend.queryTimeoutSeconds(operationTimeout));
+                        st.setQueryTimeout(JdbcTime.queryTimeoutSeconds(operationTimeout));
                         st.execute("LISTEN \"" + channel + "\"");
                     }
                     setState(State.LISTENING);
@@ -243,8 +238,8 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
                                 e.toString());
                     }
                 } finally {
-                    if (connection != null) {
-                        closeListener(connection, borrowed);
+                    if (listener != null) {
+                        listener.close(JdbcTime.queryTimeoutSeconds(operationTimeout), backendName.get());
                     }
                 }
                 setState(State.DOWN);
@@ -302,7 +297,7 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
             if (now - lastPing > PING.toNanos()) {
                 // A server that vanished without closing the socket sends nothing: ask it.
                 try (Statement st = connection.createStatement()) {
-                    st.setQueryTimeout(TableLockBackend.queryTimeoutSeconds(operationTimeout));
+                    st.setQueryTimeout(JdbcTime.queryTimeoutSeconds(operationTimeout));
                     st.execute("SELECT 1");
                 }
                 lastPing = now;
@@ -324,64 +319,6 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
             return true;
         } finally {
             lock.unlock();
-        }
-    }
-
-    private record Opened(Connection connection, boolean borrowed) {}
-
-    /**
-     * A connection for LISTEN, outside any pool when possible: a pool's connection would be taken from
-     * the application for as long as waiters exist, and a pool of one would then starve them.
-     */
-    private Opened open() throws SQLException {
-        if (ownedPool != null) {
-            return new Opened(ownedPool.openDedicated(), false);
-        }
-        if (dataSource.isWrapperFor(HikariDataSource.class)) {
-            HikariDataSource hikari = dataSource.unwrap(HikariDataSource.class);
-            if (hikari.getDataSource() != null) {
-                return new Opened(hikari.getDataSource().getConnection(), false);
-            }
-            if (hikari.getJdbcUrl() != null) {
-                Properties properties = new Properties();
-                properties.putAll(hikari.getDataSourceProperties());
-                if (hikari.getUsername() != null) {
-                    properties.setProperty("user", hikari.getUsername());
-                }
-                if (hikari.getPassword() != null) {
-                    properties.setProperty("password", hikari.getPassword());
-                }
-                return new Opened(DriverManager.getConnection(hikari.getJdbcUrl(), properties), false);
-            }
-        }
-        if (dataSource.isWrapperFor(org.postgresql.ds.PGSimpleDataSource.class)) {
-            return new Opened(
-                    dataSource
-                            .unwrap(org.postgresql.ds.PGSimpleDataSource.class)
-                            .getConnection(),
-                    false);
-        }
-        Connection borrowed = dataSource.getConnection();
-        if (!borrowed.getAutoCommit()) {
-            borrowed.setAutoCommit(true);
-        }
-        return new Opened(borrowed, true);
-    }
-
-    private void closeListener(Connection connection, boolean borrowed) {
-        try {
-            if (borrowed && !connection.isClosed()) {
-                try (Statement st = connection.createStatement()) {
-                    st.setQueryTimeout(TableLockBackend.queryTimeoutSeconds(operationTimeout));
-                    st.execute("UNLISTEN *");
-                }
-            }
-            connection.close();
-        } catch (SQLException e) {
-            log.debug("Baton {}: closing the LISTEN connection failed: {}", backendName.get(), e.toString());
-            if (borrowed) {
-                JdbcSession.discard(connection, null);
-            }
         }
     }
 

@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
  * <p>Renew and release take turns on it; once it is released or found lost it is done, and both
  * become no-ops. Whenever its state is unknown after a failure the connection is discarded (evicted
  * from Baton's pool, aborted in an application's), which ends the session and so frees the lock: a
- * connection never goes back to a pool with a lock or a transaction still attached. Each strategy
+ * connection never goes back to a pool with a lock or a transaction still attached. Each pinned
+ * protocol ({@link PessimisticProtocol}, {@link PgAdvisoryProtocol}, {@link MariaDbNamedLockProtocol})
  * extends it with what it must restore on release.
  */
 class PinnedSession {
@@ -30,13 +31,17 @@ class PinnedSession {
         T run(Connection connection) throws SQLException;
     }
 
+    /** The protocol that took the grant, which renews and releases it (the backend asks nothing else). */
+    final JdbcProtocol protocol;
+
     final Connection connection;
     private final ReconnectingPool ownedPool;
     private final ReentrantLock turn = new ReentrantLock();
     /** Guarded by {@link #turn}. */
     private boolean done;
 
-    PinnedSession(Connection connection, ReconnectingPool ownedPool) {
+    PinnedSession(JdbcProtocol protocol, Connection connection, ReconnectingPool ownedPool) {
+        this.protocol = protocol;
         this.connection = connection;
         this.ownedPool = ownedPool;
     }

@@ -8,18 +8,18 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * What every call of a JDBC strategy passes first: refused once the backend is closed; otherwise the
- * result of the strategy's schema check (its statements, its dialect, ...), which runs once, by one
+ * What every call of the JDBC backend passes first: refused once the backend is closed; otherwise the
+ * result of its schema check (the protocol for the detected dialect, ...), which runs once, by one
  * caller at a time, and runs again after a statement finds a lock table missing (dropped while in
  * use), so that the next call checks and perhaps creates the schema again.
  *
- * <p>It also words every failure of the strategy the same way: the lock, the backend, the action
+ * <p>It also words every failure of the backend the same way: the lock, the backend, the action
  * and {@link JdbcFailures#explain what to do}.
  *
  * @param <T> what the check yields; never null
  */
 final class SchemaGate<T> {
-    /** A strategy's schema check, run with no other check of the same backend at the same time. */
+    /** A schema check, run with no other check of the same gate at the same time. */
     interface Check<T> {
         T run() throws SQLException;
     }

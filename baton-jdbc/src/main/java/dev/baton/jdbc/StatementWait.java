@@ -15,11 +15,13 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs a blocking lock statement ({@code pg_advisory_lock}, {@code GET_LOCK(name, timeout)}) on a
+ * Runs a blocking lock statement ({@code pg_advisory_lock}, {@code GET_LOCK(name, timeout)}, a row
+ * lock's {@code SELECT ... FOR UPDATE}) on a
  * helper thread while the caller waits interruptibly on its future: a thread blocked in a socket read
  * cannot be interrupted, and the core's waiters must be.
  *
@@ -68,13 +70,13 @@ final class StatementWait implements AutoCloseable {
         }
     }
 
-    private final String backendName;
+    private final Supplier<String> backendName;
     private final long operationTimeoutMillis;
     private final Set<Connection> waiting = ConcurrentHashMap.newKeySet();
     private final ExecutorService threads;
     private volatile boolean closed;
 
-    StatementWait(String threadPrefix, String backendName, long operationTimeoutMillis) {
+    StatementWait(String threadPrefix, Supplier<String> backendName, long operationTimeoutMillis) {
         this.backendName = backendName;
         this.operationTimeoutMillis = operationTimeoutMillis;
         this.threads = Executors.newCachedThreadPool(runnable -> {
@@ -134,7 +136,7 @@ final class StatementWait implements AutoCloseable {
 
     private LockUnavailableException closedWhileWaiting(String lockName, Throwable cause) {
         return new LockUnavailableException(
-                "Baton lock '" + lockName + "' on " + backendName
+                "Baton lock '" + lockName + "' on " + backendName.get()
                         + ": the client was closed while waiting; create a new client to take locks",
                 cause);
     }
@@ -145,7 +147,7 @@ final class StatementWait implements AutoCloseable {
                 connection.setNetworkTimeout(Runnable::run, before);
             }
         } catch (SQLException e) {
-            log.debug("Baton {}: could not restore the network timeout: {}", backendName, e.toString());
+            log.debug("Baton {}: could not restore the network timeout: {}", backendName.get(), e.toString());
         }
     }
 
@@ -167,7 +169,9 @@ final class StatementWait implements AutoCloseable {
                 return true;
             } catch (SQLException e) {
                 log.debug(
-                        "Baton {}: giving back a lock granted during the cancel failed: {}", backendName, e.toString());
+                        "Baton {}: giving back a lock granted during the cancel failed: {}",
+                        backendName.get(),
+                        e.toString());
                 abort(connection);
                 return false;
             }
@@ -208,7 +212,7 @@ final class StatementWait implements AutoCloseable {
         try {
             connection.abort(Runnable::run);
         } catch (SQLException | RuntimeException e) {
-            log.debug("Baton {}: aborting a waiting connection failed: {}", backendName, e.toString());
+            log.debug("Baton {}: aborting a waiting connection failed: {}", backendName.get(), e.toString());
         }
     }
 
@@ -222,14 +226,14 @@ final class StatementWait implements AutoCloseable {
                 return;
             }
         } catch (SQLException | LinkageError e) {
-            log.debug("Baton {}: cancelling a PostgreSQL wait failed: {}", backendName, e.toString());
+            log.debug("Baton {}: cancelling a PostgreSQL wait failed: {}", backendName.get(), e.toString());
         }
         try {
             if (connection.isWrapperFor(org.mariadb.jdbc.Connection.class)) {
                 connection.unwrap(org.mariadb.jdbc.Connection.class).cancelCurrentQuery();
             }
         } catch (SQLException | LinkageError e) {
-            log.debug("Baton {}: cancelling a MariaDB wait failed: {}", backendName, e.toString());
+            log.debug("Baton {}: cancelling a MariaDB wait failed: {}", backendName.get(), e.toString());
         }
     }
 

@@ -46,6 +46,34 @@ enum Strategy {
         return this == PESSIMISTIC || this == ADVISORY;
     }
 
+    /**
+     * Whether lock waiters queue inside the database (row locks, advisory or named locks); the
+     * others poll, woken by notifications or the fair queue. Permit waiters always poll.
+     */
+    boolean queuesWaiters() {
+        return pinsConnections();
+    }
+
+    /** Whether exclusive grants are renewed many to a statement ({@link BatchRenewal}). */
+    boolean batchesRenewals() {
+        return !pinsConnections();
+    }
+
+    /**
+     * Whether a released lock goes to the longest waiting client before a re-acquire by the releasing
+     * one when asked ({@link FairQueue}); the others wait in the database's own queue either way.
+     */
+    boolean handsOffFairly() {
+        return !queuesWaiters();
+    }
+
+    /** Why a DataSource of the database {@code product}, which Baton does not know, is refused. */
+    String refusesProduct(String product) {
+        return this == TABLE
+                ? "the DataSource connects to " + product + ", but the table strategy supports only H2 and PostgreSQL"
+                : "the DataSource connects to " + product + ", which the " + key + " strategy does not support";
+    }
+
     boolean supports(Dialect dialect) {
         return dialects.contains(dialect);
     }

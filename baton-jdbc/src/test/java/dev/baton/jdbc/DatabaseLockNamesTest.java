@@ -14,11 +14,10 @@ class DatabaseLockNamesTest {
 
     @Test
     void shortLowerCaseNamesStayReadable() {
-        assertThat(MariaDbAdvisoryLockBackend.serverName("baton.baton_locks", "invoice-42"))
+        assertThat(AdvisoryKeys.serverName("baton.baton_locks", "invoice-42"))
                 .isEqualTo("baton.baton_locks:invoice-42");
         String exactly64 = "n".repeat(64 - "baton.baton_locks:".length());
-        assertThat(MariaDbAdvisoryLockBackend.serverName("baton.baton_locks", exactly64))
-                .isEqualTo("baton.baton_locks:" + exactly64);
+        assertThat(AdvisoryKeys.serverName("baton.baton_locks", exactly64)).isEqualTo("baton.baton_locks:" + exactly64);
     }
 
     @Test
@@ -34,15 +33,15 @@ class DatabaseLockNamesTest {
                 "a".repeat(511) + "b");
         Set<String> serverNames = new HashSet<>();
         for (String name : names) {
-            String serverName = MariaDbAdvisoryLockBackend.serverName("baton.baton_locks", name);
-            assertThat(serverName).startsWith(MariaDbAdvisoryLockBackend.HASHED_PREFIX);
+            String serverName = AdvisoryKeys.serverName("baton.baton_locks", name);
+            assertThat(serverName).startsWith(AdvisoryKeys.HASHED_PREFIX);
             assertThat(serverName).hasSize(64).matches("baton#[0-9a-f]{58}");
             serverNames.add(serverName);
         }
         assertThat(serverNames).as("distinct").hasSize(names.size());
-        assertThat(MariaDbAdvisoryLockBackend.serverName("baton.baton_locks", "Invoice-42"))
-                .isNotEqualTo(MariaDbAdvisoryLockBackend.serverName("baton.baton_locks", "invoice-42"))
-                .isNotEqualTo(MariaDbAdvisoryLockBackend.serverName("other.baton_locks", "Invoice-42"));
+        assertThat(AdvisoryKeys.serverName("baton.baton_locks", "Invoice-42"))
+                .isNotEqualTo(AdvisoryKeys.serverName("baton.baton_locks", "invoice-42"))
+                .isNotEqualTo(AdvisoryKeys.serverName("other.baton_locks", "Invoice-42"));
     }
 
     @Test

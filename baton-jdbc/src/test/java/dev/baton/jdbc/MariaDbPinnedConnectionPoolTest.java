@@ -93,7 +93,7 @@ class MariaDbPinnedConnectionPoolTest {
             String namespace = rs.getString(3) + "." + table;
             for (String name : names) {
                 try (PreparedStatement ps = c.prepareStatement("SELECT IS_USED_LOCK(?)")) {
-                    ps.setString(1, MariaDbAdvisoryLockBackend.serverName(namespace, name));
+                    ps.setString(1, AdvisoryKeys.serverName(namespace, name));
                     try (ResultSet used = ps.executeQuery()) {
                         used.next();
                         assertThat(used.getObject(1))

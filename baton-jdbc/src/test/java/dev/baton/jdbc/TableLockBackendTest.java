@@ -103,12 +103,12 @@ abstract class TableLockBackendTest {
         return "lock-" + UUID.randomUUID();
     }
 
-    TableLockBackend backend(String table) {
+    JdbcLockBackend backend(String table) {
         return backend(table, true);
     }
 
-    TableLockBackend backend(String table, boolean createSchema) {
-        return track((TableLockBackend) new JdbcLockBackendProvider().create(url(table, createSchema), OPTIONS));
+    JdbcLockBackend backend(String table, boolean createSchema) {
+        return track((JdbcLockBackend) new JdbcLockBackendProvider().create(url(table, createSchema), OPTIONS));
     }
 
     static LockRequest exclusive(String name, String owner, Duration lease) {
@@ -149,7 +149,7 @@ abstract class TableLockBackendTest {
 
     @Test
     void exclusiveExcludesAnotherOwnerUntilReleased() {
-        TableLockBackend backend = backend(freshTable());
+        JdbcLockBackend backend = backend(freshTable());
         String name = lockName();
         String a = owner();
         String b = owner();
@@ -171,7 +171,7 @@ abstract class TableLockBackendTest {
 
     @Test
     void expiredRowIsTakenOverAndTheOldOwnerCanNeitherRenewNorRelease() {
-        TableLockBackend backend = backend(freshTable());
+        JdbcLockBackend backend = backend(freshTable());
         String name = lockName();
         Grant old = backend.tryAcquire(exclusive(name, owner(), SHORT)).orElseThrow();
         assertThat(backend.tryAcquire(exclusive(name, owner(), LONG)))
@@ -194,7 +194,7 @@ abstract class TableLockBackendTest {
 
     @Test
     void fencingTokensStrictlyIncreaseAcrossReleasesTakeoversAndModes() {
-        TableLockBackend backend = backend(freshTable());
+        JdbcLockBackend backend = backend(freshTable());
         String name = lockName();
         List<Long> tokens = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
@@ -220,7 +220,7 @@ abstract class TableLockBackendTest {
 
     @Test
     void renewExtendsOnTheDatabaseClockAndAnExpiredGrantCannotBeRenewed() {
-        TableLockBackend backend = backend(freshTable());
+        JdbcLockBackend backend = backend(freshTable());
         String name = lockName();
         Grant grant = backend.tryAcquire(exclusive(name, owner(), SHORT)).orElseThrow();
 
@@ -241,7 +241,7 @@ abstract class TableLockBackendTest {
 
     @Test
     void renewAllRenewsHeldGrantsTogetherAndReportsEachOneNoLongerHeld() {
-        TableLockBackend backend = backend(freshTable());
+        JdbcLockBackend backend = backend(freshTable());
         List<Grant> grants = new ArrayList<>();
         for (int i = 0; i < 5; i++) {
             grants.add(backend.tryAcquire(exclusive(lockName(), owner(), SHORT)).orElseThrow());
@@ -271,7 +271,7 @@ abstract class TableLockBackendTest {
 
     @Test
     void releaseOfSomeoneElsesGrantDoesNothing() {
-        TableLockBackend backend = backend(freshTable());
+        JdbcLockBackend backend = backend(freshTable());
         String name = lockName();
         Grant held = backend.tryAcquire(exclusive(name, owner(), LONG)).orElseThrow();
         Grant stranger = new Grant(name, owner(), LockMode.EXCLUSIVE, held.fencingToken(), held.expiresAt(), null);
@@ -287,7 +287,7 @@ abstract class TableLockBackendTest {
 
     @Test
     void abandonRemovesWhatAnAttemptLeftAndIsSafeWhenNothingExists() {
-        TableLockBackend backend = backend(freshTable());
+        JdbcLockBackend backend = backend(freshTable());
         String name = lockName();
         LockRequest writer = exclusive(name, owner(), LONG);
         backend.tryAcquire(writer).orElseThrow();
@@ -309,7 +309,7 @@ abstract class TableLockBackendTest {
 
     @Test
     void readersCoexistAndExcludeAWriterUntilTheLastOneLeaves() {
-        TableLockBackend backend = backend(freshTable());
+        JdbcLockBackend backend = backend(freshTable());
         String name = lockName();
         Grant one = backend.tryAcquire(shared(name, owner(), LONG)).orElseThrow();
         Grant two = backend.tryAcquire(shared(name, owner(), LONG)).orElseThrow();
@@ -335,7 +335,7 @@ abstract class TableLockBackendTest {
 
     @Test
     void aWriterExcludesReaders() {
-        TableLockBackend backend = backend(freshTable());
+        JdbcLockBackend backend = backend(freshTable());
         String name = lockName();
         Grant writer = backend.tryAcquire(exclusive(name, owner(), LONG)).orElseThrow();
 
@@ -351,7 +351,7 @@ abstract class TableLockBackendTest {
 
     @Test
     void aReleasingReaderShrinksTheSharedExpiryToTheRemainingReaders() {
-        TableLockBackend backend = backend(freshTable());
+        JdbcLockBackend backend = backend(freshTable());
         String name = lockName();
         Grant longReader = backend.tryAcquire(shared(name, owner(), LONG)).orElseThrow();
         Grant shortReader = backend.tryAcquire(shared(name, owner(), SHORT)).orElseThrow();
@@ -377,7 +377,7 @@ abstract class TableLockBackendTest {
 
     @Test
     void expiredReadersAreTakenOverByAWriterAndLoseTheirGrants() {
-        TableLockBackend backend = backend(freshTable());
+        JdbcLockBackend backend = backend(freshTable());
         String name = lockName();
         Grant reader = backend.tryAcquire(shared(name, owner(), SHORT)).orElseThrow();
         Grant renewed = backend.renew(reader, SHORT).orElseThrow();
@@ -404,7 +404,7 @@ abstract class TableLockBackendTest {
 
     @Test
     void sharedRenewalKeepsTheReaderAndTheNameRowTogether() {
-        TableLockBackend backend = backend(freshTable());
+        JdbcLockBackend backend = backend(freshTable());
         String name = lockName();
         Grant reader = backend.tryAcquire(shared(name, owner(), SHORT)).orElseThrow();
 
@@ -422,7 +422,7 @@ abstract class TableLockBackendTest {
 
     @Test
     void inspectIsEmptyForFreeAndExpiredLocks() {
-        TableLockBackend backend = backend(freshTable());
+        JdbcLockBackend backend = backend(freshTable());
         assertThat(backend.inspect(lockName())).isEmpty();
         Grant expiring =
                 backend.tryAcquire(exclusive(lockName(), owner(), SHORT)).orElseThrow();
@@ -435,7 +435,7 @@ abstract class TableLockBackendTest {
 
     @Test
     void concurrentWritersAndReadersNeverOverlapAndTokensGrowInGrantOrder() throws Exception {
-        TableLockBackend backend = backend(freshTable());
+        JdbcLockBackend backend = backend(freshTable());
         String name = lockName();
         AtomicInteger writers = new AtomicInteger();
         AtomicInteger readers = new AtomicInteger();
@@ -493,7 +493,7 @@ abstract class TableLockBackendTest {
     @Test
     void schemaIsCreatedOnFirstUse() throws SQLException {
         String table = freshTable();
-        TableLockBackend backend = backend(table);
+        JdbcLockBackend backend = backend(table);
         assertThat(tableExists(table)).isFalse();
 
         Grant grant = backend.tryAcquire(exclusive(lockName(), owner(), LONG)).orElseThrow();
@@ -508,7 +508,7 @@ abstract class TableLockBackendTest {
     void schemaCreationIsSafeWhenManyClientsStartAtOnce() throws Exception {
         String table = freshTable();
         int clients = 4;
-        List<TableLockBackend> backends = new ArrayList<>();
+        List<JdbcLockBackend> backends = new ArrayList<>();
         for (int i = 0; i < clients; i++) {
             backends.add(backend(table));
         }
@@ -516,7 +516,7 @@ abstract class TableLockBackendTest {
         try {
             CountDownLatch start = new CountDownLatch(1);
             List<Future<Optional<Grant>>> grants = new ArrayList<>();
-            for (TableLockBackend backend : backends) {
+            for (JdbcLockBackend backend : backends) {
                 grants.add(pool.submit(() -> {
                     start.await();
                     return backend.tryAcquire(exclusive(lockName(), owner(), LONG));
@@ -535,7 +535,7 @@ abstract class TableLockBackendTest {
     @Test
     void withoutCreateSchemaMissingTablesFailWithTheDdlToRun() throws SQLException {
         String table = freshTable();
-        TableLockBackend backend = backend(table, false);
+        JdbcLockBackend backend = backend(table, false);
 
         assertThatThrownBy(() -> backend.tryAcquire(exclusive("x", owner(), LONG)))
                 .isInstanceOf(LockConfigurationException.class)
@@ -559,7 +559,7 @@ abstract class TableLockBackendTest {
             statement.execute("CREATE SCHEMA " + schema);
         }
         String table = schema + ".MixedCase_Locks";
-        TableLockBackend backend = backend(table);
+        JdbcLockBackend backend = backend(table);
 
         Grant writer = backend.tryAcquire(exclusive("q", owner(), LONG)).orElseThrow();
         assertThat(backend.release(writer)).isTrue();
@@ -572,7 +572,8 @@ abstract class TableLockBackendTest {
 
     @Test
     void ddlResourceSplitsIntoTheFourStatements() {
-        List<String> statements = TableLockBackend.statementsOf(dialect().ddl(TableNames.of("app.locks")));
+        List<String> statements =
+                JdbcSchema.statementsOf(JdbcSchema.ddl("table", dialect(), TableNames.of("app.locks")));
 
         assertThat(statements).hasSize(4);
         assertThat(statements.get(0)).startsWith("CREATE TABLE IF NOT EXISTS app.locks (");
@@ -602,7 +603,7 @@ abstract class TableLockBackendTest {
     @Test
     void clientBuiltFromAUriClosesItsPool() {
         LockBackend created = new JdbcLockBackendProvider().create(url(freshTable(), true), OPTIONS);
-        TableLockBackend backend = (TableLockBackend) created;
+        JdbcLockBackend backend = (JdbcLockBackend) created;
         LockClient client = Baton.open(backend, OPTIONS);
         client.lock("pooled").acquire(Duration.ofSeconds(5)).close();
         ReconnectingPool pool = backend.ownedPool();

@@ -1,0 +1,56 @@
+package dev.baton.jdbc;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.regex.Pattern;
+
+/**
+ * How lock names become the keys of the databases' own named locks: PostgreSQL's 64-bit advisory
+ * keys ({@link PgAdvisoryProtocol}, and the table protocol's per-name grant lock) and MariaDB's
+ * server-side lock names ({@link MariaDbNamedLockProtocol}), both from SHA-256.
+ */
+final class AdvisoryKeys {
+    private static final int MAX_NAME_CHARS = 64;
+    private static final Pattern PLAIN_NAME = Pattern.compile("[a-z0-9._:/-]{1," + MAX_NAME_CHARS + "}");
+    static final String HASHED_PREFIX = "baton#";
+
+    /** One digest per thread: looking one up costs more than the hash itself on a hot acquire path. */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(AdvisoryKeys::sha256);
+
+    private AdvisoryKeys() {}
+
+    /**
+     * The 64-bit advisory key of a lock name: the first 8 bytes of SHA-256 over {@code
+     * <table>:<name>}; see {@link PgAdvisoryProtocol} for the collision risk.
+     */
+    static long key(TableNames names, String lockName) {
+        MessageDigest sha = SHA256.get();
+        sha.reset();
+        byte[] digest = sha.digest((names.locks() + ":" + lockName).getBytes(StandardCharsets.UTF_8));
+        return ByteBuffer.wrap(digest, 0, 8).getLong();
+    }
+
+    /**
+     * MariaDB's server-side lock name of {@code lockName} in {@code namespace} ({@code
+     * <database>.<table>}); see {@link MariaDbNamedLockProtocol} for why it looks as it does.
+     */
+    static String serverName(String namespace, String lockName) {
+        String full = namespace + ":" + lockName;
+        if (PLAIN_NAME.matcher(full).matches()) {
+            return full;
+        }
+        byte[] digest = sha256().digest(full.getBytes(StandardCharsets.UTF_8));
+        return HASHED_PREFIX + HexFormat.of().formatHex(digest).substring(0, MAX_NAME_CHARS - HASHED_PREFIX.length());
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+}

@@ -1,0 +1,354 @@
+package dev.baton.jdbc;
+
+import dev.baton.LockConfigurationException;
+import dev.baton.LockUnavailableException;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockInfo;
+import dev.baton.spi.LockKind;
+import dev.baton.spi.LockRequest;
+import dev.baton.spi.ReleaseNotifications;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The JDBC lock backend, one for every strategy and database: it owns what every strategy needs
+ * alike and leaves the wire protocol of lock grants to one {@link JdbcProtocol} per strategy and
+ * dialect ({@link TableProtocol}, {@link OptimisticProtocol}, {@link PessimisticProtocol}, {@link
+ * PgAdvisoryProtocol}, {@link MariaDbNamedLockProtocol}).
+ *
+ * <ul>
+ *   <li>The schema gate: the first call detects the database (when the DataSource was the
+ *       application's), refuses one the strategy does not support, checks and perhaps creates the
+ *       strategy's schema, and builds the protocol; a missing table later makes the next call do it
+ *       again ({@link SchemaGate}). Once closed, every call is refused.
+ *   <li>Semaphore permits go to {@link JdbcPermits}, decided here once per call, never in a protocol.
+ *   <li>PostgreSQL's LISTEN/NOTIFY wake-ups ({@link PgNotifications}), the fair queue of the
+ *       strategies that hand off fairly ({@link FairQueue}), renewal of many grants per statement
+ *       ({@link BatchRenewal}) and the helper threads of queued waits ({@link StatementWait}).
+ *   <li>Failures: every one names the lock, the backend, the action and what to do.
+ * </ul>
+ */
+final class JdbcLockBackend implements LockBackend {
+    private static final Logger log = LoggerFactory.getLogger(JdbcLockBackend.class);
+
+    private final Strategy strategy;
+    private final TableNames names;
+    private final boolean createSchema;
+    /** Whether a queued waiter comes before a re-acquire (see {@link WaiterStatements}). */
+    private final boolean fair;
+
+    private final JdbcConnections connections;
+    /** The database; null until the first check when it comes from an application's DataSource. */
+    private volatile Dialect dialect;
+    /** Passed with the protocol, once the dialect is known and the schema exists. */
+    private final SchemaGate<JdbcProtocol> gate;
+
+    private final PgNotifications notifications;
+    private final JdbcPermits permits;
+    /** The line of waiters when fair, which wraps {@link #notifications}; null otherwise. */
+    private final FairQueue queue;
+    /** Null for the strategies whose grants are renewed one by one. */
+    private final BatchRenewal batchRenewal;
+
+    private final StatementWait waits;
+
+    /**
+     * @param dialect the database, or null to detect it from the first connection
+     * @param ownedPool closed with this backend (the pool built from a URL); null when the application
+     *     owns the DataSource
+     * @param fair whether to hand off fairly; only for the strategies that do ({@link
+     *     Strategy#handsOffFairly()})
+     */
+    JdbcLockBackend(
+            Strategy strategy,
+            DataSource dataSource,
+            Dialect dialect,
+            TableNames names,
+            boolean createSchema,
+            Duration operationTimeout,
+            ReconnectingPool ownedPool,
+            boolean fair) {
+        this.strategy = strategy;
+        this.dialect = dialect;
+        this.names = names;
+        this.createSchema = createSchema;
+        this.fair = fair && strategy.handsOffFairly();
+        this.connections = new JdbcConnections(dataSource, ownedPool, operationTimeout);
+        this.gate = new SchemaGate<>(this::name, operationTimeout, names);
+        this.waits = new StatementWait("baton-jdbc-wait", this::name, operationTimeout.toMillis());
+        this.notifications =
+                new PgNotifications(this::name, dataSource, ownedPool, operationTimeout, this::notifiesReleases);
+        this.permits = new JdbcPermits(
+                this::name,
+                connections,
+                names,
+                createSchema,
+                name -> {
+                    ready(name);
+                    return this.dialect;
+                },
+                notifications);
+        this.queue = this.fair
+                ? new FairQueue(
+                        this::name,
+                        notifications,
+                        () -> connections.open(false),
+                        name -> ready(name).waiters(),
+                        name -> ready(name).heldIn(),
+                        () -> notifications.registerWaiters() ? notifications.channel() : null)
+                : null;
+        this.batchRenewal = strategy.batchesRenewals()
+                ? new BatchRenewal(
+                        () -> connections.open(false),
+                        grant -> ready(grant.name()).renewIn(),
+                        grant -> ready(grant.name()).renewKey(grant),
+                        this::renew,
+                        (grant, e) -> failure(grant.name(), "renew", e))
+                : null;
+    }
+
+    /**
+     * Whether PostgreSQL's release notifications apply: on PostgreSQL, or before the database is known
+     * (the advisory strategy only once it is known: MariaDB's named locks have none).
+     */
+    private boolean notifiesReleases() {
+        Dialect known = dialect;
+        return strategy == Strategy.ADVISORY
+                ? known == Dialect.POSTGRESQL
+                : known == null || known == Dialect.POSTGRESQL;
+    }
+
+    @Override
+    public String name() {
+        Dialect known = dialect;
+        return known == null ? strategy.backendName() : strategy.backendName() + " (" + known.displayName() + ")";
+    }
+
+    @Override
+    public boolean queuesWaiters() {
+        return strategy.queuesWaiters();
+    }
+
+    /** Lock waiters queue in the database where the strategy can; permit waiters always poll. */
+    @Override
+    public boolean queuesWaiters(LockKind kind) {
+        return strategy.queuesWaiters() && kind != LockKind.PERMIT;
+    }
+
+    /** Permits live in tables of their own ({@link JdbcPermits}), with every strategy. */
+    @Override
+    public boolean supportsPermits() {
+        return true;
+    }
+
+    /**
+     * On PostgreSQL, a release NOTIFYs the channel of the client registered as the row's waiter (see
+     * {@link PgNotifications}); elsewhere waiters poll. Fair, the queue wraps them ({@link FairQueue}).
+     * The strategies that queue lock waiters in the database use them for permit waiters only.
+     */
+    @Override
+    public ReleaseNotifications releaseNotifications() {
+        return queue != null ? queue : notifications;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Routing: permits to JdbcPermits, locks to the protocol
+
+    @Override
+    public Optional<Grant> tryAcquire(LockRequest request) {
+        if (JdbcPermits.isPermit(request)) {
+            return permits.tryAcquire(request);
+        }
+        return ready(request).tryAcquire(request);
+    }
+
+    @Override
+    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+        if (!strategy.queuesWaiters()) {
+            throw new UnsupportedOperationException(name() + " does not queue waiters; the core polls tryAcquire");
+        }
+        if (JdbcPermits.isPermit(request)) {
+            return permits.tryAcquire(request); // the core polls for permits: never called to wait
+        }
+        return ready(request).acquire(request, timeoutNanos);
+    }
+
+    /** The protocol for a new attempt; an attempt that fails here is known to have sent nothing. */
+    private JdbcProtocol ready(LockRequest request) {
+        connections.attemptStarts();
+        if (strategy == Strategy.ADVISORY && dialect == Dialect.MARIADB) {
+            MariaDbNamedLockProtocol.requireExclusive(request, name()); // before any I/O
+        }
+        try {
+            return ready(request.name());
+        } catch (RuntimeException e) {
+            connections.unsent(request);
+            throw e;
+        }
+    }
+
+    @Override
+    public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        if (JdbcPermits.isPermit(grant)) {
+            return permits.renew(grant, leaseTime);
+        }
+        return protocolOf(grant).renew(grant, leaseTime);
+    }
+
+    @Override
+    public int renewalBatchSize() {
+        return batchRenewal != null ? BatchRenewal.SIZE : 1;
+    }
+
+    /**
+     * Exclusive grants in one statement per call where the strategy can ({@link BatchRenewal}), the
+     * others one by one, permits in one statement of their own ({@link JdbcPermits}).
+     */
+    @Override
+    public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
+        return permits.renewAll(grants, leaseTime, batchRenewal != null ? batchRenewal::renewAll : this::renewEach);
+    }
+
+    private List<Optional<Grant>> renewEach(List<Grant> grants, Duration leaseTime) {
+        List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
+        for (Grant grant : grants) {
+            renewed.add(renew(grant, leaseTime));
+        }
+        return renewed;
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        if (JdbcPermits.isPermit(grant)) {
+            return permits.release(grant);
+        }
+        // A release that handed the lock to a waiter (Released.handedTo) would wake that one here.
+        return protocolOf(grant).release(grant).held();
+    }
+
+    /**
+     * A pinned grant is renewed and released by the protocol that took it, with no check of the schema
+     * (its session is the lease); the others by the current protocol.
+     */
+    private JdbcProtocol protocolOf(Grant grant) {
+        return grant.backendState() instanceof PinnedSession pinned ? pinned.protocol : ready(grant.name());
+    }
+
+    /**
+     * Releases what an attempt may have left, by owner id; safe when it left nothing. An attempt that
+     * failed on this thread before sending anything is known to have left nothing, so no second
+     * connection attempt adds to the caller's wait; a failed attempt of a pinned strategy ended its
+     * own transaction or session.
+     */
+    @Override
+    public void abandon(LockRequest request) {
+        if (JdbcPermits.isPermit(request)) {
+            permits.abandon(request);
+            return;
+        }
+        if (connections.wasUnsent(request) || strategy.pinsConnections()) {
+            return;
+        }
+        ready(request.name()).abandon(request);
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return ready(name).inspect(name);
+    }
+
+    @Override
+    public void close() {
+        if (!gate.close()) {
+            return;
+        }
+        permits.close();
+        if (queue != null) {
+            queue.close();
+        }
+        notifications.close();
+        waits.close();
+        connections.closeOwnedPool(name());
+    }
+
+    /** For tests: the pool this backend built and closes, or null. */
+    ReconnectingPool ownedPool() {
+        return connections.ownedPool;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Schema and dialect, checked once
+
+    /** The protocol, once the dialect is known and the schema exists. */
+    private JdbcProtocol ready(String lockName) {
+        return gate.pass(lockName, () -> {
+            for (int attempt = 1; ; attempt++) {
+                try (JdbcSession db = connections.open(false)) {
+                    Dialect d = dialect;
+                    if (d == null) {
+                        d = detect(db, lockName);
+                        dialect = d;
+                    }
+                    JdbcProtocol protocol = protocol(d);
+                    JdbcSchema.ensure(
+                            db.connection,
+                            JdbcSchema.ddl(strategy.key(), d, names),
+                            protocol.probes(),
+                            createSchema,
+                            connections.queryTimeoutSeconds,
+                            "Baton lock '" + lockName + "' on " + name(),
+                            e -> JdbcFailures.explain(e, connections.operationTimeout, names));
+                    protocol.prepare(db);
+                    connections.learnIsolation(db.connection);
+                    return protocol;
+                } catch (SQLException e) {
+                    // Several clients checking and creating the schema at once can trip a database's
+                    // catalogue (H2 answers a general error): look again a few times before giving up.
+                    // Anything else (connection, authentication) is final at once.
+                    if (attempt >= 3 || !"HY000".equals(e.getSQLState())) {
+                        throw e;
+                    }
+                    log.debug(
+                            "Baton lock '{}' on {}: schema check failed, retrying: {}", lockName, name(), e.toString());
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20L * attempt));
+                }
+            }
+        });
+    }
+
+    private JdbcProtocol protocol(Dialect d) {
+        JdbcProtocol.Context context = new JdbcProtocol.Context(
+                d, names, fair, connections, notifications, waits, this::name, gate::isClosed, this::failure);
+        return switch (strategy) {
+            case TABLE -> new TableProtocol(context);
+            case OPTIMISTIC -> new OptimisticProtocol(context);
+            case PESSIMISTIC -> new PessimisticProtocol(context);
+            case ADVISORY -> d == Dialect.MARIADB
+                    ? new MariaDbNamedLockProtocol(context)
+                    : new PgAdvisoryProtocol(context);
+        };
+    }
+
+    /** The dialect of an application's DataSource, checked against the strategy. */
+    private Dialect detect(JdbcSession db, String lockName) throws SQLException {
+        String product = db.connection.getMetaData().getDatabaseProductName();
+        String where = "Baton lock '" + lockName + "' on " + strategy.backendName();
+        Dialect d = Dialect.ofProductName(product)
+                .orElseThrow(() -> new LockConfigurationException(where + ": " + strategy.refusesProduct(product)));
+        strategy.require(d, where);
+        return d;
+    }
+
+    private LockUnavailableException failure(String lockName, String action, SQLException e) {
+        return gate.failure(lockName, action, e);
+    }
+}

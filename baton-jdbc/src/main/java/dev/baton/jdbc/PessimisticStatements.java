@@ -1,0 +1,86 @@
+package dev.baton.jdbc;
+
+import dev.baton.spi.LockMode;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Every statement of the pessimistic protocol ({@link PessimisticProtocol}) for PostgreSQL or
+ * MariaDB, over the row table {@code <table>_pess} and the sequence {@code <table>_pess_seq}. The
+ * comment above each lists its parameters; null where the dialect has no such statement.
+ */
+final class PessimisticStatements {
+    private final Dialect dialect;
+    private final String rows;
+
+    /** Inserts a name's row, once (committed at once); ? = name. */
+    final String insertRow;
+    /** Draws the token; on PostgreSQL also bounds the idle transaction. ? = idle millis (PostgreSQL). */
+    final String drawToken;
+    /** PostgreSQL: bounds the next lock wait, for this transaction; ? = millis. Null on MariaDB. */
+    final String lockTimeout;
+    /** PostgreSQL: bounds the idle transaction again (renew); ? = idle millis. Null on MariaDB. */
+    final String idleBound;
+    /** MariaDB: restores the session's idle bound before the connection goes back. Null on PostgreSQL. */
+    final String restoreIdle;
+
+    final Map<String, String> probes = new LinkedHashMap<>();
+
+    PessimisticStatements(Dialect dialect, TableNames names) {
+        this.dialect = dialect;
+        this.rows = names.locks() + "_pess";
+        String sequence = names.locks() + "_pess_seq";
+        insertRow = dialect.insertIfAbsent("INSERT INTO " + rows + " (lock_name) VALUES (?)", "lock_name");
+        probes.put(rows, JdbcSchema.probe(rows));
+        probes.put(sequence, JdbcSchema.probe(sequence));
+        if (dialect == Dialect.POSTGRESQL) {
+            drawToken = "SELECT nextval('" + sequence + "'), set_config('idle_in_transaction_session_timeout', ?,"
+                    + " false)";
+            lockTimeout = "SELECT set_config('lock_timeout', ?, true)";
+            idleBound = "SELECT set_config('idle_in_transaction_session_timeout', ?, false)";
+            restoreIdle = null;
+        } else {
+            drawToken = "SELECT NEXT VALUE FOR " + sequence;
+            lockTimeout = null;
+            idleBound = null;
+            restoreIdle = "SET SESSION wait_timeout = @@GLOBAL.wait_timeout";
+        }
+    }
+
+    /**
+     * Locks the row; {@code waitMillis} 0 = NOWAIT, negative = one slice of an unlimited wait ({@link
+     * StatementWait#SLICE_MILLIS}). ? = name.
+     */
+    String lockRow(LockMode mode, long waitMillis) {
+        boolean shared = mode == LockMode.SHARED;
+        if (dialect == Dialect.POSTGRESQL) {
+            // The wait is bounded by lockTimeout, set before.
+            return "SELECT 1 FROM " + rows + " WHERE lock_name = ? " + (shared ? "FOR SHARE" : "FOR UPDATE")
+                    + (waitMillis == 0 ? " NOWAIT" : "");
+        }
+        String select =
+                "SELECT 1 FROM " + rows + " WHERE lock_name = ? " + (shared ? "LOCK IN SHARE MODE" : "FOR UPDATE");
+        if (waitMillis == 0) {
+            return select + " NOWAIT";
+        }
+        if (waitMillis < 0) {
+            // A slice of an unlimited wait: innodb_lock_wait_timeout (error 1205) leaves the
+            // connection usable for the next slice.
+            return "SET STATEMENT innodb_lock_wait_timeout = " + StatementWait.SLICE_MILLIS / 1000 + " FOR " + select;
+        }
+        // A timed wait: max_statement_time has microsecond resolution, innodb_lock_wait_timeout only
+        // whole seconds.
+        return String.format(
+                Locale.ROOT,
+                "SET STATEMENT max_statement_time = %.3f, innodb_lock_wait_timeout = %d FOR %s",
+                waitMillis / 1000.0,
+                Math.max(1, (waitMillis + 999) / 1000 + 1),
+                select);
+    }
+
+    /** MariaDB: bounds the idle session to the lease (whole seconds). */
+    String waitTimeout(long leaseMillis) {
+        return "SET SESSION wait_timeout = " + JdbcTime.waitTimeoutSeconds(leaseMillis);
+    }
+}

@@ -1,0 +1,310 @@
+package dev.baton.jdbc;
+
+import dev.baton.LockUnavailableException;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockMode;
+import dev.baton.spi.LockRequest;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The {@code advisory} strategy on PostgreSQL: a session advisory lock ({@code
+ * pg_try_advisory_lock}, {@code pg_try_advisory_lock_shared} for read locks) held on a connection
+ * that is pinned to the grant for the whole lease ({@link Grant#backendState()}). Waiters queue in
+ * PostgreSQL's lock manager ({@code pg_advisory_lock} bounded by {@code lock_timeout}, see {@link
+ * #acquire}), so a release hands the lock over at once and in queue order.
+ *
+ * <p>Protocol, one round trip each:
+ *
+ * <ul>
+ *   <li>Acquire: on a borrowed connection, one statement takes the advisory lock and, only if it got
+ *       it, sets the session's {@code idle_session_timeout} to the lease time and draws the fencing
+ *       token from the sequence {@code <table>_adv_seq}. The token is drawn while the lock is held,
+ *       so tokens strictly increase per name. A sequence writes no row and needs no commit flush
+ *       (it logs once per 32 values, ahead of them, so a crash never repeats a token), so a grant
+ *       costs the database little more than the advisory lock itself. Not granted: the connection
+ *       goes back.
+ *   <li>Renew: sets {@code idle_session_timeout} again on the pinned connection, which proves the
+ *       session (and so the lock) is still alive. A broken connection means the session and its
+ *       lock are gone: the lease is reported lost.
+ *   <li>Release: unlocks and restores {@code idle_session_timeout} in one statement, then returns the
+ *       connection to the pool. Any failure on a pinned connection discards it (evicted from Baton's
+ *       pool, aborted in an application's), which ends the session and so frees the lock: a
+ *       connection never goes back to a pool with a lock still held.
+ * </ul>
+ *
+ * <p>Expiry: the lock lives as long as its session. A client that vanishes without closing its
+ * socket (partition, frozen VM) leaves the session idle, and PostgreSQL (14+) ends it after {@code
+ * idle_session_timeout}, that is after one lease time; a client that dies closes the socket and the
+ * lock goes at once.
+ *
+ * <p>Keys: advisory locks are keyed by a 64-bit integer, the first 8 bytes of SHA-256 over {@code
+ * <table>:<name>}. Two names collide with probability 2<sup>-64</sup>; among n names in use at once
+ * the chance that any two collide is about n<sup>2</sup>/2<sup>65</sup> (one in 3.7·10<sup>10</sup>
+ * for a million names). A collision never breaks mutual exclusion: it only makes two names exclude
+ * each other. The application's own advisory locks share the key space; the table name in the hash
+ * keeps them apart unless the application hashes the same way.
+ *
+ * <p>Does not work behind a transaction-pooling PgBouncer: the session would not stay with the
+ * client. The SQL is in {@link PgAdvisoryStatements}, the key hashing in {@link AdvisoryKeys}.
+ */
+final class PgAdvisoryProtocol extends PinnedProtocol {
+    private final PgAdvisoryStatements sql;
+
+    PgAdvisoryProtocol(Context context) {
+        super(context);
+        this.sql = new PgAdvisoryStatements(context.names());
+    }
+
+    @Override
+    public Map<String, String> probes() {
+        return sql.probes;
+    }
+
+    /** The pinned session of one grant, with its advisory key and the idle bound to restore. */
+    private static final class Pinned extends PinnedSession {
+        final long key;
+        final String idleBefore;
+
+        Pinned(JdbcProtocol protocol, Connection connection, ReconnectingPool ownedPool, long key, String idleBefore) {
+            super(protocol, connection, ownedPool);
+            this.key = key;
+            this.idleBefore = idleBefore;
+        }
+    }
+
+    /** One round trip, with no wait on a helper thread. */
+    @Override
+    public Optional<Grant> tryAcquire(LockRequest request) {
+        long key = AdvisoryKeys.key(context.names(), request.name());
+        long lease = JdbcTime.leaseMillis(request.leaseTime());
+        Connection connection = borrow(request.name());
+        boolean keep = false;
+        try {
+            Optional<Grant> grant = tryOn(connection, request, key, lease);
+            keep = grant.isPresent();
+            return grant;
+        } catch (SQLException e) {
+            // The lock may have been taken before the failure: end the session so it cannot linger.
+            connections.discard(connection);
+            connection = null;
+            if (JdbcFailures.isConflict(e)) {
+                return Optional.empty();
+            }
+            throw context.failure(request.name(), "acquire", e);
+        } finally {
+            if (!keep && connection != null) {
+                giveBack(connection);
+            }
+        }
+    }
+
+    /** One round trip: the lock if it is free now, with its token; empty (nothing changed) if busy. */
+    private Optional<Grant> tryOn(Connection connection, LockRequest request, long key, long lease)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(
+                request.mode() == LockMode.SHARED ? sql.acquireShared : sql.acquireExclusive)) {
+            ps.setQueryTimeout(timeout);
+            ps.setLong(1, key);
+            ps.setLong(2, lease);
+            ps.setString(3, String.valueOf(JdbcTime.idleMillis(lease)));
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.of(grant(connection, request, key, rs)) : Optional.empty();
+            }
+        }
+    }
+
+    /** The grant of a statement that took the lock: (token, expiry in epoch millis, idle bound before). */
+    private Grant grant(Connection connection, LockRequest request, long key, ResultSet rs) throws SQLException {
+        return new Grant(
+                request.name(),
+                request.ownerId(),
+                request.mode(),
+                rs.getLong(1),
+                Instant.ofEpochMilli(rs.getLong(2)),
+                new Pinned(this, connection, connections.ownedPool, key, rs.getString(3)));
+    }
+
+    /**
+     * Waits in PostgreSQL's own lock queue: {@code pg_advisory_lock} ({@code _shared} for readers) on
+     * the waiter's own connection, bounded by a transaction-local {@code lock_timeout} of the remaining
+     * time (slices of {@link StatementWait#SLICE_MILLIS} for an unlimited wait, so a dead server is noticed), so a
+     * release hands the lock over at once and in queue order. The same statement then, holding the
+     * lock, draws the token as in {@link #tryAcquire}, so a hand-off costs the next holder no further
+     * round trip. An interrupted waiter's statement is cancelled; a lock granted
+     * in the same instant is unlocked again; either way the connection goes back without a lock, an
+     * open transaction or a changed setting, or is discarded when its state is unknown.
+     */
+    @Override
+    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+        if (timeoutNanos == 0) {
+            return tryAcquire(request);
+        }
+        long key = AdvisoryKeys.key(context.names(), request.name());
+        long lease = JdbcTime.leaseMillis(request.leaseTime());
+        boolean shared = request.mode() == LockMode.SHARED;
+        Connection connection = borrow(request.name());
+        boolean keep = false;
+        try {
+            // Uncontended, the one-round-trip try is all it takes; only a busy lock joins the queue.
+            Optional<Grant> now = tryOn(connection, request, key, lease);
+            if (now.isPresent()) {
+                keep = true;
+                return now;
+            }
+            long deadline = System.nanoTime() + timeoutNanos;
+            while (true) {
+                long waitMillis = StatementWait.nextWaitMillis(timeoutNanos, deadline);
+                if (waitMillis == 0) {
+                    return Optional.empty();
+                }
+                Connection c = connection;
+                Optional<Grant> granted = context.waits()
+                        .run(
+                                c,
+                                waitMillis,
+                                request.name(),
+                                () -> lockWaiting(c, request, key, lease, waitMillis),
+                                grant -> {
+                                    if (grant.isPresent()) {
+                                        unlock(
+                                                c,
+                                                shared,
+                                                key,
+                                                ((Pinned) grant.get().backendState()).idleBefore);
+                                    }
+                                });
+                if (granted.isPresent()) {
+                    keep = true;
+                    return granted;
+                }
+                if (timeoutNanos > 0) {
+                    return Optional.empty();
+                }
+                if (context.closed().getAsBoolean()) {
+                    throw new LockUnavailableException("Baton lock '" + request.name() + "' on "
+                            + context.backendName()
+                            + ": the client was closed while waiting; create a new client to take locks");
+                }
+            }
+        } catch (StatementWait.Interrupted e) {
+            if (!e.connectionUsable) {
+                connections.discard(connection);
+                connection = null;
+            }
+            throw e;
+        } catch (SQLException e) {
+            // The lock may be held (the token statement failed): end the session so it cannot linger.
+            connections.discard(connection);
+            connection = null;
+            throw context.failure(request.name(), "acquire", e);
+        } finally {
+            if (!keep && connection != null) {
+                giveBack(connection);
+            }
+        }
+    }
+
+    /**
+     * One bounded wait in the database's queue and, once granted, the token: the grant, or empty when
+     * {@code lock_timeout} ended the wait (SQLState 55P03). The timeout is transaction-local and the
+     * statement runs in its own (auto-commit) transaction, so nothing needs restoring; the lock, being
+     * a session lock, outlives that transaction. A statement that fails (the timeout, a cancel, a
+     * failed token draw) may have taken the lock before failing, and a session lock survives the
+     * rollback: it is given back at once ({@code pg_advisory_unlock} of a lock not held only warns),
+     * and if even that fails the connection is aborted, so that it never goes back holding it.
+     */
+    private Optional<Grant> lockWaiting(
+            Connection connection, LockRequest request, long key, long lease, long waitMillis) throws SQLException {
+        boolean shared = request.mode() == LockMode.SHARED;
+        try (PreparedStatement ps = connection.prepareStatement(shared ? sql.waitShared : sql.waitExclusive)) {
+            // No JDBC query timeout: lock_timeout bounds the wait, and the caller cancels it otherwise.
+            ps.setString(1, String.valueOf(waitMillis));
+            ps.setLong(2, key);
+            ps.setLong(3, lease);
+            ps.setString(4, String.valueOf(JdbcTime.idleMillis(lease)));
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    throw new SQLException("the wait statement returned no row", "XX000");
+                }
+                return Optional.of(grant(connection, request, key, rs));
+            }
+        } catch (SQLException e) {
+            try (PreparedStatement ps =
+                    connection.prepareStatement(shared ? sql.unlockIfHeldShared : sql.unlockIfHeldExclusive)) {
+                ps.setQueryTimeout(timeout);
+                ps.setLong(1, key);
+                ps.executeQuery().close();
+            } catch (SQLException undo) {
+                e.addSuppressed(undo);
+                try {
+                    connection.abort(Runnable::run);
+                } catch (SQLException | RuntimeException aborting) {
+                    e.addSuppressed(aborting);
+                }
+                throw e;
+            }
+            if ("55P03".equals(e.getSQLState())) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /** Unlocks with the idle bound the session had; whether this session held the lock. */
+    private boolean unlocked(Connection connection, boolean shared, long key, String idleBefore) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(shared ? sql.unlockShared : sql.unlockExclusive)) {
+            ps.setQueryTimeout(timeout);
+            ps.setLong(1, key);
+            ps.setString(2, idleBefore);
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() && rs.getBoolean(1);
+            }
+        }
+    }
+
+    /** Gives back a lock that a cancelled wait got anyway, with the idle bound the session had. */
+    private void unlock(Connection connection, boolean shared, long key, String idleBefore) throws SQLException {
+        if (!unlocked(connection, shared, key, idleBefore)) {
+            throw new SQLException("the advisory lock granted during a cancel was not held", "55000");
+        }
+    }
+
+    @Override
+    public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        long lease = JdbcTime.leaseMillis(leaseTime);
+        return ((Pinned) grant.backendState())
+                .renew(
+                        grant,
+                        context.backendName(),
+                        connection -> {
+                            try (PreparedStatement ps = connection.prepareStatement(sql.renew)) {
+                                ps.setQueryTimeout(timeout);
+                                ps.setString(1, String.valueOf(JdbcTime.idleMillis(lease)));
+                                ps.setLong(2, lease);
+                                try (ResultSet rs = ps.executeQuery()) {
+                                    rs.next();
+                                    return Optional.of(grant.withExpiresAt(JdbcSession.instant(rs, 2)));
+                                }
+                            }
+                        },
+                        e -> context.failure(grant.name(), "renew", e));
+    }
+
+    @Override
+    public Released release(Grant grant) {
+        if (!(grant.backendState() instanceof Pinned pinned)) {
+            return Released.NOT_HELD; // an abandoned attempt: tryAcquire already ended its session
+        }
+        boolean shared = grant.mode() == LockMode.SHARED;
+        return Released.of(pinned.release(
+                connection -> unlocked(connection, shared, pinned.key, pinned.idleBefore),
+                e -> context.failure(grant.name(), "release", e)));
+    }
+}

@@ -1,0 +1,232 @@
+package dev.baton.jdbc;
+
+import java.util.Map;
+
+/**
+ * Every statement of the table protocol ({@link TableProtocol}) for one dialect (H2 or PostgreSQL)
+ * and table, built once. In the templates, {@code
+ * {locks}}, {@code {readers}}, {@code {now}} and {@code {next_token}} stand for the tables, the
+ * database clock and the sequence; {@code {now+lease}} is the clock plus the lease, bound in
+ * milliseconds as a parameter. "Returning" statements yield (fencing_token, expires_at) of the
+ * rows they wrote. The comment above each statement lists its parameters in order.
+ */
+final class TableStatements {
+    private static final String WRITTEN = "fencing_token, expires_at";
+
+    private final Dialect dialect;
+
+    final String insertNameRow;
+    /**
+     * PostgreSQL: the whole exclusive acquire in one auto-commit statement (see {@link
+     * #acquireExclusiveOne}); null elsewhere.
+     */
+    final String acquireExclusiveOne;
+    /** The same, registering a channel as the row's waiter when the lock is busy; null elsewhere. */
+    final String acquireExclusiveOneRegistering;
+    /** PostgreSQL: the per-name transaction-level advisory lock every grant takes first; null elsewhere. */
+    final String grantLock;
+
+    final String drawToken;
+    final String takeOverExpired;
+    final String deleteReaders;
+    final String extendShared;
+    final String insertReader;
+    final String renewExclusive;
+    /** The batch renewal up to its IN list; ? = lease, then each grant's key ({@link BatchRenewal}). */
+    final String renewExclusiveIn;
+
+    final String renewReader;
+    final String releaseExclusive;
+    final String lockSharedRow;
+    final String deleteReader;
+    final String deleteExpiredReaders;
+    final String latestReaderExpiry;
+    final String deleteSharedRow;
+    final String setSharedExpiry;
+    final String inspect;
+    /**
+     * Whether the releases notify a registered waiter (PostgreSQL); they then return one row per
+     * row they deleted.
+     */
+    final boolean notifies;
+    /** PostgreSQL: registers a client's channel as the row's waiter if none is; null elsewhere. */
+    final String registerWaiter;
+    /** Object name to a statement that fails when the object does not exist. */
+    final Map<String, String> probes;
+    /** The fair hand-off's statements; its guard is in the granting statements when fair. */
+    final WaiterStatements waiters;
+    /** The names among a list that are held; up to the IN list ({@link FairQueue}). */
+    final String heldIn;
+
+    private final boolean fair;
+    private final SqlTemplate template;
+
+    TableStatements(Dialect dialect, TableNames names, boolean fair) {
+        this.dialect = dialect;
+        this.fair = fair;
+        this.notifies = dialect == Dialect.POSTGRESQL;
+        this.waiters = new WaiterStatements(dialect, names.locks() + "_waiters");
+        this.template = new SqlTemplate(dialect)
+                .with("{and_guard}", fair ? "AND {guard}" : "")
+                .with("{guard}", waiters.guard())
+                .with("{locks}", names.locks())
+                .with("{readers}", names.readers())
+                .with("{next_token}", dialect.nextToken(names.sequence()))
+                // A new holder: the clients still waiting register again on their next attempt.
+                .with("{reset_waiter}", dialect == Dialect.POSTGRESQL ? ", waiter = NULL" : "");
+        this.heldIn = sql("SELECT lock_name FROM {locks} WHERE expires_at > {now} AND lock_name IN ");
+
+        // Acquire. The token is drawn after the insert, under the new row's lock (see class doc).
+        // ? = name, mode, owner, lease [, the guard's]. Fair: inserted only when nobody waits ahead.
+        insertNameRow = dialect.insertIfAbsent(
+                fair
+                        ? sql("INSERT INTO {locks} (lock_name, lock_mode, owner_id, expires_at, fencing_token)"
+                                + " SELECT " + waiters.param("VARCHAR(512)") + ", " + waiters.param("CHAR(1)")
+                                + ", " + waiters.param("VARCHAR(64)") + ", {now+lease}, 0" + waiters.fromDual
+                                + " WHERE {guard}")
+                        : sql(
+                                """
+                        INSERT INTO {locks} (lock_name, lock_mode, owner_id, expires_at, fencing_token)
+                        VALUES (?, ?, ?, {now+lease}, 0)"""),
+                "lock_name");
+        if (dialect == Dialect.POSTGRESQL) {
+            // One round trip, in its own (auto-commit) transaction:
+            // g: unless the snapshot shows a live row (then the lock is busy: no lock, no write),
+            //    take the name's transaction-level advisory lock. Every grant of the name, exclusive
+            //    or shared, holds it from before drawing its token until it commits, so grants draw
+            //    their tokens in the order they are granted even on the insert path, where the token
+            //    is drawn before the insert meets the key (see the class comment).
+            // t: insert the row, or take over an expired one under its row lock.
+            // d: a takeover deletes the readers of the expired grant (name row first, then readers).
+            // w: (registering variant) a busy lock gets this client's channel as its waiter.
+            // Fair: g also requires that no live waiter other than the requester is ahead (the
+            //    guard, see WaiterStatements), so a busy or reserved lock is answered without a write.
+            // ? = key1, key2, name [, the guard's], name, owner, lease, lease [, channel, name]
+            String one =
+                    """
+                    WITH g AS MATERIALIZED (
+                      SELECT pg_advisory_xact_lock(?, ?)::text AS held
+                      WHERE NOT EXISTS (SELECT 1 FROM {locks} b WHERE b.lock_name = ? AND b.expires_at > {now})
+                      {and_guard}),
+                    t AS (
+                      INSERT INTO {locks} AS l (lock_name, lock_mode, owner_id, expires_at, fencing_token)
+                      SELECT ?, 'X', ?, {now+lease}, {next_token} FROM g
+                      ON CONFLICT (lock_name) DO UPDATE
+                      SET lock_mode = 'X', owner_id = EXCLUDED.owner_id, expires_at = {now+lease},
+                          fencing_token = {next_token}, waiter = NULL
+                      WHERE l.expires_at <= {now}
+                      RETURNING l.lock_name, l.fencing_token, l.expires_at),
+                    d AS (DELETE FROM {readers} r USING t WHERE r.lock_name = t.lock_name)%s
+                    SELECT fencing_token, floor(date_part('epoch', expires_at) * 1000)::bigint FROM t""";
+            acquireExclusiveOne = sql(one.formatted(""));
+            acquireExclusiveOneRegistering = sql(
+                    one.formatted(
+                            """
+                    ,
+                    w AS (UPDATE {locks} SET waiter = ?
+                          WHERE lock_name = ? AND waiter IS NULL AND NOT EXISTS (SELECT 1 FROM t))"""));
+            // ? = key1, key2
+            grantLock = "SELECT pg_advisory_xact_lock(?, ?)::text";
+        } else {
+            acquireExclusiveOne = null;
+            acquireExclusiveOneRegistering = null;
+            grantLock = null;
+        }
+        // ? = name
+        drawToken = returning("UPDATE {locks} SET fencing_token = {next_token} WHERE lock_name = ?");
+        // ? = mode, owner, lease, name [, the guard's]
+        takeOverExpired = returning(
+                """
+                UPDATE {locks}
+                SET lock_mode = ?, owner_id = ?, expires_at = {now+lease}, fencing_token = {next_token}{reset_waiter}
+                WHERE lock_name = ? AND expires_at <= {now} {and_guard}""");
+        // ? = name
+        deleteReaders = sql("DELETE FROM {readers} WHERE lock_name = ?");
+        // ? = lease, name
+        extendShared = sql(
+                """
+                UPDATE {locks} SET expires_at = GREATEST(expires_at, {now+lease})
+                WHERE lock_name = ? AND lock_mode = 'S' AND expires_at > {now}""");
+        // LEAST: a reader never outlives its name row, whose expiry stays the latest of its readers.
+        // ? = name, owner, lease, name
+        insertReader = returning(
+                """
+                INSERT INTO {readers} (lock_name, owner_id, expires_at, fencing_token)
+                VALUES (?, ?, LEAST({now+lease}, (SELECT l.expires_at FROM {locks} l WHERE l.lock_name = ?)),
+                        {next_token})""");
+
+        // Renew.
+        // ? = lease, name, owner
+        renewExclusive = returning(
+                """
+                UPDATE {locks} SET expires_at = {now+lease}
+                WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X' AND expires_at > {now}""");
+        // ? = lease, then name and owner of each grant
+        renewExclusiveIn = sql("UPDATE {locks} SET expires_at = {now+lease}"
+                + " WHERE lock_mode = 'X' AND expires_at > {now} AND (lock_name, owner_id) IN ");
+        // ? = lease, name, name, owner
+        renewReader = returning(
+                """
+                UPDATE {readers}
+                SET expires_at = LEAST({now+lease}, (SELECT l.expires_at FROM {locks} l WHERE l.lock_name = ?))
+                WHERE lock_name = ? AND owner_id = ? AND expires_at > {now}""");
+
+        // Release.
+        // ? = name, owner
+        releaseExclusive = notifying("DELETE FROM {locks} WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X'");
+        // ? = name
+        lockSharedRow = sql("SELECT lock_mode FROM {locks} WHERE lock_name = ? AND lock_mode = 'S' FOR UPDATE");
+        // ? = name, owner
+        deleteReader = sql("DELETE FROM {readers} WHERE lock_name = ? AND owner_id = ?");
+        // ? = name
+        deleteExpiredReaders = sql("DELETE FROM {readers} WHERE lock_name = ? AND expires_at <= {now}");
+        // ? = name
+        latestReaderExpiry = sql("SELECT MAX(expires_at) FROM {readers} WHERE lock_name = ?");
+        // ? = name
+        deleteSharedRow = notifying("DELETE FROM {locks} WHERE lock_name = ? AND lock_mode = 'S'");
+        // ? = channel, name
+        registerWaiter = notifies ? sql("UPDATE {locks} SET waiter = ? WHERE lock_name = ? AND waiter IS NULL") : null;
+        // ? = expiry, name
+        setSharedExpiry = sql("UPDATE {locks} SET expires_at = ? WHERE lock_name = ? AND lock_mode = 'S'");
+
+        // Diagnostics and schema.
+        // ? = name
+        inspect = sql(
+                """
+                SELECT l.lock_mode, l.owner_id, l.fencing_token, l.expires_at, r.owner_id, r.fencing_token
+                FROM {locks} l
+                LEFT JOIN {readers} r ON r.lock_name = l.lock_name AND l.lock_mode = 'S' AND r.expires_at > {now}
+                WHERE l.lock_name = ? AND l.expires_at > {now}
+                ORDER BY r.fencing_token""");
+        probes = Map.of(
+                names.locks(),
+                sql("SELECT 1 FROM {locks} WHERE 1 = 0"),
+                names.readers(),
+                sql("SELECT 1 FROM {readers} WHERE 1 = 0"),
+                names.sequence(),
+                dialect.probeSequence(names.sequence()),
+                waiters.table,
+                sql("SELECT 1 FROM " + waiters.table + " WHERE 1 = 0"));
+    }
+
+    private String returning(String template) {
+        return dialect.returning(sql(template), WRITTEN);
+    }
+
+    /**
+     * A release DELETE; on PostgreSQL wrapped so that, for each row it deleted, it NOTIFYs the
+     * registered waiter's channel if there is one (delivered when the transaction commits) and
+     * returns one row.
+     */
+    private String notifying(String delete) {
+        if (!notifies) {
+            return sql(delete);
+        }
+        // Fair: the head of the line's client, which the lock now waits for (see WaiterStatements).
+        return SqlTemplate.notifying(sql(delete), "d", fair ? waiters.notifyChannel("d") : "d.waiter");
+    }
+
+    private String sql(String text) {
+        return template.sql(text);
+    }
+}
