@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * the head it locked is ahead of any later joiner, and {@code queued - 1} is computed on the row's
  * latest version.
  */
-record FairHandOffStatements(Sql acquire, Sql release, Sql leave, Sql poll, List<String> ddl) {
+record FairHandOffStatements(
+        Sql acquire, Sql release, Sql plainAcquire, Sql plainRelease, Sql leave, Sql poll, List<String> ddl) {
 
     /** How long a waiter's entry counts after its last refresh. */
     static final long WINDOW_MILLIS = 2_000;
@@ -53,6 +54,9 @@ record FairHandOffStatements(Sql acquire, Sql release, Sql leave, Sql poll, List
                                       WHERE m.lock_name = l.lock_name AND m.owner_id = EXCLUDED.owner_id),
                                      9223372036854775807))""";
 
+    /** The acquire's result: the grant, if {@code t} wrote one. */
+    private static final String GRANTED = "SELECT 'G', token, {ms_expires} FROM t";
+
     /**
      * The joining half of an acquire, shared by both strategies: when the grant {@code t} is empty and
      * the caller will wait ({@code :join}), count one more in {@code queued} (a write on the lock row,
@@ -69,7 +73,8 @@ record FairHandOffStatements(Sql acquire, Sql release, Sql leave, Sql poll, List
             w AS (INSERT INTO {W} (lock_name, owner_id, place, last_seen, channel, lease_ms)
                   SELECT :name, :owner, nextval('{S}'), now(), :channel, :lease FROM j
                   ON CONFLICT (lock_name, owner_id) DO UPDATE SET last_seen = now(), channel = EXCLUDED.channel)
-            SELECT 'G', token, {ms_expires} FROM t
+            """ + GRANTED + """
+
             UNION ALL SELECT 'Q', 0, 0 FROM j""";
 
     /**
@@ -103,9 +108,9 @@ record FairHandOffStatements(Sql acquire, Sql release, Sql leave, Sql poll, List
                   SET lock_mode = 'X', owner_id = EXCLUDED.owner_id, expires_at = EXCLUDED.expires_at,
                       fencing_token = nextval('{S}')
                   WHERE l.expires_at <= now() AND (l.queued = 0 OR {none_ahead})
-                  RETURNING l.fencing_token AS token, l.expires_at),
-                """
-                        + JOIN;
+                  RETURNING l.fencing_token AS token, l.expires_at)""";
+        String plainRelease = "DELETE FROM {L} WHERE lock_name = :name AND owner_id = :owner AND lock_mode = 'X'"
+                + " AND queued = 0";
         String release = "WITH " + LINE
                 + """
 
@@ -122,8 +127,10 @@ record FairHandOffStatements(Sql acquire, Sql release, Sql leave, Sql poll, List
                 """
                 + TAIL.replace("{freed}", "(SELECT count(*) FROM d)");
         return new FairHandOffStatements(
-                compile(acquire, prefix),
+                compile(acquire + ",\n" + JOIN, prefix),
                 compile(release, prefix),
+                compile(acquire + "\n" + GRANTED, prefix),
+                compile(plainRelease, prefix),
                 compile(LEAVE, prefix),
                 compile(POLL.replace("{token}", "l.fencing_token").replace("{free}", "l.expires_at <= now()"), prefix),
                 List.of(
@@ -146,9 +153,9 @@ record FairHandOffStatements(Sql acquire, Sql release, Sql leave, Sql poll, List
                   SET version = l.version + 1, lock_mode = 'X', owner_id = EXCLUDED.owner_id,
                       expires_at = EXCLUDED.expires_at
                   WHERE (l.lock_mode = '-' OR l.expires_at <= now()) AND (l.queued = 0 OR {none_ahead})
-                  RETURNING l.version AS token, l.expires_at),
-                """
-                        + JOIN;
+                  RETURNING l.version AS token, l.expires_at)""";
+        String plainRelease = "UPDATE {L} SET version = version + 1, lock_mode = '-', owner_id = '', expires_at = now()"
+                + " WHERE lock_name = :name AND owner_id = :owner AND lock_mode = 'X' AND queued = 0";
         String release = "WITH " + LINE
                 + """
 
@@ -166,8 +173,10 @@ record FairHandOffStatements(Sql acquire, Sql release, Sql leave, Sql poll, List
                 """
                 + TAIL.replace("{freed}", "(SELECT count(*) FROM u WHERE u.heir IS NULL)");
         return new FairHandOffStatements(
-                compile(acquire, prefix),
+                compile(acquire + ",\n" + JOIN, prefix),
                 compile(release, prefix),
+                compile(acquire + "\n" + GRANTED, prefix),
+                compile(plainRelease, prefix),
                 compile(LEAVE, prefix),
                 compile(
                         POLL.replace("{token}", "l.version")

@@ -9,7 +9,8 @@ import java.util.List;
  * The fair hand-off probe ({@code FAIR-HANDOFF.md}), for {@link BenchMain} only: on one embedded
  * PostgreSQL, the protocol's raw-JDBC subjects ({@link JdbcFairHandOffSubjects}) beside Baton's table
  * strategy fair and barging ({@code fair=false}, here in every scenario, so that A8 compares too),
- * Baton's optimistic strategy fair, ShedLock and the raw advisory pair. Server CPU counts the
+ * Baton's optimistic strategy fair, ShedLock, the raw advisory pair and the fair floor (blocking
+ * {@code pg_advisory_lock}: {@link BlockingAdvisorySubject}). Server CPU counts the
  * postmaster and its backends ({@link CpuSample#watch}).
  */
 final class JdbcFairBenchBackend implements BenchBackend {
@@ -42,12 +43,13 @@ final class JdbcFairBenchBackend implements BenchBackend {
                 BatonSubject.of("baton table barging", uri + "&fair=false", JdbcBenchBackends.OPTIONS),
                 BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", JdbcBenchBackends.OPTIONS),
                 new ShedLockSubject(url, server.user(), server.password()),
-                JdbcRawSubjects.advisory(url, server.user(), server.password()));
+                JdbcRawSubjects.advisory(url, server.user(), server.password()),
+                new BlockingAdvisorySubject(url, server.user(), server.password()));
     }
 
     @Override
     public PlannedSubjects plannedSubjects(boolean external) {
-        return new PlannedSubjects(7, 3, 0);
+        return new PlannedSubjects(8, 3, 0);
     }
 
     @Override

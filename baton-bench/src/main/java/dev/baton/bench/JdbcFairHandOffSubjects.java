@@ -43,6 +43,8 @@ import org.postgresql.PGNotification;
  */
 final class JdbcFairHandOffSubjects implements LockSubject {
     static final long TICK_MILLIS = 100;
+    /** How long a name counts as contended after this client last waited for it or handed it on. */
+    private static final long CONTENDED_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final long LEASE_MILLIS = 30_000;
     private static final AtomicInteger CLIENTS = new AtomicInteger();
 
@@ -140,6 +142,8 @@ final class JdbcFairHandOffSubjects implements LockSubject {
         private final Connection listener;
         private final Thread listenerThread;
         private final Map<String, CompletableFuture<Granted>> waiting = new ConcurrentHashMap<>();
+        /** Lock names this client met contended, until when it treats them so ({@link #contended}). */
+        private final Map<String, Long> contendedUntil = new ConcurrentHashMap<>();
         private volatile boolean closed;
 
         FairClient() {
@@ -213,8 +217,35 @@ final class JdbcFairHandOffSubjects implements LockSubject {
             }
         }
 
+        /**
+         * Whether {@code lockName} was contended lately (this client waited for it, or released it to a
+         * waiter): then the joining acquire and the hand-off release run at once; otherwise the plain
+         * statements, which cost what a barging lock's do, and the others only when the plain one
+         * finds the lock busy or someone in line (one more round trip, once per contended spell).
+         */
+        private boolean contended(String lockName) {
+            Long until = contendedUntil.get(lockName);
+            return until != null && until - System.nanoTime() > 0;
+        }
+
+        private void markContended(String lockName) {
+            contendedUntil.put(lockName, System.nanoTime() + CONTENDED_NANOS);
+        }
+
         private Granted acquire(String lockName, String owner, CompletableFuture<Granted> handed)
                 throws SQLException {
+            if (!contended(lockName)) {
+                Object[] row = first(sql.plainAcquire(), Map.of(
+                        "name", lockName,
+                        "owner", owner,
+                        "lease", LEASE_MILLIS,
+                        "k1", (int) (lockName.hashCode() * 31L >>> 32),
+                        "k2", lockName.hashCode()));
+                if (row != null) {
+                    return new Granted((Long) row[1], (Long) row[2]);
+                }
+            }
+            markContended(lockName);
             boolean joined = false;
             while (true) {
                 Object[] row = first(sql.acquire(), Map.of(
@@ -273,11 +304,20 @@ final class JdbcFairHandOffSubjects implements LockSubject {
 
         private void release(String lockName, String owner) {
             try {
+                if (!contended(lockName)) {
+                    if (update(sql.plainRelease(), Map.of("name", lockName, "owner", owner)) == 1) {
+                        return;
+                    }
+                    markContended(lockName); // someone is in line (or the lock was lost: said below)
+                }
                 while (true) {
                     releaseStart.set(System.nanoTime());
                     Object[] r = first(sql.release(), Map.of("name", lockName, "owner", owner));
                     if ((Long) r[0] == 0) {
                         throw new IllegalStateException("released a lock it no longer held");
+                    }
+                    if ((Long) r[1] > 0) {
+                        markContended(lockName);
                     }
                     if ((Long) r[1] + (Long) r[2] > 0) {
                         return;
@@ -305,7 +345,11 @@ final class JdbcFairHandOffSubjects implements LockSubject {
                 return row;
             } finally {
                 time(
-                        statement == sql.acquire() ? "acquire" : statement == sql.release() ? "release" : "poll",
+                        statement == sql.acquire()
+                                ? "acquire"
+                                : statement == sql.plainAcquire()
+                                        ? "plain acquire"
+                                        : statement == sql.release() ? "release" : "poll",
                         System.nanoTime() - start);
             }
         }
