@@ -73,7 +73,8 @@ record FairHandOffStatements(
             w AS (INSERT INTO {W} (lock_name, owner_id, place, last_seen, channel, lease_ms)
                   SELECT :name, :owner, nextval('{S}'), now(), :channel, :lease FROM j
                   ON CONFLICT (lock_name, owner_id) DO UPDATE SET last_seen = now(), channel = EXCLUDED.channel)
-            """ + GRANTED + """
+            """
+                    + GRANTED + """
 
             UNION ALL SELECT 'Q', 0, 0 FROM j""";
 
@@ -109,8 +110,8 @@ record FairHandOffStatements(
                       fencing_token = nextval('{S}')
                   WHERE l.expires_at <= now() AND (l.queued = 0 OR {none_ahead})
                   RETURNING l.fencing_token AS token, l.expires_at)""";
-        String plainRelease = "DELETE FROM {L} WHERE lock_name = :name AND owner_id = :owner AND lock_mode = 'X'"
-                + " AND queued = 0";
+        String plainRelease =
+                "DELETE FROM {L} WHERE lock_name = :name AND owner_id = :owner AND lock_mode = 'X'" + " AND queued = 0";
         String release = "WITH " + LINE
                 + """
 

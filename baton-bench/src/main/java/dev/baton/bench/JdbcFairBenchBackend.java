@@ -35,7 +35,8 @@ final class JdbcFairBenchBackend implements BenchBackend {
         String options = System.getenv("FHO_OPTIONS");
         String protoUrl = options == null
                 ? url
-                : url + (url.contains("?") ? "&" : "?") + "options=" + URLEncoder.encode(options, StandardCharsets.UTF_8);
+                : url + (url.contains("?") ? "&" : "?") + "options="
+                        + URLEncoder.encode(options, StandardCharsets.UTF_8);
         return List.of(
                 JdbcFairHandOffSubjects.table(protoUrl, server.user(), server.password()),
                 JdbcFairHandOffSubjects.optimistic(protoUrl, server.user(), server.password()),

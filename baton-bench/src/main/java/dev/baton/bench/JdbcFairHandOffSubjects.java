@@ -45,6 +45,7 @@ final class JdbcFairHandOffSubjects implements LockSubject {
     static final long TICK_MILLIS = 100;
     /** How long a name counts as contended after this client last waited for it or handed it on. */
     private static final long CONTENDED_NANOS = TimeUnit.SECONDS.toNanos(1);
+
     private static final long LEASE_MILLIS = 30_000;
     private static final AtomicInteger CLIENTS = new AtomicInteger();
 
@@ -63,8 +64,7 @@ final class JdbcFairHandOffSubjects implements LockSubject {
     /** When the last release statement returned (C8/B8: one holder at a time), for the wake chain. */
     private final AtomicLong releaseStart = new AtomicLong();
 
-    private JdbcFairHandOffSubjects(
-            String name, String url, String user, String password, FairHandOffStatements sql) {
+    private JdbcFairHandOffSubjects(String name, String url, String user, String password, FairHandOffStatements sql) {
         this.name = name;
         this.url = url;
         this.user = user;
@@ -83,11 +83,7 @@ final class JdbcFairHandOffSubjects implements LockSubject {
     /** The table strategy's protocol. */
     static JdbcFairHandOffSubjects table(String url, String user, String password) {
         return new JdbcFairHandOffSubjects(
-                "proto table fair hand-off",
-                url,
-                user,
-                password,
-                FairHandOffStatements.table("bench_fho_table"));
+                "proto table fair hand-off", url, user, password, FairHandOffStatements.table("bench_fho_table"));
     }
 
     /** The optimistic strategy's protocol. */
@@ -144,6 +140,7 @@ final class JdbcFairHandOffSubjects implements LockSubject {
         private final Map<String, CompletableFuture<Granted>> waiting = new ConcurrentHashMap<>();
         /** Lock names this client met contended, until when it treats them so ({@link #contended}). */
         private final Map<String, Long> contendedUntil = new ConcurrentHashMap<>();
+
         private volatile boolean closed;
 
         FairClient() {
@@ -183,8 +180,7 @@ final class JdbcFairHandOffSubjects implements LockSubject {
                         CompletableFuture<Granted> w = waiting.get(p[0]);
                         if (w != null) {
                             time("notify received (from release start)", System.nanoTime() - releaseStart.get());
-                            w.complete(new Granted(
-                                    Long.parseLong(p[1]), Long.parseLong(p[2]), System.nanoTime()));
+                            w.complete(new Granted(Long.parseLong(p[1]), Long.parseLong(p[2]), System.nanoTime()));
                         }
                     }
                 }
@@ -232,15 +228,16 @@ final class JdbcFairHandOffSubjects implements LockSubject {
             contendedUntil.put(lockName, System.nanoTime() + CONTENDED_NANOS);
         }
 
-        private Granted acquire(String lockName, String owner, CompletableFuture<Granted> handed)
-                throws SQLException {
+        private Granted acquire(String lockName, String owner, CompletableFuture<Granted> handed) throws SQLException {
             if (!contended(lockName)) {
-                Object[] row = first(sql.plainAcquire(), Map.of(
-                        "name", lockName,
-                        "owner", owner,
-                        "lease", LEASE_MILLIS,
-                        "k1", (int) (lockName.hashCode() * 31L >>> 32),
-                        "k2", lockName.hashCode()));
+                Object[] row = first(
+                        sql.plainAcquire(),
+                        Map.of(
+                                "name", lockName,
+                                "owner", owner,
+                                "lease", LEASE_MILLIS,
+                                "k1", (int) (lockName.hashCode() * 31L >>> 32),
+                                "k2", lockName.hashCode()));
                 if (row != null) {
                     return new Granted((Long) row[1], (Long) row[2]);
                 }
@@ -248,14 +245,16 @@ final class JdbcFairHandOffSubjects implements LockSubject {
             markContended(lockName);
             boolean joined = false;
             while (true) {
-                Object[] row = first(sql.acquire(), Map.of(
-                        "name", lockName,
-                        "owner", owner,
-                        "lease", LEASE_MILLIS,
-                        "join", true,
-                        "channel", channel,
-                        "k1", (int) (lockName.hashCode() * 31L >>> 32),
-                        "k2", lockName.hashCode()));
+                Object[] row = first(
+                        sql.acquire(),
+                        Map.of(
+                                "name", lockName,
+                                "owner", owner,
+                                "lease", LEASE_MILLIS,
+                                "join", true,
+                                "channel", channel,
+                                "k1", (int) (lockName.hashCode() * 31L >>> 32),
+                                "k2", lockName.hashCode()));
                 if (row != null && "G".equals(row[0])) {
                     if (joined) {
                         update(sql.leave(), Map.of("name", lockName, "owner", owner)); // its entry, if left
@@ -329,8 +328,7 @@ final class JdbcFairHandOffSubjects implements LockSubject {
             }
         }
 
-        private Object[] first(FairHandOffStatements.Sql statement, Map<String, Object> values)
-                throws SQLException {
+        private Object[] first(FairHandOffStatements.Sql statement, Map<String, Object> values) throws SQLException {
             long start = System.nanoTime();
             try (Connection c = pool.getConnection();
                     PreparedStatement ps = prepare(c, statement, values);
@@ -362,8 +360,7 @@ final class JdbcFairHandOffSubjects implements LockSubject {
         }
 
         private static PreparedStatement prepare(
-                Connection c, FairHandOffStatements.Sql statement, Map<String, Object> values)
-                throws SQLException {
+                Connection c, FairHandOffStatements.Sql statement, Map<String, Object> values) throws SQLException {
             PreparedStatement ps = c.prepareStatement(statement.text());
             List<String> params = statement.params();
             for (int i = 0; i < params.size(); i++) {
@@ -398,7 +395,8 @@ final class JdbcFairHandOffSubjects implements LockSubject {
                 + releaseRetries.sum() + "; poll ticks of waiters: " + polled.sum() + "; µs p50 / mean (count): "
                 + timings.entrySet().stream()
                         .map(e -> e.getKey() + " " + e.getValue().getValueAtPercentile(50) / 1000 + " / "
-                                + Math.round(e.getValue().getMean() / 1000) + " (" + e.getValue().getTotalCount() + ")")
+                                + Math.round(e.getValue().getMean() / 1000) + " ("
+                                + e.getValue().getTotalCount() + ")")
                         .sorted()
                         .toList());
     }
