@@ -9,11 +9,13 @@ import java.util.List;
  * The fair hand-off probe ({@code FAIR-HANDOFF.md}), for {@link BenchMain} only: on one embedded
  * PostgreSQL, the protocol's raw-JDBC subjects ({@link JdbcFairHandOffSubjects}) beside Baton's table
  * strategy fair and barging ({@code fair=false}, here in every scenario, so that A8 compares too),
- * Baton's optimistic strategy fair, ShedLock, the raw advisory pair and the fair floor (blocking
+ * Baton's optimistic strategy fair, Baton's fair strategies with {@link PendingCheckSocketFactory}
+ * on their connections (pgjdbc's {@code socketFactory}, passed through Baton's URL), ShedLock, the raw advisory pair and the fair floor (blocking
  * {@code pg_advisory_lock}: {@link BlockingAdvisorySubject}). Server CPU counts the
  * postmaster and its backends ({@link CpuSample#watch}).
  */
 final class JdbcFairBenchBackend implements BenchBackend {
+    private static final String PENDING_CHECK = "&socketFactory=" + PendingCheckSocketFactory.class.getName();
     private PostgresServer server;
 
     @Override
@@ -43,6 +45,13 @@ final class JdbcFairBenchBackend implements BenchBackend {
                 BatonSubject.of("baton table", uri, JdbcBenchBackends.OPTIONS),
                 BatonSubject.of("baton table barging", uri + "&fair=false", JdbcBenchBackends.OPTIONS),
                 BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", JdbcBenchBackends.OPTIONS),
+                // Today's Baton with only its connections' sockets changed (the listener's among them):
+                // what the pending-check fix alone gives its notified wake-ups.
+                BatonSubject.of("baton table, pending-check sockets", uri + PENDING_CHECK, JdbcBenchBackends.OPTIONS),
+                BatonSubject.of(
+                        "baton optimistic, pending-check sockets",
+                        uri + "&strategy=optimistic" + PENDING_CHECK,
+                        JdbcBenchBackends.OPTIONS),
                 new ShedLockSubject(url, server.user(), server.password()),
                 JdbcRawSubjects.advisory(url, server.user(), server.password()),
                 new BlockingAdvisorySubject(url, server.user(), server.password()));
@@ -50,7 +59,7 @@ final class JdbcFairBenchBackend implements BenchBackend {
 
     @Override
     public PlannedSubjects plannedSubjects(boolean external) {
-        return new PlannedSubjects(8, 3, 0);
+        return new PlannedSubjects(10, 5, 0);
     }
 
     @Override
