@@ -59,7 +59,7 @@ final class JdbcFairBenchBackend implements BenchBackend {
 
     @Override
     public PlannedSubjects plannedSubjects(boolean external) {
-        return new PlannedSubjects(10, 5, 0);
+        return new PlannedSubjects(10, 5, 5);
     }
 
     @Override
