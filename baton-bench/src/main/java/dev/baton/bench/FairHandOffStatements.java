@@ -224,7 +224,7 @@ record FairHandOffStatements(
                 + " PRIMARY KEY (lock_name, owner_id))";
     }
 
-    private static Sql compile(String template, String prefix) {
+    static Sql compile(String template, String prefix) {
         return Sql.of(template.replace("{none_ahead}", NONE_AHEAD)
                 .replace("{ms_expires}", MS.formatted("expires_at"))
                 .replace("{ms_u_expires}", MS.formatted("u.expires_at"))

@@ -42,6 +42,7 @@ final class JdbcFairBenchBackend implements BenchBackend {
         return List.of(
                 JdbcFairHandOffSubjects.table(protoUrl, server.user(), server.password()),
                 JdbcFairHandOffSubjects.optimistic(protoUrl, server.user(), server.password()),
+                JdbcFairHandOffSubjects.tableInRow(protoUrl, server.user(), server.password()),
                 BatonSubject.of("baton table", uri, JdbcBenchBackends.OPTIONS),
                 BatonSubject.of("baton table barging", uri + "&fair=false", JdbcBenchBackends.OPTIONS),
                 BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", JdbcBenchBackends.OPTIONS),
@@ -59,7 +60,7 @@ final class JdbcFairBenchBackend implements BenchBackend {
 
     @Override
     public PlannedSubjects plannedSubjects(boolean external) {
-        return new PlannedSubjects(10, 5, 5);
+        return new PlannedSubjects(11, 5, 5);
     }
 
     @Override
