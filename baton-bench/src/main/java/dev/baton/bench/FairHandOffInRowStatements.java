@@ -22,7 +22,8 @@ final class FairHandOffInRowStatements {
     private static final String LIVE = "> now() - interval '{window} milliseconds'";
 
     static FairHandOffStatements table(String prefix) {
-        String takeOver = ("""
+        String takeOver =
+                ("""
                 WITH g AS MATERIALIZED (
                   SELECT pg_advisory_xact_lock(:k1, :k2)::text AS held
                   WHERE NOT EXISTS (SELECT 1 FROM {L} b WHERE b.lock_name = :name AND b.expires_at > now())),
@@ -40,7 +41,7 @@ final class FairHandOffInRowStatements {
                     OR COALESCE((SELECT q.o FROM unnest(l.q_owner, l.q_seen) WITH ORDINALITY q(o, seen, i)
                                  WHERE q.seen {live} ORDER BY q.i LIMIT 1), EXCLUDED.owner_id) = EXCLUDED.owner_id)
                   RETURNING l.fencing_token AS token, l.expires_at)""")
-                .replace("{live}", LIVE);
+                        .replace("{live}", LIVE);
         String granted = "SELECT 'G', token, floor(extract(epoch FROM expires_at) * 1000)::bigint FROM t";
         String join =
                 """
@@ -52,7 +53,8 @@ final class FairHandOffInRowStatements {
                       RETURNING l.lock_name)
                 """
                         + granted + "\nUNION ALL SELECT 'Q', 0, 0 FROM j";
-        String release = ("""
+        String release =
+                ("""
                 WITH s AS MATERIALIZED (SELECT 1 FROM {L} WHERE lock_name = :name AND owner_id = :owner AND lock_mode = 'X'),
                 k AS MATERIALIZED (SELECT q.i::int AS i, q.o FROM {L} l, unnest(l.q_owner, l.q_seen) WITH ORDINALITY q(o, seen, i)
                                    WHERE l.lock_name = :name AND l.owner_id = :owner AND q.seen {live}
@@ -72,7 +74,7 @@ final class FairHandOffInRowStatements {
                                        || floor(extract(epoch FROM u.expires_at) * 1000)::bigint)
                       FROM u WHERE u.channel IS NOT NULL)
                 SELECT (SELECT count(*) FROM s), (SELECT count(*) FROM u), (SELECT count(*) FROM d), (SELECT count(*) FROM n)""")
-                .replace("{live}", LIVE);
+                        .replace("{live}", LIVE);
         String plainRelease = "DELETE FROM {L} WHERE lock_name = :name AND owner_id = :owner AND lock_mode = 'X'"
                 + " AND cardinality(q_owner) = 0";
         // Leaves the line: 0 rows means a release handed this waiter the lock first (release it then).

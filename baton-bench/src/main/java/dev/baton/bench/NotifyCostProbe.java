@@ -80,10 +80,7 @@ public final class NotifyCostProbe {
             }
             System.out.printf(
                     "listeners %d, %-15s: %.0f µs per statement, server CPU %.0f µs per statement%n",
-                    listeners.size(),
-                    what,
-                    elapsed / 1000.0 / COUNT,
-                    after.serverNanosSince(before) / 1000.0 / COUNT);
+                    listeners.size(), what, elapsed / 1000.0 / COUNT, after.serverNanosSince(before) / 1000.0 / COUNT);
         }
     }
 }
