@@ -59,9 +59,9 @@ final class JdbcFairHandOffSubjects implements LockSubject {
     private final LongAdder releaseRetries = new LongAdder();
     /** Fallback ticks of waiters (a missed NOTIFY, a race at join). */
     private final LongAdder polled = new LongAdder();
-    /** Time in each statement (acquire, release, poll), and how many ran: where a grant's time goes. */
-    private final Map<String, org.HdrHistogram.ConcurrentHistogram> timings = new ConcurrentHashMap<>();
-    /** When the last release statement returned (C8/B8: one holder at a time), for the wake chain. */
+    /** Time in each statement and wake-up step: where a grant's time goes. */
+    private final ProtocolTimings timings = new ProtocolTimings();
+    /** When the last release statement started (C8/B8: one holder at a time), for the wake chain. */
     private final AtomicLong releaseStart = new AtomicLong();
 
     private JdbcFairHandOffSubjects(String name, String url, String user, String password, FairHandOffStatements sql) {
@@ -134,13 +134,6 @@ final class JdbcFairHandOffSubjects implements LockSubject {
         }
     }
 
-    private void time(String what, long nanos) {
-        if (nanos >= 0 && nanos < 10_000_000_000L) {
-            timings.computeIfAbsent(what, k -> new org.HdrHistogram.ConcurrentHistogram(3))
-                    .recordValue(nanos);
-        }
-    }
-
     private final class FairClient implements Client {
         private final String channel = "bench_fho_" + CLIENTS.incrementAndGet() + "_"
                 + UUID.randomUUID().toString().substring(0, 8);
@@ -189,7 +182,7 @@ final class JdbcFairHandOffSubjects implements LockSubject {
                         String[] p = note.getParameter().split(" ");
                         CompletableFuture<Granted> w = waiting.get(p[0]);
                         if (w != null) {
-                            time("notify received (from release start)", System.nanoTime() - releaseStart.get());
+                            timings.record("notify received (from release start)", System.nanoTime() - releaseStart.get());
                             w.complete(new Granted(Long.parseLong(p[1]), Long.parseLong(p[2]), System.nanoTime()));
                         }
                     }
@@ -276,7 +269,7 @@ final class JdbcFairHandOffSubjects implements LockSubject {
                 while (true) {
                     try {
                         Granted g = handed.get(row == null ? 0 : TICK_MILLIS, TimeUnit.MILLISECONDS);
-                        time("waiter running (from notify received)", System.nanoTime() - g.receivedNanos());
+                        timings.record("waiter running (from notify received)", System.nanoTime() - g.receivedNanos());
                         return g;
                     } catch (TimeoutException e) {
                         // The fallback: a missed NOTIFY, an expired holder, a lost entry.
@@ -352,7 +345,7 @@ final class JdbcFairHandOffSubjects implements LockSubject {
                 }
                 return row;
             } finally {
-                time(
+                timings.record(
                         statement == sql.acquire()
                                 ? "acquire"
                                 : statement == sql.plainAcquire()
@@ -402,12 +395,6 @@ final class JdbcFairHandOffSubjects implements LockSubject {
     @Override
     public void close() {
         System.out.println("  " + name + ": release statements run again after a racing join: "
-                + releaseRetries.sum() + "; poll ticks of waiters: " + polled.sum() + "; µs p50 / mean (count): "
-                + timings.entrySet().stream()
-                        .map(e -> e.getKey() + " " + e.getValue().getValueAtPercentile(50) / 1000 + " / "
-                                + Math.round(e.getValue().getMean() / 1000) + " ("
-                                + e.getValue().getTotalCount() + ")")
-                        .sorted()
-                        .toList());
+                + releaseRetries.sum() + "; poll ticks of waiters: " + polled.sum() + "; " + timings);
     }
 }
