@@ -182,7 +182,8 @@ final class JdbcFairHandOffSubjects implements LockSubject {
                         String[] p = note.getParameter().split(" ");
                         CompletableFuture<Granted> w = waiting.get(p[0]);
                         if (w != null) {
-                            timings.record("notify received (from release start)", System.nanoTime() - releaseStart.get());
+                            timings.record(
+                                    "notify received (from release start)", System.nanoTime() - releaseStart.get());
                             w.complete(new Granted(Long.parseLong(p[1]), Long.parseLong(p[2]), System.nanoTime()));
                         }
                     }
@@ -394,7 +395,7 @@ final class JdbcFairHandOffSubjects implements LockSubject {
     /** Tells what the protocol did besides its one statement per step. */
     @Override
     public void close() {
-        System.out.println("  " + name + ": release statements run again after a racing join: "
-                + releaseRetries.sum() + "; poll ticks of waiters: " + polled.sum() + "; " + timings);
+        System.out.println("  " + name + ": release statements run again after a racing join: " + releaseRetries.sum()
+                + "; poll ticks of waiters: " + polled.sum() + "; " + timings);
     }
 }
