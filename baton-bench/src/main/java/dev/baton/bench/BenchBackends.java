@@ -22,11 +22,12 @@ public final class BenchBackends {
 
     /**
      * {@link #all()} and the probes that measure protocols rather than Baton (for {@link BenchMain}
-     * only): {@code zookeeper-protocols}.
+     * only): {@code zookeeper-protocols}, {@code postgres-fair}.
      */
     public static Map<String, Supplier<BenchBackend>> withProbes() {
         Map<String, Supplier<BenchBackend>> backends = all();
         backends.put("zookeeper-protocols", ZooKeeperBenchBackend::protocols);
+        backends.put("postgres-fair", JdbcFairBenchBackend::new);
         return backends;
     }
 }

@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * CPU time used so far by this JVM (the clients, and any server that runs inside it: ZooKeeper, H2)
@@ -14,11 +16,23 @@ import java.util.Map;
  * else runs; CPU per operation moves far less, and it tells where the time goes.
  *
  * <p>Server CPU comes from {@code /proc/<pid>/stat} (user + system ticks at Linux's 100 per second),
- * so it is only known on Linux, and only for servers that stay children of this JVM (an embedded
- * PostgreSQL detaches from the process that started it, so its CPU is not seen).
+ * so it is only known on Linux, and only for servers that stay children of this JVM, or whose root
+ * process was {@linkplain #watch(long) named} (an embedded PostgreSQL detaches from the process that
+ * started it: a backend that names its postmaster gets its CPU and its backends' counted too).
  */
 record CpuSample(long clientNanos, Map<Long, Long> serverNanos) {
     private static final long NANOS_PER_TICK = 10_000_000;
+    /** Server processes outside this JVM's descendants whose process trees count as server CPU. */
+    private static final Set<Long> WATCHED = ConcurrentHashMap.newKeySet();
+
+    /** Counts {@code pid} and its descendants as server CPU until {@link #unwatch}. */
+    static void watch(long pid) {
+        WATCHED.add(pid);
+    }
+
+    static void unwatch(long pid) {
+        WATCHED.remove(pid);
+    }
 
     static CpuSample now() {
         long client = -1;
@@ -26,12 +40,19 @@ record CpuSample(long clientNanos, Map<Long, Long> serverNanos) {
             client = os.getProcessCpuTime();
         }
         Map<Long, Long> servers = new HashMap<>();
-        ProcessHandle.current().descendants().forEach(process -> {
+        java.util.function.Consumer<ProcessHandle> count = process -> {
             long ticks = ticks(process.pid());
             if (ticks >= 0) {
                 servers.put(process.pid(), ticks * NANOS_PER_TICK);
             }
-        });
+        };
+        ProcessHandle.current().descendants().forEach(count);
+        for (long root : WATCHED) {
+            ProcessHandle.of(root).ifPresent(process -> {
+                count.accept(process);
+                process.descendants().forEach(count);
+            });
+        }
         return new CpuSample(client, Map.copyOf(servers));
     }
 
