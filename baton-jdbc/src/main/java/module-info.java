@@ -20,6 +20,10 @@ module dev.baton.jdbc {
 
     exports dev.baton.jdbc;
 
+    // The LISTEN connection's sockets, which the PostgreSQL driver instantiates by name.
+    opens dev.baton.jdbc.listen to
+            org.postgresql.jdbc;
+
     provides dev.baton.spi.LockBackendProvider with
             dev.baton.jdbc.JdbcLockBackendProvider;
 }

@@ -1,5 +1,6 @@
 package dev.baton.bench;
 
+import dev.baton.jdbc.listen.PendingCheckSocketFactory;
 import dev.baton.servers.PostgresServer;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;

@@ -1,6 +1,7 @@
 package dev.baton.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.jdbc.listen.PendingCheckSocketFactory;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -43,7 +44,8 @@ record ListenConnection(Connection connection, boolean borrowed) {
                 if (hikari.getPassword() != null) {
                     properties.setProperty("password", hikari.getPassword());
                 }
-                return new ListenConnection(DriverManager.getConnection(hikari.getJdbcUrl(), properties), false);
+                return new ListenConnection(
+                        connect(hikari.getJdbcUrl(), properties, DriverManager::getConnection), false);
             }
         }
         if (dataSource.isWrapperFor(org.postgresql.ds.PGSimpleDataSource.class)) {
@@ -58,6 +60,46 @@ record ListenConnection(Connection connection, boolean borrowed) {
             borrowed.setAutoCommit(true);
         }
         return new ListenConnection(borrowed, true);
+    }
+
+    /** Opens a connection; the PostgreSQL driver's. */
+    interface Connector {
+        Connection connect(String url, Properties properties) throws SQLException;
+    }
+
+    /**
+     * Connects with {@link PendingCheckSocketFactory} on PostgreSQL, unless the URL or properties
+     * name a socket factory of their own; if the driver cannot use it (it could not load the class),
+     * connects without it: notifications then reach waiters a millisecond later, nothing else.
+     */
+    static Connection connect(String url, Properties properties, Connector connector) throws SQLException {
+        Properties pendingCheck = withPendingCheck(url, properties);
+        if (pendingCheck == properties) {
+            return connector.connect(url, properties);
+        }
+        try {
+            return connector.connect(url, pendingCheck);
+        } catch (SQLException e) {
+            if (!String.valueOf(e.getMessage()).contains("SocketFactory")) {
+                throw e;
+            }
+            log.debug("Baton: the LISTEN connection opens without its socket factory: {}", e.toString());
+            return connector.connect(url, properties);
+        }
+    }
+
+    /** {@code properties} with the socket factory added, or {@code properties} itself if it must not be. */
+    private static Properties withPendingCheck(String url, Properties properties) {
+        if (url == null
+                || !url.startsWith("jdbc:postgresql:")
+                || url.contains("socketFactory=")
+                || properties.containsKey("socketFactory")) {
+            return properties;
+        }
+        Properties added = new Properties();
+        added.putAll(properties);
+        added.setProperty("socketFactory", PendingCheckSocketFactory.class.getName());
+        return added;
     }
 
     /** Closes it; a borrowed one goes back to its pool without its LISTEN, or is discarded. */

@@ -71,7 +71,8 @@ final class ReconnectingPool implements DataSource, AutoCloseable {
     /**
      * A new connection with this pool's settings (URL, credentials, driver properties such as the
      * timeouts) that is not part of the pool: for a connection held for a long time, such as the
-     * LISTEN connection, which must not take one of the pool's slots.
+     * LISTEN connection, which must not take one of the pool's slots. Connects through {@link
+     * ListenConnection#connect}, which may add a socket factory for PostgreSQL.
      */
     Connection openDedicated() throws SQLException {
         Properties properties = new Properties();
@@ -90,13 +91,16 @@ final class ReconnectingPool implements DataSource, AutoCloseable {
                             .getDeclaredConstructor()
                             .newInstance();
         } catch (ReflectiveOperationException e) {
-            return DriverManager.getConnection(config.getJdbcUrl(), properties);
+            return ListenConnection.connect(config.getJdbcUrl(), properties, DriverManager::getConnection);
         }
-        Connection connection = driver.connect(config.getJdbcUrl(), properties);
-        if (connection == null) {
-            throw new SQLException("the driver " + config.getDriverClassName() + " does not accept the URL", "08001");
-        }
-        return connection;
+        return ListenConnection.connect(config.getJdbcUrl(), properties, (url, props) -> {
+            Connection connection = driver.connect(url, props);
+            if (connection == null) {
+                throw new SQLException(
+                        "the driver " + config.getDriverClassName() + " does not accept the URL", "08001");
+            }
+            return connection;
+        });
     }
 
     /** Closes a connection of this pool for good instead of returning it: it is known to be dead. */

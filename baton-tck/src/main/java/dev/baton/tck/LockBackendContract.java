@@ -54,6 +54,13 @@ public abstract class LockBackendContract {
     /** Tolerance added to every time bound: scheduling on a loaded 2-core machine, JIT, GC. */
     protected static final Duration SLACK = Duration.ofSeconds(3);
 
+    /**
+     * How long after a dead holder's lock came free a client waiting for it must hold it: a waiter's
+     * wake-up or next poll plus one grant. Leader election promises a take-over within the freed
+     * lease ({@link LockBackendFixture#freedAfter}) plus this.
+     */
+    protected static final Duration TAKE_OVER = Duration.ofSeconds(1);
+
     private final List<AutoCloseable> resources = new CopyOnWriteArrayList<>();
     private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
         Thread thread = new Thread(runnable, "tck-worker");

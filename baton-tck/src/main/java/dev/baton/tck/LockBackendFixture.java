@@ -92,6 +92,19 @@ public interface LockBackendFixture {
     }
 
     /**
+     * How long after its holder died a lock held with {@code lease} is free again on this backend:
+     * the lease by default. A backend whose grants end with the holder's session rather than a lease
+     * (ZooKeeper: the session timeout) returns the later of the two. The kit's take-over bounds (a
+     * killed leader's successor) are this plus {@link LockBackendContract#TAKE_OVER}.
+     *
+     * @param lease the lease time the holder asked for
+     * @return the longest time from the holder's death to the backend freeing its lock
+     */
+    default Duration freedAfter(Duration lease) {
+        return lease;
+    }
+
+    /**
      * How many leases one client of this backend can hold at once, when that is bounded by more than
      * the server's memory: a pinned JDBC strategy keeps one pooled connection per held lease. The kit
      * holds at most this many in its renewal-at-scale tests (and a few hundred otherwise). Default:

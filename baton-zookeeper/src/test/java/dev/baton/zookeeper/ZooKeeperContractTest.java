@@ -5,6 +5,7 @@ import dev.baton.tck.Capability;
 import dev.baton.tck.LockBackendContract;
 import dev.baton.tck.LockBackendFixture;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -12,7 +13,9 @@ import org.junit.jupiter.api.BeforeAll;
 /** The conformance kit on one standalone ZooKeeper server. */
 class ZooKeeperContractTest extends LockBackendContract {
     /** Short sessions so that a killed holder's lock frees within the kit's bounds. */
-    static final String SESSION = "sessionTimeout=3s";
+    static final Duration SESSION_TIMEOUT = Duration.ofSeconds(3);
+
+    static final String SESSION = "sessionTimeout=" + SESSION_TIMEOUT.toSeconds() + "s";
 
     private static ZooKeeperServer server;
 
@@ -29,6 +32,14 @@ class ZooKeeperContractTest extends LockBackendContract {
     @Override
     protected LockBackendFixture fixture() {
         return new LockBackendFixture() {
+            @Override
+            public Duration freedAfter(Duration lease) {
+                // A dead holder's nodes go with its session, whatever lease it asked for.
+                return lease.compareTo(ZooKeeperContractTest.SESSION_TIMEOUT) > 0
+                        ? lease
+                        : ZooKeeperContractTest.SESSION_TIMEOUT;
+            }
+
             @Override
             public String name() {
                 return "zookeeper, one server";
