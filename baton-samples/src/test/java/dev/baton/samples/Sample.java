@@ -5,18 +5,20 @@ import java.util.List;
 /**
  * One application under {@code src/samples}: its directory, the backends its test must report a lock
  * taken and released on ({@code baton-sample: BACKEND took and released lock ...} in its build's output),
- * and whether Spring Boot's BOM, imported before baton-bom, chooses its Netty.
+ * and, when Spring Boot's BOM is imported before baton-bom and so chooses its Netty, the line Boot's
+ * Netty must be on ({@code null}: baton-bom's Netty).
  */
-record Sample(String name, List<String> backends, boolean bootManaged) {
+record Sample(String name, List<String> backends, String bootNettyLine) {
 
     Sample(String name, List<String> backends) {
-        this(name, backends, false);
+        this(name, backends, null);
     }
 
     /** Every sample, the longest builds first so that the two build threads finish together. */
     static final List<Sample> ALL = List.of(
             new Sample("all-backends", List.of("postgresql", "h2", "redis", "zookeeper", "azure", "etcd")),
-            new Sample("spring-boot", List.of("redis", "etcd"), true),
+            new Sample("spring-boot", List.of("redis", "etcd"), "4.2."),
+            new Sample("spring-boot3", List.of("postgresql", "redis"), "4.1."),
             new Sample("shedlock", List.of("redis")),
             new Sample("spring-integration", List.of("etcd")),
             new Sample("jdbc", List.of("postgresql", "h2")),

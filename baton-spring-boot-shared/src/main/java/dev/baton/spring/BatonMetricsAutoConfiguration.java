@@ -18,7 +18,11 @@ import org.springframework.context.annotation.Bean;
  */
 @AutoConfiguration(
         before = BatonAutoConfiguration.class,
-        afterName = "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration")
+        afterName = {
+            // Boot 4, then Boot 3.5: the registry's auto-configuration on each line (the other is absent).
+            "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+            "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration"
+        })
 @ConditionalOnClass({BatonMeters.class, MeterRegistry.class})
 @ConditionalOnBean(MeterRegistry.class)
 public class BatonMetricsAutoConfiguration {
