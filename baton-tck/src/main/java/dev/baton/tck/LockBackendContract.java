@@ -332,6 +332,7 @@ public abstract class LockBackendContract {
 
     /** Leader election across processes: see {@link LeadershipProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class LeaderElection extends LeadershipProperty {
         LeaderElection() {
