@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
@@ -43,12 +45,16 @@ public abstract class LockBackendContract {
      */
     protected static final Duration LEASE = Duration.ofSeconds(2);
     /**
-     * A resource lock for JUnit's parallel execution, which a backend's test class may turn on (a
-     * backend with long leases does, {@link LockBackendFixture#minimumLeaseTime()}): every group
-     * shares it, and the test that counts the JVM's threads takes it alone. Without parallel
-     * execution it changes nothing.
+     * A resource lock for JUnit's parallel execution. The groups are declared {@link
+     * ExecutionMode#CONCURRENT}, so a module that turns parallel execution on (its {@code
+     * junit-platform.properties}, with classes left {@code same_thread}) runs the groups of one test
+     * class side by side: they keep no shared state (each test takes fresh lock names and its own
+     * clients and proxies), and mostly wait on leases and timeouts. Every group shares this lock, and
+     * the test that counts the JVM's threads takes it alone. A test class whose fixture changes a
+     * server's global state during the run (a member killed) takes it {@code READ_WRITE} on the
+     * class, which runs its tests one at a time. Without parallel execution it changes nothing.
      */
-    static final String JVM_THREADS = "dev.baton.tck.jvm-threads";
+    public static final String JVM_THREADS = "dev.baton.tck.jvm-threads";
     /** Bound on one backend operation in the kit. */
     protected static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(2);
     /** Tolerance added to every time bound: scheduling on a loaded 2-core machine, JIT, GC. */
@@ -192,6 +198,7 @@ public abstract class LockBackendContract {
 
     /** Threads, clients and processes never overlap: see {@link MutualExclusionProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class MutualExclusion extends MutualExclusionProperty {
         MutualExclusion() {
@@ -201,6 +208,7 @@ public abstract class LockBackendContract {
 
     /** Reentrant acquisition and release: see {@link ReentrancyProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class Reentrancy extends ReentrancyProperty {
         Reentrancy() {
@@ -210,6 +218,7 @@ public abstract class LockBackendContract {
 
     /** Bounded waits end in time and leave nothing behind: see {@link TimeoutProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class Timeouts extends TimeoutProperty {
         Timeouts() {
@@ -219,6 +228,7 @@ public abstract class LockBackendContract {
 
     /** Interrupted waiters return promptly: see {@link InterruptProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class Interrupts extends InterruptProperty {
         Interrupts() {
@@ -228,6 +238,7 @@ public abstract class LockBackendContract {
 
     /** Only the holder releases; a killed holder's lock comes free: see {@link OwnershipProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class Ownership extends OwnershipProperty {
         Ownership() {
@@ -237,6 +248,7 @@ public abstract class LockBackendContract {
 
     /** Renewal, expiry without it, and fencing tokens: see {@link RenewalProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class Renewal extends RenewalProperty {
         Renewal() {
@@ -246,6 +258,7 @@ public abstract class LockBackendContract {
 
     /** Extending a lease without auto-renewal: see {@link ExtendProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class Extend extends ExtendProperty {
         Extend() {
@@ -255,6 +268,7 @@ public abstract class LockBackendContract {
 
     /** Loss and unreachable servers are reported in time: see {@link LossDetectionProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class LossDetection extends LossDetectionProperty {
         LossDetection() {
@@ -264,6 +278,7 @@ public abstract class LockBackendContract {
 
     /** Renewal of many leases, pipelined, and loss reported on time: see {@link RenewalAtScaleProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class RenewalAtScale extends RenewalAtScaleProperty {
         RenewalAtScale() {
@@ -273,6 +288,7 @@ public abstract class LockBackendContract {
 
     /** Semaphores, or their clear refusal: see {@link SemaphoreProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class Semaphores extends SemaphoreProperty {
         Semaphores() {
@@ -282,6 +298,7 @@ public abstract class LockBackendContract {
 
     /** No client starves: see {@link FairnessProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @org.junit.jupiter.api.Tag("fairness")
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class Fairness extends FairnessProperty {
@@ -292,6 +309,7 @@ public abstract class LockBackendContract {
 
     /** Multi-locks, on every backend: see {@link MultiLockProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class MultiLocks extends MultiLockProperty {
         MultiLocks() {
@@ -301,6 +319,7 @@ public abstract class LockBackendContract {
 
     /** Read/write locks, or their clear refusal: see {@link ReadWriteProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class ReadWrite extends ReadWriteProperty {
         ReadWrite() {
@@ -310,6 +329,7 @@ public abstract class LockBackendContract {
 
     /** Bad names and options are refused clearly: see {@link BadInputProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class BadInput extends BadInputProperty {
         BadInput() {
@@ -319,6 +339,7 @@ public abstract class LockBackendContract {
 
     /** Leader election across processes: see {@link LeadershipProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class LeaderElection extends LeadershipProperty {
         LeaderElection() {
@@ -328,6 +349,7 @@ public abstract class LockBackendContract {
 
     /** Closing a client releases its leases and ends its threads: see {@link ClosingProperty}. */
     @Nested
+    @Execution(ExecutionMode.CONCURRENT)
     class Closing extends ClosingProperty {
         Closing() {
             super(LockBackendContract.this);
