@@ -16,7 +16,8 @@ import java.util.function.Supplier;
 /**
  * The JDBC backends. On PostgreSQL every Baton strategy runs side by side with ShedLock's
  * JdbcTemplateLockProvider (db time), a raw INSERT ... ON CONFLICT DO NOTHING + DELETE baseline and
- * a raw pg_try_advisory_lock + pg_advisory_unlock baseline, all on the same server in one run. H2
+ * a raw pg_try_advisory_lock + pg_advisory_unlock baseline and the blocking pg_advisory_lock
+ * floor of a fair hand-off ({@link BlockingAdvisorySubject}), all on the same server in one run. H2
  * runs the table and optimistic strategies, MariaDB the optimistic and pessimistic ones. The table
  * and optimistic strategies also run with {@code fair=false} ("barging"), so one run shows what fair
  * hand-off costs in pairs/s beside what it gives in share to another client.
@@ -43,7 +44,12 @@ final class JdbcBenchBackends {
 
     static BenchBackend postgres() {
         return new ServerBackend(
-                "postgres", new BenchBackend.PlannedSubjects(9, 4, 4, 2), PostgresServer::start, server -> {
+                "postgres", new BenchBackend.PlannedSubjects(10, 4, 4, 2), PostgresServer::start, server -> {
+                    // An embedded PostgreSQL detaches from this JVM: name its postmaster so that its
+                    // CPU and its backends' count as server CPU.
+                    if (server instanceof PostgresServer postgres && !postgres.external()) {
+                        CpuSample.watch(postgres.pid());
+                    }
                     String uri = withCredentials(server);
                     List<LockSubject> subjects = new ArrayList<>();
                     subjects.add(BatonSubject.of("baton table", uri, OPTIONS));
@@ -56,6 +62,8 @@ final class JdbcBenchBackends {
                     subjects.add(new ShedLockSubject(server.jdbcUrl(), server.user(), server.password()));
                     subjects.add(JdbcRawSubjects.insertDelete(server.jdbcUrl(), server.user(), server.password()));
                     subjects.add(JdbcRawSubjects.advisory(server.jdbcUrl(), server.user(), server.password()));
+                    // The fair floor: waiters queue in the server's lock manager, as Baton's advisory ones do.
+                    subjects.add(new BlockingAdvisorySubject(server.jdbcUrl(), server.user(), server.password()));
                     return subjects;
                 });
     }
@@ -135,6 +143,9 @@ final class JdbcBenchBackends {
         @Override
         public void close() {
             if (server != null) {
+                if (server instanceof PostgresServer postgres && !postgres.external()) {
+                    CpuSample.unwatch(postgres.pid());
+                }
                 server.close();
             }
         }

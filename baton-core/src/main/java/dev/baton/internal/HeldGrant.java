@@ -69,7 +69,8 @@ final class HeldGrant {
         this.grant = grant;
         this.validUntilNanos = requestSentNanos + grant.validityNanos(options.leaseTime());
         this.grantedNanos = client.ticker.nanoTime();
-        this.lossListeners = new LossListeners(describe());
+        // Described only if a listener fails: building the text per grant cost the hot path a few %.
+        this.lossListeners = new LossListeners(this::describe);
     }
 
     Grant grant() {

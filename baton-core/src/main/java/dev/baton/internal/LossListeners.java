@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -18,10 +19,12 @@ final class LossListeners {
 
     private final ReentrantLock lock = new ReentrantLock();
     private final List<Consumer<LockLostException>> waiting = new ArrayList<>();
-    private final String describe;
+    /** The grant's description, built only when a listener fails. */
+    private final Supplier<String> describe;
+
     private LockLostException told;
 
-    LossListeners(String describe) {
+    LossListeners(Supplier<String> describe) {
         this.describe = describe;
     }
 
@@ -68,7 +71,7 @@ final class LossListeners {
         try {
             listener.accept(lost);
         } catch (RuntimeException e) {
-            log.warn("{}: an onLost listener failed", describe, e);
+            log.warn("{}: an onLost listener failed", describe.get(), e);
         }
     }
 }

@@ -127,10 +127,23 @@ final class JdbcLockBackend implements LockBackend {
                 : known == null || known == Dialect.POSTGRESQL;
     }
 
+    /** The name for the dialect it was built with; built again once the dialect is known. */
+    private record Named(Dialect dialect, String name) {}
+
+    private volatile Named named;
+
+    /** Asked on every attempt that gives a connection back (for its log line): built once per dialect. */
     @Override
     public String name() {
         Dialect known = dialect;
-        return known == null ? strategy.backendName() : strategy.backendName() + " (" + known.displayName() + ")";
+        Named last = named;
+        if (last == null || last.dialect() != known) {
+            last = new Named(
+                    known,
+                    known == null ? strategy.backendName() : strategy.backendName() + " (" + known.displayName() + ")");
+            named = last;
+        }
+        return last.name();
     }
 
     @Override

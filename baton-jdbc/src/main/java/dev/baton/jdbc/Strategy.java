@@ -24,10 +24,12 @@ enum Strategy {
     ADVISORY("advisory", EnumSet.of(Dialect.POSTGRESQL, Dialect.MARIADB));
 
     private final String key;
+    private final String backendName;
     private final Set<Dialect> dialects;
 
     Strategy(String key, Set<Dialect> dialects) {
         this.key = key;
+        this.backendName = "jdbc-" + key;
         this.dialects = dialects;
     }
 
@@ -38,7 +40,7 @@ enum Strategy {
 
     /** As it appears in a backend's name, e.g. {@code jdbc-optimistic}. */
     String backendName() {
-        return "jdbc-" + key;
+        return backendName;
     }
 
     /** Whether a held lock keeps a connection of the pool for its lease. */
