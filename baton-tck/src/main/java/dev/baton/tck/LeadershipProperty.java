@@ -6,7 +6,6 @@ import static dev.baton.tck.LockBackendContract.TAKE_OVER;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.testsupport.ForkedJava;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -67,15 +66,6 @@ abstract class LeadershipProperty {
             return Long.parseLong(await("ELECTED ", timeout).text.substring("ELECTED ".length()));
         }
 
-        void signal(String signal) throws IOException, InterruptedException {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
-                    .redirectErrorStream(true)
-                    .start();
-            assertThat(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0)
-                    .as("kill -%s %s", signal, process.pid())
-                    .isTrue();
-        }
-
         @Override
         public void close() throws InterruptedException {
             process.kill(); // ends a stopped child too
@@ -129,7 +119,7 @@ abstract class LeadershipProperty {
         Candidate paused = both[0];
 
         long stoppedAt = System.nanoTime();
-        paused.signal("STOP");
+        paused.process.stop();
         Candidate.Line elected = both[1].await("ELECTED ", lease.plus(SLACK));
         long successor = Long.parseLong(elected.text.substring("ELECTED ".length()));
         long took = TimeUnit.NANOSECONDS.toMillis(elected.nanos - stoppedAt);
@@ -139,7 +129,7 @@ abstract class LeadershipProperty {
                 .isLessThanOrEqualTo(lease.plus(SLACK).toMillis());
 
         long resumedAt = System.nanoTime();
-        paused.signal("CONT");
+        paused.process.resume();
         Candidate.Line revoked = paused.await("REVOKED ", SLACK);
         assertThat(revoked.text).isEqualTo("REVOKED " + epoch[0] + " LOST");
         log.info(

@@ -83,7 +83,7 @@ public final class ForkedJava implements AutoCloseable {
     }
 
     /**
-     * The child's process id, for signals (SIGSTOP, SIGCONT; baton-servers' {@code ProcessSignals} sends them).
+     * The child's process id.
      *
      * @return the pid
      */
@@ -109,6 +109,43 @@ public final class ForkedJava implements AutoCloseable {
     public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /**
+     * SIGSTOP: freezes the child as a long GC pause or a frozen VM does (its connections stay open,
+     * it sees no time pass); {@link #resume()} continues it, {@link #kill()} ends it either way.
+     *
+     * @throws IllegalStateException if {@code kill -STOP} failed (the child is gone, or procps' {@code
+     *     kill} is missing)
+     * @throws InterruptedException if the thread is interrupted while {@code kill} runs
+     */
+    public void stop() throws InterruptedException {
+        signal("STOP");
+    }
+
+    /**
+     * SIGCONT: continues a child frozen by {@link #stop()}.
+     *
+     * @throws IllegalStateException if {@code kill -CONT} failed
+     * @throws InterruptedException if the thread is interrupted while {@code kill} runs
+     */
+    public void resume() throws InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String signal) throws InterruptedException {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                kill.destroyForcibly();
+                throw new IllegalStateException("kill -" + signal + " " + process.pid() + " failed");
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run kill -" + signal + " " + process.pid(), e);
+        }
     }
 
     /** Closes the child's standard input (its signal to finish, where it reads it). */
