@@ -67,7 +67,34 @@ public final class Baton {
      *     connect lazily and report this on first use instead)
      */
     public static LockClient connect(String uri, LockOptions options) {
-        return open(backend(uri, options), options);
+        LockOptions named = ClientNameParameter.apply(uri, options);
+        return open(backend(uri, named), named);
+    }
+
+    /**
+     * An operator's view of the backend behind a URI, with {@link LockOptions#defaults()}: list who
+     * holds what, break a stuck lock. See {@link LockAdmin}.
+     *
+     * @param uri the backend's URI, as for {@link #connect(String, LockOptions)}
+     * @return a new admin; the caller closes it
+     * @throws LockConfigurationException as {@link #connect(String, LockOptions)}
+     */
+    public static LockAdmin admin(String uri) {
+        return admin(uri, LockOptions.defaults());
+    }
+
+    /**
+     * An operator's view of the backend behind a URI. See {@link LockAdmin}.
+     *
+     * @param uri the backend's URI, as for {@link #connect(String, LockOptions)}
+     * @param options the options the backend is made with (its operation timeout bounds every call;
+     *     its client name is logged with forced releases)
+     * @return a new admin; the caller closes it
+     * @throws LockConfigurationException as {@link #connect(String, LockOptions)}
+     */
+    public static LockAdmin admin(String uri, LockOptions options) {
+        LockOptions named = ClientNameParameter.apply(uri, options);
+        return Clients.admin(backend(uri, named), named);
     }
 
     /**
@@ -88,6 +115,8 @@ public final class Baton {
             throw new LockConfigurationException(
                     "Baton.connect(" + uri + "): options must not be null; use LockOptions.defaults()");
         }
+        options = ClientNameParameter.apply(uri, options);
+        uri = ClientNameParameter.strip(uri);
         String scheme = schemeOf(uri);
         List<String> available = new ArrayList<>();
         for (LockBackendProvider provider :

@@ -27,6 +27,7 @@ public final class LockOptions {
     private final Duration pollMaxDelay;
     private final List<LockListener> listeners;
     private final boolean fair;
+    private final String clientName;
 
     private LockOptions(Builder builder) {
         if (builder.pollMaxDelay.compareTo(builder.pollInitialDelay) < 0) {
@@ -41,6 +42,7 @@ public final class LockOptions {
         this.pollMaxDelay = builder.pollMaxDelay;
         this.listeners = List.copyOf(builder.listeners);
         this.fair = builder.fair;
+        this.clientName = builder.clientName;
     }
 
     /**
@@ -75,7 +77,8 @@ public final class LockOptions {
                 .operationTimeout(operationTimeout)
                 .pollInitialDelay(pollInitialDelay)
                 .pollMaxDelay(pollMaxDelay)
-                .fair(fair);
+                .fair(fair)
+                .clientName(clientName);
     }
 
     /**
@@ -169,6 +172,18 @@ public final class LockOptions {
     }
 
     /**
+     * The name this client gives itself in the holder description of every lock it takes, so that an
+     * operator listing locks ({@code baton locks}) sees which application holds what; the host, the
+     * process id and the thread are recorded beside it. Default: empty (none). A backend URI's {@code
+     * clientName=...} parameter sets it too.
+     *
+     * @return the client's name; empty for none
+     */
+    public String clientName() {
+        return clientName;
+    }
+
+    /**
      * Options are equal when every value is equal, listeners compared in order with their own {@code
      * equals}.
      *
@@ -185,6 +200,7 @@ public final class LockOptions {
         }
         return autoRenew == that.autoRenew
                 && fair == that.fair
+                && clientName.equals(that.clientName)
                 && leaseTime.equals(that.leaseTime)
                 && operationTimeout.equals(that.operationTimeout)
                 && pollInitialDelay.equals(that.pollInitialDelay)
@@ -194,14 +210,15 @@ public final class LockOptions {
 
     @Override
     public int hashCode() {
-        return Objects.hash(leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay, listeners, fair);
+        return Objects.hash(
+                leaseTime, autoRenew, operationTimeout, pollInitialDelay, pollMaxDelay, listeners, fair, clientName);
     }
 
     @Override
     public String toString() {
         return "LockOptions[leaseTime=" + leaseTime + ", autoRenew=" + autoRenew + ", operationTimeout="
                 + operationTimeout + ", pollInitialDelay=" + pollInitialDelay + ", pollMaxDelay=" + pollMaxDelay
-                + ", listeners=" + listeners + ", fair=" + fair + "]";
+                + ", listeners=" + listeners + ", fair=" + fair + ", clientName=" + clientName + "]";
     }
 
     static void requirePositive(String option, Duration value) {
@@ -217,6 +234,9 @@ public final class LockOptions {
 
     /** Builds {@link LockOptions}; each setter validates its argument immediately. */
     public static final class Builder {
+        /** The longest client name: it shares the holder description with host, pid and thread. */
+        public static final int CLIENT_NAME_MAX_LENGTH = 40;
+
         private Duration leaseTime = Duration.ofSeconds(30);
         private boolean autoRenew = true;
         private Duration operationTimeout = Duration.ofSeconds(5);
@@ -224,6 +244,7 @@ public final class LockOptions {
         private Duration pollMaxDelay = Duration.ofMillis(500);
         private final List<LockListener> listeners = new ArrayList<>();
         private boolean fair = true;
+        private String clientName = "";
 
         private Builder() {}
 
@@ -305,6 +326,31 @@ public final class LockOptions {
          */
         public Builder fair(boolean fair) {
             this.fair = fair;
+            return this;
+        }
+
+        /**
+         * The name this client records in its holder descriptions; default none. See {@link
+         * LockOptions#clientName()}.
+         *
+         * @param clientName at most {@value #CLIENT_NAME_MAX_LENGTH} characters without control
+         *     characters; empty for none
+         * @return this builder
+         * @throws LockConfigurationException if {@code clientName} is null, too long or holds a
+         *     control character
+         */
+        public Builder clientName(String clientName) {
+            if (clientName == null) {
+                throw new LockConfigurationException("LockOptions: clientName must not be null; use \"\" for none");
+            }
+            if (clientName.length() > CLIENT_NAME_MAX_LENGTH
+                    || clientName.chars().anyMatch(Character::isISOControl)) {
+                throw new LockConfigurationException(
+                        "LockOptions: clientName '" + clientName.replaceAll("\\p{Cntrl}", "?")
+                                + "' must be at most " + CLIENT_NAME_MAX_LENGTH
+                                + " characters without control characters; give a short application name");
+            }
+            this.clientName = clientName;
             return this;
         }
 

@@ -269,7 +269,12 @@ final class ClientCore implements LockClient {
                 checkOpen();
             }
             LockRequest request = new LockRequest(
-                    lock.name(), OwnerIds.next(), lock.kind(), lock.options().leaseTime(), Math.max(1, lock.permits()));
+                    lock.name(),
+                    OwnerIds.next(),
+                    lock.kind(),
+                    lock.options().leaseTime(),
+                    Math.max(1, lock.permits()),
+                    HolderDescriptions.of(lock.options().clientName(), thread));
             BackendWait wait = new BackendWait(this, local, request, lock.options(), interruptible, attempt);
             try {
                 Optional<Grant> grant = wait.run(timeoutNanos, start);

@@ -1,5 +1,6 @@
 package dev.baton.internal;
 
+import dev.baton.LockAdmin;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.spi.LockBackend;
@@ -21,5 +22,17 @@ public final class Clients {
      */
     public static LockClient open(LockBackend backend, LockOptions options) {
         return new ClientCore(backend, options);
+    }
+
+    /**
+     * An operator's view of a backend.
+     *
+     * @param backend the backend to look at; the admin owns and closes it
+     * @param options the options the backend was made with (its client name is logged with forced
+     *     releases)
+     * @return a new admin
+     */
+    public static LockAdmin admin(LockBackend backend, LockOptions options) {
+        return new BackendAdmin(backend, options);
     }
 }

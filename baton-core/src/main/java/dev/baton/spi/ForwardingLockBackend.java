@@ -100,6 +100,16 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     @Override
+    public List<LockInfo> list(String prefix) {
+        return delegate.list(prefix);
+    }
+
+    @Override
+    public List<LockInfo> forceRelease(String name, String ownerId) {
+        return delegate.forceRelease(name, ownerId);
+    }
+
+    @Override
     public void close() {
         delegate.close();
     }

@@ -203,6 +203,64 @@ public interface LockBackend extends AutoCloseable {
         return Optional.empty();
     }
 
+    /**
+     * Every lock and semaphore held in this backend's namespace whose name starts with {@code prefix},
+     * for the {@code baton locks} command and {@link dev.baton.LockAdmin#locks}. Each entry is what
+     * {@link #inspect} would say of it, with holder descriptions and, where the backend can tell, the
+     * number of waiters; a name held both as a lock and as a semaphore gives two entries. Grants
+     * already expired are left out. A backend that reads its whole key space to find them (Redis
+     * scans in batches) says so in its Javadoc; the list is a snapshot, not a transaction.
+     *
+     * @param prefix the start of the names to list; empty for every name
+     * @return the held locks and semaphores, sorted by name and then kind
+     * @throws LockUnavailableException if the backend could not be asked
+     * @throws UnsupportedOperationException if the backend cannot enumerate its locks (the default)
+     */
+    default List<LockInfo> list(String prefix) {
+        throw new UnsupportedOperationException(name() + " cannot list its locks");
+    }
+
+    /**
+     * Breaks grants of {@code name} held by other clients: an operator's tool for a holder that is
+     * stuck or gone while its lease still runs ({@link dev.baton.LockAdmin#forceRelease}). Guarantees:
+     * the next grant of the name gets a fencing token above every broken holder's; a broken holder
+     * learns it at its next renewal at the latest ({@link #renew} says the grant is gone, so the core
+     * reports the lease lost); nothing but the grants reported broken is touched, and waiters are
+     * woken as on a release.
+     *
+     * <p>The default lists the name ({@link #list}) and removes each holder with {@link #abandon},
+     * which is enough for a backend whose grants live in the store, released by owner id from any
+     * connection. A backend whose grants are bound to a holder's session or connection (advisory
+     * locks, row locks held by an open transaction) overrides it.
+     *
+     * @param name the lock or semaphore name
+     * @param ownerId the one holder to break ({@link Holder#ownerId()}), or {@code null} for every
+     *     holder of the name: its lock, both sides of its read/write lock and its semaphore's permits
+     * @return what was broken, one entry per kind with only the broken holders; empty if nothing of
+     *     {@code name} (or of that owner) was held
+     * @throws LockUnavailableException if the backend could not be asked; some holders may then be
+     *     broken and others not, and a second call finishes the work
+     * @throws UnsupportedOperationException if the backend can neither list nor break its locks
+     */
+    default List<LockInfo> forceRelease(String name, String ownerId) {
+        List<LockInfo> broken = new ArrayList<>();
+        for (LockInfo info : list(name)) {
+            if (!info.name().equals(name)) {
+                continue;
+            }
+            List<Holder> hit = info.holders().stream()
+                    .filter(holder -> ownerId == null || holder.ownerId().equals(ownerId))
+                    .toList();
+            for (Holder holder : hit) {
+                abandon(new LockRequest(name, holder.ownerId(), info.kind(), Duration.ofSeconds(1), info.permits()));
+            }
+            if (!hit.isEmpty()) {
+                broken.add(new LockInfo(name, info.kind(), hit, info.permits(), info.waiters()));
+            }
+        }
+        return broken;
+    }
+
     /** Closes connections and threads the backend owns. Idempotent. */
     @Override
     void close();

@@ -347,6 +347,16 @@ public abstract class LockBackendContract {
         }
     }
 
+    /** Holder descriptions, listing and forced release: see {@link OperatorProperty}. */
+    @Nested
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    class Operators extends OperatorProperty {
+        Operators() {
+            super(LockBackendContract.this);
+        }
+    }
+
     /** Closing a client releases its leases and ends its threads: see {@link ClosingProperty}. */
     @Nested
     @Execution(ExecutionMode.CONCURRENT)
