@@ -69,7 +69,8 @@ class LockOptionsTest {
         assertThat(a.withLeaseTime(Duration.ofSeconds(8))).isNotEqualTo(a);
         assertThat(a)
                 .hasToString("LockOptions[leaseTime=PT7S, autoRenew=false, operationTimeout=PT2S,"
-                        + " pollInitialDelay=PT0.02S, pollMaxDelay=PT0.2S, listeners=[" + listener + "], fair=false]");
+                        + " pollInitialDelay=PT0.02S, pollMaxDelay=PT0.2S, listeners=[" + listener
+                        + "], fair=false, clientName=]");
     }
 
     @Test
