@@ -36,6 +36,14 @@ public interface LockAdmin extends AutoCloseable {
     List<LockInfo> locks(String prefix);
 
     /**
+     * How {@link #locks} finds the locks on this backend, for people reading its output.
+     *
+     * @return for example {@code "scans the keys baton:* in batches (SCAN)"}; empty when the backend
+     *     does not say
+     */
+    String listingMethod();
+
+    /**
      * What the backend knows of one lock (not a semaphore of the same name: {@link #locks} lists
      * those).
      *

@@ -9,11 +9,14 @@ import picocli.CommandLine.Option;
         name = "baton",
         mixinStandardHelpOptions = true,
         version = "baton 0.1.0-SNAPSHOT",
-        description = "Distributed locks from the command line: run a command under a lock, show who holds a"
-                + " lock, benchmark backends side by side, and check their safety under injected faults.",
+        description =
+                "Distributed locks from the command line: run a command under a lock, list who holds"
+                        + " which lock, break a stuck one, benchmark backends side by side, and check their safety under injected faults.",
         subcommands = {
             ExecCommand.class,
             StatusCommand.class,
+            LocksCommand.class,
+            ReleaseCommand.class,
             BenchCommand.class,
             CheckCommand.class,
             CommandLine.HelpCommand.class
@@ -23,6 +26,8 @@ import picocli.CommandLine.Option;
             "%nExamples:",
             "  baton exec --uri jdbc:postgresql://db/app?user=u&password=p --name nightly-report -- ./report.sh",
             "  baton status --uri redis://127.0.0.1:6379 nightly-report",
+            "  baton locks --uri zookeeper://127.0.0.1:2181 --prefix billing/",
+            "  baton release --force --uri redis://127.0.0.1:6379 nightly-report",
             "  baton bench --backends h2,postgres --duration 5s",
             "  baton check --backends redis,zookeeper --faults pause,restart --duration 60s --seed 7"
         })

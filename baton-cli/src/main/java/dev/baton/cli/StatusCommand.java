@@ -1,15 +1,10 @@
 package dev.baton.cli;
 
-import dev.baton.Baton;
-import dev.baton.LockConfigurationException;
-import dev.baton.LockException;
-import dev.baton.LockOptions;
-import dev.baton.LockUnavailableException;
-import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockNames;
 import java.io.PrintWriter;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -22,8 +17,9 @@ import picocli.CommandLine.Parameters;
 @Command(
         name = "status",
         mixinStandardHelpOptions = true,
-        description = "Show whether each named lock is held, by which owner, in which mode, with which fencing"
-                + " token and until when, as far as the backend can tell.")
+        description = "Show whether each named lock is held, and if so the fields `baton locks` shows: kind,"
+                + " holders (description, owner id), fencing token, expiry and waiters, as far as the backend"
+                + " can tell.")
 final class StatusCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -31,44 +27,36 @@ final class StatusCommand implements Callable<Integer> {
     @Option(names = "--uri", required = true, description = "Backend URI")
     String uri;
 
+    @Option(names = "--json", description = "One JSON object for scripts instead of the table")
+    boolean json;
+
     @Parameters(arity = "1..*", paramLabel = "NAME", description = "Lock names")
     List<String> names;
 
     @Override
     public Integer call() {
         PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
-        LockBackend backend;
-        try {
-            backend = Baton.backend(uri, LockOptions.defaults());
-        } catch (LockConfigurationException e) {
-            err.println("baton status: " + e.getMessage());
-            return ExitCodes.USAGE;
-        } catch (LockUnavailableException e) {
-            err.println("baton status: " + e.getMessage());
-            return ExitCodes.UNAVAILABLE;
-        }
-        try (backend) {
+        return AdminRun.run("status", uri, spec.commandLine().getErr(), admin -> {
             for (String name : names) {
-                LockNames.validate(name, backend.name());
+                LockNames.validate(name, admin.backendName());
             }
+            List<LockInfo> held = new ArrayList<>();
+            List<String> free = new ArrayList<>();
             for (String name : names) {
-                Optional<LockInfo> info = backend.inspect(name);
-                out.println(info.map(StatusCommand::describe).orElse(name + ": free"));
+                Optional<LockInfo> info = admin.status(name);
+                info.ifPresentOrElse(held::add, () -> free.add(name));
+            }
+            if (json) {
+                out.println(LockTable.json(admin.backendName(), null, held));
+                return 0;
+            }
+            if (!held.isEmpty()) {
+                LockTable.print(held, Instant.now(), out);
+            }
+            for (String name : free) {
+                out.println(name + ": free");
             }
             return 0;
-        } catch (LockConfigurationException e) {
-            err.println("baton status: " + e.getMessage());
-            return ExitCodes.USAGE;
-        } catch (LockException e) {
-            err.println("baton status: " + e.getMessage());
-            return ExitCodes.UNAVAILABLE;
-        }
-    }
-
-    static String describe(LockInfo info) {
-        return info.name() + ": held (" + (info.mode() == LockMode.EXCLUSIVE ? "exclusive" : "shared") + ") by "
-                + String.join(", ", info.owners()) + ", fencing token " + info.fencingToken() + ", until "
-                + info.expiresAt();
+        });
     }
 }

@@ -184,9 +184,11 @@ class ExecCommandTest {
                 Lease lease = client.lock(held).acquire(Duration.ofSeconds(5))) {
             CliRun run = CliRun.of("status", "--uri", uri(), held, free);
             assertThat(run.exitCode()).as(run.err()).isZero();
-            assertThat(run.out())
-                    .contains(held + ": held (exclusive) by ")
-                    .contains("fencing token " + lease.fencingToken())
+            assertThat(run.out().lines())
+                    .anySatisfy(line -> assertThat(line)
+                            .startsWith(held + "  lock  1  ")
+                            .contains("  " + lease.fencingToken() + "  in ")
+                            .contains(" pid " + ProcessHandle.current().pid() + " thread "))
                     .contains(free + ": free");
         }
         assertThat(CliRun.of("status", "--uri", uri(), "").exitCode()).isEqualTo(ExitCodes.USAGE);

@@ -43,6 +43,11 @@ final class BackendAdmin implements LockAdmin {
     }
 
     @Override
+    public String listingMethod() {
+        return backend.listingMethod();
+    }
+
+    @Override
     public Optional<LockInfo> status(String name) {
         LockNames.validate(name, backend.name());
         return backend.inspect(name);

@@ -105,6 +105,11 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     @Override
+    public String listingMethod() {
+        return delegate.listingMethod();
+    }
+
+    @Override
     public List<LockInfo> forceRelease(String name, String ownerId) {
         return delegate.forceRelease(name, ownerId);
     }

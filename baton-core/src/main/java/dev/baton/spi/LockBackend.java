@@ -221,6 +221,17 @@ public interface LockBackend extends AutoCloseable {
     }
 
     /**
+     * How {@link #list} finds the locks, for the people reading its output ({@code baton locks}
+     * prints it): whether it reads an index of its own or scans the whole key space.
+     *
+     * @return for example {@code "scans the keys baton:* in batches of 1000 (SCAN)"}; empty by
+     *     default
+     */
+    default String listingMethod() {
+        return "";
+    }
+
+    /**
      * Breaks grants of {@code name} held by other clients: an operator's tool for a holder that is
      * stuck or gone while its lease still runs ({@link dev.baton.LockAdmin#forceRelease}). Guarantees:
      * the next grant of the name gets a fencing token above every broken holder's; a broken holder
