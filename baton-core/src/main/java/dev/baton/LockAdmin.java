@@ -56,7 +56,7 @@ public interface LockAdmin extends AutoCloseable {
     /**
      * Breaks every grant of {@code name}: its lock (both sides of a read/write lock) and its
      * semaphore's permits. The next holder's fencing token is higher than every broken holder's, each
-     * broken holder is told at its next renewal at the latest ({@link LockListener#onLost} and {@link
+     * broken holder is told at its next renewal at the latest ({@link Lease#onLost} and {@link
      * Lease#isValid()} false), and a warning is logged naming what was broken and by whom.
      *
      * @param name the lock or semaphore name
