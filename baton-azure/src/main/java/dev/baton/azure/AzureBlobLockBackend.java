@@ -257,6 +257,11 @@ public final class AzureBlobLockBackend implements LockBackend {
         return listing.list(prefix);
     }
 
+    @Override
+    public String listingMethod() {
+        return listing.method();
+    }
+
     /**
      * Breaks the lock's lease with a break period of 0 ({@link AzureBlobLeaseBreaker}): free at once;
      * the broken holder's next renewal fails (a broken lease cannot be renewed), so it is reported

@@ -93,6 +93,12 @@ final class AzureBlobLockListing {
         return held;
     }
 
+    /** How {@link #list} finds the locks, for {@code baton locks}. */
+    String method() {
+        return "lists the container's blobs under " + prefix + " with their metadata, " + PAGE
+                + " per page (List Blobs), and shows the leased ones";
+    }
+
     /** The lock a blob in {@code state} with {@code metadata} shows, or empty if its lease is not held. */
     static Optional<LockInfo> info(String lock, LeaseStateType state, Map<String, String> metadata, Instant serverNow) {
         if (state != LeaseStateType.LEASED && state != LeaseStateType.BREAKING) {

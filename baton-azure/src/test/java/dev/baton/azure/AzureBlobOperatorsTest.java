@@ -168,6 +168,7 @@ class AzureBlobOperatorsTest {
         assertThat(backend.list(base + "ab")).extracting(LockInfo::name).containsExactly(base + "ab", base + "abc");
         assertThat(backend.list(base + "ü")).extracting(LockInfo::name).containsExactly(base + "ü");
         assertThat(backend.list(base + "free")).isEmpty();
+        assertThat(backend.listingMethod()).contains("lists the container's blobs under baton/");
 
         LockInfo ab = backend.list(base + "ab").get(0);
         assertThat(ab.kind()).isEqualTo(LockKind.MUTEX);
