@@ -1,9 +1,13 @@
 package dev.baton.azure;
 
+import com.azure.core.http.HttpHeaderName;
+import com.azure.core.http.rest.Response;
+import com.azure.core.util.DateTimeRfc1123;
 import com.azure.storage.blob.models.BlobErrorCode;
 import com.azure.storage.blob.models.BlobStorageException;
 import dev.baton.LockUnavailableException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
@@ -117,6 +121,19 @@ final class AzureBlobCalls {
             interrupted |= Thread.interrupted();
         }
         return interrupted;
+    }
+
+    /** The server's Date header (second precision), or this machine's clock if it is missing. */
+    static Instant serverTime(Response<?> response) {
+        String date = response.getHeaders().getValue(HttpHeaderName.DATE);
+        if (date != null) {
+            try {
+                return new DateTimeRfc1123(date).getDateTime().toInstant();
+            } catch (RuntimeException e) {
+                // fall through: the expiry is informational only
+            }
+        }
+        return Instant.now();
     }
 
     static boolean retryable(BlobStorageException answer) {

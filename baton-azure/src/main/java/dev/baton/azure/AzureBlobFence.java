@@ -17,8 +17,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * The fencing counter of a lock blob: a metadata value ({@value #TOKEN_KEY}) that the lease holder
  * advances on every grant with a write conditioned on its lease id and {@code If-Match} of the ETag
  * it knows, so that tokens strictly increase across owners, processes and expiries (only the holder
- * of the active lease may write the blob). The owner id and lease seconds of the grant ride along
- * for {@link AzureBlobLockBackend#inspect}.
+ * of the active lease may write the blob). The owner id, lease seconds and holder description
+ * ({@link AzureBlobHolderText}) of the grant ride along in the same write, for {@link
+ * AzureBlobLockBackend#inspect} and {@link AzureBlobLockBackend#list}: no request of their own.
  *
  * <p>The ETag of this backend's own last write per lock is remembered (at most {@value
  * #MAX_REMEMBERED} locks): the next grant writes {@code If-Match} it directly, and only when another
@@ -31,6 +32,8 @@ final class AzureBlobFence {
     static final String OWNER_KEY = "batonowner";
     /** Metadata key of the current grant's lease seconds. */
     static final String LEASE_KEY = "batonlease";
+    /** Metadata key of the current grant's holder description ({@link AzureBlobHolderText}). */
+    static final String HOLDER_KEY = "batonholder";
 
     private static final int MAX_REMEMBERED = 10_000;
 
@@ -90,6 +93,11 @@ final class AzureBlobFence {
         metadata.put(TOKEN_KEY, Long.toString(next));
         metadata.put(OWNER_KEY, request.ownerId());
         metadata.put(LEASE_KEY, Integer.toString(seconds));
+        if (request.holder().isEmpty()) {
+            metadata.remove(HOLDER_KEY); // never leave the previous holder's description beside this owner
+        } else {
+            metadata.put(HOLDER_KEY, AzureBlobHolderText.encode(request.holder()));
+        }
         BlobRequestConditions guard = new BlobRequestConditions()
                 .setLeaseId(AzureBlobLockBackend.leaseId(request.ownerId()))
                 .setIfMatch(fence.etag());

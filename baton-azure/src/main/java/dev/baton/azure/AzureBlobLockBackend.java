@@ -1,16 +1,13 @@
 package dev.baton.azure;
 
-import com.azure.core.http.HttpHeaderName;
 import com.azure.core.http.rest.Response;
 import com.azure.core.util.BinaryData;
-import com.azure.core.util.DateTimeRfc1123;
 import com.azure.storage.blob.BlobAsyncClient;
 import com.azure.storage.blob.BlobContainerAsyncClient;
 import com.azure.storage.blob.models.BlobErrorCode;
 import com.azure.storage.blob.models.BlobProperties;
 import com.azure.storage.blob.models.BlobRequestConditions;
 import com.azure.storage.blob.models.BlobStorageException;
-import com.azure.storage.blob.models.LeaseStateType;
 import com.azure.storage.blob.options.BlobAcquireLeaseOptions;
 import com.azure.storage.blob.options.BlobReleaseLeaseOptions;
 import com.azure.storage.blob.options.BlobRenewLeaseOptions;
@@ -27,7 +24,6 @@ import dev.baton.spi.LockRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -47,9 +43,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *       {@code If-Match} of the ETag read (or of the ETag of this backend's own last write of the
  *       counter, which saves the read when nobody else took the lock since). Only the lease holder can write the blob, so tokens
  *       strictly increase across owners, processes and expiries. If the write fails, the attempt is
- *       not a grant: the lease is released and the lock reported taken (or the failure thrown).
+ *       not a grant: the lease is released and the lock reported taken (or the failure thrown). The
+ *       same write records the grant's owner id and holder description (percent-encoded, {@link
+ *       AzureBlobHolderText}), so describing the holder costs no request.
  *   <li><b>Renew / release</b>: Lease Blob {@code renew} / {@code release} with the grant's lease id;
  *       a lease id that is not the blob's current one never renews or releases anything (409).
+ *   <li><b>Operators</b>: {@link #list} lists the container's blobs under the prefix with their
+ *       metadata; {@link #forceRelease} breaks the lease with a break period of 0.
  * </ul>
  *
  * <p>Lease time: Azure's leases last 15 to 60 s (or forever, which Baton never uses: a crashed
@@ -83,6 +83,8 @@ public final class AzureBlobLockBackend implements LockBackend {
     private final BlobContainerAsyncClient container;
     private final AzureBlobCalls calls;
     private final AzureBlobFence fence;
+    private final AzureBlobLockListing listing;
+    private final AzureBlobLeaseBreaker breaker;
     private final AutoCloseable transport;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -93,6 +95,8 @@ public final class AzureBlobLockBackend implements LockBackend {
         this.container = transport.container();
         this.calls = new AzureBlobCalls(name, uri, transport.endpoint(), operationTimeout);
         this.fence = new AzureBlobFence(calls);
+        this.listing = new AzureBlobLockListing(container, prefix, calls);
+        this.breaker = new AzureBlobLeaseBreaker(calls);
         this.transport = transport;
     }
 
@@ -176,7 +180,7 @@ public final class AzureBlobLockBackend implements LockBackend {
                         lock,
                         "acquiring the lease",
                         () -> lease.acquireLeaseWithResponse(new BlobAcquireLeaseOptions(seconds)));
-                return serverTime(granted);
+                return AzureBlobCalls.serverTime(granted);
             } catch (BlobStorageException e) {
                 if (e.getStatusCode() == 409) {
                     return null; // LeaseAlreadyPresent, or a lease being broken: held by another owner
@@ -219,9 +223,10 @@ public final class AzureBlobLockBackend implements LockBackend {
     }
 
     /**
-     * The holder as the blob shows it: held while its lease is active, with the owner id and token
-     * of the last grant (written with the token). Azure does not tell when a lease ends, so {@code
-     * expiresAt} is the latest it can: the server's time of this read plus the lease time.
+     * The holder as the blob shows it ({@link AzureBlobLockListing#info}): held while its lease is
+     * leased, with the owner id, token and holder description of the last grant. Azure does not tell
+     * when a lease ends, so {@code expiresAt} is the latest it can: the server's time of this read plus
+     * the lease time. Waiters are not counted (they poll; Azure keeps no queue).
      */
     @Override
     public Optional<LockInfo> inspect(String lock) {
@@ -235,23 +240,36 @@ public final class AzureBlobLockBackend implements LockBackend {
             throw calls.failure(lock, "reading the lock's blob", e);
         }
         BlobProperties properties = read.getValue();
-        LeaseStateType state = properties.getLeaseState();
-        if (state != LeaseStateType.LEASED && state != LeaseStateType.BREAKING) {
-            return Optional.empty();
-        }
-        Map<String, String> metadata = properties.getMetadata();
-        long seconds;
-        try {
-            seconds = Long.parseLong(metadata.getOrDefault(AzureBlobFence.LEASE_KEY, "60"));
-        } catch (NumberFormatException e) {
-            seconds = 60;
-        }
-        return Optional.of(new LockInfo(
-                lock,
-                LockMode.EXCLUSIVE,
-                List.of(metadata.getOrDefault(AzureBlobFence.OWNER_KEY, "unknown (not written by Baton)")),
-                fence.counter(lock, metadata.get(AzureBlobFence.TOKEN_KEY)),
-                serverTime(read).plusSeconds(seconds)));
+        return AzureBlobLockListing.info(
+                lock, properties.getLeaseState(), properties.getMetadata(), AzureBlobCalls.serverTime(read));
+    }
+
+    /**
+     * Lists the container's blobs under the prefix's encoding with their metadata (List Blobs with
+     * {@code include=metadata}, page by page, each page bounded by the operation timeout), decodes
+     * their names and keeps the leased ones whose name starts with {@code prefix}: one request per
+     * 1,000 blobs ever used as locks under it, held or not. Every entry is a {@link
+     * dev.baton.spi.LockKind#MUTEX} (blob leases have no shared form and no semaphores) without a waiter
+     * count (waiters poll).
+     */
+    @Override
+    public List<LockInfo> list(String prefix) {
+        return listing.list(prefix);
+    }
+
+    @Override
+    public String listingMethod() {
+        return listing.method();
+    }
+
+    /**
+     * Breaks the lock's lease with a break period of 0 ({@link AzureBlobLeaseBreaker}): free at once;
+     * the broken holder's next renewal fails (a broken lease cannot be renewed), so it is reported
+     * lost within a third of its lease time; the next holder's token is above the broken one's.
+     */
+    @Override
+    public List<LockInfo> forceRelease(String lock, String ownerId) {
+        return breaker.breakLease(lock, blob(lock), ownerId);
     }
 
     /**
@@ -276,7 +294,8 @@ public final class AzureBlobLockBackend implements LockBackend {
             Response<String> renewed =
                     calls.call(grant.name(), "renewing the lease", () -> lease(blob(grant.name()), grant.ownerId())
                             .renewLeaseWithResponse(new BlobRenewLeaseOptions()));
-            return Optional.of(grant.withExpiresAt(serverTime(renewed).plusSeconds(leaseSeconds(leaseTime))));
+            return Optional.of(
+                    grant.withExpiresAt(AzureBlobCalls.serverTime(renewed).plusSeconds(leaseSeconds(leaseTime))));
         } catch (BlobStorageException e) {
             if (e.getStatusCode() == 409 || e.getStatusCode() == 404 || e.getStatusCode() == 412) {
                 return Optional.empty(); // another lease id, no lease, broken, or no blob: not ours any more
@@ -324,19 +343,6 @@ public final class AzureBlobLockBackend implements LockBackend {
                 failure.addSuppressed(e);
             }
         }
-    }
-
-    /** The server's Date header (second precision), or this machine's clock if it is missing. */
-    private static Instant serverTime(Response<?> response) {
-        String date = response.getHeaders().getValue(HttpHeaderName.DATE);
-        if (date != null) {
-            try {
-                return new DateTimeRfc1123(date).getDateTime().toInstant();
-            } catch (RuntimeException e) {
-                // fall through: the expiry is informational only
-            }
-        }
-        return Instant.now();
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.baton.azure;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.regex.Pattern;
 
@@ -34,6 +35,36 @@ final class AzureBlobNames {
             throw new IllegalArgumentException(blobName + " does not start with " + prefix);
         }
         return new String(Base64.getUrlDecoder().decode(blobName.substring(prefix.length())), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * The blob-name prefix under which every lock whose name starts with {@code lockPrefix} lies:
+     * the encoding of the prefix's whole 3-byte groups (base64 turns each into 4 characters; a
+     * trailing partial group depends on the bytes after it, so the listing matches on decoded names).
+     */
+    static String listPrefix(String prefix, String lockPrefix) {
+        byte[] bytes = lockPrefix.getBytes(StandardCharsets.UTF_8);
+        byte[] whole = Arrays.copyOf(bytes, bytes.length - bytes.length % 3);
+        return prefix + ENCODER.encodeToString(whole);
+    }
+
+    /**
+     * The lock name a blob found under {@code prefix} stands for, or null if the blob is not one of
+     * {@link #blobName}'s (another prefix's blob, a foreign blob, a non-canonical encoding).
+     */
+    static String lockNameOrNull(String prefix, String blobName) {
+        if (!blobName.startsWith(prefix)) {
+            return null;
+        }
+        String encoded = blobName.substring(prefix.length());
+        byte[] bytes;
+        try {
+            bytes = Base64.getUrlDecoder().decode(encoded);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
+        String name = new String(bytes, StandardCharsets.UTF_8);
+        return !name.isEmpty() && blobName(prefix, name).equals(blobName) ? name : null;
     }
 
     /** The prefix if it is safe: letters, digits, {@code - _ . /}, no empty, {@code .} or {@code ..} segment. */
