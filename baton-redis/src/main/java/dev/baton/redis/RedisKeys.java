@@ -33,13 +33,57 @@ final class RedisKeys {
 
     /**
      * KEYS for a script run in {@code mode}: lock, fencing counter, then the queue (exclusive) or the
-     * readers (shared). Fewer keys per call is less to encode and send on the fast path.
+     * readers and their descriptions (shared). Fewer keys per call is less to encode and send on the
+     * fast path; an exclusive grant keeps its description in the lock's value.
      */
     String[] keys(String name, dev.baton.spi.LockMode mode) {
         String base = base(name);
-        return new String[] {
-            base + "lock", base + "fence", base + (mode == dev.baton.spi.LockMode.EXCLUSIVE ? "queue" : "readers")
-        };
+        if (mode == dev.baton.spi.LockMode.EXCLUSIVE) {
+            return new String[] {base + "lock", base + "fence", base + "queue"};
+        }
+        return new String[] {base + "lock", base + "fence", base + "readers", base + "descriptions"};
+    }
+
+    /**
+     * The hash of the readers' descriptions: owner id to {@code "<token> <holder description>"}
+     * ({@link RedisScripts#ACQUIRE}).
+     */
+    String descriptions(String name) {
+        return base(name) + "descriptions";
+    }
+
+    /**
+     * KEYS for {@link RedisInspection#LOCK}: lock, fencing counter, readers, their descriptions, then
+     * the sorted set of waiters scored by when their entry expires (the hand-over queue, or Redlock's
+     * ticket expiries), or none when waiters are not counted.
+     */
+    String[] inspectKeys(String name, String waiting) {
+        String base = base(name);
+        String[] keys = {base + "lock", base + "fence", base + "readers", base + "descriptions"};
+        if (waiting == null) {
+            return keys;
+        }
+        return new String[] {keys[0], keys[1], keys[2], keys[3], base + waiting};
+    }
+
+    /** The name whose lock key is {@code key}, or null if {@code key} is not a lock key of this prefix. */
+    String lockName(String key) {
+        return nameIn(key, prefix + "{", "}:lock");
+    }
+
+    /**
+     * The name between {@code before} and {@code after} in {@code key}, decoded; null if {@code key}
+     * has another shape.
+     */
+    static String nameIn(String key, String before, String after) {
+        if (!key.startsWith(before) || !key.endsWith(after) || key.length() < before.length() + after.length()) {
+            return null;
+        }
+        String encoded = key.substring(before.length(), key.length() - after.length());
+        if (encoded.indexOf('{') >= 0 || encoded.indexOf('}') >= 0) {
+            return null;
+        }
+        return decode(encoded);
     }
 
     /**
@@ -64,6 +108,32 @@ final class RedisKeys {
     /** The channel a release is published on. */
     String channel(String name) {
         return prefix + "{" + encode(name) + "}:released";
+    }
+
+    /** The inverse of {@link #encode}; null for text {@link #encode} never produces. */
+    static String decode(String encoded) {
+        if (encoded.indexOf('%') < 0) {
+            return encoded;
+        }
+        StringBuilder out = new StringBuilder(encoded.length());
+        for (int i = 0; i < encoded.length(); i++) {
+            char c = encoded.charAt(i);
+            if (c != '%') {
+                out.append(c);
+                continue;
+            }
+            String escape = encoded.length() >= i + 3 ? encoded.substring(i, i + 3) : "";
+            switch (escape) {
+                case "%25" -> out.append('%');
+                case "%7B" -> out.append('{');
+                case "%7D" -> out.append('}');
+                default -> {
+                    return null;
+                }
+            }
+            i += 2;
+        }
+        return out.toString();
     }
 
     static String encode(String name) {

@@ -12,7 +12,6 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -269,6 +268,7 @@ public final class RedisLockBackend implements LockBackend {
         String lease = Long.toString(Math.max(1, request.leaseTime().toMillis()));
         String fenceTtl = Long.toString(fenceTtlMillis(request.leaseTime()));
         String[] lockKeys = keys.keys(request.name(), request.mode());
+        String holder = RedisHolders.clean(request.holder());
         Long token = RedisFailures.await(
                 waiter == null
                         ? node.<Long>eval(
@@ -279,7 +279,8 @@ public final class RedisLockBackend implements LockBackend {
                                 owner,
                                 mode,
                                 lease,
-                                fenceTtl)
+                                fenceTtl,
+                                holder)
                         : node.<Long>eval(
                                 via,
                                 RedisScripts.ACQUIRE,
@@ -289,6 +290,7 @@ public final class RedisLockBackend implements LockBackend {
                                 mode,
                                 lease,
                                 fenceTtl,
+                                holder,
                                 waiter.member,
                                 Long.toString(queueEntryTtlMillis(request.leaseTime()))),
                 timeoutNanos,
@@ -378,28 +380,39 @@ public final class RedisLockBackend implements LockBackend {
         return releaseNotifications;
     }
 
-    @Override
-    public Optional<LockInfo> inspect(String lockName) {
-        List<Object> reply = RedisFailures.await(
-                node.eval(RedisScripts.INSPECT, ScriptOutputType.MULTI, keys.keys(lockName)),
-                timeoutNanos,
-                lockName,
-                name,
-                "inspect");
-        return toInfo(lockName, reply);
+    /** The hand-over queue's key suffix when this backend counts waiters in it (fair), else null. */
+    private String waiting() {
+        return fair ? "queue" : null;
     }
 
-    static Optional<LockInfo> toInfo(String lockName, List<Object> reply) {
-        if (reply == null || reply.isEmpty()) {
-            return Optional.empty();
-        }
-        LockMode mode = "X".equals(String.valueOf(reply.get(0))) ? LockMode.EXCLUSIVE : LockMode.SHARED;
-        List<String> owners = new ArrayList<>();
-        for (int i = 3; i < reply.size(); i++) {
-            owners.add(String.valueOf(reply.get(i)));
-        }
-        return Optional.of(
-                new LockInfo(lockName, mode, owners, number(reply.get(2)), Instant.ofEpochMilli(number(reply.get(1)))));
+    /** The lock of this name, or, when no lock is held, its semaphore (two scripts, sent together). */
+    @Override
+    public Optional<LockInfo> inspect(String lockName) {
+        List<LockInfo> held = RedisFailures.await(
+                RedisInspection.both(node, keys, lockName, waiting(), true), timeoutNanos, lockName, name, "inspect");
+        return held.stream().findFirst();
+    }
+
+    /**
+     * Scans the key space in batches ({@code SCAN ... MATCH ... COUNT}; on a Cluster every master),
+     * see {@link RedisLockScan}: its cost grows with the number of keys in the database. Exclusive
+     * waiters are counted from the hand-over queue (not with {@code fair=false}, which has none);
+     * readers waiting for a writer and semaphore waiters poll and are not counted.
+     */
+    @Override
+    public List<LockInfo> list(String prefix) {
+        return RedisLockScan.list(node, keys, prefix, waiting(), true, timeoutNanos, name);
+    }
+
+    /**
+     * Breaks by owner id in one script per holder ({@link RedisInspection#FORCE_RELEASE}, or a
+     * permit's release), which hands a lock to its first queued waiter or publishes, as a release
+     * does; the next grant draws its token from the same counter, above the broken one. The broken
+     * holder's next renewal finds its owner id gone and reports the lease lost.
+     */
+    @Override
+    public List<LockInfo> forceRelease(String lockName, String ownerId) {
+        return RedisInspection.forceRelease(node, keys, lockName, ownerId, waiting(), timeoutNanos, name);
     }
 
     @Override

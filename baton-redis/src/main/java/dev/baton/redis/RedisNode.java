@@ -1,10 +1,14 @@
 package dev.baton.redis;
 
+import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisKeyAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -249,6 +253,18 @@ final class RedisNode implements AutoCloseable {
     /** host:port, the Sentinel master or the cluster's seeds, for messages. */
     String address() {
         return address;
+    }
+
+    /**
+     * One {@code SCAN} step on the command connection. On a Cluster it is Lettuce's cluster-wide
+     * SCAN, which walks every master in turn (the cursor names the master it is on), so scanning to
+     * the end covers every master's keys.
+     */
+    @SuppressWarnings("unchecked")
+    CompletableFuture<KeyScanCursor<String>> scan(ScanCursor cursor, ScanArgs args) {
+        return connection().thenCompose(conn -> ((RedisKeyAsyncCommands<String, String>) conn.async())
+                .scan(cursor, args)
+                .toCompletableFuture());
     }
 
     /** Runs a script by EVALSHA; loads it with EVAL when the server answers NOSCRIPT. */

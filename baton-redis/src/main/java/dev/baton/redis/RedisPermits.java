@@ -56,7 +56,8 @@ final class RedisPermits {
             + "local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n";
 
     /**
-     * KEYS: holders, fence, permits. ARGV: owner, lease ms, fence ttl ms, permits. Returns the
+     * KEYS: holders, fence, permits, descriptions. ARGV: owner, lease ms, fence ttl ms, permits,
+     * holder description (may be empty). Returns the
      * fencing token (positive) if granted, 0 if every permit is held, or minus the recorded count
      * when it differs from ARGV[4]. An owner that already holds a permit (an attempt repeated after
      * a reconnect) keeps it with a fresh expiry and a fresh token: it never counts twice.
@@ -64,6 +65,7 @@ final class RedisPermits {
     static final RedisScripts.Script ACQUIRE = RedisScripts.Script.of(
             "permit-acquire",
             NOW
+                    + RedisScripts.PRUNE_DESCRIPTIONS
                     + "local ttl = tonumber(ARGV[3])\n"
                     + "local stored = redis.call('GET', KEYS[3])\n"
                     + "local marked = false\n"
@@ -76,6 +78,7 @@ final class RedisPermits {
                     + "      .. ', not a permit count; delete it')\n"
                     + "  end\n"
                     + "end\n"
+                    + "pruneDescriptions(KEYS[1], KEYS[4], now)\n"
                     + "redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)\n"
                     + "local granted = redis.call('ZSCORE', KEYS[1], ARGV[1])\n"
                     + "  or redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[4])\n"
@@ -91,10 +94,12 @@ final class RedisPermits {
                     + "  token = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
                     + "  redis.call('SET', KEYS[2], string.format('%.0f', token), 'PX', ttl)\n"
                     + "end\n"
+                    + "describe(KEYS[4], ARGV[1], token, ARGV[5] or '', ttl)\n"
                     + "return token\n");
 
     /**
-     * KEYS: holders, permits. ARGV: owner, channel. Removes the owner's permit; if an attempt was
+     * KEYS: holders, permits, descriptions. ARGV: owner, channel. Removes the owner's permit and its
+     * description; if an attempt was
      * refused since the last release (the count is marked), clears the mark and publishes on the
      * channel. Returns 1 if the owner held a permit that had not expired, else 0.
      */
@@ -103,6 +108,7 @@ final class RedisPermits {
             "local score = redis.call('ZSCORE', KEYS[1], ARGV[1])\n"
                     + "if not score then return 0 end\n"
                     + "redis.call('ZREM', KEYS[1], ARGV[1])\n"
+                    + "if KEYS[3] then redis.call('HDEL', KEYS[3], ARGV[1]) end\n"
                     + NOW
                     + "if tonumber(score) <= now then return 0 end\n"
                     + "local stored = redis.call('GET', KEYS[2])\n"
@@ -146,10 +152,18 @@ final class RedisPermits {
         return grant.backendState() == Marker.PERMIT;
     }
 
-    /** The semaphore's keys: holders, fence, permits (the order every permit script and renewal expects). */
+    /**
+     * The semaphore's keys: holders, fence, permits, descriptions (owner id to {@code "<token>
+     * <holder description>"}), in the order every permit script and renewal expects.
+     */
     static String[] keys(RedisKeys keys, String name) {
         String base = base(keys, name);
-        return new String[] {base + "holders", base + "fence", base + "permits"};
+        return new String[] {base + "holders", base + "fence", base + "permits", base + "descriptions"};
+    }
+
+    /** The name whose semaphore holders key is {@code key}, or null if it is none of this prefix. */
+    static String semaphoreName(RedisKeys keys, String key) {
+        return RedisKeys.nameIn(key, keys.prefix() + "sem:{", "}:holders");
     }
 
     /** The channel a release publishes on when someone waits for a permit of {@code name}. */
@@ -204,7 +218,8 @@ final class RedisPermits {
                         request.ownerId(),
                         Long.toString(Math.max(1, request.leaseTime().toMillis())),
                         Long.toString(RedisLockBackend.fenceTtlMillis(request.leaseTime())),
-                        Integer.toString(request.permits())),
+                        Integer.toString(request.permits()),
+                        RedisHolders.clean(request.holder())),
                 timeoutNanos,
                 subject(request.name()),
                 backend,
@@ -221,9 +236,14 @@ final class RedisPermits {
     }
 
     private CompletableFuture<Long> releaseAsync(String name, String ownerId) {
+        return release(node, keys, name, ownerId);
+    }
+
+    /** Removes {@code ownerId}'s permit of {@code name} ({@link #RELEASE}): 1 if it was held, else 0. */
+    static CompletableFuture<Long> release(RedisNode node, RedisKeys keys, String name, String ownerId) {
         String[] all = keys(keys, name);
         return node.eval(
-                RELEASE, ScriptOutputType.INTEGER, new String[] {all[0], all[2]}, ownerId, channel(keys, name));
+                RELEASE, ScriptOutputType.INTEGER, new String[] {all[0], all[2], all[3]}, ownerId, channel(keys, name));
     }
 
     /** Gives the permit back; true if it was still held. */

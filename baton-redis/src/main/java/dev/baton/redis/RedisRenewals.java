@@ -35,7 +35,7 @@ final class RedisRenewals {
             List<Grant> grants,
             long leaseMillis,
             long fenceTtlMillis) {
-        String[] keyArgs = new String[grants.size() * 3];
+        String[] keyArgs = new String[grants.size() * 4];
         String[] args = new String[2 + grants.size() * 2];
         args[0] = Long.toString(Math.max(1, leaseMillis));
         args[1] = Long.toString(fenceTtlMillis);
@@ -43,7 +43,9 @@ final class RedisRenewals {
             Grant grant = grants.get(i);
             boolean permit = RedisPermits.isPermit(grant);
             String[] grantKeys = permit ? RedisPermits.keys(keys, grant.name()) : keys.keys(grant.name(), grant.mode());
-            System.arraycopy(grantKeys, 0, keyArgs, i * 3, 3);
+            System.arraycopy(grantKeys, 0, keyArgs, i * 4, 3);
+            // An exclusive grant's description is in its lock's value: its fourth key goes unused.
+            keyArgs[i * 4 + 3] = grantKeys.length > 3 ? grantKeys[3] : keys.descriptions(grant.name());
             args[2 + i * 2] = grant.ownerId();
             args[3 + i * 2] = permit ? "P" : RedisLockBackend.modeArg(grant.mode());
         }

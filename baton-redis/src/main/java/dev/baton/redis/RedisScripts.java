@@ -71,6 +71,33 @@ final class RedisScripts {
                 + "end\n";
     }
 
+    /**
+     * The owner id in an exclusive lock's value, {@code [<holder description> ]<owner id>[+]}: the
+     * last space-separated word without the wanted mark (owner ids have neither spaces nor {@code +}).
+     */
+    static final String OWNER_OF = "local function ownerOf(v)\n"
+            + "  local o = string.match(v, '[^ ]*$')\n"
+            + "  if string.sub(o, -1) == '+' then o = string.sub(o, 1, -2) end\n"
+            + "  return o\n"
+            + "end\n";
+
+    /**
+     * Drops the descriptions ({@code hash}, owner to {@code "<token> <holder>"}) of the holders of
+     * {@code holders} (a sorted set scored by expiry) that expired: all of them when the set is gone,
+     * else up to 100 of the expired (the rest go with a later call, or with the hash's own expiry).
+     */
+    static final String PRUNE_DESCRIPTIONS = "local function pruneDescriptions(holders, hash, now)\n"
+            + "  if not hash then return end\n"
+            + "  if redis.call('EXISTS', holders) == 0 then redis.call('DEL', hash) return end\n"
+            + "  local gone = redis.call('ZRANGEBYSCORE', holders, '-inf', now, 'LIMIT', 0, 100)\n"
+            + "  if #gone > 0 then redis.call('HDEL', hash, unpack(gone)) end\n"
+            + "end\n"
+            + "local function describe(hash, owner, token, holder, ttl)\n"
+            + "  if not hash then return end\n"
+            + "  redis.call('HSET', hash, owner, string.format('%.0f', token) .. ' ' .. holder)\n"
+            + "  redis.call('PEXPIRE', hash, ttl)\n"
+            + "end\n";
+
     /** Recomputes the shared lock's expiry as the latest reader's; deletes it when none is left. */
     private static final String SHARED_TTL = "local function sharedTtl(now)\n"
             + "  local last = redis.call('ZRANGE', KEYS[3], -1, -1, 'WITHSCORES')\n"
@@ -83,8 +110,12 @@ final class RedisScripts {
             + "end\n";
 
     /**
-     * ARGV: owner, mode (X|S), lease ms, fence ttl ms, queue member or empty, and with a member how
-     * long its queue entry lives after this attempt (ms; the lease time when absent). Returns the fencing
+     * ARGV: owner, mode (X|S), lease ms, fence ttl ms, holder description (may be empty), queue
+     * member or empty, and with a member how long its queue entry lives after this attempt (ms; the
+     * lease time when absent). An exclusive grant stores the description in the lock's value before
+     * the owner id; a shared grant stores {@code "<token> <description>"} under its owner id in the
+     * descriptions hash (KEYS[4] in shared mode, see {@link RedisKeys#keys(String,
+     * dev.baton.spi.LockMode)}), which lives the fence ttl and drops expired readers' entries. Returns the fencing
      * token (positive) if granted, else 0. The exclusive path reads no clock (TIME costs a script
      * more than the SET NX does) unless it queues: only seeding a missing counter and queueing need
      * the server time. A queued waiter that finds the lock already handed to it (its message still
@@ -93,19 +124,23 @@ final class RedisScripts {
     static final Script ACQUIRE = Script.of(
             "acquire",
             nextToken(4)
-                    + "local member = ARGV[5] or ''\n"
+                    + OWNER_OF
+                    + "local holder = ARGV[5] or ''\n"
+                    + "local member = ARGV[6] or ''\n"
                     + "if ARGV[2] == 'X' then\n"
-                    + "  if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[3]) then\n"
+                    + "  local value = ARGV[1]\n"
+                    + "  if holder ~= '' then value = holder .. ' ' .. value end\n"
+                    + "  if redis.call('SET', KEYS[1], value, 'NX', 'PX', ARGV[3]) then\n"
                     + "    if member ~= '' then\n"
                     + "      redis.call('ZREM', KEYS[3], member)\n"
                     + "      if redis.call('ZCARD', KEYS[3]) > 0 then\n"
-                    + "        redis.call('SET', KEYS[1], ARGV[1] .. '+', 'KEEPTTL')\n"
+                    + "        redis.call('SET', KEYS[1], value .. '+', 'KEEPTTL')\n"
                     + "      end\n"
                     + "    end\n"
                     + "    return nextToken()\n"
                     + "  end\n"
                     + "  local held = redis.call('GET', KEYS[1])\n"
-                    + "  if held == ARGV[1] or held == ARGV[1] .. '+' then\n"
+                    + "  if held and ownerOf(held) == ARGV[1] then\n"
                     + "    redis.call('PEXPIRE', KEYS[1], ARGV[3])\n"
                     + "    return tonumber(redis.call('GET', KEYS[2]))\n"
                     + "  end\n"
@@ -115,48 +150,54 @@ final class RedisScripts {
                     + "  if member == '' then return 0 end\n"
                     + "  local t = redis.call('TIME')\n"
                     + "  local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
-                    + "  local ttl = tonumber(ARGV[6] or ARGV[3])\n"
+                    + "  local ttl = tonumber(ARGV[7] or ARGV[3])\n"
                     + "  redis.call('ZADD', KEYS[3], now + ttl, member)\n"
                     + "  if redis.call('PTTL', KEYS[3]) < ttl then redis.call('PEXPIRE', KEYS[3], ttl) end\n"
                     + "  return 0\n"
                     + "end\n"
                     + NOW
                     + SHARED_TTL
+                    + PRUNE_DESCRIPTIONS
                     + "local held = redis.call('GET', KEYS[1])\n"
                     + "if held and held ~= 'S' then\n"
                     + "  if string.sub(held, -1) ~= '+' then redis.call('SET', KEYS[1], held .. '+', 'KEEPTTL') end\n"
                     + "  return 0\n"
                     + "end\n"
+                    + "pruneDescriptions(KEYS[3], KEYS[4], now)\n"
                     + "redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)\n"
                     + "local token = nextToken()\n"
                     + "redis.call('ZADD', KEYS[3], now + tonumber(ARGV[3]), ARGV[1])\n"
+                    + "describe(KEYS[4], ARGV[1], token, holder, ARGV[4])\n"
                     + "redis.call('SET', KEYS[1], 'S')\n"
                     + "sharedTtl(now)\n"
                     + "return token\n");
 
     /**
      * Renews many locks of one client in one call (see {@link RedisRenewals}); each is extended only
-     * if this owner still holds it. KEYS: the three keys of each lock in turn; ARGV: lease ms, fence
-     * ttl ms, then owner and mode of each lock in turn. Semaphore permits ride along with mode {@code
-     * P} and their own three keys ({@link RedisPermits#RENEW_FUNCTION}). Returns {server now ms, then
+     * if this owner still holds it. KEYS: four keys of each lock in turn (lock, fence, queue or
+     * readers, descriptions); ARGV: lease ms, fence ttl ms, then owner and mode of each lock in turn.
+     * Semaphore permits ride along with mode {@code P} and their own four keys ({@link
+     * RedisPermits#RENEW_FUNCTION}). A renewed shared grant or permit keeps its descriptions hash for
+     * the fence ttl too. Returns {server now ms, then
      * 1 (extended) or 0 (not held) for each lock}. On a Cluster every lock of one call must live in
      * one slot.
      */
     static final Script RENEW_ALL = Script.of(
             "renew-all",
             NOW
+                    + OWNER_OF
                     + RedisPermits.RENEW_FUNCTION
                     + "local lease = tonumber(ARGV[1])\n"
                     + "local out = {now}\n"
                     + "for i = 1, (#ARGV - 2) / 2 do\n"
-                    + "  local lock, fence, third = KEYS[3 * i - 2], KEYS[3 * i - 1], KEYS[3 * i]\n"
+                    + "  local lock, fence, third = KEYS[4 * i - 3], KEYS[4 * i - 2], KEYS[4 * i - 1]\n"
                     + "  local owner, mode = ARGV[2 * i + 1], ARGV[2 * i + 2]\n"
                     + "  local ok = 0\n"
                     + "  if mode == 'P' then\n"
                     + "    ok = renewPermit(lock, third, owner, now, lease, tonumber(ARGV[2]))\n"
                     + "  elseif mode == 'X' then\n"
                     + "    local held = redis.call('GET', lock)\n"
-                    + "    if held == owner or held == owner .. '+' then\n"
+                    + "    if held and ownerOf(held) == owner then\n"
                     + "      redis.call('PEXPIRE', lock, lease)\n"
                     + "      ok = 1\n"
                     + "    end\n"
@@ -171,7 +212,10 @@ final class RedisScripts {
                     + "      ok = 1\n"
                     + "    end\n"
                     + "  end\n"
-                    + "  if ok == 1 then redis.call('PEXPIRE', fence, ARGV[2]) end\n"
+                    + "  if ok == 1 then\n"
+                    + "    redis.call('PEXPIRE', fence, ARGV[2])\n"
+                    + "    if mode ~= 'X' then redis.call('PEXPIRE', KEYS[4 * i], ARGV[2]) end\n"
+                    + "  end\n"
                     + "  out[i + 1] = ok\n"
                     + "end\n"
                     + "return out\n");
@@ -180,18 +224,21 @@ final class RedisScripts {
      * ARGV: owner, mode, channel, queue member (optional, exclusive mode). Removes the owner's queue
      * entry if given; releases only this owner's hold. An exclusive lock with a live waiter in the
      * queue goes to that waiter (see the class comment); otherwise a lock that became free is
-     * announced on the channel. Returns 1 if the owner held it, else 0.
+     * announced on the channel. A queue member {@code "<owner> <lease ms> <channel>[\n<holder>]"}
+     * gives the waiter's description to the value it is handed. Returns 1 if the owner held it, else
+     * 0.
      */
     static final Script RELEASE = Script.of(
             "release",
-            "if ARGV[2] == 'X' then\n"
+            OWNER_OF
+                    + "if ARGV[2] == 'X' then\n"
                     + "  if ARGV[4] and ARGV[4] ~= '' then redis.call('ZREM', KEYS[3], ARGV[4]) end\n"
                     + "  local held = redis.call('GET', KEYS[1])\n"
-                    + "  if held == ARGV[1] then\n"
+                    + "  if not held or ownerOf(held) ~= ARGV[1] then return 0 end\n"
+                    + "  if string.sub(held, -1) ~= '+' then\n"
                     + "    redis.call('DEL', KEYS[1])\n"
                     + "    return 1\n"
                     + "  end\n"
-                    + "  if held ~= ARGV[1] .. '+' then return 0 end\n"
                     + "  if KEYS[3] and redis.call('EXISTS', KEYS[3]) == 1 then\n"
                     + "    local t = redis.call('TIME')\n"
                     + "    local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)\n"
@@ -199,9 +246,14 @@ final class RedisScripts {
                     + "    local head = redis.call('ZRANGE', KEYS[3], 0, 0)\n"
                     + "    if #head == 1 then\n"
                     + "      local owner, lease, channel = string.match(head[1], '^(%S+) (%d+) (.+)$')\n"
+                    + "      local value = owner and owner .. '+'\n"
+                    + "      if channel then\n"
+                    + "        local c, holder = string.match(channel, '^(.*)\\n([^\\n]*)$')\n"
+                    + "        if c then channel = c; value = holder .. ' ' .. value end\n"
+                    + "      end\n"
                     + "      redis.call('ZREM', KEYS[3], head[1])\n"
                     + "      if owner then\n"
-                    + "        redis.call('SET', KEYS[1], owner .. '+', 'PX', lease)\n"
+                    + "        redis.call('SET', KEYS[1], value, 'PX', lease)\n"
                     + "        local token = redis.call('INCR', KEYS[2])\n"
                     + "        if token == 1 then\n"
                     + "          token = tonumber(t[1]) * 1000000 + tonumber(t[2])\n"
@@ -220,6 +272,7 @@ final class RedisScripts {
                     + NOW
                     + SHARED_TTL
                     + "if redis.call('ZREM', KEYS[3], ARGV[1]) == 0 then return 0 end\n"
+                    + "if KEYS[4] then redis.call('HDEL', KEYS[4], ARGV[1]) end\n"
                     + "redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)\n"
                     + "if redis.call('GET', KEYS[1]) ~= 'S' then return 1 end\n"
                     + "if sharedTtl(now) == 0 then\n"
@@ -238,10 +291,11 @@ final class RedisScripts {
      */
     static final Script RAISE = Script.of(
             "raise",
-            "local held\n"
+            OWNER_OF
+                    + "local held\n"
                     + "if ARGV[2] == 'X' then\n"
                     + "  local value = redis.call('GET', KEYS[1])\n"
-                    + "  held = value == ARGV[1] or value == ARGV[1] .. '+'\n"
+                    + "  held = value and ownerOf(value) == ARGV[1]\n"
                     + "else\n"
                     + "  held = redis.call('ZSCORE', KEYS[3], ARGV[1]) ~= false\n"
                     + "end\n"
@@ -250,11 +304,12 @@ final class RedisScripts {
                     + "if current < tonumber(ARGV[3]) then\n"
                     + "  redis.call('SET', KEYS[2], ARGV[3], 'PX', ARGV[4])\n"
                     + "end\n"
-                    + "if KEYS[4] then\n"
+                    + "if ARGV[2] == 'X' and KEYS[4] then\n"
                     + "  redis.call('ZREM', KEYS[3], ARGV[1])\n"
                     + "  redis.call('ZREM', KEYS[4], ARGV[1])\n"
-                    + "  if redis.call('ZCARD', KEYS[3]) > 0 and redis.call('GET', KEYS[1]) == ARGV[1] then\n"
-                    + "    redis.call('SET', KEYS[1], ARGV[1] .. '+', 'KEEPTTL')\n"
+                    + "  local value = redis.call('GET', KEYS[1])\n"
+                    + "  if redis.call('ZCARD', KEYS[3]) > 0 and value and string.sub(value, -1) ~= '+' then\n"
+                    + "    redis.call('SET', KEYS[1], value .. '+', 'KEEPTTL')\n"
                     + "  end\n"
                     + "end\n"
                     + "return 1\n");
@@ -263,7 +318,7 @@ final class RedisScripts {
      * Redlock's fair exclusive acquire on one master (see {@link RedlockTickets}). KEYS: lock, fence,
      * tickets (a sorted set of waiting owners scored by their ticket), ticket expiries (the same
      * owners scored by when their entry expires, server ms). ARGV: owner, lease ms, fence ttl ms,
-     * ticket (empty on an attempt that does not wait yet), entry ttl ms. Drops expired entries,
+     * ticket (empty on an attempt that does not wait yet), entry ttl ms, holder description (may be empty). Drops expired entries,
      * writes (or refreshes) the owner's entry, and grants a free lock only to the first entry, lowest
      * ticket then lowest owner id, or to anyone while nobody waits. The entry stays until {@link
      * #RAISE} (run with the same four keys) confirms the grant on a majority, so that masters keep
@@ -272,14 +327,17 @@ final class RedisScripts {
     static final Script REDLOCK_ACQUIRE = Script.of(
             "redlock-acquire",
             nextToken(3)
+                    + OWNER_OF
                     + "local owner = ARGV[1]\n"
+                    + "local value = owner\n"
+                    + "if ARGV[6] and ARGV[6] ~= '' then value = ARGV[6] .. ' ' .. owner end\n"
                     + "local held = redis.call('GET', KEYS[1])\n"
-                    + "if held == owner or held == owner .. '+' then\n"
+                    + "if held and ownerOf(held) == owner then\n"
                     + "  redis.call('PEXPIRE', KEYS[1], ARGV[2])\n"
                     + "  return tonumber(redis.call('GET', KEYS[2]))\n"
                     + "end\n"
                     + "if not held and ARGV[4] == '' and redis.call('EXISTS', KEYS[3]) == 0 then\n"
-                    + "  redis.call('SET', KEYS[1], owner, 'PX', ARGV[2])\n"
+                    + "  redis.call('SET', KEYS[1], value, 'PX', ARGV[2])\n"
                     + "  return nextToken()\n"
                     + "end\n"
                     + "local t = redis.call('TIME')\n"
@@ -306,33 +364,11 @@ final class RedisScripts {
                     + "end\n"
                     + "local head = redis.call('ZRANGE', KEYS[3], 0, 0)\n"
                     + "if #head == 1 and head[1] ~= owner then return 0 end\n"
-                    + "redis.call('SET', KEYS[1], owner, 'PX', ARGV[2])\n"
+                    + "redis.call('SET', KEYS[1], value, 'PX', ARGV[2])\n"
                     + "return nextToken()\n");
 
     /** Redlock: a waiter that gave up leaves. KEYS: tickets, ticket expiries. ARGV: owner. */
     static final Script REDLOCK_LEAVE = Script.of(
             "redlock-leave",
             "redis.call('ZREM', KEYS[1], ARGV[1])\n" + "return redis.call('ZREM', KEYS[2], ARGV[1])\n");
-
-    /**
-     * No ARGV. Returns {} when free, else {mode, expiry in server ms, token, owner...} (the readers
-     * that have not expired, for shared mode).
-     */
-    static final Script INSPECT = Script.of(
-            "inspect",
-            NOW
-                    + "local held = redis.call('GET', KEYS[1])\n"
-                    + "if not held then return {} end\n"
-                    + "local mode = 'X'\n"
-                    + "if held == 'S' then mode = 'S' end\n"
-                    + "local out = {mode, now + redis.call('PTTL', KEYS[1]), redis.call('GET', KEYS[2]) or '0'}\n"
-                    + "if mode == 'X' then\n"
-                    + "  if string.sub(held, -1) == '+' then held = string.sub(held, 1, -2) end\n"
-                    + "  out[4] = held\n"
-                    + "else\n"
-                    + "  for _, r in ipairs(redis.call('ZRANGEBYSCORE', KEYS[3], '(' .. now, '+inf')) do\n"
-                    + "    out[#out + 1] = r\n"
-                    + "  end\n"
-                    + "end\n"
-                    + "return out\n");
 }

@@ -77,7 +77,8 @@ final class RedisWaitQueue {
         }
         Waiter waiter = new Waiter(
                 request,
-                request.ownerId() + " " + Math.max(1, request.leaseTime().toMillis()) + " " + channel,
+                RedisHolders.queueMember(
+                        request.ownerId(), Math.max(1, request.leaseTime().toMillis()), channel, request.holder()),
                 onRelease);
         waiters.put(request.ownerId(), waiter);
         return waiter;

@@ -65,6 +65,7 @@ public final class RedlockBackend implements LockBackend {
     private final RedisNotifications notifications;
     private final RedlockTickets tickets;
     private final ReleaseNotifications releaseNotifications;
+    private final RedlockInspection inspection;
 
     /**
      * @param fair whether exclusive waiters queue by ticket ({@link RedlockTickets}); false is plain
@@ -99,6 +100,8 @@ public final class RedlockBackend implements LockBackend {
                 nodes, keys, operationTimeout, (ScheduledExecutorService) resources.eventExecutorGroup());
         this.tickets = new RedlockTickets(fair, pollMaxDelay, nodeTimeout);
         this.releaseNotifications = tickets.wrap(notifications, this::leave);
+        this.inspection =
+                new RedlockInspection(nodes, quorum, keys, fair ? "ticket-expiry" : null, operationTimeoutNanos, name);
     }
 
     @Override
@@ -236,6 +239,7 @@ public final class RedlockBackend implements LockBackend {
         String mode = RedisLockBackend.modeArg(request.mode());
         String fenceTtl = Long.toString(RedisLockBackend.fenceTtlMillis(lease));
         String leaseOnServer = Long.toString(lease.toMillis() + drift);
+        String holder = RedisHolders.clean(request.holder());
         boolean queues = tickets.queues(request);
         RedlockTickets.Ticket ticket = queues ? tickets.ticket(request) : null;
         if (queues) {
@@ -252,7 +256,8 @@ public final class RedlockBackend implements LockBackend {
                                 leaseOnServer,
                                 fenceTtl,
                                 ticket == null ? "" : ticket.score,
-                                Long.toString(tickets.entryTtlMillis(lease)))
+                                Long.toString(tickets.entryTtlMillis(lease)),
+                                holder)
                         : node.<Long>eval(
                                 RedisScripts.ACQUIRE,
                                 ScriptOutputType.INTEGER,
@@ -260,7 +265,8 @@ public final class RedlockBackend implements LockBackend {
                                 request.ownerId(),
                                 mode,
                                 leaseOnServer,
-                                fenceTtl))
+                                fenceTtl,
+                                holder))
                 .thenApply(RedlockBackend::single));
         List<RedisNode> granted = new ArrayList<>();
         long token = Long.MIN_VALUE;
@@ -473,26 +479,30 @@ public final class RedlockBackend implements LockBackend {
         return releaseNotifications;
     }
 
-    /** What the masters report; the holder a majority agrees on, else empty. */
+    /** What the masters report: the holders a majority of them has ({@link RedlockInspection}). */
     @Override
     public Optional<LockInfo> inspect(String lockName) {
-        String[] lockKeys = keys.keys(lockName);
-        Round round = round(
-                TimeUnit.NANOSECONDS.toMillis(operationTimeoutNanos),
-                node -> node.eval(RedisScripts.INSPECT, ScriptOutputType.MULTI, lockKeys));
-        List<LockInfo> infos = new ArrayList<>();
-        for (List<Object> reply : round.replies()) {
-            RedisLockBackend.toInfo(lockName, reply).ifPresent(infos::add);
-        }
-        for (LockInfo info : infos) {
-            long agreeing = infos.stream()
-                    .filter(other -> other.owners().equals(info.owners()) && other.mode() == info.mode())
-                    .count();
-            if (agreeing >= quorum) {
-                return Optional.of(info);
-            }
-        }
-        return Optional.empty();
+        return inspection.inspect(lockName);
+    }
+
+    /**
+     * Scans every master's key space in batches ({@code SCAN ... MATCH ... COUNT}, see {@link
+     * RedisLockScan}), master by master, and keeps the holders a majority has; waiters are counted
+     * from the fair tickets (not with {@code fair=false}).
+     */
+    @Override
+    public List<LockInfo> list(String prefix) {
+        return inspection.list(prefix);
+    }
+
+    /**
+     * On every master, raises the fencing counter above every master's broken token and releases
+     * the holder, publishing as a release does ({@link RedlockInspection}); the broken holder's next
+     * renewal finds a majority without its grant and reports the lease lost.
+     */
+    @Override
+    public List<LockInfo> forceRelease(String lockName, String ownerId) {
+        return inspection.forceRelease(lockName, ownerId);
     }
 
     @Override

@@ -213,7 +213,7 @@ class RedisWaitReplicasTest {
                 RedisNode node =
                         new RedisNode(RedisURI.create(server.uri()), resources, Duration.ofSeconds(1), false)) {
             RedisReplicaWait wait = new RedisReplicaWait(node, 1, Duration.ofSeconds(1));
-            node.eval(RedisScripts.INSPECT, ScriptOutputType.MULTI, KEYS.keys("x"))
+            node.eval(RedisInspection.LOCK, ScriptOutputType.MULTI, KEYS.inspectKeys("x", null))
                     .get(5, TimeUnit.SECONDS);
             node.subscribe("some-channel").get(5, TimeUnit.SECONDS);
             assertThat(node.connectionChanges(null))
