@@ -11,18 +11,21 @@ import java.util.HexFormat;
  * Redis server ({@code TIME}), never from the JVM.
  *
  * <p>Layout: the lock is a string key whose expiry (PX) is the lease. An exclusive lock's value is
- * its owner id, so taking a free lock is one {@code SET NX PX} and releasing it one compare and
- * {@code DEL}: the exclusive path costs the server barely more than the plainest Redis lock. An
+ * its holder's description and its owner id, {@code "<description> <owner id>"} (the owner id alone
+ * when there is no description; see {@link RedisHolders}), so taking a free lock is one {@code SET
+ * NX PX} and releasing it one compare of the value's last word and {@code DEL}: the exclusive path
+ * costs the server barely more than the plainest Redis lock. An
  * attempt that finds an exclusive lock taken appends {@code +} to the value ({@code KEEPTTL}): only a
  * lock marked so has anyone to wake, so only its release looks at the queue and publishes; an
  * unmarked release is just the compare and {@code DEL}. A
  * shared lock's value is {@code S} (owner ids are 32 hex characters, so the two never collide); its
  * holders are members of the readers sorted set scored by their expiry in server milliseconds, and
- * the lock key then expires with the last reader.
+ * the lock key then expires with the last reader; each reader's token and description are in the
+ * descriptions hash beside it.
  *
  * <p>Hand-over (exclusive mode, single server and Cluster; not with {@code fair=false}, and Redlock
  * queues by ticket instead, see {@link RedlockTickets}): a client that
- * waits for a lock puts a member {@code "<owner> <lease ms> <channel>"} into the lock's queue, a
+ * waits for a lock puts a member {@code "<owner> <lease ms> <channel>[\n<description>]"} into the lock's queue, a
  * sorted set scored by when the entry expires (a short time after its latest attempt, {@link
  * RedisLockBackend#queueEntryTtlMillis}; every retry refreshes it). A release that finds a live entry does not free the lock: it sets the
  * lock to that waiter's owner id for its lease, draws its token and publishes {@code "<owner>

@@ -92,6 +92,24 @@ class RedisClusterTest {
                         .as("the lock keys on the master on port %d are exactly those of its slots", master.port())
                         .containsExactlyInAnyOrderElementsOf(expected.get(master));
             }
+            assertThat(inspector.list(""))
+                    .as("the scan walks every master")
+                    .extracting(LockInfo::name)
+                    .containsExactlyElementsOf(leases.keySet().stream().sorted().toList());
+            assertThat(inspector.list("spread-2"))
+                    .extracting(LockInfo::name)
+                    .containsExactly(
+                            "spread-2",
+                            "spread-20",
+                            "spread-21",
+                            "spread-22",
+                            "spread-23",
+                            "spread-24",
+                            "spread-25",
+                            "spread-26",
+                            "spread-27",
+                            "spread-28",
+                            "spread-29");
 
             for (Map.Entry<String, Lease> held : leases.entrySet()) {
                 assertThat(other.lock(held.getKey()).tryAcquire())
