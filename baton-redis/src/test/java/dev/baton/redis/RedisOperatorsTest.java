@@ -132,9 +132,10 @@ class RedisOperatorsTest {
         Holder now = admin.status(name).orElseThrow().holders().get(0);
         assertThat(now.description()).startsWith("second on ").endsWith(" thread waiter thread+");
         assertThat(now.fencingToken()).isEqualTo(handed.fencingToken());
-        // The value ends in the owner id, whatever the description: renewal and release still find it.
+        // The value ends in the owner id (and a hand-over's wanted mark), whatever the description:
+        // renewal and release still find it.
         assertThat(redis.get(new RedisKeys(RedisKeys.DEFAULT_PREFIX).keys(name)[0]))
-                .endsWith(" " + now.ownerId());
+                .isEqualTo(now.description() + " " + now.ownerId() + "+");
         CompletableFuture.runAsync(handed::close, executor).get(5, TimeUnit.SECONDS);
         assertThat(admin.status(name)).isEmpty();
     }
