@@ -404,6 +404,11 @@ public final class RedisLockBackend implements LockBackend {
         return RedisLockScan.list(node, keys, prefix, waiting(), true, timeoutNanos, name);
     }
 
+    @Override
+    public String listingMethod() {
+        return RedisLockScan.method(keys, node.isCluster() ? "on every master" : "");
+    }
+
     /**
      * Breaks by owner id in one script per holder ({@link RedisInspection#FORCE_RELEASE}, or a
      * permit's release), which hands a lock to its first queued waiter or publishes, as a release

@@ -35,6 +35,16 @@ final class RedisLockScan {
 
     private RedisLockScan() {}
 
+    /**
+     * What {@link dev.baton.spi.LockBackend#listingMethod} says.
+     *
+     * @param where for example {@code "on every master"}, or empty
+     */
+    static String method(RedisKeys keys, String where) {
+        return "scans the keys " + keys.prefix() + "*" + (where.isEmpty() ? "" : " " + where) + " in batches of "
+                + COUNT + " (SCAN)";
+    }
+
     /** Orders a listing by name, then kind (lock before read/write before semaphore). */
     static final Comparator<LockInfo> ORDER =
             Comparator.comparing(LockInfo::name).thenComparing(LockInfo::kind);

@@ -495,6 +495,11 @@ public final class RedlockBackend implements LockBackend {
         return inspection.list(prefix);
     }
 
+    @Override
+    public String listingMethod() {
+        return RedisLockScan.method(keys, "on each of the " + nodes.size() + " masters");
+    }
+
     /**
      * On every master, raises the fencing counter above every master's broken token and releases
      * the holder, publishing as a release does ({@link RedlockInspection}); the broken holder's next

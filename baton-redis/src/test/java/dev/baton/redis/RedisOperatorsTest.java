@@ -94,6 +94,7 @@ class RedisOperatorsTest {
             track(client.lock(base + name).acquire(Duration.ofSeconds(2)));
         }
         LockAdmin admin = track(Baton.admin(servers.get(0).uri(), OPTIONS));
+        assertThat(admin.listingMethod()).isEqualTo("scans the keys baton:* in batches of 500 (SCAN)");
 
         assertThat(admin.locks(base))
                 .extracting(LockInfo::name)
@@ -181,6 +182,8 @@ class RedisOperatorsTest {
         String fence = new RedisKeys(RedisKeys.DEFAULT_PREFIX).keys(name)[1];
         redis.set(fence, "1");
 
+        assertThat(admin.listingMethod())
+                .isEqualTo("scans the keys baton:* on each of the 3 masters in batches" + " of 500 (SCAN)");
         LockInfo info = admin.status(name).orElseThrow();
         assertThat(info.holders().get(0).description()).startsWith("red on ");
         assertThat(info.fencingToken()).isEqualTo(broken.fencingToken());
