@@ -50,6 +50,8 @@ import org.junit.jupiter.api.BeforeAll;
  *       groups above exercise; their timing and loss reporting are the core's. Renewal's renewal test
  *       and Semaphores' process tests use the URL too.
  *   <li>Reentrancy and MultiLocks: decided by the core over ordinary acquires and releases.
+ *   <li>Operators: the admin connects with the URL; the holder description travels in the request,
+ *       built by the core from the options, and is written by that class's SQL.
  * </ul>
  */
 @KitVariant(

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.BeforeAll;
  * MutualExclusion (contended grants, also from other processes), Renewal and RenewalAtScale (one
  * {@code WAIT} per master for a batch across slots; a slowed, paused or hung link), LossDetection
  * (a wait through a cut link), Semaphores (permit writes), Fairness (a handed-over lock, whose
- * acquire goes to the server while the wait is on) and ReadWrite (shared-mode grants).
+ * acquire goes to the server while the wait is on), ReadWrite (shared-mode grants) and Operators (a
+ * listing must see each lock once on a cluster whose nodes include replicas).
  *
  * <p>Left to {@link RedisClusterContractTest}, as the wait adds nothing to them: Timeouts,
  * Interrupts and Closing (waiting, giving up and releasing write no grant, and only grants and
@@ -39,7 +40,8 @@ import org.junit.jupiter.api.BeforeAll;
             KitGroup.LOSS_DETECTION,
             KitGroup.SEMAPHORES,
             KitGroup.FAIRNESS,
-            KitGroup.READ_WRITE
+            KitGroup.READ_WRITE,
+            KitGroup.OPERATORS
         })
 class RedisClusterReplicasContractTest extends RedisClusterContractTest {
     /** Hides {@link RedisClusterContractTest#startCluster()}, so JUnit runs this one instead. */

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.BeforeAll;
  * LockBackendFixture#uriVia} is a plain {@code redis://} URI, on which the default is no wait, while
  * this one's keeps {@code waitReplicas=1}, so only here do grants and renewals wait for the replica
  * through a cut, slowed, paused or hung link. LossDetection and RenewalAtScale run here; the other
- * groups take exactly that class's path and are left to it. What an explicit count does that the
+ * groups (Operators too: its admin and holders use the same URI and scripts) take exactly that class's
+ * path and are left to it. What an explicit count does that the
  * default does not (a paused, killed or missing replica refusing the grant, a reconnect between the
  * write and its {@code WAIT}, a hand-over, a failover) is {@link RedisWaitReplicasTest}'s.
  */

@@ -39,6 +39,8 @@ public enum KitGroup {
     BAD_INPUT(BadInputProperty.class),
     /** {@code LeaderElection}: leader election across processes. */
     LEADER_ELECTION(LeadershipProperty.class),
+    /** {@code Operators}: holder descriptions, listing and forced release. */
+    OPERATORS(OperatorProperty.class),
     /** {@code Closing}: closing a client releases its leases and ends its threads. */
     CLOSING(ClosingProperty.class);
 

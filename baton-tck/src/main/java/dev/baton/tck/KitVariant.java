@@ -10,7 +10,8 @@ import java.lang.annotation.Target;
  * Declares a kit test class a variant of another one: the same backend configuration reached in
  * another way (through an application's DataSource, with an explicit option that the other class's
  * default already implies, ...), so that only the groups where the variant's wire path differs run
- * here. The tests of every other group are skipped, each with a message naming the class whose run
+ * here ({@link LockBackendContract}'s {@code KitVariants} condition decides). The tests of every other
+ * group are skipped, each with a message naming the class whose run
  * covers it, so reports count them as skipped, not as passed.
  *
  * <p>The annotated class's Javadoc says, for every group it leaves out, why the variant adds

@@ -34,7 +34,6 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * <p>Each group is a {@code *Property} class of its own; this class holds the fixture plumbing.
  * A test of a {@link Capability} the fixture does not claim is skipped (a JUnit assumption, so
  * reports count it as skipped), and a test of its own checks that the backend refuses it clearly.
- * A class marked {@link KitVariant} runs only the groups where it differs from the class it varies.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 @ExtendWith({BackendInFailures.class, KitVariants.class})
