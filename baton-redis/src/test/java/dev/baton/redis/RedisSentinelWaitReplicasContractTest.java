@@ -2,6 +2,8 @@ package dev.baton.redis;
 
 import dev.baton.servers.RedisSentinelServers;
 import dev.baton.tck.Capability;
+import dev.baton.tck.KitGroup;
+import dev.baton.tck.KitVariant;
 import dev.baton.tck.LockBackendContract;
 import dev.baton.tck.LockBackendFixture;
 import java.net.InetSocketAddress;
@@ -13,7 +15,23 @@ import org.junit.jupiter.api.BeforeAll;
  * The conformance kit on a Sentinel-managed master with one replica and {@code waitReplicas=1}: every
  * grant and renewal waits for the replica's acknowledgement. As in {@link RedisSentinelContractTest},
  * the kit's proxy tests reach the master itself with a plain {@code redis://} URI (same option).
+ *
+ * <p>A {@link KitVariant} of {@link RedisSentinelContractTest}, whose default ({@code waitReplicas}
+ * absent, {@link RedisReplicaWait#AUTO}) already waits for one replica whenever one is connected, and
+ * in the kit the replica always is: through Sentinel both classes send the same script and the same
+ * {@code WAIT 1} after every grant and renewal; the default only adds its {@code INFO replication}
+ * question in the same pipeline. What differs is the proxy tests: that class's {@link
+ * LockBackendFixture#uriVia} is a plain {@code redis://} URI, on which the default is no wait, while
+ * this one's keeps {@code waitReplicas=1}, so only here do grants and renewals wait for the replica
+ * through a cut, slowed, paused or hung link. LossDetection and RenewalAtScale run here; the other
+ * groups (Operators too: its admin and holders use the same URI and scripts) take exactly that class's
+ * path and are left to it. What an explicit count does that the
+ * default does not (a paused, killed or missing replica refusing the grant, a reconnect between the
+ * write and its {@code WAIT}, a hand-over, a failover) is {@link RedisWaitReplicasTest}'s.
  */
+@KitVariant(
+        of = RedisSentinelContractTest.class,
+        runs = {KitGroup.LOSS_DETECTION, KitGroup.RENEWAL_AT_SCALE})
 class RedisSentinelWaitReplicasContractTest extends LockBackendContract {
     private static RedisSentinelServers servers;
 

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * reports count it as skipped), and a test of its own checks that the backend refuses it clearly.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-@ExtendWith(BackendInFailures.class)
+@ExtendWith({BackendInFailures.class, KitVariants.class})
 public abstract class LockBackendContract {
     /**
      * Lease time for most tests: short so that expiry tests finish quickly. A backend whose shortest
