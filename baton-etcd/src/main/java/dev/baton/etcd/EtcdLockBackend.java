@@ -314,6 +314,11 @@ final class EtcdLockBackend implements LockBackend {
         }
     }
 
+    @Override
+    public String listingMethod() {
+        return listing.method();
+    }
+
     /**
      * Deletes each holder's key if it still has the holder's create revision (one transaction per
      * key, so no other grant is touched, not even a later key of the same name). The holder's etcd

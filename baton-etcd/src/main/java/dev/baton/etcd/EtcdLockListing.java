@@ -67,6 +67,12 @@ final class EtcdLockListing {
         }
     }
 
+    /** How {@link #list} finds the locks, for {@code baton locks}. */
+    String method() {
+        return "ranges over the keys under " + keys.rootText() + "<prefix> and " + keys.semaphoresText() + "<prefix>, "
+                + PAGE + " per page at one revision, and reads the holders' lease TTLs";
+    }
+
     /** Every held lock and semaphore whose name starts with {@code prefix}, sorted by name and kind. */
     List<LockInfo> list(String prefix) throws InterruptedException {
         String subject = calls.describe(prefix + "*");

@@ -112,6 +112,7 @@ class EtcdOperatorTest {
             }
         }
 
+        assertThat(admin().listingMethod()).startsWith("ranges over the keys under /baton/locks/<prefix>");
         List<LockInfo> listed = admin().locks(prefix);
         assertThat(listed).hasSize(locks);
         for (int i = 0; i < locks; i++) {

@@ -222,6 +222,11 @@ final class ZooKeeperLockBackend implements LockBackend {
         }
     }
 
+    @Override
+    public String listingMethod() {
+        return listing.method();
+    }
+
     /**
      * Deletes the holders' nodes, each by its path (a node's path carries its owner's protection
      * prefix, so no other grant is touched, Curator's included). Deleting a node wakes the waiters

@@ -78,6 +78,12 @@ final class ZooKeeperLockListing {
         });
     }
 
+    /** How {@link #list} finds the locks, for {@code baton locks}. */
+    String method() {
+        return "walks the children of " + root + " and " + root + "/" + ZooKeeperPermits.SEMAPHORES
+                + " (lock and semaphore names), then reads their queues and holder nodes, pipelined";
+    }
+
     /** Lock {@code name} (not its semaphore), or empty when nobody holds it. */
     List<Found> lock(String name) throws InterruptedException {
         return walk(name, reads -> describe(reads, List.of(name), List.of()));

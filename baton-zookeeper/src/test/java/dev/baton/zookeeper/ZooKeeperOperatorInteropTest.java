@@ -59,6 +59,7 @@ class ZooKeeperOperatorInteropTest extends CuratorInteropTestBase {
         awaitQueued(curator, path, 2);
 
         LockAdmin admin = admin();
+        assertThat(admin.listingMethod()).startsWith("walks the children of /baton/locks and /baton/locks/~semaphores");
         List<LockInfo> listed = admin.locks(prefix);
         assertThat(listed).hasSize(1);
         LockInfo info = listed.get(0);
