@@ -16,7 +16,12 @@ import java.nio.charset.StandardCharsets;
  *
  * <p>The value is {@code <kind> <owner id>}: the kind of lock the attempt is for ({@code read} for a
  * read lock, which holds together with other read keys ahead of it; anything else, {@code mutex},
- * {@code write} or a value this version does not know, is exclusive) and the attempt's owner id.
+ * {@code write} or a value this version does not know, is exclusive) and the attempt's owner id;
+ * then, when the holder described itself ({@link dev.baton.spi.LockRequest#holder()}), a line feed
+ * and that description, in UTF-8 (at most 480 bytes, far below etcd's request limit of 1.5 MiB).
+ * It goes in the put that joins the queue, so it costs no request of its own. A value without the
+ * line feed (written by an older version) has no description; an older version reading a value
+ * with one only shows the description as part of the owner id in its diagnostics.
  *
  * <p>Semaphores live apart, under {@code <root>/%sem/}: a semaphore's permits are the prefix {@code
  * <root>/%sem/<encoded name>/} (one key per attempt, named as above, value {@code permit <owner
@@ -27,6 +32,7 @@ import java.nio.charset.StandardCharsets;
  * {@code sem} would have listed every permit key as its own queue).
  */
 final class EtcdKeys {
+    private static final char SEPARATOR = '\n';
     private static final ByteSequence READ_PREFIX = ByteSequence.from("read ", StandardCharsets.UTF_8);
 
     private final String root;
@@ -60,10 +66,60 @@ final class EtcdKeys {
         String text = value.toString(StandardCharsets.UTF_8);
         int space = text.indexOf(' ');
         if (space >= 0) {
-            return text.substring(space + 1);
+            int end = text.indexOf(SEPARATOR, space + 1);
+            return text.substring(space + 1, end < 0 ? text.length() : end);
         }
         String name = key.toString(StandardCharsets.UTF_8);
         return name.substring(name.lastIndexOf('/') + 1);
+    }
+
+    /** The holder description in a key's value; empty when it has none. */
+    static String descriptionOf(ByteSequence value) {
+        String text = value.toString(StandardCharsets.UTF_8);
+        int space = text.indexOf(' ');
+        int end = space < 0 ? -1 : text.indexOf(SEPARATOR, space + 1);
+        return end < 0 ? "" : text.substring(end + 1);
+    }
+
+    /** The kind a key's value names: {@code read}, {@code write}, {@code permit}, else a mutex. */
+    static LockKind kindOf(ByteSequence value) {
+        String text = value.toString(StandardCharsets.UTF_8);
+        int space = text.indexOf(' ');
+        return switch (space < 0 ? text : text.substring(0, space)) {
+            case "read" -> LockKind.READ;
+            case "write" -> LockKind.WRITE;
+            case "permit" -> LockKind.PERMIT;
+            default -> LockKind.MUTEX;
+        };
+    }
+
+    /** {@code <root>/<encoded prefix>}: every key of every lock whose name starts with {@code prefix}. */
+    String lockRangeText(String prefix) {
+        return root + "/" + encode(prefix);
+    }
+
+    /** {@code <root>/%sem/}: every semaphore's keys, permit counts included. */
+    String semaphoresText() {
+        return root + "/%sem/";
+    }
+
+    /** {@code <root>/}: every key of this backend. */
+    String rootText() {
+        return root + "/";
+    }
+
+    /**
+     * The name an encoded segment stands for, or null if {@link #encode} writes no such segment.
+     * Encoding is a prefix code ({@code %} always starts {@code %25} or {@code %2F}), so the
+     * encoding of a prefix of a name is a prefix of the name's encoding and the other way round.
+     */
+    static String decode(String encoded) {
+        if (encoded.isEmpty() || encoded.indexOf('/') >= 0) {
+            return null;
+        }
+        String name =
+                encoded.indexOf('%') < 0 ? encoded : encoded.replace("%2F", "/").replace("%25", "%");
+        return encode(name).equals(encoded) ? name : null;
     }
 
     /** {@link #prefix} as text: an attempt's key is this followed by {@code <client tag>-<slot>}. */
@@ -76,6 +132,12 @@ final class EtcdKeys {
             return name;
         }
         return name.replace("%", "%25").replace("/", "%2F");
+    }
+
+    /** {@code <kind> <owner id>}, and the holder's description on a line of its own if it has one. */
+    static ByteSequence value(LockKind kind, String ownerId, String holder) {
+        ByteSequence value = value(kind, ownerId);
+        return holder.isEmpty() ? value : value.concat(ByteSequence.from(SEPARATOR + holder, StandardCharsets.UTF_8));
     }
 
     /** {@code <kind> <owner id>}: what the attempt is for, and whose it is. */

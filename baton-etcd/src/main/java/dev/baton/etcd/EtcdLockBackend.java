@@ -3,14 +3,13 @@ package dev.baton.etcd;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockUnavailableException;
 import dev.baton.etcd.EtcdLockQueue.Entered;
-import dev.baton.etcd.EtcdLockQueue.Entry;
 import dev.baton.etcd.EtcdSession.ClientLease;
 import dev.baton.etcd.EtcdSession.LeaseGoneException;
 import dev.baton.spi.Grant;
+import dev.baton.spi.Holder;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockKind;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.kv.TxnResponse;
@@ -21,6 +20,7 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,6 +58,7 @@ final class EtcdLockBackend implements LockBackend {
     private final EtcdLockQueue queue;
     private final EtcdPermits permits;
     private final EtcdKeys keys;
+    private final EtcdLockListing listing;
 
     EtcdLockBackend(EtcdUri uri, EtcdCalls calls) {
         this.calls = calls;
@@ -65,6 +66,7 @@ final class EtcdLockBackend implements LockBackend {
         this.session = new EtcdSession(calls);
         this.queue = new EtcdLockQueue(calls, session, keys);
         this.permits = new EtcdPermits(calls, session, keys, queue, uri.namespace());
+        this.listing = new EtcdLockListing(calls, keys);
     }
 
     @Override
@@ -284,39 +286,70 @@ final class EtcdLockBackend implements LockBackend {
         }
     }
 
+    /** Lock {@code name} (not a semaphore of that name): see {@link EtcdLockListing}. */
     @Override
     public Optional<LockInfo> inspect(String name) {
         try {
-            List<Entry> holders = EtcdLockQueue.holders(queue.list(name));
-            if (holders.isEmpty()) {
-                return Optional.empty();
-            }
-            List<String> owners = new ArrayList<>();
-            long token = 0;
-            for (Entry holder : holders) {
-                owners.add(holder.owner());
-                token = Math.max(token, holder.revision());
-            }
-            LockMode mode = holders.get(0).read() ? LockMode.SHARED : LockMode.EXCLUSIVE;
-            return Optional.of(
-                    new LockInfo(name, mode, owners, token, Instant.now().plus(remainingTtl(name, holders))));
+            return listing.find(name, false).stream()
+                    .map(EtcdLockListing.Found::info)
+                    .findFirst();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockUnavailableException(calls.describe(name) + ": interrupted while inspecting", e);
         }
     }
 
-    /** How long etcd keeps the first holder's lease without a keep-alive (one more round trip). */
-    private Duration remainingTtl(String name, List<Entry> holders) throws InterruptedException {
-        long leaseId = holders.get(0).lease();
-        if (leaseId == 0) {
-            return Duration.ZERO;
+    /**
+     * Ranges over the keys under {@code <root>/<encoded prefix>} and {@code <root>/%sem/<encoded
+     * prefix>} in pages, at one revision, and reads the holders' lease TTLs: see {@link
+     * EtcdLockListing}. Waiters are the keys behind the holders of each queue.
+     */
+    @Override
+    public List<LockInfo> list(String prefix) {
+        try {
+            return listing.list(prefix);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException(calls.describe(prefix) + ": interrupted while listing locks", e);
         }
-        long ttl = calls.call(name, "reading the holder's lease", calls.deadline(), () -> calls.client
-                        .getLeaseClient()
-                        .timeToLive(leaseId, io.etcd.jetcd.options.LeaseOption.DEFAULT))
-                .getTTL();
-        return Duration.ofSeconds(Math.max(0, ttl));
+    }
+
+    @Override
+    public String listingMethod() {
+        return listing.method();
+    }
+
+    /**
+     * Deletes each holder's key if it still has the holder's create revision (one transaction per
+     * key, so no other grant is touched, not even a later key of the same name). The holder's etcd
+     * lease is left alone: other grants of its client live on it. Deleting the key wakes the waiters
+     * watching it, as a release does, and the next key of the name gets a higher create revision, so
+     * a higher token. The broken holder learns it at its next renewal, whose transaction checks that
+     * each held key still has its create revision ({@link EtcdLockQueue#checkHeld}); its own release
+     * later deletes a key that is gone.
+     */
+    @Override
+    public List<LockInfo> forceRelease(String name, String ownerId) {
+        try {
+            List<LockInfo> broken = new ArrayList<>();
+            for (EtcdLockListing.Found found : listing.find(name, true)) {
+                List<Holder> hit = new ArrayList<>();
+                for (EtcdLockListing.HeldEntry entry : found.holders()) {
+                    if ((ownerId == null || entry.holder().ownerId().equals(ownerId))
+                            && queue.deleteIfCreatedAt(
+                                    name, entry.key(), entry.holder().fencingToken())) {
+                        hit.add(entry.holder());
+                    }
+                }
+                if (!hit.isEmpty()) {
+                    broken.add(new LockInfo(name, found.kind(), hit, found.permits(), OptionalInt.of(found.waiters())));
+                }
+            }
+            return broken;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException(calls.describe(name) + ": interrupted while breaking the lock", e);
+        }
     }
 
     /** How many keys this client holds as grants, as far as it knows (for tests). */

@@ -116,7 +116,7 @@ final class EtcdLockQueue {
                         .txn()
                         .If(new Cmp(own, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                         .Then(
-                                Op.put(own, EtcdKeys.value(request.kind(), request.ownerId()), put),
+                                Op.put(own, EtcdKeys.value(request.kind(), request.ownerId(), request.holder()), put),
                                 Op.get(prefix, queue(0)))
                         .Else(Op.get(own, GetOption.DEFAULT), Op.get(prefix, queue(0)))
                         .commit());
@@ -325,6 +325,20 @@ final class EtcdLockQueue {
     }
 
     /**
+     * Deletes {@code key} if it still has create revision {@code revision} (a forced release of
+     * another client's grant); true if it did.
+     */
+    boolean deleteIfCreatedAt(String name, ByteSequence key, long revision) throws InterruptedException {
+        return calls.call(name, "deleting the holder's key", calls.deadline(), () -> calls.client
+                        .getKVClient()
+                        .txn()
+                        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                        .Then(Op.delete(key, io.etcd.jetcd.options.DeleteOption.DEFAULT))
+                        .commit())
+                .isSucceeded();
+    }
+
+    /**
      * Which of {@code held} (all of one client, up to 100) still exist with their create revision, in
      * one transaction. Sent asynchronously so that the caller can keep the lease alive meanwhile.
      */
@@ -346,29 +360,6 @@ final class EtcdLockQueue {
         }
         List<KeyValue> found = answer.getGetResponses().get(index).getKvs();
         return !found.isEmpty() && found.get(0).getCreateRevision() == key.revision;
-    }
-
-    /** The whole queue of a lock, in order (for inspection). */
-    List<Entry> list(String name) throws InterruptedException {
-        GetResponse listing = calls.call(name, "reading the queue", calls.deadline(), () -> calls.client
-                .getKVClient()
-                .get(keys.prefix(name), queue(0)));
-        return entries(listing);
-    }
-
-    /** The holders of a queue: the first entry, or every read entry before the first exclusive one. */
-    static List<Entry> holders(List<Entry> queue) {
-        List<Entry> holding = new ArrayList<>();
-        for (Entry entry : queue) {
-            if (!entry.read()) {
-                if (holding.isEmpty()) {
-                    holding.add(entry);
-                }
-                break;
-            }
-            holding.add(entry);
-        }
-        return holding;
     }
 
     /** Every key under a prefix by create revision, up to {@code maxRevision} (0: all). */

@@ -88,7 +88,7 @@ final class EtcdPermits {
         ByteSequence prefix = bytes(prefixText);
         ByteSequence countKey = bytes(keys.permitCountText(name));
         ByteSequence count = bytes(Integer.toString(request.permits()));
-        ByteSequence value = EtcdKeys.value(LockKind.PERMIT, request.ownerId());
+        ByteSequence value = EtcdKeys.value(LockKind.PERMIT, request.ownerId(), request.holder());
         while (true) {
             ClientLease lease = session.lease(subject, request.leaseTime(), deadline);
             PutOption put = PutOption.builder().withLeaseId(lease.id).build();

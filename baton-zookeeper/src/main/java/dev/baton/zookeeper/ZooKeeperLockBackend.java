@@ -3,23 +3,22 @@ package dev.baton.zookeeper;
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
+import dev.baton.spi.Holder;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockKind;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.zookeeper.ZooKeeperHeldNodes.HeldNode;
 import dev.baton.zookeeper.ZooKeeperQueueProtocol.Entered;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.ZooDefs;
-import org.apache.zookeeper.data.Stat;
 
 /**
  * Locks as Curator-compatible queues of ephemeral sequential nodes. This class is the SPI over four
@@ -50,6 +49,7 @@ final class ZooKeeperLockBackend implements LockBackend {
     private final ZooKeeperHeldNodes held;
     private final ZooKeeperLeaseRenewal renewal;
     private final ZooKeeperPermits permits;
+    private final ZooKeeperLockListing listing;
 
     ZooKeeperLockBackend(ZooKeeperUri uri, LockOptions options, CuratorFramework curator) {
         this.uri = uri;
@@ -59,6 +59,7 @@ final class ZooKeeperLockBackend implements LockBackend {
         this.held = new ZooKeeperHeldNodes(calls, uri.waitForReconnect());
         this.renewal = new ZooKeeperLeaseRenewal(calls, held, uri.sessionTimeout());
         this.permits = new ZooKeeperPermits(calls, queue, held, uri.root());
+        this.listing = new ZooKeeperLockListing(calls, uri.root(), uri.sessionTimeout());
         curator.getConnectionStateListenable().addListener((client, state) -> {
             held.onConnectionState(state);
             if (state == ConnectionState.LOST || state == ConnectionState.RECONNECTED) {
@@ -192,37 +193,69 @@ final class ZooKeeperLockBackend implements LockBackend {
         }
     }
 
+    /** Lock {@code lockName} (not a semaphore of that name): see {@link ZooKeeperLockListing}. */
     @Override
     public Optional<LockInfo> inspect(String lockName) {
-        String lockPath = ZooKeeperLockPaths.lockPath(uri.root(), lockName);
-        long deadline = calls.deadline();
         try {
-            List<String> holders =
-                    ZooKeeperLockQueue.holders(ZooKeeperLockQueue.sorted(calls.children(lockName, lockPath, deadline)));
-            List<String> owners = new ArrayList<>();
-            long token = 0;
-            for (String holder : holders) {
-                Stat stat = new Stat();
-                try {
-                    byte[] data = calls.bounded(lockName, "inspecting", deadline, () -> calls.curator
-                            .getData()
-                            .storingStatIn(stat)
-                            .forPath(lockPath + "/" + holder));
-                    owners.add(data == null ? holder : new String(data, StandardCharsets.UTF_8));
-                    token = Math.max(token, stat.getCzxid());
-                } catch (ZooKeeperCalls.NoNode e) {
-                    // released meanwhile
-                }
-            }
-            if (owners.isEmpty()) {
-                return Optional.empty();
-            }
-            LockMode mode = ZooKeeperLockQueue.isRead(holders.get(0)) ? LockMode.SHARED : LockMode.EXCLUSIVE;
-            return Optional.of(
-                    new LockInfo(lockName, mode, owners, token, Instant.now().plus(uri.sessionTimeout())));
+            return listing.lock(lockName).stream()
+                    .map(ZooKeeperLockListing.Found::info)
+                    .findFirst();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockUnavailableException(calls.describe(lockName) + ": interrupted while inspecting", e);
+        }
+    }
+
+    /**
+     * Walks the root's children (lock names) and {@code <root>/~semaphores}'s (semaphore names),
+     * decodes the names and keeps those under {@code prefix}, then reads each one's queue and its
+     * holders' nodes, pipelined: see {@link ZooKeeperLockListing}. Waiters are the queue entries
+     * behind the holders (a semaphore's: its mutex queue's entries).
+     */
+    @Override
+    public List<LockInfo> list(String prefix) {
+        try {
+            return listing.list(prefix);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException(calls.describe(prefix) + ": interrupted while listing locks", e);
+        }
+    }
+
+    @Override
+    public String listingMethod() {
+        return listing.method();
+    }
+
+    /**
+     * Deletes the holders' nodes, each by its path (a node's path carries its owner's protection
+     * prefix, so no other grant is touched, Curator's included). Deleting a node wakes the waiters
+     * watching it, as a release does; the next node of the queue gets a larger czxid, so the next
+     * token is higher. The broken holder learns it from its watch on the node, set at its first
+     * renewal, or, before that, from that renewal's read of the node ({@link ZooKeeperHeldNodes}):
+     * its next renewal answers empty. Its own release later finds no node and deletes nothing.
+     */
+    @Override
+    public List<LockInfo> forceRelease(String name, String ownerId) {
+        try {
+            List<LockInfo> broken = new ArrayList<>();
+            long deadline = calls.deadline();
+            for (ZooKeeperLockListing.Found found : listing.lockAndSemaphore(name)) {
+                List<Holder> hit = new ArrayList<>();
+                for (ZooKeeperLockListing.HeldEntry entry : found.holders()) {
+                    if ((ownerId == null || entry.holder().ownerId().equals(ownerId))
+                            && calls.delete(name, entry.path(), deadline)) {
+                        hit.add(entry.holder());
+                    }
+                }
+                if (!hit.isEmpty()) {
+                    broken.add(new LockInfo(name, found.kind(), hit, found.permits(), OptionalInt.of(found.waiters())));
+                }
+            }
+            return broken;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException(calls.describe(name) + ": interrupted while breaking the lock", e);
         }
     }
 

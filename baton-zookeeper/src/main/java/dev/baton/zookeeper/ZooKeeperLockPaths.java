@@ -42,6 +42,50 @@ final class ZooKeeperLockPaths {
         return out.toString();
     }
 
+    /**
+     * The name a path segment encodes, or null if the segment is not one that {@link #encode}
+     * writes (another application's node, a semaphore's {@code ~semaphores}, bytes that are not
+     * UTF-8): decoding is checked by encoding the result again.
+     */
+    static String decode(String segment) {
+        if (segment.isEmpty()) {
+            return null;
+        }
+        if (segment.indexOf('%') < 0) {
+            return isPlain(segment) ? segment : null;
+        }
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(segment.length());
+        for (int i = 0; i < segment.length(); i++) {
+            char c = segment.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= segment.length()) {
+                    return null;
+                }
+                int high = Character.digit(segment.charAt(i + 1), 16);
+                int low = Character.digit(segment.charAt(i + 2), 16);
+                if (high < 0 || low < 0) {
+                    return null;
+                }
+                bytes.write(high << 4 | low);
+                i += 2;
+            } else if (c < 0x80) {
+                bytes.write(c);
+            } else {
+                return null;
+            }
+        }
+        String name;
+        try {
+            name = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .decode(java.nio.ByteBuffer.wrap(bytes.toByteArray()))
+                    .toString();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return null;
+        }
+        return encode(name).equals(segment) ? name : null;
+    }
+
     /** Whether {@link #encode} keeps every character: plain ASCII only, and not dots only. */
     private static boolean isPlain(String name) {
         boolean dotsOnly = true;

@@ -81,8 +81,8 @@ final class ZooKeeperPermits {
     /** The parent of every semaphore path, under the root. */
     static final String SEMAPHORES = "~semaphores";
 
-    private static final String LOCKS = "/locks";
-    private static final String LEASES = "/leases";
+    static final String LOCKS = "/locks";
+    static final String LEASES = "/leases";
 
     private final ZooKeeperCalls calls;
     private final ZooKeeperQueueProtocol queue;
@@ -181,12 +181,13 @@ final class ZooKeeperPermits {
 
     /** The mutex node's request: Curator's InterProcessMutex form, named for messages. */
     private static LockRequest mutexRequest(LockRequest request, String subject) {
-        return new LockRequest(subject, request.ownerId(), LockKind.MUTEX, request.leaseTime());
+        return new LockRequest(subject, request.ownerId(), LockKind.MUTEX, request.leaseTime(), 1, request.holder());
     }
 
     /** The lease node's request: {@link ZooKeeperLockQueue#LEASE_MARKER}, named for messages. */
     private static LockRequest leaseRequest(LockRequest request, String subject) {
-        return new LockRequest(subject, request.ownerId(), LockKind.PERMIT, request.leaseTime(), request.permits());
+        return new LockRequest(
+                subject, request.ownerId(), LockKind.PERMIT, request.leaseTime(), request.permits(), request.holder());
     }
 
     /**

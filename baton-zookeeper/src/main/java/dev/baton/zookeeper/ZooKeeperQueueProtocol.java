@@ -3,7 +3,6 @@ package dev.baton.zookeeper;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -103,7 +102,7 @@ final class ZooKeeperQueueProtocol {
             results = zk.multi(List.of(
                     Op.create(
                             calls.namespace + base,
-                            request.ownerId().getBytes(StandardCharsets.UTF_8),
+                            ZooKeeperNodeData.encode(request.ownerId(), request.holder()),
                             acl,
                             CreateMode.EPHEMERAL_SEQUENTIAL),
                     Op.setData(calls.namespace + lockPath, EMPTY, -1)));
@@ -146,7 +145,7 @@ final class ZooKeeperQueueProtocol {
     private QueueNode create(LockRequest request, String lockPath, long deadline) throws InterruptedException {
         String protection = ZooKeeperLockQueue.protectionPrefix(request.ownerId());
         String base = lockPath + "/" + ZooKeeperLockQueue.nodePrefix(request.ownerId(), request.kind());
-        byte[] data = request.ownerId().getBytes(StandardCharsets.UTF_8);
+        byte[] data = ZooKeeperNodeData.encode(request.ownerId(), request.holder());
         while (true) {
             calls.checkOpen(request.name());
             Stat stat = new Stat();
