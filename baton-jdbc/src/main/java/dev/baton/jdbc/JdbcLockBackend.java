@@ -3,6 +3,7 @@ package dev.baton.jdbc;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
+import dev.baton.spi.Holder;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockKind;
@@ -11,6 +12,7 @@ import dev.baton.spi.ReleaseNotifications;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -279,6 +281,58 @@ final class JdbcLockBackend implements LockBackend {
         return ready(name).inspect(name);
     }
 
+    /**
+     * The locks in the protocol's form ({@link JdbcProtocol#list}: one query over the strategy's
+     * tables, or the server's lock view for the pinned strategies) and the semaphores ({@link
+     * JdbcPermits#list}: one query over the permits table), each filtered by prefix in Java, sorted
+     * by name and kind. Semaphores are left out while their tables do not exist and may not be created.
+     */
+    @Override
+    public List<LockInfo> list(String prefix) {
+        List<LockInfo> all =
+                new ArrayList<>(ready(prefix.isEmpty() ? "*" : prefix).list(prefix));
+        all.addAll(semaphores(prefix));
+        all.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::kind));
+        return all;
+    }
+
+    private List<LockInfo> semaphores(String prefix) {
+        try {
+            return permits.list(prefix);
+        } catch (LockConfigurationException e) {
+            if (createSchema) {
+                throw e;
+            }
+            log.debug("Baton {}: no semaphores listed, their tables are missing: {}", name(), e.getMessage());
+            return List.of();
+        }
+    }
+
+    /**
+     * Breaks a name's lock grants as its protocol does ({@link JdbcProtocol#forceRelease}: by owner id
+     * for rows, by ending the holder's session for pinned grants) and its permits by owner id.
+     */
+    @Override
+    public List<LockInfo> forceRelease(String name, String ownerId) {
+        List<LockInfo> broken = new ArrayList<>(ready(name).forceRelease(name, ownerId));
+        for (LockInfo info : semaphores(name)) {
+            if (!info.name().equals(name)) {
+                continue;
+            }
+            List<Holder> hit = info.holders().stream()
+                    .filter(holder -> ownerId == null || holder.ownerId().equals(ownerId))
+                    .toList();
+            for (Holder holder : hit) {
+                permits.abandon(new LockRequest(
+                        name, holder.ownerId(), LockKind.PERMIT, Duration.ofSeconds(1), info.permits()));
+            }
+            if (!hit.isEmpty()) {
+                broken.add(new LockInfo(name, LockKind.PERMIT, hit, info.permits(), info.waiters()));
+            }
+        }
+        return broken;
+    }
+
     @Override
     public void close() {
         if (!gate.close()) {
@@ -311,7 +365,7 @@ final class JdbcLockBackend implements LockBackend {
                         d = detect(db, lockName);
                         dialect = d;
                     }
-                    JdbcProtocol protocol = protocol(d);
+                    JdbcProtocol protocol = protocol(d, false);
                     JdbcSchema.ensure(
                             db.connection,
                             JdbcSchema.ddl(strategy.key(), d, names),
@@ -320,6 +374,15 @@ final class JdbcLockBackend implements LockBackend {
                             connections.queryTimeoutSeconds,
                             "Baton lock '" + lockName + "' on " + name(),
                             e -> JdbcFailures.explain(e, connections.operationTimeout, names));
+                    if (JdbcSchema.holderColumns(
+                            db.connection,
+                            d,
+                            protocol.holderTables(),
+                            createSchema,
+                            connections.queryTimeoutSeconds,
+                            "Baton lock '" + lockName + "' on " + name())) {
+                        protocol = protocol(d, true);
+                    }
                     protocol.prepare(db);
                     connections.learnIsolation(db.connection);
                     return protocol;
@@ -338,9 +401,19 @@ final class JdbcLockBackend implements LockBackend {
         });
     }
 
-    private JdbcProtocol protocol(Dialect d) {
+    /** @param described whether the tables of grants have the holder column */
+    private JdbcProtocol protocol(Dialect d, boolean described) {
         JdbcProtocol.Context context = new JdbcProtocol.Context(
-                d, names, fair, connections, notifications, waits, this::name, gate::isClosed, this::failure);
+                d,
+                names,
+                fair,
+                described,
+                connections,
+                notifications,
+                waits,
+                this::name,
+                gate::isClosed,
+                this::failure);
         return switch (strategy) {
             case TABLE -> new TableProtocol(context);
             case OPTIMISTIC -> new OptimisticProtocol(context);

@@ -3,6 +3,8 @@ package dev.baton.jdbc;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
+import dev.baton.spi.Holder;
+import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
@@ -13,6 +15,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -148,7 +151,11 @@ final class JdbcPermits {
             }
             long token = semaphore.token() + 1;
             tx.update(sql.advanceToken, token, name);
-            tx.update(sql.insertHolder, name, request.ownerId(), token, lease);
+            if (sql.described) {
+                tx.update(sql.insertHolder, name, request.ownerId(), token, lease, request.holder());
+            } else {
+                tx.update(sql.insertHolder, name, request.ownerId(), token, lease);
+            }
             tx.commit();
             // The expiry is informational (the core judges validity on its own clock).
             return Optional.of(new Grant(
@@ -290,6 +297,50 @@ final class JdbcPermits {
         }
     }
 
+    /**
+     * The semaphores with live permits whose name starts with {@code prefix}: one query over the
+     * permits table joined with the semaphores' counts, filtered by prefix here. Waiters are not
+     * counted: permit waiters poll and leave no trace.
+     */
+    List<LockInfo> list(String prefix) {
+        PermitStatements sql = ready(prefix.isEmpty() ? "*" : prefix);
+        Dialect dialect = strategyCheck.apply(prefix.isEmpty() ? "*" : prefix);
+        List<LockInfo> semaphores = new ArrayList<>();
+        try (JdbcSession db = open(false)) {
+            db.all(sql.list, rs -> {
+                String name = null;
+                int permits = 1;
+                List<Holder> holders = new ArrayList<>();
+                while (rs.next()) {
+                    String rowName = rs.getString(1);
+                    if (!rowName.equals(name)) {
+                        addSemaphore(semaphores, name, permits, holders, prefix);
+                        name = rowName;
+                        permits = rs.getInt(2);
+                        holders = new ArrayList<>();
+                    }
+                    holders.add(new Holder(
+                            rs.getString(3),
+                            LockRows.described(rs.getString(6)),
+                            rs.getLong(4),
+                            dialect.instant(rs, 5)));
+                }
+                addSemaphore(semaphores, name, permits, holders, prefix);
+                return null;
+            });
+        } catch (SQLException e) {
+            throw failure(prefix, "list", e);
+        }
+        return semaphores;
+    }
+
+    private static void addSemaphore(
+            List<LockInfo> semaphores, String name, int permits, List<Holder> holders, String prefix) {
+        if (name != null && name.startsWith(prefix)) {
+            semaphores.add(new LockInfo(name, LockKind.PERMIT, holders, permits, OptionalInt.empty()));
+        }
+    }
+
     /** Refuses every later call; the backend closes its connections itself. */
     void close() {
         gate.close();
@@ -315,7 +366,14 @@ final class JdbcPermits {
                         connections.queryTimeoutSeconds,
                         "Baton semaphore '" + name + "' on " + name(),
                         e -> JdbcFailures.explain(e, connections.operationTimeout, names));
-                return new PermitStatements(dialect, names, dialect == Dialect.POSTGRESQL);
+                boolean described = JdbcSchema.holderColumns(
+                        db.connection,
+                        dialect,
+                        List.of(names.permits()),
+                        createSchema,
+                        connections.queryTimeoutSeconds,
+                        "Baton semaphore '" + name + "' on " + name());
+                return new PermitStatements(dialect, names, dialect == Dialect.POSTGRESQL, described);
             }
         });
     }

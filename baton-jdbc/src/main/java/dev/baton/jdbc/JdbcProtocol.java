@@ -6,6 +6,8 @@ import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -29,6 +31,7 @@ interface JdbcProtocol {
             Dialect dialect,
             TableNames names,
             boolean fair,
+            boolean described,
             JdbcConnections connections,
             PgNotifications notifications,
             StatementWait waits,
@@ -44,6 +47,27 @@ interface JdbcProtocol {
         String backendName() {
             return backend.get();
         }
+    }
+
+    /**
+     * The holder description of a request as a statement parameter: none when the tables lack the
+     * {@code holder} column (created by an older version, see {@link JdbcSchema#holderColumns}).
+     */
+    static Object[] holder(Context context, String description) {
+        return context.described() ? new Object[] {description} : new Object[0];
+    }
+
+    /** Parameters, the elements of the arrays among them spliced in (the holder's, the guard's). */
+    static Object[] params(Object... parts) {
+        List<Object> all = new ArrayList<>(parts.length + 4);
+        for (Object part : parts) {
+            if (part instanceof Object[] array) {
+                all.addAll(Arrays.asList(array));
+            } else {
+                all.add(part);
+            }
+        }
+        return all.toArray();
     }
 
     /** Words a failure of {@code action} on a lock (see {@link SchemaGate#failure}). */
@@ -107,6 +131,43 @@ interface JdbcProtocol {
 
     default Optional<LockInfo> inspect(String name) {
         return Optional.empty();
+    }
+
+    /** The tables of grants that carry a {@code holder} column ({@link JdbcSchema#holderColumns}). */
+    default List<String> holderTables() {
+        return List.of();
+    }
+
+    /**
+     * The held locks whose name starts with {@code prefix}, in this protocol's form, sorted by name
+     * and kind ({@link dev.baton.spi.LockBackend#list}); permits are listed by the backend.
+     */
+    default List<LockInfo> list(String prefix) {
+        throw new UnsupportedOperationException("this protocol cannot list its locks");
+    }
+
+    /**
+     * Breaks the grants of {@code name} ({@link dev.baton.spi.LockBackend#forceRelease}); permits are
+     * broken by the backend. The default lists the name and abandons each holder by owner id, right for
+     * grants that live in rows any connection can delete; the pinned protocols override it.
+     */
+    default List<LockInfo> forceRelease(String name, String ownerId) {
+        List<LockInfo> broken = new ArrayList<>();
+        for (LockInfo info : list(name)) {
+            if (!info.name().equals(name)) {
+                continue;
+            }
+            List<dev.baton.spi.Holder> hit = info.holders().stream()
+                    .filter(h -> ownerId == null || h.ownerId().equals(ownerId))
+                    .toList();
+            for (dev.baton.spi.Holder h : hit) {
+                abandon(new LockRequest(name, h.ownerId(), info.kind(), Duration.ofSeconds(1), 1));
+            }
+            if (!hit.isEmpty()) {
+                broken.add(new LockInfo(name, info.kind(), hit, info.permits(), info.waiters()));
+            }
+        }
+        return broken;
     }
 
     /** The fair queue's statements (see {@link FairQueue}), or null when the protocol has no queue table. */

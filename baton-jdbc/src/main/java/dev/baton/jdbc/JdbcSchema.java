@@ -104,6 +104,81 @@ final class JdbcSchema {
         }
     }
 
+    /**
+     * Makes sure that the tables of grants have the {@code holder} column (added after their first
+     * release; tables created by an older version lack it): added with {@code ALTER TABLE} when
+     * {@code create} allows, otherwise, or when that fails, the backend works without holder
+     * descriptions, which one log line says, with the statement to run.
+     *
+     * @param tables the tables of grants that should have the column
+     * @return whether every one of them has it, so that statements may read and write it
+     * @throws SQLException if the database could not be asked
+     */
+    static boolean holderColumns(
+            Connection connection,
+            Dialect dialect,
+            List<String> tables,
+            boolean create,
+            int queryTimeoutSeconds,
+            String where)
+            throws SQLException {
+        List<String> missing = missingHolder(connection, tables, queryTimeoutSeconds);
+        if (missing.isEmpty()) {
+            return true;
+        }
+        List<String> alters = new ArrayList<>();
+        for (String table : missing) {
+            alters.add("ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS holder VARCHAR(120)"
+                    + (dialect == Dialect.MARIADB ? " CHARACTER SET utf8mb4" : ""));
+        }
+        SQLException failure = null;
+        if (create) {
+            log.info("{}: adding the holder column to {}", where, missing);
+            for (String alter : alters) {
+                try (Statement st = connection.createStatement()) {
+                    st.setQueryTimeout(queryTimeoutSeconds);
+                    st.execute(alter);
+                } catch (SQLException e) {
+                    if (JdbcFailures.isConnection(e) || JdbcFailures.isTimeout(e)) {
+                        throw e;
+                    }
+                    failure = failure == null ? e : failure; // another client adding it, or no right to
+                }
+            }
+            missing = missingHolder(connection, tables, queryTimeoutSeconds);
+            if (missing.isEmpty()) {
+                return true;
+            }
+        }
+        log.warn(
+                "{}: the lock tables {} lack the holder column (created by an older version{}); locks work, but"
+                        + " operators see no holder descriptions. To add it, run as a user allowed to alter them: {}",
+                where,
+                missing,
+                create
+                        ? ", and adding it failed: " + (failure == null ? "?" : failure.getMessage())
+                        : ", createSchema=false",
+                String.join("; ", alters));
+        return false;
+    }
+
+    private static List<String> missingHolder(Connection connection, List<String> tables, int timeout)
+            throws SQLException {
+        List<String> missing = new ArrayList<>();
+        for (String table : tables) {
+            try (Statement st = connection.createStatement()) {
+                st.setQueryTimeout(timeout);
+                st.executeQuery("SELECT holder FROM " + table + " WHERE 1 = 0").close();
+            } catch (SQLException e) {
+                if (!JdbcFailures.isMissingColumn(e)) {
+                    throw e;
+                }
+                missing.add(table);
+            }
+        }
+        return missing;
+    }
+
     /** The objects whose probe fails because they do not exist, sorted. */
     private static List<String> missing(Connection connection, Map<String, String> probes, int timeout)
             throws SQLException {

@@ -1,41 +1,72 @@
 package dev.baton.jdbc;
 
+import dev.baton.spi.Holder;
 import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockMode;
+import dev.baton.spi.LockKind;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
+import java.util.OptionalInt;
 
 /** Reading the results the row-based protocols (table, optimistic) share. */
 final class LockRows {
     private LockRows() {}
 
     /**
-     * The holder of a lock from an inspect query's rows: (mode, owner, token, expiry, reader owner,
-     * reader token), the name row joined with its live readers, ordered by the readers' tokens.
+     * The held locks of a grants query's rows: (name, mode, owner, token, expiry, holder, reader
+     * owner, reader token, reader expiry, reader holder, live waiters), each name row joined with its
+     * live readers, ordered by name and then the readers' tokens. An exclusive row is a {@link
+     * LockKind#MUTEX} (these strategies write a read/write lock's write side as a plain lock); a
+     * shared row without a live reader is left out. A holder written by an older version (no
+     * description) reads as "".
+     *
+     * @param countsWaiters whether the fair queue is in use, so that its count means something
      */
-    static Optional<LockInfo> toLockInfo(Dialect dialect, String name, ResultSet rs) throws SQLException {
-        List<String> readers = new ArrayList<>();
-        long token = Long.MIN_VALUE;
-        Instant expiresAt = null;
+    static List<LockInfo> read(Dialect dialect, ResultSet rs, boolean countsWaiters) throws SQLException {
+        List<LockInfo> locks = new ArrayList<>();
+        String name = null;
+        List<Holder> readers = new ArrayList<>();
+        OptionalInt waiters = OptionalInt.empty();
         while (rs.next()) {
-            expiresAt = dialect.instant(rs, 4);
-            if ("X".equals(rs.getString(1).trim())) {
-                return Optional.of(
-                        new LockInfo(name, LockMode.EXCLUSIVE, List.of(rs.getString(2)), rs.getLong(3), expiresAt));
+            String rowName = rs.getString(1);
+            if (!rowName.equals(name)) {
+                addShared(locks, name, readers, waiters);
+                name = rowName;
+                readers = new ArrayList<>();
             }
-            String reader = rs.getString(5);
+            waiters = countsWaiters ? OptionalInt.of(rs.getInt(11)) : OptionalInt.empty();
+            if ("X".equals(rs.getString(2).trim())) {
+                Holder holder =
+                        new Holder(rs.getString(3), described(rs.getString(6)), rs.getLong(4), dialect.instant(rs, 5));
+                locks.add(new LockInfo(rowName, LockKind.MUTEX, List.of(holder), 1, waiters));
+                continue;
+            }
+            String reader = rs.getString(7);
             if (reader != null) {
-                readers.add(reader);
-                token = Math.max(token, rs.getLong(6));
+                Instant expiresAt = dialect.instant(rs, 9);
+                readers.add(new Holder(reader, described(rs.getString(10)), rs.getLong(8), expiresAt));
             }
         }
-        return readers.isEmpty()
-                ? Optional.empty()
-                : Optional.of(new LockInfo(name, LockMode.SHARED, readers, token, expiresAt));
+        addShared(locks, name, readers, waiters);
+        return locks;
+    }
+
+    private static void addShared(List<LockInfo> locks, String name, List<Holder> readers, OptionalInt waiters) {
+        if (name != null && !readers.isEmpty()) {
+            locks.add(new LockInfo(name, LockKind.READ, readers, 1, waiters));
+        }
+    }
+
+    /** A holder column's value: "" for a row written without a description. */
+    static String described(String holder) {
+        return holder == null ? "" : holder;
+    }
+
+    /** Only the locks whose name starts with {@code prefix} (names compare as Java strings). */
+    static List<LockInfo> under(List<LockInfo> locks, String prefix) {
+        return locks.stream().filter(info -> info.name().startsWith(prefix)).toList();
     }
 
     /** Counts the rows of a result (the rows a notifying DELETE or UPDATE ... RETURNING wrote). */

@@ -49,7 +49,7 @@ final class OptimisticProtocol implements JdbcProtocol {
 
     OptimisticProtocol(Context context) {
         this.context = context;
-        this.sql = new OptimisticStatements(context.dialect(), context.names(), context.fair());
+        this.sql = new OptimisticStatements(context.dialect(), context.names(), context.fair(), context.described());
         this.connections = context.connections();
         this.notifications = context.notifications();
     }
@@ -107,7 +107,13 @@ final class OptimisticProtocol implements JdbcProtocol {
             if (row.isEmpty()) {
                 if (!db.insertIfAbsent(
                         sql.insertRow,
-                        guarded(request, request.name(), shared ? "S" : "X", shared ? "" : request.ownerId(), lease))) {
+                        guarded(
+                                request,
+                                request.name(),
+                                shared ? "S" : "X",
+                                shared ? "" : request.ownerId(),
+                                lease,
+                                JdbcProtocol.holder(context, shared ? "" : request.holder())))) {
                     return busy(db, request.name(), shared); // another client inserted it first and holds it
                 }
                 token = 1;
@@ -119,7 +125,13 @@ final class OptimisticProtocol implements JdbcProtocol {
                     won = r.free()
                             && db.update(
                                             sql.casExclusive,
-                                            guarded(request, request.ownerId(), lease, request.name(), r.version()))
+                                            guarded(
+                                                    request,
+                                                    request.ownerId(),
+                                                    lease,
+                                                    JdbcProtocol.holder(context, request.holder()),
+                                                    request.name(),
+                                                    r.version()))
                                     == 1;
                 } else if (r.free()) {
                     won = db.update(sql.casShared, guarded(request, lease, request.name(), r.version())) == 1;
@@ -134,7 +146,14 @@ final class OptimisticProtocol implements JdbcProtocol {
                 }
             }
             if (shared) {
-                db.update(sql.insertReader, request.name(), request.ownerId(), lease, token);
+                db.update(
+                        sql.insertReader,
+                        JdbcProtocol.params(
+                                request.name(),
+                                request.ownerId(),
+                                lease,
+                                token,
+                                JdbcProtocol.holder(context, request.holder())));
                 db.commit();
             }
             // The expiry is computed here because MariaDB cannot return what an UPDATE wrote.
@@ -148,9 +167,10 @@ final class OptimisticProtocol implements JdbcProtocol {
         }
     }
 
-    /** A granting statement's parameters, followed by its guard's when fair. */
+    /** A granting statement's parameters (arrays spliced in), followed by its guard's when fair. */
     private Object[] guarded(LockRequest request, Object... params) {
-        return context.fair() ? WaiterStatements.with(params, request.name(), request.ownerId()) : params;
+        Object[] flat = JdbcProtocol.params(params);
+        return context.fair() ? WaiterStatements.with(flat, request.name(), request.ownerId()) : flat;
     }
 
     /**
@@ -227,11 +247,31 @@ final class OptimisticProtocol implements JdbcProtocol {
     }
 
     @Override
+    public List<String> holderTables() {
+        return sql.holderTables();
+    }
+
+    @Override
     public Optional<LockInfo> inspect(String name) {
         try (JdbcSession db = connections.open(false)) {
-            return db.all(sql.inspect, rs -> LockRows.toLockInfo(context.dialect(), name, rs), name);
+            return db.all(sql.inspect, this::read, -FairQueue.WINDOW_MILLIS, name).stream()
+                    .findFirst();
         } catch (SQLException e) {
             throw context.failure(name, "inspect", e);
         }
+    }
+
+    /** Reads every held row of the name table and keeps the names under the prefix. */
+    @Override
+    public List<LockInfo> list(String prefix) {
+        try (JdbcSession db = connections.open(false)) {
+            return LockRows.under(db.all(sql.list, this::read, -FairQueue.WINDOW_MILLIS), prefix);
+        } catch (SQLException e) {
+            throw context.failure(prefix, "list", e);
+        }
+    }
+
+    private List<LockInfo> read(java.sql.ResultSet rs) throws SQLException {
+        return LockRows.read(context.dialect(), rs, context.fair());
     }
 }

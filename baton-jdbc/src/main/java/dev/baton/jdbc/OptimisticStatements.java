@@ -31,7 +31,10 @@ final class OptimisticStatements {
     final String deleteReader;
     final String freeShared;
     final String setSharedExpiry;
+    /** ? = minus the waiters' window (millis), name: the name's grant, as {@link LockRows#read} reads it. */
     final String inspect;
+    /** ? = minus the waiters' window (millis): every live grant, as {@link LockRows#read} reads it. */
+    final String list;
     /** Whether the release statements notify waiters (PostgreSQL) and so return rows. */
     final boolean notifies;
     /** PostgreSQL: registers a client's channel as the row's waiter if none is; null elsewhere. */
@@ -44,7 +47,8 @@ final class OptimisticStatements {
     private final boolean fair;
     private final SqlTemplate template;
 
-    OptimisticStatements(Dialect dialect, TableNames names, boolean fair) {
+    /** @param described whether the tables have the {@code holder} column ({@link JdbcSchema#holderColumns}) */
+    OptimisticStatements(Dialect dialect, TableNames names, boolean fair, boolean described) {
         this.names = names;
         this.fair = fair;
         this.waiters = new WaiterStatements(dialect, names.locks() + "_opt_waiters");
@@ -55,7 +59,14 @@ final class OptimisticStatements {
                 .with("{guard}", waiters.guard())
                 .with("{reset_waiter}", dialect == Dialect.POSTGRESQL ? ", waiter = NULL" : "")
                 .with("{opt}", names.locks() + "_opt")
-                .with("{readers}", names.locks() + "_opt_readers");
+                .with("{readers}", names.locks() + "_opt_readers")
+                // The holder description, where the tables have its column.
+                .with("{holder_col}", described ? ", holder" : "")
+                .with("{holder_val}", described ? ", ?" : "")
+                .with("{holder_cast}", described ? ", " + waiters.param("VARCHAR(120)") : "")
+                .with("{set_holder}", described ? ", holder = ?" : "")
+                .with("{o_holder}", described ? "o.holder" : "NULL")
+                .with("{r_holder}", described ? "r.holder" : "NULL");
         this.heldIn =
                 sql("SELECT lock_name FROM {opt} WHERE lock_mode <> '-' AND expires_at > {now}" + " AND lock_name IN ");
         // ? = name
@@ -63,19 +74,20 @@ final class OptimisticStatements {
                 + " WHERE lock_name = ?");
         // Fair: each statement that can grant a free lock also requires that no live waiter other
         // than the requester is ahead of it (the guard, see WaiterStatements), still one statement.
-        // ? = name, mode, owner, lease [, the guard's]
+        // ? = name, mode, owner, lease [, holder] [, the guard's]
         insertRow = dialect.insertIfAbsent(
                 fair
-                        ? sql("INSERT INTO {opt} (lock_name, version, lock_mode, owner_id, expires_at)"
+                        ? sql("INSERT INTO {opt} (lock_name, version, lock_mode, owner_id, expires_at{holder_col})"
                                 + " SELECT " + waiters.param("VARCHAR(512)") + ", 1, "
                                 + waiters.param("CHAR(1)") + ", " + waiters.param("VARCHAR(64)")
-                                + ", {now+lease}" + waiters.fromDual + " WHERE {guard}")
-                        : sql("INSERT INTO {opt} (lock_name, version, lock_mode, owner_id, expires_at)"
-                                + " VALUES (?, 1, ?, ?, {now+lease})"),
+                                + ", {now+lease}{holder_cast}" + waiters.fromDual + " WHERE {guard}")
+                        : sql("INSERT INTO {opt} (lock_name, version, lock_mode, owner_id, expires_at{holder_col})"
+                                + " VALUES (?, 1, ?, ?, {now+lease}{holder_val})"),
                 "lock_name");
-        // ? = owner, lease, name, version read [, the guard's]
-        casExclusive = sql("UPDATE {opt} SET version = version + 1, lock_mode = 'X', owner_id = ?,"
-                + " expires_at = {now+lease}{reset_waiter} WHERE lock_name = ? AND version = ? {and_guard}");
+        // ? = owner, lease [, holder], name, version read [, the guard's]
+        casExclusive = sql(
+                "UPDATE {opt} SET version = version + 1, lock_mode = 'X', owner_id = ?,"
+                        + " expires_at = {now+lease}{set_holder}{reset_waiter} WHERE lock_name = ? AND version = ? {and_guard}");
         // ? = lease, name, version read [, the guard's]
         casShared = sql("UPDATE {opt} SET version = version + 1, lock_mode = 'S', owner_id = '',"
                 + " expires_at = {now+lease}{reset_waiter} WHERE lock_name = ? AND version = ? {and_guard}");
@@ -84,9 +96,9 @@ final class OptimisticStatements {
                 + " expires_at = GREATEST(expires_at, {now+lease}) WHERE lock_name = ? AND version = ?");
         // ? = name
         deleteReaders = sql("DELETE FROM {readers} WHERE lock_name = ?");
-        // ? = name, owner, lease, token
-        insertReader = sql("INSERT INTO {readers} (lock_name, owner_id, expires_at, fencing_token)"
-                + " VALUES (?, ?, {now+lease}, ?)");
+        // ? = name, owner, lease, token [, holder]
+        insertReader = sql("INSERT INTO {readers} (lock_name, owner_id, expires_at, fencing_token{holder_col})"
+                + " VALUES (?, ?, {now+lease}, ?{holder_val})");
         // ? = lease, name, version, owner
         renewExclusive = sql("UPDATE {opt} SET expires_at = {now+lease} WHERE lock_name = ? AND version = ?"
                 + " AND owner_id = ? AND lock_mode = 'X' AND expires_at > {now}");
@@ -119,14 +131,24 @@ final class OptimisticStatements {
         setSharedExpiry = sql("UPDATE {opt} SET expires_at = (SELECT MAX(r.expires_at) FROM {readers} r"
                 + " WHERE r.lock_name = ? AND r.expires_at > {now}) WHERE lock_name = ? AND EXISTS"
                 + " (SELECT 1 FROM {readers} r WHERE r.lock_name = ? AND r.expires_at > {now})");
-        // ? = name
-        inspect = sql(
+        // Waiters: the live entries of the fair queue.
+        String grants = sql(
                 """
-                SELECT o.lock_mode, o.owner_id, o.version, o.expires_at, r.owner_id, r.fencing_token
+                SELECT o.lock_name, o.lock_mode, o.owner_id, o.version, o.expires_at, {o_holder},
+                       r.owner_id, r.fencing_token, r.expires_at, {r_holder},
+                       (SELECT COUNT(*) FROM %s w WHERE w.lock_name = o.lock_name AND w.last_seen > {now+lease})
                 FROM {opt} o
                 LEFT JOIN {readers} r ON r.lock_name = o.lock_name AND o.lock_mode = 'S' AND r.expires_at > {now}
-                WHERE o.lock_name = ? AND o.lock_mode <> '-' AND o.expires_at > {now}
-                ORDER BY r.fencing_token""");
+                WHERE o.lock_mode <> '-' AND o.expires_at > {now}%s
+                ORDER BY o.lock_name, r.fencing_token"""
+                        .formatted(waiters.table, "%s"));
+        inspect = grants.formatted(" AND o.lock_name = ?");
+        list = grants.formatted("");
+    }
+
+    /** The tables whose rows carry a holder description. */
+    List<String> holderTables() {
+        return List.of(names.locks() + "_opt", names.locks() + "_opt_readers");
     }
 
     /** The strategy's tables, each with a statement that fails when it is missing. */

@@ -64,7 +64,7 @@ final class TableProtocol implements JdbcProtocol {
 
     TableProtocol(Context context) {
         this.context = context;
-        this.sql = new TableStatements(context.dialect(), context.names(), context.fair());
+        this.sql = new TableStatements(context.dialect(), context.names(), context.fair(), context.described());
         this.connections = context.connections();
         this.notifications = context.notifications();
         this.fair = context.fair();
@@ -161,7 +161,9 @@ final class TableProtocol implements JdbcProtocol {
             if (fair) {
                 params.addAll(List.of(WaiterStatements.guardParams(request.name(), request.ownerId())));
             }
-            params.addAll(List.of(request.name(), request.ownerId(), lease, lease));
+            params.addAll(List.of(request.name(), request.ownerId(), lease));
+            params.addAll(List.of(JdbcProtocol.holder(context, request.holder())));
+            params.add(lease);
             if (register) {
                 params.add(notifications.channel());
                 params.add(request.name());
@@ -190,11 +192,13 @@ final class TableProtocol implements JdbcProtocol {
     }
 
     private Optional<Written> acquireExclusive(JdbcSession tx, LockRequest request, long lease) throws SQLException {
-        if (tx.insertIfAbsent(sql.insertNameRow, guarded(request, request.name(), "X", request.ownerId(), lease))) {
+        Object[] holder = JdbcProtocol.holder(context, request.holder());
+        if (tx.insertIfAbsent(
+                sql.insertNameRow, guarded(request, request.name(), "X", request.ownerId(), lease, holder))) {
             return written(tx, sql.drawToken, request.name());
         }
-        Optional<Written> taken =
-                written(tx, sql.takeOverExpired, guarded(request, "X", request.ownerId(), lease, request.name()));
+        Optional<Written> taken = written(
+                tx, sql.takeOverExpired, guarded(request, "X", request.ownerId(), lease, holder, request.name()));
         if (taken.isPresent()) {
             tx.update(sql.deleteReaders, request.name());
         }
@@ -202,21 +206,32 @@ final class TableProtocol implements JdbcProtocol {
     }
 
     private Optional<Written> acquireShared(JdbcSession tx, LockRequest request, long lease) throws SQLException {
-        boolean haveNameRow = tx.insertIfAbsent(sql.insertNameRow, guarded(request, request.name(), "S", "", lease))
-                || tx.update(sql.extendShared, lease, request.name()) == 1;
+        Object[] none = JdbcProtocol.holder(context, ""); // the name row of readers has no holder of its own
+        boolean haveNameRow =
+                tx.insertIfAbsent(sql.insertNameRow, guarded(request, request.name(), "S", "", lease, none))
+                        || tx.update(sql.extendShared, lease, request.name()) == 1;
         if (!haveNameRow) {
-            if (written(tx, sql.takeOverExpired, guarded(request, "S", "", lease, request.name()))
+            if (written(tx, sql.takeOverExpired, guarded(request, "S", "", lease, none, request.name()))
                     .isEmpty()) {
                 return Optional.empty();
             }
             tx.update(sql.deleteReaders, request.name());
         }
-        return written(tx, sql.insertReader, request.name(), request.ownerId(), lease, request.name());
+        return written(
+                tx,
+                sql.insertReader,
+                JdbcProtocol.params(
+                        request.name(),
+                        request.ownerId(),
+                        lease,
+                        request.name(),
+                        JdbcProtocol.holder(context, request.holder())));
     }
 
-    /** A granting statement's parameters, followed by its guard's when fair. */
+    /** A granting statement's parameters (arrays spliced in), followed by its guard's when fair. */
     private Object[] guarded(LockRequest request, Object... params) {
-        return fair ? WaiterStatements.with(params, request.name(), request.ownerId()) : params;
+        Object[] flat = JdbcProtocol.params(params);
+        return fair ? WaiterStatements.with(flat, request.name(), request.ownerId()) : flat;
     }
 
     @Override
@@ -288,12 +303,32 @@ final class TableProtocol implements JdbcProtocol {
     }
 
     @Override
+    public List<String> holderTables() {
+        return sql.holderTables;
+    }
+
+    @Override
     public Optional<LockInfo> inspect(String name) {
         try (JdbcSession session = connections.open(false)) {
-            return session.all(sql.inspect, rs -> LockRows.toLockInfo(context.dialect(), name, rs), name);
+            return session.all(sql.inspect, this::read, -FairQueue.WINDOW_MILLIS, name).stream()
+                    .findFirst();
         } catch (SQLException e) {
             throw context.failure(name, "inspect", e);
         }
+    }
+
+    /** Reads every live row of the lock table and keeps the names under the prefix. */
+    @Override
+    public List<LockInfo> list(String prefix) {
+        try (JdbcSession session = connections.open(false)) {
+            return LockRows.under(session.all(sql.list, this::read, -FairQueue.WINDOW_MILLIS), prefix);
+        } catch (SQLException e) {
+            throw context.failure(prefix, "list", e);
+        }
+    }
+
+    private List<LockInfo> read(java.sql.ResultSet rs) throws SQLException {
+        return LockRows.read(context.dialect(), rs, fair);
     }
 
     /** A grant as the database wrote it. */

@@ -43,7 +43,12 @@ final class TableStatements {
     final String latestReaderExpiry;
     final String deleteSharedRow;
     final String setSharedExpiry;
+    /** ? = minus the waiters' window (millis), name: the name's grant, as {@link LockRows#read} reads it. */
     final String inspect;
+    /** ? = minus the waiters' window (millis): every live grant, as {@link LockRows#read} reads it. */
+    final String list;
+    /** The tables whose rows carry a holder description. */
+    final java.util.List<String> holderTables;
     /**
      * Whether the releases notify a registered waiter (PostgreSQL); they then return one row per
      * row they deleted.
@@ -61,7 +66,8 @@ final class TableStatements {
     private final boolean fair;
     private final SqlTemplate template;
 
-    TableStatements(Dialect dialect, TableNames names, boolean fair) {
+    /** @param described whether the tables have the {@code holder} column ({@link JdbcSchema#holderColumns}) */
+    TableStatements(Dialect dialect, TableNames names, boolean fair, boolean described) {
         this.dialect = dialect;
         this.fair = fair;
         this.notifies = dialect == Dialect.POSTGRESQL;
@@ -73,21 +79,31 @@ final class TableStatements {
                 .with("{readers}", names.readers())
                 .with("{next_token}", dialect.nextToken(names.sequence()))
                 // A new holder: the clients still waiting register again on their next attempt.
-                .with("{reset_waiter}", dialect == Dialect.POSTGRESQL ? ", waiter = NULL" : "");
+                .with("{reset_waiter}", dialect == Dialect.POSTGRESQL ? ", waiter = NULL" : "")
+                // The holder description, where the tables have its column: ? after the lease.
+                .with("{holder_col}", described ? ", holder" : "")
+                .with("{holder_val}", described ? ", ?" : "")
+                .with("{holder_cast}", described ? ", " + waiters.param("VARCHAR(120)") : "")
+                .with("{set_holder}", described ? ", holder = ?" : "")
+                .with("{holder_excluded}", described ? ", holder = EXCLUDED.holder" : "")
+                .with("{l_holder}", described ? "l.holder" : "NULL")
+                .with("{r_holder}", described ? "r.holder" : "NULL");
+        this.holderTables = java.util.List.of(names.locks(), names.readers());
         this.heldIn = sql("SELECT lock_name FROM {locks} WHERE expires_at > {now} AND lock_name IN ");
 
         // Acquire. The token is drawn after the insert, under the new row's lock (see class doc).
         // ? = name, mode, owner, lease [, the guard's]. Fair: inserted only when nobody waits ahead.
         insertNameRow = dialect.insertIfAbsent(
                 fair
-                        ? sql("INSERT INTO {locks} (lock_name, lock_mode, owner_id, expires_at, fencing_token)"
-                                + " SELECT " + waiters.param("VARCHAR(512)") + ", " + waiters.param("CHAR(1)")
-                                + ", " + waiters.param("VARCHAR(64)") + ", {now+lease}, 0" + waiters.fromDual
+                        ? sql("INSERT INTO {locks} (lock_name, lock_mode, owner_id, expires_at, fencing_token"
+                                + "{holder_col}) SELECT " + waiters.param("VARCHAR(512)") + ", "
+                                + waiters.param("CHAR(1)") + ", " + waiters.param("VARCHAR(64)")
+                                + ", {now+lease}, 0{holder_cast}" + waiters.fromDual
                                 + " WHERE {guard}")
                         : sql(
                                 """
-                        INSERT INTO {locks} (lock_name, lock_mode, owner_id, expires_at, fencing_token)
-                        VALUES (?, ?, ?, {now+lease}, 0)"""),
+                        INSERT INTO {locks} (lock_name, lock_mode, owner_id, expires_at, fencing_token{holder_col})
+                        VALUES (?, ?, ?, {now+lease}, 0{holder_val})"""),
                 "lock_name");
         if (dialect == Dialect.POSTGRESQL) {
             // One round trip, in its own (auto-commit) transaction:
@@ -101,7 +117,7 @@ final class TableStatements {
             // w: (registering variant) a busy lock gets this client's channel as its waiter.
             // Fair: g also requires that no live waiter other than the requester is ahead (the
             //    guard, see WaiterStatements), so a busy or reserved lock is answered without a write.
-            // ? = key1, key2, name [, the guard's], name, owner, lease, lease [, channel, name]
+            // ? = key1, key2, name [, the guard's], name, owner, lease [, holder], lease [, channel, name]
             String one =
                     """
                     WITH g AS MATERIALIZED (
@@ -109,11 +125,11 @@ final class TableStatements {
                       WHERE NOT EXISTS (SELECT 1 FROM {locks} b WHERE b.lock_name = ? AND b.expires_at > {now})
                       {and_guard}),
                     t AS (
-                      INSERT INTO {locks} AS l (lock_name, lock_mode, owner_id, expires_at, fencing_token)
-                      SELECT ?, 'X', ?, {now+lease}, {next_token} FROM g
+                      INSERT INTO {locks} AS l (lock_name, lock_mode, owner_id, expires_at, fencing_token{holder_col})
+                      SELECT ?, 'X', ?, {now+lease}, {next_token}{holder_val} FROM g
                       ON CONFLICT (lock_name) DO UPDATE
                       SET lock_mode = 'X', owner_id = EXCLUDED.owner_id, expires_at = {now+lease},
-                          fencing_token = {next_token}, waiter = NULL
+                          fencing_token = {next_token}, waiter = NULL{holder_excluded}
                       WHERE l.expires_at <= {now}
                       RETURNING l.lock_name, l.fencing_token, l.expires_at),
                     d AS (DELETE FROM {readers} r USING t WHERE r.lock_name = t.lock_name)%s
@@ -134,11 +150,11 @@ final class TableStatements {
         }
         // ? = name
         drawToken = returning("UPDATE {locks} SET fencing_token = {next_token} WHERE lock_name = ?");
-        // ? = mode, owner, lease, name [, the guard's]
+        // ? = mode, owner, lease [, holder], name [, the guard's]
         takeOverExpired = returning(
                 """
                 UPDATE {locks}
-                SET lock_mode = ?, owner_id = ?, expires_at = {now+lease}, fencing_token = {next_token}{reset_waiter}
+                SET lock_mode = ?, owner_id = ?, expires_at = {now+lease}, fencing_token = {next_token}{set_holder}{reset_waiter}
                 WHERE lock_name = ? AND expires_at <= {now} {and_guard}""");
         // ? = name
         deleteReaders = sql("DELETE FROM {readers} WHERE lock_name = ?");
@@ -148,12 +164,12 @@ final class TableStatements {
                 UPDATE {locks} SET expires_at = GREATEST(expires_at, {now+lease})
                 WHERE lock_name = ? AND lock_mode = 'S' AND expires_at > {now}""");
         // LEAST: a reader never outlives its name row, whose expiry stays the latest of its readers.
-        // ? = name, owner, lease, name
+        // ? = name, owner, lease, name [, holder]
         insertReader = returning(
                 """
-                INSERT INTO {readers} (lock_name, owner_id, expires_at, fencing_token)
+                INSERT INTO {readers} (lock_name, owner_id, expires_at, fencing_token{holder_col})
                 VALUES (?, ?, LEAST({now+lease}, (SELECT l.expires_at FROM {locks} l WHERE l.lock_name = ?)),
-                        {next_token})""");
+                        {next_token}{holder_val})""");
 
         // Renew.
         // ? = lease, name, owner
@@ -190,14 +206,19 @@ final class TableStatements {
         setSharedExpiry = sql("UPDATE {locks} SET expires_at = ? WHERE lock_name = ? AND lock_mode = 'S'");
 
         // Diagnostics and schema.
-        // ? = name
-        inspect = sql(
+        // Waiters: the live entries of the fair queue.
+        String grants = sql(
                 """
-                SELECT l.lock_mode, l.owner_id, l.fencing_token, l.expires_at, r.owner_id, r.fencing_token
+                SELECT l.lock_name, l.lock_mode, l.owner_id, l.fencing_token, l.expires_at, {l_holder},
+                       r.owner_id, r.fencing_token, r.expires_at, {r_holder},
+                       (SELECT COUNT(*) FROM %s w WHERE w.lock_name = l.lock_name AND w.last_seen > {now+lease})
                 FROM {locks} l
                 LEFT JOIN {readers} r ON r.lock_name = l.lock_name AND l.lock_mode = 'S' AND r.expires_at > {now}
-                WHERE l.lock_name = ? AND l.expires_at > {now}
-                ORDER BY r.fencing_token""");
+                WHERE l.expires_at > {now}%s
+                ORDER BY l.lock_name, r.fencing_token"""
+                        .formatted(waiters.table, "%s"));
+        inspect = grants.formatted(" AND l.lock_name = ?");
+        list = grants.formatted("");
         probes = Map.of(
                 names.locks(),
                 sql("SELECT 1 FROM {locks} WHERE 1 = 0"),

@@ -8,7 +8,9 @@ CREATE TABLE IF NOT EXISTS ${table}_opt (
   version       BIGINT       NOT NULL,
   lock_mode     CHAR(1)      NOT NULL,
   owner_id      VARCHAR(64)  NOT NULL,
-  expires_at    DATETIME(6)  NOT NULL
+  expires_at    DATETIME(6)  NOT NULL,
+  -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
+  holder        VARCHAR(120) CHARACTER SET utf8mb4
 ) ENGINE=InnoDB;
 -- One row per reader of a lock in mode 'S'.
 CREATE TABLE IF NOT EXISTS ${table}_opt_readers (
@@ -16,6 +18,8 @@ CREATE TABLE IF NOT EXISTS ${table}_opt_readers (
   owner_id      VARCHAR(64)  NOT NULL,
   expires_at    DATETIME(6)  NOT NULL,
   fencing_token BIGINT       NOT NULL,
+  -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
+  holder        VARCHAR(120) CHARACTER SET utf8mb4,
   PRIMARY KEY (lock_name, owner_id)
 ) ENGINE=InnoDB;
 -- Fair hand-off: one row per waiting acquisition, in line by place (when it joined; ties by owner_id).

@@ -8,6 +8,8 @@ CREATE TABLE IF NOT EXISTS ${table}_opt (
   lock_mode     CHAR(1)      NOT NULL,
   owner_id      VARCHAR(64)  NOT NULL,
   expires_at    TIMESTAMP WITH TIME ZONE NOT NULL,
+  -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
+  holder        VARCHAR(120),
   -- The LISTEN channel of one waiting client, which the release NOTIFYs; NULL: nobody waits.
   waiter        VARCHAR(63)
 );
@@ -17,6 +19,8 @@ CREATE TABLE IF NOT EXISTS ${table}_opt_readers (
   owner_id      VARCHAR(64)  NOT NULL,
   expires_at    TIMESTAMP WITH TIME ZONE NOT NULL,
   fencing_token BIGINT       NOT NULL,
+  -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
+  holder        VARCHAR(120),
   PRIMARY KEY (lock_name, owner_id)
 );
 -- Fair hand-off: one row per waiting acquisition, in line by place (when it joined; ties by owner_id).

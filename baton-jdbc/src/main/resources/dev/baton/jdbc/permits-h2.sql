@@ -13,5 +13,7 @@ CREATE TABLE IF NOT EXISTS ${table}_permits (
   owner_id       VARCHAR(64)  NOT NULL,
   fencing_token  BIGINT       NOT NULL,
   expires_at     TIMESTAMP WITH TIME ZONE NOT NULL,
+  -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
+  holder         VARCHAR(120),
   PRIMARY KEY (semaphore_name, owner_id)
 );

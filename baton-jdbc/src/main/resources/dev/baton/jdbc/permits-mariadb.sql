@@ -14,5 +14,7 @@ CREATE TABLE IF NOT EXISTS ${table}_permits (
   owner_id       VARCHAR(64)  NOT NULL,
   fencing_token  BIGINT       NOT NULL,
   expires_at     DATETIME(6)  NOT NULL,
+  -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
+  holder         VARCHAR(120) CHARACTER SET utf8mb4,
   PRIMARY KEY (semaphore_name, owner_id)
 ) ENGINE=InnoDB;

@@ -6,7 +6,9 @@ CREATE TABLE IF NOT EXISTS ${table} (
   lock_mode     CHAR(1)      NOT NULL,
   owner_id      VARCHAR(64)  NOT NULL,
   expires_at    TIMESTAMP WITH TIME ZONE NOT NULL,
-  fencing_token BIGINT       NOT NULL
+  fencing_token BIGINT       NOT NULL,
+  -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
+  holder        VARCHAR(120)
 );
 -- One row per shared holder of a lock in mode 'S'.
 CREATE TABLE IF NOT EXISTS ${readers} (
@@ -14,6 +16,8 @@ CREATE TABLE IF NOT EXISTS ${readers} (
   owner_id      VARCHAR(64)  NOT NULL,
   expires_at    TIMESTAMP WITH TIME ZONE NOT NULL,
   fencing_token BIGINT       NOT NULL,
+  -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
+  holder        VARCHAR(120),
   PRIMARY KEY (lock_name, owner_id)
 );
 -- Fencing tokens: one value per grant, so tokens keep growing although rows are deleted on release.

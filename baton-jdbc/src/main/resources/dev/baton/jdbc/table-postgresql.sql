@@ -7,6 +7,8 @@ CREATE TABLE IF NOT EXISTS ${table} (
   owner_id      VARCHAR(64)  NOT NULL,
   expires_at    TIMESTAMP WITH TIME ZONE NOT NULL,
   fencing_token BIGINT       NOT NULL,
+  -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
+  holder        VARCHAR(120),
   -- The LISTEN channel of one waiting client, which the release NOTIFYs; NULL: nobody waits.
   waiter        VARCHAR(63)
 );
@@ -16,6 +18,8 @@ CREATE TABLE IF NOT EXISTS ${readers} (
   owner_id      VARCHAR(64)  NOT NULL,
   expires_at    TIMESTAMP WITH TIME ZONE NOT NULL,
   fencing_token BIGINT       NOT NULL,
+  -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
+  holder        VARCHAR(120),
   PRIMARY KEY (lock_name, owner_id)
 );
 -- Fencing tokens: one value per grant, so tokens keep growing although rows are deleted on release.
