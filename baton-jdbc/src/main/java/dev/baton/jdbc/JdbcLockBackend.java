@@ -1,9 +1,7 @@
 package dev.baton.jdbc;
 
-import dev.baton.LockConfigurationException;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
-import dev.baton.spi.Holder;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockKind;
@@ -56,6 +54,7 @@ final class JdbcLockBackend implements LockBackend {
 
     private final PgNotifications notifications;
     private final JdbcPermits permits;
+    private final PermitHolders permitHolders;
     /** The line of waiters when fair, which wraps {@link #notifications}; null otherwise. */
     private final FairQueue queue;
     /** Null for the strategies whose grants are renewed one by one. */
@@ -99,6 +98,7 @@ final class JdbcLockBackend implements LockBackend {
                     return this.dialect;
                 },
                 notifications);
+        this.permitHolders = new PermitHolders(permits, createSchema);
         this.queue = this.fair
                 ? new FairQueue(
                         this::name,
@@ -284,28 +284,15 @@ final class JdbcLockBackend implements LockBackend {
     /**
      * The locks in the protocol's form ({@link JdbcProtocol#list}: one query over the strategy's
      * tables, or the server's lock view for the pinned strategies) and the semaphores ({@link
-     * JdbcPermits#list}: one query over the permits table), each filtered by prefix in Java, sorted
-     * by name and kind. Semaphores are left out while their tables do not exist and may not be created.
+     * PermitHolders}), each filtered by prefix in Java, sorted by name and kind.
      */
     @Override
     public List<LockInfo> list(String prefix) {
         List<LockInfo> all =
                 new ArrayList<>(ready(prefix.isEmpty() ? "*" : prefix).list(prefix));
-        all.addAll(semaphores(prefix));
+        all.addAll(permitHolders.list(prefix));
         all.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::kind));
         return all;
-    }
-
-    private List<LockInfo> semaphores(String prefix) {
-        try {
-            return permits.list(prefix);
-        } catch (LockConfigurationException e) {
-            if (createSchema) {
-                throw e;
-            }
-            log.debug("Baton {}: no semaphores listed, their tables are missing: {}", name(), e.getMessage());
-            return List.of();
-        }
     }
 
     /**
@@ -315,21 +302,7 @@ final class JdbcLockBackend implements LockBackend {
     @Override
     public List<LockInfo> forceRelease(String name, String ownerId) {
         List<LockInfo> broken = new ArrayList<>(ready(name).forceRelease(name, ownerId));
-        for (LockInfo info : semaphores(name)) {
-            if (!info.name().equals(name)) {
-                continue;
-            }
-            List<Holder> hit = info.holders().stream()
-                    .filter(holder -> ownerId == null || holder.ownerId().equals(ownerId))
-                    .toList();
-            for (Holder holder : hit) {
-                permits.abandon(new LockRequest(
-                        name, holder.ownerId(), LockKind.PERMIT, Duration.ofSeconds(1), info.permits()));
-            }
-            if (!hit.isEmpty()) {
-                broken.add(new LockInfo(name, LockKind.PERMIT, hit, info.permits(), info.waiters()));
-            }
-        }
+        broken.addAll(permitHolders.forceRelease(name, ownerId));
         return broken;
     }
 
@@ -362,7 +335,7 @@ final class JdbcLockBackend implements LockBackend {
                 try (JdbcSession db = connections.open(false)) {
                     Dialect d = dialect;
                     if (d == null) {
-                        d = detect(db, lockName);
+                        d = strategy.detect(db.connection, lockName);
                         dialect = d;
                     }
                     JdbcProtocol protocol = protocol(d, false);
@@ -376,7 +349,6 @@ final class JdbcLockBackend implements LockBackend {
                             e -> JdbcFailures.explain(e, connections.operationTimeout, names));
                     if (JdbcSchema.holderColumns(
                             db.connection,
-                            d,
                             protocol.holderTables(),
                             createSchema,
                             connections.queryTimeoutSeconds,
@@ -422,16 +394,6 @@ final class JdbcLockBackend implements LockBackend {
                     ? new MariaDbNamedLockProtocol(context)
                     : new PgAdvisoryProtocol(context);
         };
-    }
-
-    /** The dialect of an application's DataSource, checked against the strategy. */
-    private Dialect detect(JdbcSession db, String lockName) throws SQLException {
-        String product = db.connection.getMetaData().getDatabaseProductName();
-        String where = "Baton lock '" + lockName + "' on " + strategy.backendName();
-        Dialect d = Dialect.ofProductName(product)
-                .orElseThrow(() -> new LockConfigurationException(where + ": " + strategy.refusesProduct(product)));
-        strategy.require(d, where);
-        return d;
     }
 
     private LockUnavailableException failure(String lockName, String action, SQLException e) {

@@ -3,8 +3,6 @@ package dev.baton.jdbc;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
@@ -15,7 +13,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -82,7 +79,7 @@ final class JdbcPermits {
     private final JdbcConnections connections;
     private final TableNames names;
     private final boolean createSchema;
-    private final Function<String, Dialect> strategyCheck;
+    final Function<String, Dialect> strategyCheck;
     private final PgNotifications notifications;
     private final SchemaGate<PermitStatements> gate;
 
@@ -297,50 +294,6 @@ final class JdbcPermits {
         }
     }
 
-    /**
-     * The semaphores with live permits whose name starts with {@code prefix}: one query over the
-     * permits table joined with the semaphores' counts, filtered by prefix here. Waiters are not
-     * counted: permit waiters poll and leave no trace.
-     */
-    List<LockInfo> list(String prefix) {
-        PermitStatements sql = ready(prefix.isEmpty() ? "*" : prefix);
-        Dialect dialect = strategyCheck.apply(prefix.isEmpty() ? "*" : prefix);
-        List<LockInfo> semaphores = new ArrayList<>();
-        try (JdbcSession db = open(false)) {
-            db.all(sql.list, rs -> {
-                String name = null;
-                int permits = 1;
-                List<Holder> holders = new ArrayList<>();
-                while (rs.next()) {
-                    String rowName = rs.getString(1);
-                    if (!rowName.equals(name)) {
-                        addSemaphore(semaphores, name, permits, holders, prefix);
-                        name = rowName;
-                        permits = rs.getInt(2);
-                        holders = new ArrayList<>();
-                    }
-                    holders.add(new Holder(
-                            rs.getString(3),
-                            LockRows.described(rs.getString(6)),
-                            rs.getLong(4),
-                            dialect.instant(rs, 5)));
-                }
-                addSemaphore(semaphores, name, permits, holders, prefix);
-                return null;
-            });
-        } catch (SQLException e) {
-            throw failure(prefix, "list", e);
-        }
-        return semaphores;
-    }
-
-    private static void addSemaphore(
-            List<LockInfo> semaphores, String name, int permits, List<Holder> holders, String prefix) {
-        if (name != null && name.startsWith(prefix)) {
-            semaphores.add(new LockInfo(name, LockKind.PERMIT, holders, permits, OptionalInt.empty()));
-        }
-    }
-
     /** Refuses every later call; the backend closes its connections itself. */
     void close() {
         gate.close();
@@ -350,7 +303,7 @@ final class JdbcPermits {
         return backendName.get();
     }
 
-    private PermitStatements ready(String name) {
+    PermitStatements ready(String name) {
         return gate.pass(name, () -> {
             Dialect dialect = strategyCheck.apply(name);
             try (JdbcSession db = connections.open(false)) {
@@ -368,8 +321,7 @@ final class JdbcPermits {
                         e -> JdbcFailures.explain(e, connections.operationTimeout, names));
                 boolean described = JdbcSchema.holderColumns(
                         db.connection,
-                        dialect,
-                        List.of(names.permits()),
+                        JdbcSchema.addHolder(dialect, List.of(names.permits())),
                         createSchema,
                         connections.queryTimeoutSeconds,
                         "Baton semaphore '" + name + "' on " + name());
@@ -378,11 +330,11 @@ final class JdbcPermits {
         });
     }
 
-    private JdbcSession open(boolean transaction) throws SQLException {
+    JdbcSession open(boolean transaction) throws SQLException {
         return connections.open(transaction);
     }
 
-    private LockUnavailableException failure(String name, String action, SQLException e) {
+    LockUnavailableException failure(String name, String action, SQLException e) {
         return gate.failure(name, action, e);
     }
 }

@@ -129,13 +129,24 @@ interface JdbcProtocol {
     /** Removes what an attempt whose outcome is unknown may have left behind. */
     default void abandon(LockRequest request) {}
 
+    /**
+     * The name's grant, or empty. The default looks it up in {@link #list}, and is empty where the
+     * protocol cannot list.
+     */
     default Optional<LockInfo> inspect(String name) {
-        return Optional.empty();
+        try {
+            return list(name).stream().filter(info -> info.name().equals(name)).findFirst();
+        } catch (UnsupportedOperationException e) {
+            return Optional.empty();
+        }
     }
 
-    /** The tables of grants that carry a {@code holder} column ({@link JdbcSchema#holderColumns}). */
-    default List<String> holderTables() {
-        return List.of();
+    /**
+     * The tables of grants that carry a {@code holder} column, each with the statement that adds it
+     * ({@link JdbcSchema#holderColumns}).
+     */
+    default Map<String, String> holderTables() {
+        return Map.of();
     }
 
     /**

@@ -110,26 +110,21 @@ final class JdbcSchema {
      * {@code create} allows, otherwise, or when that fails, the backend works without holder
      * descriptions, which one log line says, with the statement to run.
      *
-     * @param tables the tables of grants that should have the column
+     * @param tables the tables of grants that should have the column, each with the statement that
+     *     adds it (or creates the table, for a table of holders that an older version did not have)
      * @return whether every one of them has it, so that statements may read and write it
      * @throws SQLException if the database could not be asked
      */
     static boolean holderColumns(
-            Connection connection,
-            Dialect dialect,
-            List<String> tables,
-            boolean create,
-            int queryTimeoutSeconds,
-            String where)
+            Connection connection, Map<String, String> tables, boolean create, int queryTimeoutSeconds, String where)
             throws SQLException {
-        List<String> missing = missingHolder(connection, tables, queryTimeoutSeconds);
+        List<String> missing = missingHolder(connection, tables.keySet(), queryTimeoutSeconds);
         if (missing.isEmpty()) {
             return true;
         }
         List<String> alters = new ArrayList<>();
         for (String table : missing) {
-            alters.add("ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS holder VARCHAR(120)"
-                    + (dialect == Dialect.MARIADB ? " CHARACTER SET utf8mb4" : ""));
+            alters.add(tables.get(table));
         }
         SQLException failure = null;
         if (create) {
@@ -145,7 +140,7 @@ final class JdbcSchema {
                     failure = failure == null ? e : failure; // another client adding it, or no right to
                 }
             }
-            missing = missingHolder(connection, tables, queryTimeoutSeconds);
+            missing = missingHolder(connection, tables.keySet(), queryTimeoutSeconds);
             if (missing.isEmpty()) {
                 return true;
             }
@@ -162,7 +157,20 @@ final class JdbcSchema {
         return false;
     }
 
-    private static List<String> missingHolder(Connection connection, List<String> tables, int timeout)
+    /** The statement that adds the holder column to a table of grants. */
+    static String addHolder(Dialect dialect, String table) {
+        return "ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS holder VARCHAR(120)"
+                + (dialect == Dialect.MARIADB ? " CHARACTER SET utf8mb4" : "");
+    }
+
+    /** {@link #addHolder} for each table. */
+    static Map<String, String> addHolder(Dialect dialect, List<String> tables) {
+        Map<String, String> upgrades = new java.util.LinkedHashMap<>();
+        tables.forEach(table -> upgrades.put(table, addHolder(dialect, table)));
+        return upgrades;
+    }
+
+    private static List<String> missingHolder(Connection connection, java.util.Collection<String> tables, int timeout)
             throws SQLException {
         List<String> missing = new ArrayList<>();
         for (String table : tables) {
@@ -170,7 +178,7 @@ final class JdbcSchema {
                 st.setQueryTimeout(timeout);
                 st.executeQuery("SELECT holder FROM " + table + " WHERE 1 = 0").close();
             } catch (SQLException e) {
-                if (!JdbcFailures.isMissingColumn(e)) {
+                if (!JdbcFailures.isMissingColumn(e) && !JdbcFailures.isMissingObject(e)) {
                     throw e;
                 }
                 missing.add(table);

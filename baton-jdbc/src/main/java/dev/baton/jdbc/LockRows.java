@@ -59,6 +59,18 @@ final class LockRows {
         }
     }
 
+    /**
+     * Runs a grants query ({@link #read}) on a connection of its own; {@code what} names the lock or
+     * prefix in a failure's message.
+     */
+    static List<LockInfo> select(JdbcProtocol.Context context, String sql, String what, Object... params) {
+        try (JdbcSession db = context.connections().open(false)) {
+            return db.all(sql, rs -> read(context.dialect(), rs, context.fair()), params);
+        } catch (SQLException e) {
+            throw context.failure(what, "listing", e);
+        }
+    }
+
     /** A holder column's value: "" for a row written without a description. */
     static String described(String holder) {
         return holder == null ? "" : holder;

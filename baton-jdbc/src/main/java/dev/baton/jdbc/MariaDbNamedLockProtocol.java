@@ -2,6 +2,7 @@ package dev.baton.jdbc;
 
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
+import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.sql.Connection;
@@ -10,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -58,12 +60,30 @@ final class MariaDbNamedLockProtocol extends PinnedProtocol {
 
     MariaDbNamedLockProtocol(Context context) {
         super(context);
-        this.sql = new MariaDbNamedLockStatements(context.names());
+        this.sql = new MariaDbNamedLockStatements(context.names(), context.described());
     }
 
     @Override
     public Map<String, String> probes() {
         return sql.probes;
+    }
+
+    /** The fencing table, which records the holder beside the token. */
+    @Override
+    public Map<String, String> holderTables() {
+        return sql.holderTables;
+    }
+
+    /** From the fencing table, where the holder's connection holds the lock now ({@link MariaDbNamedLockHolders}). */
+    @Override
+    public List<LockInfo> list(String prefix) {
+        return new MariaDbNamedLockHolders(context, sql).list(prefix);
+    }
+
+    /** Ends each holder's connection ({@link MariaDbNamedLockHolders}). */
+    @Override
+    public List<LockInfo> forceRelease(String name, String ownerId) {
+        return new MariaDbNamedLockHolders(context, sql).forceRelease(name, ownerId);
     }
 
     /** Named locks are server-wide: the database keeps two applications' tables apart. */
@@ -134,6 +154,12 @@ final class MariaDbNamedLockProtocol extends PinnedProtocol {
             try (PreparedStatement ps = connection.prepareStatement(sql.upsertToken)) {
                 ps.setQueryTimeout(timeout);
                 ps.setString(1, request.name());
+                if (sql.described) {
+                    ps.setString(2, request.ownerId());
+                    ps.setString(3, request.holder());
+                    ps.setString(4, serverName);
+                    ps.setLong(5, lease);
+                }
                 ps.executeUpdate();
             }
             long token;

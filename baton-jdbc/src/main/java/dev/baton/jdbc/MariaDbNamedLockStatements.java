@@ -4,13 +4,15 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * Every statement of the MariaDB named-lock protocol ({@link MariaDbNamedLockProtocol}), for the
- * fencing table {@code <table>_fencing}; the comment above each lists its parameters.
+ * Every statement of the MariaDB named-lock protocol ({@link MariaDbNamedLockProtocol}) and of its
+ * operators' view ({@link MariaDbNamedLockHolders}), for the fencing table {@code <table>_fencing};
+ * the comment above each lists its parameters.
  */
 final class MariaDbNamedLockStatements {
     /**
-     * Counts the name's grants; ? = name. LAST_INSERT_ID(expr) makes the session remember the new
-     * token for {@link #lastToken}.
+     * Counts the name's grants; ? = name [, owner, holder, server-side name, lease millis when
+     * described]. LAST_INSERT_ID(expr) makes the session remember the new token for {@link
+     * #lastToken}. Described, the same statement records the holder and its connection.
      */
     final String upsertToken;
     /** The token {@link #upsertToken} wrote. */
@@ -23,12 +25,44 @@ final class MariaDbNamedLockStatements {
     final String database = "SELECT DATABASE()";
 
     final Map<String, String> probes;
+    /** The fencing table and the statement that adds the holder's columns (schemas of an older version). */
+    final Map<String, String> holderTables;
+    /** Whether the fencing table has the holder's columns. */
+    final boolean described;
+    /**
+     * The names whose recorded holder's connection holds the lock now: (name, owner, token, expiry,
+     * holder, connection id, server-side name); no parameter. The expiry is when the idle session
+     * would end: the lease less the time the connection has been idle.
+     */
+    final String list;
+    /** ? = server-side name: the connection that holds it, or null. */
+    final String usedBy = "SELECT IS_USED_LOCK(?)";
 
-    MariaDbNamedLockStatements(TableNames names) {
+    MariaDbNamedLockStatements(TableNames names, boolean described) {
         String fencing = names.locks() + "_fencing";
+        this.described = described;
         probes = Map.of(fencing, JdbcSchema.probe(fencing));
-        upsertToken = "INSERT INTO " + fencing + " (lock_name, fencing_token) VALUES (?, LAST_INSERT_ID(1))"
-                + " ON DUPLICATE KEY UPDATE fencing_token = LAST_INSERT_ID(fencing_token + 1)";
+        holderTables = Map.of(
+                fencing,
+                "ALTER TABLE " + fencing + " ADD COLUMN IF NOT EXISTS owner_id VARCHAR(64),"
+                        + " ADD COLUMN IF NOT EXISTS connection_id BIGINT,"
+                        + " ADD COLUMN IF NOT EXISTS server_name VARCHAR(64),"
+                        + " ADD COLUMN IF NOT EXISTS lease_ms BIGINT,"
+                        + " ADD COLUMN IF NOT EXISTS holder VARCHAR(120) CHARACTER SET utf8mb4");
+        upsertToken = described
+                ? "INSERT INTO " + fencing + " (lock_name, fencing_token, owner_id, holder, connection_id, server_name,"
+                        + " lease_ms) VALUES (?, LAST_INSERT_ID(1), ?, ?, CONNECTION_ID(), ?, ?)"
+                        + " ON DUPLICATE KEY UPDATE fencing_token = LAST_INSERT_ID(fencing_token + 1),"
+                        + " owner_id = VALUES(owner_id), holder = VALUES(holder), connection_id = VALUES(connection_id),"
+                        + " server_name = VALUES(server_name), lease_ms = VALUES(lease_ms)"
+                : "INSERT INTO " + fencing + " (lock_name, fencing_token) VALUES (?, LAST_INSERT_ID(1))"
+                        + " ON DUPLICATE KEY UPDATE fencing_token = LAST_INSERT_ID(fencing_token + 1)";
+        list = "SELECT f.lock_name, f.owner_id, f.fencing_token,"
+                + " TIMESTAMPADD(MICROSECOND, (f.lease_ms - COALESCE(p.TIME_MS, 0)) * 1000, UTC_TIMESTAMP(6)),"
+                + " f.holder, f.connection_id, f.server_name FROM " + fencing + " f"
+                + " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = f.connection_id"
+                + " WHERE f.connection_id IS NOT NULL AND IS_USED_LOCK(f.server_name) = f.connection_id"
+                + " ORDER BY f.lock_name";
     }
 
     /** {@code GET_LOCK} waiting at most {@code waitMillis} (0: a try), and the session's wait_timeout; ? = name. */
@@ -39,5 +73,10 @@ final class MariaDbNamedLockStatements {
     /** Bounds (or restores) the session's idleness: {@code wait_timeout} in whole seconds. */
     String setWaitTimeout(long seconds) {
         return "SET SESSION wait_timeout = " + seconds;
+    }
+
+    /** Ends a connection (a forced release); the id is a number read from the server. */
+    String kill(long connectionId) {
+        return "KILL CONNECTION " + connectionId;
     }
 }

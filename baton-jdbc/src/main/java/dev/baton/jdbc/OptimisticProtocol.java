@@ -247,31 +247,19 @@ final class OptimisticProtocol implements JdbcProtocol {
     }
 
     @Override
-    public List<String> holderTables() {
-        return sql.holderTables();
+    public Map<String, String> holderTables() {
+        return JdbcSchema.addHolder(context.dialect(), sql.holderTables());
     }
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        try (JdbcSession db = connections.open(false)) {
-            return db.all(sql.inspect, this::read, -FairQueue.WINDOW_MILLIS, name).stream()
-                    .findFirst();
-        } catch (SQLException e) {
-            throw context.failure(name, "inspect", e);
-        }
+        return LockRows.select(context, sql.inspect, name, -FairQueue.WINDOW_MILLIS, name).stream()
+                .findFirst();
     }
 
     /** Reads every held row of the name table and keeps the names under the prefix. */
     @Override
     public List<LockInfo> list(String prefix) {
-        try (JdbcSession db = connections.open(false)) {
-            return LockRows.under(db.all(sql.list, this::read, -FairQueue.WINDOW_MILLIS), prefix);
-        } catch (SQLException e) {
-            throw context.failure(prefix, "list", e);
-        }
-    }
-
-    private List<LockInfo> read(java.sql.ResultSet rs) throws SQLException {
-        return LockRows.read(context.dialect(), rs, context.fair());
+        return LockRows.under(LockRows.select(context, sql.list, prefix, -FairQueue.WINDOW_MILLIS), prefix);
     }
 }

@@ -2,6 +2,7 @@ package dev.baton.jdbc;
 
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
+import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -9,6 +10,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -51,11 +53,24 @@ final class PessimisticProtocol extends PinnedProtocol {
 
     private final Dialect dialect;
     private final PessimisticStatements sql;
+    /** What names a grant to operators (PostgreSQL only). */
+    private final PessimisticHolders holders;
 
     PessimisticProtocol(Context context) {
         super(context);
         this.dialect = context.dialect();
         this.sql = new PessimisticStatements(dialect, context.names());
+        this.holders = new PessimisticHolders(context);
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix) {
+        return holders.list(prefix);
+    }
+
+    @Override
+    public List<LockInfo> forceRelease(String name, String ownerId) {
+        return holders.forceRelease(name, ownerId);
     }
 
     @Override
@@ -67,6 +82,8 @@ final class PessimisticProtocol extends PinnedProtocol {
     private static final class Held extends PinnedSession {
         final boolean autoCommitBefore;
         final int isolationBefore;
+        /** The comment that names the grant in the statements run on it ({@link PessimisticHolders}). */
+        String comment = "";
 
         Held(JdbcProtocol protocol, Connection connection, JdbcConnections connections) throws SQLException {
             super(protocol, connection, connections.ownedPool);
@@ -93,7 +110,8 @@ final class PessimisticProtocol extends PinnedProtocol {
                 return Optional.empty();
             }
             long token;
-            try (PreparedStatement ps = connection.prepareStatement(sql.drawToken)) {
+            held.comment = holders.comment(request, lease);
+            try (PreparedStatement ps = connection.prepareStatement(held.comment + sql.drawToken)) {
                 ps.setQueryTimeout(timeout);
                 if (dialect == Dialect.POSTGRESQL) {
                     ps.setString(1, String.valueOf(JdbcTime.idleMillis(lease)));
@@ -225,23 +243,23 @@ final class PessimisticProtocol extends PinnedProtocol {
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
         long lease = JdbcTime.leaseMillis(leaseTime);
-        return ((Held) grant.backendState())
-                .renew(
-                        grant,
-                        context.backendName(),
-                        connection -> {
-                            if (sql.idleBound != null) {
-                                try (PreparedStatement ps = connection.prepareStatement(sql.idleBound)) {
-                                    ps.setQueryTimeout(timeout);
-                                    ps.setString(1, String.valueOf(JdbcTime.idleMillis(lease)));
-                                    ps.executeQuery().close();
-                                }
-                            } else {
-                                execute(connection, sql.waitTimeout(lease), 0);
-                            }
-                            return Optional.of(grant.withExpiresAt(JdbcTime.expiry(lease)));
-                        },
-                        e -> context.failure(grant.name(), "renew", e));
+        Held held = (Held) grant.backendState();
+        return held.renew(
+                grant,
+                context.backendName(),
+                connection -> {
+                    if (sql.idleBound != null) {
+                        try (PreparedStatement ps = connection.prepareStatement(held.comment + sql.idleBound)) {
+                            ps.setQueryTimeout(timeout);
+                            ps.setString(1, String.valueOf(JdbcTime.idleMillis(lease)));
+                            ps.executeQuery().close();
+                        }
+                    } else {
+                        execute(connection, sql.waitTimeout(lease), 0);
+                    }
+                    return Optional.of(grant.withExpiresAt(JdbcTime.expiry(lease)));
+                },
+                e -> context.failure(grant.name(), "renew", e));
     }
 
     @Override

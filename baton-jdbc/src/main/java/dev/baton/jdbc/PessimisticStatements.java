@@ -35,8 +35,11 @@ final class PessimisticStatements {
         probes.put(rows, JdbcSchema.probe(rows));
         probes.put(sequence, JdbcSchema.probe(sequence));
         if (dialect == Dialect.POSTGRESQL) {
-            drawToken = "SELECT nextval('" + sequence + "'), set_config('idle_in_transaction_session_timeout', ?,"
-                    + " false)";
+            // The token also goes into application_name, for operators ({@link PessimisticHolders});
+            // the rollback that releases the lock restores both settings.
+            drawToken = "SELECT t.v, set_config('idle_in_transaction_session_timeout', ?, false),"
+                    + " set_config('application_name', 'baton ' || t.v, false) FROM (SELECT nextval('" + sequence
+                    + "') AS v) t";
             lockTimeout = "SELECT set_config('lock_timeout', ?, true)";
             idleBound = "SELECT set_config('idle_in_transaction_session_timeout', ?, false)";
             restoreIdle = null;

@@ -2,6 +2,7 @@ package dev.baton.jdbc;
 
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
+import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.sql.Connection;
@@ -10,6 +11,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -44,12 +46,8 @@ import java.util.Optional;
  * idle_session_timeout}, that is after one lease time; a client that dies closes the socket and the
  * lock goes at once.
  *
- * <p>Keys: advisory locks are keyed by a 64-bit integer, the first 8 bytes of SHA-256 over {@code
- * <table>:<name>}. Two names collide with probability 2<sup>-64</sup>; among n names in use at once
- * the chance that any two collide is about n<sup>2</sup>/2<sup>65</sup> (one in 3.7·10<sup>10</sup>
- * for a million names). A collision never breaks mutual exclusion: it only makes two names exclude
- * each other. The application's own advisory locks share the key space; the table name in the hash
- * keeps them apart unless the application hashes the same way.
+ * <p>Keys: the first 8 bytes of SHA-256 over {@code <table>:<name>} ({@link AdvisoryKeys#key}, where
+ * the collision risk is weighed). Operators' listing and forced release: {@link PgAdvisoryHolders}.
  *
  * <p>Does not work behind a transaction-pooling PgBouncer: the session would not stay with the
  * client. The SQL is in {@link PgAdvisoryStatements}, the key hashing in {@link AdvisoryKeys}.
@@ -59,12 +57,27 @@ final class PgAdvisoryProtocol extends PinnedProtocol {
 
     PgAdvisoryProtocol(Context context) {
         super(context);
-        this.sql = new PgAdvisoryStatements(context.names());
+        this.sql = new PgAdvisoryStatements(context.names(), context.described());
     }
 
     @Override
     public Map<String, String> probes() {
         return sql.probes;
+    }
+
+    @Override
+    public Map<String, String> holderTables() {
+        return Map.of(sql.holders, sql.createHolders);
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix) {
+        return new PgAdvisoryHolders(context, sql).list(prefix);
+    }
+
+    @Override
+    public List<LockInfo> forceRelease(String name, String ownerId) {
+        return new PgAdvisoryHolders(context, sql).forceRelease(name, ownerId);
     }
 
     /** The pinned session of one grant, with its advisory key and the idle bound to restore. */
@@ -114,6 +127,7 @@ final class PgAdvisoryProtocol extends PinnedProtocol {
             ps.setLong(1, key);
             ps.setLong(2, lease);
             ps.setString(3, String.valueOf(JdbcTime.idleMillis(lease)));
+            sql.bindRecord(ps, 4, request, key, lease);
             try (ResultSet rs = ps.executeQuery()) {
                 return rs.next() ? Optional.of(grant(connection, request, key, rs)) : Optional.empty();
             }
@@ -175,6 +189,7 @@ final class PgAdvisoryProtocol extends PinnedProtocol {
                                     if (grant.isPresent()) {
                                         unlock(
                                                 c,
+                                                request.name(),
                                                 shared,
                                                 key,
                                                 ((Pinned) grant.get().backendState()).idleBefore);
@@ -229,6 +244,7 @@ final class PgAdvisoryProtocol extends PinnedProtocol {
             ps.setLong(2, key);
             ps.setLong(3, lease);
             ps.setString(4, String.valueOf(JdbcTime.idleMillis(lease)));
+            sql.bindRecord(ps, 5, request, key, lease);
             try (ResultSet rs = ps.executeQuery()) {
                 if (!rs.next()) {
                     throw new SQLException("the wait statement returned no row", "XX000");
@@ -257,21 +273,10 @@ final class PgAdvisoryProtocol extends PinnedProtocol {
         }
     }
 
-    /** Unlocks with the idle bound the session had; whether this session held the lock. */
-    private boolean unlocked(Connection connection, boolean shared, long key, String idleBefore) throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(shared ? sql.unlockShared : sql.unlockExclusive)) {
-            ps.setQueryTimeout(timeout);
-            ps.setLong(1, key);
-            ps.setString(2, idleBefore);
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() && rs.getBoolean(1);
-            }
-        }
-    }
-
     /** Gives back a lock that a cancelled wait got anyway, with the idle bound the session had. */
-    private void unlock(Connection connection, boolean shared, long key, String idleBefore) throws SQLException {
-        if (!unlocked(connection, shared, key, idleBefore)) {
+    private void unlock(Connection connection, String name, boolean shared, long key, String idleBefore)
+            throws SQLException {
+        if (!sql.unlock(connection, timeout, name, shared, key, idleBefore)) {
             throw new SQLException("the advisory lock granted during a cancel was not held", "55000");
         }
     }
@@ -304,7 +309,7 @@ final class PgAdvisoryProtocol extends PinnedProtocol {
         }
         boolean shared = grant.mode() == LockMode.SHARED;
         return Released.of(pinned.release(
-                connection -> unlocked(connection, shared, pinned.key, pinned.idleBefore),
+                connection -> sql.unlock(connection, timeout, grant.name(), shared, pinned.key, pinned.idleBefore),
                 e -> context.failure(grant.name(), "release", e)));
     }
 }

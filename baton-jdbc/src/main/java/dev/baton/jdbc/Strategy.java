@@ -111,6 +111,20 @@ enum Strategy {
         }
     }
 
+    /**
+     * The dialect of an application's DataSource, checked against this strategy.
+     *
+     * @throws LockConfigurationException for a database Baton does not know or this strategy does not support
+     */
+    Dialect detect(java.sql.Connection connection, String lockName) throws java.sql.SQLException {
+        String product = connection.getMetaData().getDatabaseProductName();
+        String where = "Baton lock '" + lockName + "' on " + backendName;
+        Dialect d = Dialect.ofProductName(product)
+                .orElseThrow(() -> new LockConfigurationException(where + ": " + refusesProduct(product)));
+        require(d, where);
+        return d;
+    }
+
     private static String supportedBy(Dialect dialect) {
         return EnumSet.allOf(Strategy.class).stream()
                 .filter(s -> s.supports(dialect))

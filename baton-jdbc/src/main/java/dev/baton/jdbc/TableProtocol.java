@@ -8,7 +8,6 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -157,22 +156,22 @@ final class TableProtocol implements JdbcProtocol {
         int[] key = grantKey(request.name());
         boolean register = notifications.registerWaiters();
         try (JdbcSession db = session) {
-            List<Object> params = new ArrayList<>(List.of(key[0], key[1], request.name()));
-            if (fair) {
-                params.addAll(List.of(WaiterStatements.guardParams(request.name(), request.ownerId())));
-            }
-            params.addAll(List.of(request.name(), request.ownerId(), lease));
-            params.addAll(List.of(JdbcProtocol.holder(context, request.holder())));
-            params.add(lease);
-            if (register) {
-                params.add(notifications.channel());
-                params.add(request.name());
-            }
+            Object[] params = JdbcProtocol.params(
+                    key[0],
+                    key[1],
+                    request.name(),
+                    fair ? WaiterStatements.guardParams(request.name(), request.ownerId()) : new Object[0],
+                    request.name(),
+                    request.ownerId(),
+                    lease,
+                    JdbcProtocol.holder(context, request.holder()),
+                    lease,
+                    register ? new Object[] {notifications.channel(), request.name()} : new Object[0]);
             // The expiry comes as epoch milliseconds (rounded down): a number is cheaper to read.
             Optional<Written> written = db.first(
                     register ? sql.acquireExclusiveOneRegistering : sql.acquireExclusiveOne,
                     rs -> new Written(rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2))),
-                    params.toArray());
+                    params);
             return written.map(
                     w -> new Grant(request.name(), request.ownerId(), request.mode(), w.token(), w.expiresAt(), null));
         } catch (SQLException e) {
@@ -180,15 +179,8 @@ final class TableProtocol implements JdbcProtocol {
         }
     }
 
-    /**
-     * The key pair of a name's transaction-level advisory lock: the first 8 bytes of SHA-256 over
-     * {@code <table>#grant:<name>}, as two ints. The two-int key space of PostgreSQL's advisory locks
-     * is separate from the one-bigint space the advisory strategy uses. A collision only makes two
-     * names' grants take turns for the length of one statement.
-     */
     private int[] grantKey(String lockName) {
-        long key = AdvisoryKeys.key(context.names(), "#grant:" + lockName);
-        return new int[] {(int) (key >>> 32), (int) key};
+        return AdvisoryKeys.grantKey(context.names(), lockName);
     }
 
     private Optional<Written> acquireExclusive(JdbcSession tx, LockRequest request, long lease) throws SQLException {
@@ -217,15 +209,9 @@ final class TableProtocol implements JdbcProtocol {
             }
             tx.update(sql.deleteReaders, request.name());
         }
-        return written(
-                tx,
-                sql.insertReader,
-                JdbcProtocol.params(
-                        request.name(),
-                        request.ownerId(),
-                        lease,
-                        request.name(),
-                        JdbcProtocol.holder(context, request.holder())));
+        Object[] holder = JdbcProtocol.holder(context, request.holder());
+        Object[] params = JdbcProtocol.params(request.name(), request.ownerId(), lease, request.name(), holder);
+        return written(tx, sql.insertReader, params);
     }
 
     /** A granting statement's parameters (arrays spliced in), followed by its guard's when fair. */
@@ -303,32 +289,20 @@ final class TableProtocol implements JdbcProtocol {
     }
 
     @Override
-    public List<String> holderTables() {
-        return sql.holderTables;
+    public Map<String, String> holderTables() {
+        return JdbcSchema.addHolder(context.dialect(), sql.holderTables);
     }
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        try (JdbcSession session = connections.open(false)) {
-            return session.all(sql.inspect, this::read, -FairQueue.WINDOW_MILLIS, name).stream()
-                    .findFirst();
-        } catch (SQLException e) {
-            throw context.failure(name, "inspect", e);
-        }
+        return LockRows.select(context, sql.inspect, name, -FairQueue.WINDOW_MILLIS, name).stream()
+                .findFirst();
     }
 
-    /** Reads every live row of the lock table and keeps the names under the prefix. */
+    /** Reads every held row of the name table and keeps the names under the prefix. */
     @Override
     public List<LockInfo> list(String prefix) {
-        try (JdbcSession session = connections.open(false)) {
-            return LockRows.under(session.all(sql.list, this::read, -FairQueue.WINDOW_MILLIS), prefix);
-        } catch (SQLException e) {
-            throw context.failure(prefix, "list", e);
-        }
-    }
-
-    private List<LockInfo> read(java.sql.ResultSet rs) throws SQLException {
-        return LockRows.read(context.dialect(), rs, fair);
+        return LockRows.under(LockRows.select(context, sql.list, prefix, -FairQueue.WINDOW_MILLIS), prefix);
     }
 
     /** A grant as the database wrote it. */

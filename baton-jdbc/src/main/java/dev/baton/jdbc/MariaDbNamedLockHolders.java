@@ -1,0 +1,129 @@
+package dev.baton.jdbc;
+
+import dev.baton.LockUnavailableException;
+import dev.baton.spi.Holder;
+import dev.baton.spi.LockInfo;
+import dev.baton.spi.LockKind;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Operators' view of MariaDB's named locks ({@link MariaDbNamedLockProtocol}).
+ *
+ * <ul>
+ *   <li>List: one query over {@code <table>_fencing}, whose upsert at each grant records the holder
+ *       (owner, description, connection id, server-side name, lease) beside the token; a row counts
+ *       while {@code IS_USED_LOCK(server_name)} is still its connection. The query reads every row of
+ *       the table (one per name ever locked); names are filtered by prefix here. Waiters cannot be
+ *       counted: the server does not show who waits in {@code GET_LOCK}.
+ *   <li>Forced release: a named lock belongs to its connection, and {@code RELEASE_LOCK} frees only
+ *       the caller's own; so it ends the holder's connection with {@code KILL CONNECTION}, as a DBA
+ *       would, and waits (within the operation timeout) until the server has let the lock go. The
+ *       next grant's token is the fencing row's counter plus one, higher than the broken holder's,
+ *       and the broken holder's next renewal fails on its killed connection, so its lease is
+ *       reported lost. Killing another user's connection needs the {@code CONNECTION ADMIN} (or
+ *       {@code SUPER}) privilege; one's own user's needs none.
+ * </ul>
+ */
+final class MariaDbNamedLockHolders {
+    /** MariaDB: you are not owner of thread (KILL without the privilege). */
+    private static final int KILL_DENIED = 1095;
+    /** MariaDB: unknown thread id (it ended meanwhile). */
+    private static final int NO_SUCH_THREAD = 1094;
+
+    private final JdbcProtocol.Context context;
+    private final MariaDbNamedLockStatements sql;
+
+    MariaDbNamedLockHolders(JdbcProtocol.Context context, MariaDbNamedLockStatements sql) {
+        this.context = context;
+        this.sql = sql;
+    }
+
+    List<LockInfo> list(String prefix) {
+        return SessionHolder.group(rows(prefix, new HashMap<>()).stream()
+                .filter(row -> row.name().startsWith(prefix))
+                .toList());
+    }
+
+    List<LockInfo> forceRelease(String name, String ownerId) {
+        Map<Long, String> serverNames = new HashMap<>();
+        List<SessionHolder> hit = SessionHolder.of(rows(name, serverNames), name, ownerId);
+        List<SessionHolder> ended = new ArrayList<>();
+        try (JdbcSession db = context.connections().open(false)) {
+            for (SessionHolder row : hit) {
+                try {
+                    db.update(sql.kill(row.session()));
+                } catch (SQLException e) {
+                    if (e.getErrorCode() == KILL_DENIED) {
+                        throw SessionHolder.refused(
+                                name,
+                                context.backendName(),
+                                "KILL CONNECTION " + row.session(),
+                                "the user needs the CONNECTION ADMIN privilege (or SUPER) to end another user's"
+                                        + " connection (GRANT CONNECTION ADMIN ON *.* TO <user>)",
+                                e);
+                    }
+                    if (e.getErrorCode() != NO_SUCH_THREAD) {
+                        throw e;
+                    }
+                }
+                awaitGone(db, name, row.session(), serverNames.get(row.session()));
+                ended.add(row);
+            }
+        } catch (SQLException e) {
+            throw context.failure(name, "force release", e);
+        }
+        return SessionHolder.broken(ended);
+    }
+
+    /** The killed connection lets its locks go as it ends, shortly after KILL returns. */
+    private void awaitGone(JdbcSession db, String name, long connection, String serverName) throws SQLException {
+        long deadline =
+                System.nanoTime() + context.connections().operationTimeout.toNanos();
+        while (Objects.equals(
+                db.first(sql.usedBy, rs -> rs.getObject(1, Long.class), serverName)
+                        .orElse(null),
+                connection)) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new LockUnavailableException("Baton lock '" + name + "' on " + context.backendName()
+                        + ": the holder's connection " + connection + " still holds the lock after KILL CONNECTION;"
+                        + " call the forced release again");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    private List<SessionHolder> rows(String what, Map<Long, String> serverNames) {
+        if (!sql.described) {
+            throw new UnsupportedOperationException("Baton lock '" + what + "' on " + context.backendName()
+                    + ": the fencing table lacks the holder's columns (created by an older version); add them:"
+                    + " " + sql.holderTables.values().iterator().next());
+        }
+        try (JdbcSession db = context.connections().open(false)) {
+            return db.all(sql.list, rs -> {
+                List<SessionHolder> rows = new ArrayList<>();
+                while (rs.next()) {
+                    Holder holder = new Holder(
+                            rs.getString(2),
+                            LockRows.described(rs.getString(5)),
+                            rs.getLong(3),
+                            Dialect.MARIADB.instant(rs, 4));
+                    long connection = rs.getLong(6);
+                    serverNames.put(connection, rs.getString(7));
+                    rows.add(new SessionHolder(
+                            rs.getString(1), LockKind.MUTEX, holder, OptionalInt.empty(), connection));
+                }
+                return rows;
+            });
+        } catch (SQLException e) {
+            throw context.failure(what, "list", e);
+        }
+    }
+}

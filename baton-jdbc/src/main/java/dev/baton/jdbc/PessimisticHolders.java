@@ -1,0 +1,151 @@
+package dev.baton.jdbc;
+
+import dev.baton.spi.Holder;
+import dev.baton.spi.LockInfo;
+import dev.baton.spi.LockKind;
+import dev.baton.spi.LockMode;
+import dev.baton.spi.LockRequest;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.OptionalInt;
+
+/**
+ * Operators' view of the pessimistic strategy ({@link PessimisticProtocol}), on PostgreSQL only. A holder's
+ * row lock lives in a transaction that never commits, so nothing it writes is visible to others;
+ * what is visible is its session in {@code pg_stat_activity}. So, with no statement of its own:
+ *
+ * <ul>
+ *   <li>The statements a holder runs on its pinned connection (the token draw, each renewal) start
+ *       with a comment naming the grant: {@code /* baton-pess:<table>:<mode>:<owner>:<lease
+ *       ms>:<name>:<holder> *}{@code /}, name and holder in URL-safe base64 (so nothing in them can
+ *       end the comment), which {@code pg_stat_activity.query} shows while the session idles in its
+ *       transaction. The token draw also sets the session's {@code application_name} to {@code baton
+ *       <token>}; the rollback that releases the lock restores it.
+ *   <li>List: the sessions of this database whose last statement carries such a comment for this
+ *       table and which are idle in their (not failed) transaction or renewing; the expiry is when
+ *       the idle transaction would be ended: its last change of state plus the lease. The comment
+ *       must fit PostgreSQL's {@code track_activity_query_size} (1024 bytes by default): the holder
+ *       description is cut to fit. Seeing other roles' sessions needs {@code pg_read_all_stats}.
+ *   <li>Forced release: ends the holder's session ({@link PgAdvisoryHolders#endSession}), which
+ *       rolls back its transaction and frees the row; the token comes from the sequence, and the
+ *       broken holder's next renewal fails on its ended connection.
+ * </ul>
+ */
+final class PessimisticHolders {
+    private static final String MARK = "/* baton-pess:";
+    /** What the comment may take of PostgreSQL's default track_activity_query_size (1024 bytes). */
+    private static final int COMMENT_BYTES = 880;
+
+    private final JdbcProtocol.Context context;
+    private final String table;
+    /** The sessions whose last statement names a grant of this table; ? = the LIKE pattern. */
+    private final String list;
+
+    PessimisticHolders(JdbcProtocol.Context context) {
+        this.context = context;
+        this.table = context.names().locks() + "_pess";
+        this.list = "SELECT pid, query, application_name,"
+                + " floor(date_part('epoch', state_change) * 1000)::bigint FROM pg_stat_activity"
+                + " WHERE datname = current_database() AND query LIKE ? AND application_name LIKE 'baton %'"
+                + " AND state IN ('idle in transaction', 'active') ORDER BY pid";
+    }
+
+    /**
+     * The comment that names a grant in {@code pg_stat_activity}; the holder is cut to fit. Empty on
+     * MariaDB, which shows no idle session's last statement.
+     */
+    String comment(LockRequest request, long leaseMillis) {
+        if (context.dialect() != Dialect.POSTGRESQL) {
+            return "";
+        }
+        String start = MARK + table + ":" + (request.mode() == LockMode.SHARED ? "S" : "X") + ":" + request.ownerId()
+                + ":" + leaseMillis + ":" + encode(request.name()) + ":";
+        String holder = request.holder();
+        while (!holder.isEmpty() && (start + encode(holder)).length() > COMMENT_BYTES) {
+            holder = holder.substring(0, holder.length() - 1);
+        }
+        return start + encode(holder) + " */ ";
+    }
+
+    List<LockInfo> list(String prefix) {
+        return SessionHolder.group(rows(prefix).stream()
+                .filter(row -> row.name().startsWith(prefix))
+                .sorted(java.util.Comparator.comparing(SessionHolder::name)
+                        .thenComparing(SessionHolder::kind)
+                        .thenComparingLong(row -> row.holder().fencingToken()))
+                .toList());
+    }
+
+    List<LockInfo> forceRelease(String name, String ownerId) {
+        List<SessionHolder> ended = new ArrayList<>();
+        try (JdbcSession db = context.connections().open(false)) {
+            for (SessionHolder row : SessionHolder.of(rows(name), name, ownerId)) {
+                PgAdvisoryHolders.endSession(db, context, name, row.session());
+                ended.add(row);
+            }
+        } catch (SQLException e) {
+            throw context.failure(name, "force release", e);
+        }
+        return SessionHolder.broken(ended);
+    }
+
+    private List<SessionHolder> rows(String what) {
+        if (context.dialect() != Dialect.POSTGRESQL) {
+            throw new UnsupportedOperationException(context.backendName() + " cannot list or break the row locks"
+                    + " of '" + what + "': MariaDB shows no other session's open transaction or holder (the holder"
+                    + " would need a write per acquisition)");
+        }
+        try (JdbcSession db = context.connections().open(false)) {
+            return db.all(
+                    list,
+                    rs -> {
+                        List<SessionHolder> rows = new ArrayList<>();
+                        while (rs.next()) {
+                            SessionHolder row = parse(rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(1));
+                            if (row != null) {
+                                rows.add(row);
+                            }
+                        }
+                        return rows;
+                    },
+                    MARK + table + ":%");
+        } catch (SQLException e) {
+            throw context.failure(what, "list", e);
+        }
+    }
+
+    /** A session's comment and application name as a holder; null when they do not name one. */
+    private SessionHolder parse(String query, String applicationName, long stateChangeMillis, long pid) {
+        int end = query.indexOf(" */");
+        String[] parts =
+                end < 0 ? new String[0] : query.substring(MARK.length(), end).split(":", -1);
+        if (parts.length != 6 || !parts[0].equals(table)) {
+            return null;
+        }
+        try {
+            long token =
+                    Long.parseLong(applicationName.substring("baton ".length()).trim());
+            Holder holder = new Holder(
+                    parts[2],
+                    decode(parts[5]),
+                    token,
+                    Instant.ofEpochMilli(stateChangeMillis + Long.parseLong(parts[3])));
+            LockKind kind = "S".equals(parts[1]) ? LockKind.READ : LockKind.MUTEX;
+            return new SessionHolder(decode(parts[4]), kind, holder, OptionalInt.empty(), pid);
+        } catch (IllegalArgumentException e) {
+            return null; // not one of ours after all, or cut short
+        }
+    }
+
+    private static String encode(String text) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String decode(String text) {
+        return new String(Base64.getUrlDecoder().decode(text), StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,68 @@
+package dev.baton.jdbc;
+
+import dev.baton.LockUnavailableException;
+import dev.baton.spi.Holder;
+import dev.baton.spi.LockInfo;
+import dev.baton.spi.LockKind;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalInt;
+
+/**
+ * One holder of a pinned grant as operators see it ({@link PgAdvisoryHolders}, {@link
+ * MariaDbNamedLockHolders}, {@link PessimisticHolders}): the grant and the database session that
+ * holds it, which is what a forced release ends, since such a grant lives exactly as long as its
+ * session.
+ *
+ * @param session the holder's session: PostgreSQL's backend pid, MariaDB's connection id
+ */
+record SessionHolder(String name, LockKind kind, Holder holder, OptionalInt waiters, long session) {
+
+    /** The holders grouped into one entry per name and kind, in the order given (sorted by name). */
+    static List<LockInfo> group(List<SessionHolder> rows) {
+        List<LockInfo> locks = new ArrayList<>();
+        List<Holder> holders = new ArrayList<>();
+        SessionHolder first = null;
+        for (SessionHolder row : rows) {
+            if (first != null && !(first.name.equals(row.name) && first.kind == row.kind)) {
+                locks.add(new LockInfo(first.name, first.kind, holders, 1, first.waiters));
+                holders = new ArrayList<>();
+            }
+            if (holders.isEmpty()) {
+                first = row;
+            }
+            holders.add(row.holder);
+        }
+        if (first != null) {
+            locks.add(new LockInfo(first.name, first.kind, holders, 1, first.waiters));
+        }
+        return locks;
+    }
+
+    /** The holders of {@code name} (all, or the one with {@code ownerId}), out of a listing. */
+    static List<SessionHolder> of(List<SessionHolder> rows, String name, String ownerId) {
+        return rows.stream()
+                .filter(row -> row.name.equals(name)
+                        && (ownerId == null || row.holder.ownerId().equals(ownerId)))
+                .toList();
+    }
+
+    /** The grants broken, one entry per kind, from the holders whose sessions were ended. */
+    static List<LockInfo> broken(List<SessionHolder> ended) {
+        return group(ended);
+    }
+
+    /**
+     * The failure of a forced release that the database refused for lack of a privilege: names the
+     * lock, the backend, what ending the session needs, and how to grant it.
+     */
+    static LockUnavailableException refused(
+            String name, String backend, String statement, String privilege, SQLException e) {
+        return new LockUnavailableException(
+                "Baton lock '" + name + "' on " + backend + ": a forced release ends"
+                        + " the holder's database session (" + statement + "), which the database refused: " + privilege
+                        + " (" + e.getMessage() + ")",
+                e);
+    }
+}
