@@ -58,22 +58,7 @@ final class MariaDbNamedLockHolders {
         List<SessionHolder> ended = new ArrayList<>();
         try (JdbcSession db = context.connections().open(false)) {
             for (SessionHolder row : hit) {
-                try {
-                    db.update(sql.kill(row.session()));
-                } catch (SQLException e) {
-                    if (e.getErrorCode() == KILL_DENIED) {
-                        throw SessionHolder.refused(
-                                name,
-                                context.backendName(),
-                                "KILL CONNECTION " + row.session(),
-                                "the user needs the CONNECTION ADMIN privilege (or SUPER) to end another user's"
-                                        + " connection (GRANT CONNECTION ADMIN ON *.* TO <user>)",
-                                e);
-                    }
-                    if (e.getErrorCode() != NO_SUCH_THREAD) {
-                        throw e;
-                    }
-                }
+                endConnection(db, context, name, row.session());
                 awaitGone(db, name, row.session(), serverNames.get(row.session()));
                 ended.add(row);
             }
@@ -81,6 +66,46 @@ final class MariaDbNamedLockHolders {
             throw context.failure(name, "force release", e);
         }
         return SessionHolder.broken(ended);
+    }
+
+    /**
+     * Ends a holder's connection with {@code KILL CONNECTION} and waits (within the operation timeout)
+     * until it has left the process list, that is until the server has rolled back its transaction
+     * and released its locks. (A connection of another user stays out of sight without the PROCESS
+     * privilege: then the caller's own check decides.)
+     *
+     * @throws LockUnavailableException naming the privilege when the server refuses
+     */
+    static void endConnection(JdbcSession db, JdbcProtocol.Context context, String name, long connection)
+            throws SQLException {
+        try {
+            db.update("KILL CONNECTION " + connection);
+        } catch (SQLException e) {
+            if (e.getErrorCode() == KILL_DENIED) {
+                throw SessionHolder.refused(
+                        name,
+                        context.backendName(),
+                        "KILL CONNECTION " + connection,
+                        "the user needs the CONNECTION ADMIN privilege (or SUPER) to end another user's"
+                                + " connection (GRANT CONNECTION ADMIN ON *.* TO <user>)",
+                        e);
+            }
+            if (e.getErrorCode() != NO_SUCH_THREAD) {
+                throw e;
+            }
+        }
+        long deadline = System.nanoTime() + context.connections().operationTimeout.toNanos();
+        while (db.first("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", rs -> rs.getLong(1),
+                                connection)
+                        .orElse(0L)
+                > 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new LockUnavailableException("Baton lock '" + name + "' on " + context.backendName()
+                        + ": the holder's connection " + connection + " did not end within the operation timeout"
+                        + " after KILL CONNECTION; call the forced release again");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
     }
 
     /** The killed connection lets its locks go as it ends, shortly after KILL returns. */

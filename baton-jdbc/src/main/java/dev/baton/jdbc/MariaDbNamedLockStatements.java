@@ -74,9 +74,4 @@ final class MariaDbNamedLockStatements {
     String setWaitTimeout(long seconds) {
         return "SET SESSION wait_timeout = " + seconds;
     }
-
-    /** Ends a connection (a forced release); the id is a number read from the server. */
-    String kill(long connectionId) {
-        return "KILL CONNECTION " + connectionId;
-    }
 }

@@ -14,8 +14,12 @@ import java.util.List;
 import java.util.OptionalInt;
 
 /**
- * Operators' view of the pessimistic strategy ({@link PessimisticProtocol}), on PostgreSQL only. A holder's
- * row lock lives in a transaction that never commits, so nothing it writes is visible to others;
+ * Operators' view of the pessimistic strategy ({@link PessimisticProtocol}). On MariaDB the
+ * statement that draws the token also records the holder in a MEMORY table ({@code
+ * <table>_pess_holders}, visible to others at once although the holder's transaction never commits)
+ * and takes the marker lock {@code baton-pess#<connection id>}, which the release gives back: a row
+ * counts while its connection holds the marker; a forced release ends the connection ({@link
+ * MariaDbNamedLockHolders#endConnection}). On PostgreSQL, as follows. A holder's row lock lives in a transaction that never commits, so nothing it writes is visible to others;
  * what is visible is its session in {@code pg_stat_activity}. So, with no statement of its own:
  *
  * <ul>
@@ -41,12 +45,14 @@ final class PessimisticHolders {
     private static final int COMMENT_BYTES = 880;
 
     private final JdbcProtocol.Context context;
+    private final PessimisticStatements sql;
     private final String table;
     /** The sessions whose last statement names a grant of this table; ? = the LIKE pattern. */
     private final String list;
 
-    PessimisticHolders(JdbcProtocol.Context context) {
+    PessimisticHolders(JdbcProtocol.Context context, PessimisticStatements sql) {
         this.context = context;
+        this.sql = sql;
         this.table = context.names().locks() + "_pess";
         this.list = "SELECT pid, query, application_name,"
                 + " floor(date_part('epoch', state_change) * 1000)::bigint FROM pg_stat_activity"
@@ -84,7 +90,11 @@ final class PessimisticHolders {
         List<SessionHolder> ended = new ArrayList<>();
         try (JdbcSession db = context.connections().open(false)) {
             for (SessionHolder row : SessionHolder.of(rows(name), name, ownerId)) {
-                PgAdvisoryHolders.endSession(db, context, name, row.session());
+                if (context.dialect() == Dialect.POSTGRESQL) {
+                    PgAdvisoryHolders.endSession(db, context, name, row.session());
+                } else {
+                    MariaDbNamedLockHolders.endConnection(db, context, name, row.session());
+                }
                 ended.add(row);
             }
         } catch (SQLException e) {
@@ -93,11 +103,18 @@ final class PessimisticHolders {
         return SessionHolder.broken(ended);
     }
 
+    /** MariaDB: binds the token draw's holder record (name, mode, owner, holder, lease). */
+    void bindRecord(java.sql.PreparedStatement ps, LockRequest request, long leaseMillis) throws SQLException {
+        ps.setString(1, request.name());
+        ps.setString(2, request.mode() == LockMode.SHARED ? "S" : "X");
+        ps.setString(3, request.ownerId());
+        ps.setString(4, request.holder());
+        ps.setLong(5, leaseMillis);
+    }
+
     private List<SessionHolder> rows(String what) {
         if (context.dialect() != Dialect.POSTGRESQL) {
-            throw new UnsupportedOperationException(context.backendName() + " cannot list or break the row locks"
-                    + " of '" + what + "': MariaDB shows no other session's open transaction or holder (the holder"
-                    + " would need a write per acquisition)");
+            return mariaDbRows(what);
         }
         try (JdbcSession db = context.connections().open(false)) {
             return db.all(
@@ -113,6 +130,32 @@ final class PessimisticHolders {
                         return rows;
                     },
                     MARK + table + ":%");
+        } catch (SQLException e) {
+            throw context.failure(what, "list", e);
+        }
+    }
+
+    /** MariaDB: the holders table's rows whose connection still holds its marker lock. */
+    private List<SessionHolder> mariaDbRows(String what) {
+        if (!sql.recordsHolders) {
+            throw new UnsupportedOperationException(context.backendName() + " cannot list or break the row locks"
+                    + " of '" + what + "': the holders table is missing (created by a newer version); create it: "
+                    + sql.holderTables.values().iterator().next());
+        }
+        try (JdbcSession db = context.connections().open(false)) {
+            return db.all(sql.list, rs -> {
+                List<SessionHolder> rows = new ArrayList<>();
+                while (rs.next()) {
+                    Holder holder = new Holder(
+                            rs.getString(3),
+                            LockRows.described(rs.getString(6)),
+                            rs.getLong(4),
+                            Dialect.MARIADB.instant(rs, 5));
+                    LockKind kind = "S".equals(rs.getString(2)) ? LockKind.READ : LockKind.MUTEX;
+                    rows.add(new SessionHolder(rs.getString(1), kind, holder, OptionalInt.empty(), rs.getLong(7)));
+                }
+                return rows;
+            });
         } catch (SQLException e) {
             throw context.failure(what, "list", e);
         }

@@ -59,8 +59,13 @@ final class PessimisticProtocol extends PinnedProtocol {
     PessimisticProtocol(Context context) {
         super(context);
         this.dialect = context.dialect();
-        this.sql = new PessimisticStatements(dialect, context.names());
-        this.holders = new PessimisticHolders(context);
+        this.sql = new PessimisticStatements(dialect, context.names(), context.described());
+        this.holders = new PessimisticHolders(context, sql);
+    }
+
+    @Override
+    public Map<String, String> holderTables() {
+        return sql.holderTables;
     }
 
     @Override
@@ -115,6 +120,8 @@ final class PessimisticProtocol extends PinnedProtocol {
                 ps.setQueryTimeout(timeout);
                 if (dialect == Dialect.POSTGRESQL) {
                     ps.setString(1, String.valueOf(JdbcTime.idleMillis(lease)));
+                } else if (sql.recordsHolders) {
+                    holders.bindRecord(ps, request, lease);
                 }
                 try (ResultSet rs = ps.executeQuery()) {
                     rs.next();

@@ -5,13 +5,8 @@ import dev.baton.tck.LockBackendContract;
 import dev.baton.tck.LockBackendFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.extension.ExtendWith;
 
-/**
- * The conformance kit on the pessimistic strategy, MariaDB (a private mariadbd). Its Operators group
- * is disabled, with the reason in the report ({@link WithoutOperators}).
- */
-@ExtendWith(WithoutOperators.class)
+/** The conformance kit on the pessimistic strategy, MariaDB (a private mariadbd). */
 class MariaDbPessimisticContractTest extends LockBackendContract {
     private static MariaDbServer server;
 
