@@ -295,6 +295,11 @@ final class JdbcLockBackend implements LockBackend {
         return all;
     }
 
+    @Override
+    public String listingMethod() {
+        return strategy.listingMethod(names);
+    }
+
     /**
      * Breaks a name's lock grants as its protocol does ({@link JdbcProtocol#forceRelease}: by owner id
      * for rows, by ending the holder's session for pinned grants) and its permits by owner id.

@@ -94,8 +94,11 @@ final class MariaDbNamedLockHolders {
                 throw e;
             }
         }
-        long deadline = System.nanoTime() + context.connections().operationTimeout.toNanos();
-        while (db.first("SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?", rs -> rs.getLong(1),
+        long deadline =
+                System.nanoTime() + context.connections().operationTimeout.toNanos();
+        while (db.first(
+                                "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?",
+                                rs -> rs.getLong(1),
                                 connection)
                         .orElse(0L)
                 > 0) {

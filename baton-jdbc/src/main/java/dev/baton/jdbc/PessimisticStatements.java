@@ -75,8 +75,8 @@ final class PessimisticStatements {
                         + " lease_ms, fencing_token, marked) VALUES (CONNECTION_ID(), ?, ?, ?, ?, ?, NEXT VALUE FOR "
                         + sequence + ", GET_LOCK(" + MARKER + ", 0)) RETURNING fencing_token";
                 // The release gives the marker back in the statement that restores the idle bound.
-                restoreIdle = "SET SESSION wait_timeout = @@GLOBAL.wait_timeout + 0 * COALESCE(RELEASE_LOCK("
-                        + MARKER + "), 0)";
+                restoreIdle = "SET SESSION wait_timeout = @@GLOBAL.wait_timeout + 0 * COALESCE(RELEASE_LOCK(" + MARKER
+                        + "), 0)";
             } else {
                 drawToken = "SELECT NEXT VALUE FOR " + sequence;
                 restoreIdle = "SET SESSION wait_timeout = @@GLOBAL.wait_timeout";

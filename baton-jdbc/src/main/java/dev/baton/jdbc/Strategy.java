@@ -125,6 +125,24 @@ enum Strategy {
         return d;
     }
 
+    /** How the backend lists its locks ({@link JdbcLockBackend#listingMethod}), by the tables it reads. */
+    String listingMethod(TableNames names) {
+        String locks = names.locks();
+        String permits = " and the live permits in " + names.permits() + ", names filtered by prefix in the client";
+        return switch (this) {
+            case TABLE -> "reads the live rows of " + locks + " and " + names.readers() + " (waiters from " + locks
+                    + "_waiters)" + permits;
+            case OPTIMISTIC -> "reads the held rows of " + locks + "_opt and " + locks + "_opt_readers (waiters from "
+                    + locks + "_opt_waiters)" + permits;
+            case PESSIMISTIC -> "PostgreSQL: the sessions in pg_stat_activity whose last statement names a grant;"
+                    + " MariaDB: the rows of " + locks + "_pess_holders whose connection holds its marker lock;"
+                    + permits;
+            case ADVISORY -> "PostgreSQL: the rows of " + locks + "_adv_holders whose session holds the advisory"
+                    + " lock (pg_locks); MariaDB: the rows of " + locks + "_fencing whose connection holds the named"
+                    + " lock (IS_USED_LOCK);" + permits;
+        };
+    }
+
     private static String supportedBy(Dialect dialect) {
         return EnumSet.allOf(Strategy.class).stream()
                 .filter(s -> s.supports(dialect))

@@ -50,12 +50,12 @@ class HolderColumnUpgradeTest {
             CREATE TABLE t_readers (lock_name VARCHAR(512) NOT NULL, owner_id VARCHAR(64) NOT NULL,
               expires_at TIMESTAMP WITH TIME ZONE NOT NULL, fencing_token BIGINT NOT NULL,
               PRIMARY KEY (lock_name, owner_id));
-            CREATE SEQUENCE t_fencing_seq;
+            CREATE SEQUENCE t_fencing_seq START WITH 8;
             CREATE TABLE t_waiters (lock_name VARCHAR(512) NOT NULL, owner_id VARCHAR(64) NOT NULL,
               place TIMESTAMP WITH TIME ZONE NOT NULL, last_seen TIMESTAMP WITH TIME ZONE NOT NULL,
               PRIMARY KEY (lock_name, owner_id));
             INSERT INTO t VALUES ('old', 'X', '0123456789abcdef0123456789abcdef',
-              DATEADD(MINUTE, 5, CURRENT_TIMESTAMP), 7);
+              DATEADD(MINUTE, 5, CURRENT_TIMESTAMP), 7); -- token 7 was drawn from the sequence
             """;
 
     private static final String OLD_OPTIMISTIC =
