@@ -88,8 +88,12 @@ final class PessimisticHolders {
 
     List<LockInfo> forceRelease(String name, String ownerId) {
         List<SessionHolder> ended = new ArrayList<>();
+        List<SessionHolder> hit = SessionHolder.of(rows(name), name, ownerId);
+        if (hit.isEmpty() && ownerId == null && context.dialect() == Dialect.POSTGRESQL) {
+            requireNoHiddenHolder(name);
+        }
         try (JdbcSession db = context.connections().open(false)) {
-            for (SessionHolder row : SessionHolder.of(rows(name), name, ownerId)) {
+            for (SessionHolder row : hit) {
                 if (context.dialect() == Dialect.POSTGRESQL) {
                     PgAdvisoryHolders.endSession(db, context, name, row.session());
                 } else {
@@ -101,6 +105,30 @@ final class PessimisticHolders {
             throw context.failure(name, "force release", e);
         }
         return SessionHolder.broken(ended);
+    }
+
+    /**
+     * PostgreSQL shows another role's last statement only to members of {@code pg_read_all_stats}: a
+     * row that is locked while no visible session names it is held by a hidden holder, which this
+     * user can neither see nor break. Probed with {@code FOR UPDATE NOWAIT} in a transaction rolled
+     * back at once.
+     */
+    private void requireNoHiddenHolder(String name) {
+        try (JdbcSession tx = context.connections().open(true)) {
+            tx.first("SELECT 1 FROM " + table + " WHERE lock_name = ? FOR UPDATE NOWAIT", rs -> Boolean.TRUE, name);
+        } catch (SQLException e) {
+            if (JdbcFailures.isConflict(e)) {
+                throw SessionHolder.refused(
+                        name,
+                        context.backendName(),
+                        "pg_terminate_backend of a session in pg_stat_activity",
+                        "the row is locked by a session whose statements this user may not see; it needs"
+                                + " membership in pg_read_all_stats (GRANT pg_read_all_stats TO <user>) to find it"
+                                + " and the holder's role or pg_signal_backend to end it",
+                        e);
+            }
+            throw context.failure(name, "force release", e);
+        }
     }
 
     /** MariaDB: binds the token draw's holder record (name, mode, owner, holder, lease). */
