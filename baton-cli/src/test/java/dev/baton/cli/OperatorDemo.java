@@ -68,7 +68,7 @@ public final class OperatorDemo {
     }
 
     private static void run(String... args) {
-        System.out.println("$ baton " + String.join(" ", args));
+        System.out.println("$ baton " + String.join(" ", args).replaceAll("password=[^&; ]*", "password=***"));
         CliRun run = CliRun.of(args);
         System.out.print(run.out());
         System.out.print(run.err());
@@ -112,6 +112,7 @@ public final class OperatorDemo {
                 }
             }
             run("locks", "--uri", uri, "--prefix", "demo/");
+            run("status", "--uri", uri, "--json", "demo/nightly-report");
             System.out.println(
                     at() + " billing holds demo/nightly-report with fencing token " + nightly.fencingToken());
             run("release", "--uri", uri, "demo/nightly-report");
@@ -142,38 +143,44 @@ public final class OperatorDemo {
         try (LockClient a = client(uri, "node-a");
                 LockClient b = client(uri, "node-b");
                 LockAdmin admin = Baton.admin(uri)) {
-            CompletableFuture<Long> aElected = new CompletableFuture<>();
-            CompletableFuture<Long> bElected = new CompletableFuture<>();
+            java.util.concurrent.BlockingQueue<Long> aElected = new java.util.concurrent.LinkedBlockingQueue<>();
+            java.util.concurrent.BlockingQueue<Long> bElected = new java.util.concurrent.LinkedBlockingQueue<>();
+            java.util.concurrent.BlockingQueue<Long> aRevoked = new java.util.concurrent.LinkedBlockingQueue<>();
             Leadership first = a.leadership("demo/leader")
-                    .addListener(listener("node-a", aElected))
+                    .addListener(listener("node-a", aElected, aRevoked))
                     .start();
-            long epochA = aElected.get(10, TimeUnit.SECONDS);
+            long epochA = aElected.poll(10, TimeUnit.SECONDS);
             Leadership second = b.leadership("demo/leader")
-                    .addListener(listener("node-b", bElected))
+                    .addListener(listener("node-b", bElected, new java.util.concurrent.LinkedBlockingQueue<>()))
                     .start();
             List<LockInfo> broken = admin.forceRelease("demo/leader");
             System.out.println(at() + " forced release of demo/leader broke epoch "
                     + broken.get(0).fencingToken());
-            long epochB = bElected.get(15, TimeUnit.SECONDS);
-            System.out.println(at() + " epochs: node-a " + epochA + " -> node-b " + epochB);
+            long epochB = bElected.poll(15, TimeUnit.SECONDS);
+            aRevoked.poll(15, TimeUnit.SECONDS);
             second.close();
-            Thread.sleep(200); // a walk-through: let node-a's re-election print before the client closes
+            long epochA2 = aElected.poll(15, TimeUnit.SECONDS);
+            System.out.println(at() + " epochs: node-a " + epochA + " -> node-b " + epochB + " -> node-a " + epochA2);
             first.close();
         }
     }
 
-    private static LeadershipListener listener(String node, CompletableFuture<Long> elected) {
+    private static LeadershipListener listener(
+            String node,
+            java.util.concurrent.BlockingQueue<Long> elected,
+            java.util.concurrent.BlockingQueue<Long> revoked) {
         return new LeadershipListener() {
             @Override
             public void elected(long epoch) {
                 System.out.println(at() + " " + node + " elected, epoch " + epoch);
-                elected.complete(epoch);
+                elected.add(epoch);
             }
 
             @Override
             public void revoked(long epoch, Reason reason, LockLostException cause) {
                 System.out.println(at() + " " + node + " revoked, epoch " + epoch + ", " + reason
                         + (cause == null ? "" : ": " + cause.getMessage()));
+                revoked.add(epoch);
             }
         };
     }

@@ -348,7 +348,9 @@ final class HeldGrant {
 
     /** The backend no longer has this grant. */
     void renewalRefused() {
-        markLost("the backend no longer has this grant (it expired and may have been taken by another owner)", null);
+        markLost(
+                "the backend no longer has this grant (it expired and may have been taken by another owner, or an operator broke it with a forced release)",
+                null);
     }
 
     /** A renewal call failed for this grant: retried while it is still valid. */
