@@ -48,12 +48,17 @@ final class LocksCommand implements Callable<Integer> {
                         .filter(info -> info.kind() == LockKind.PERMIT)
                         .count();
                 out.println();
-                out.println((locks.size() - semaphores) + " locks and " + semaphores + " semaphores held" + where);
+                out.println(count(locks.size() - semaphores, "lock") + " and " + count(semaphores, "semaphore") + " held"
+                        + where);
             }
             if (!admin.listingMethod().isEmpty()) {
                 out.println("(" + admin.backendName() + " " + admin.listingMethod() + ")");
             }
             return 0;
         });
+    }
+
+    private static String count(long n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
     }
 }

@@ -61,7 +61,7 @@ class OperatorCommandsTest {
                             + " reports on .* pid " + ProcessHandle.current().pid())
                     .containsPattern(
                             prefix + "nightly +lock +1 .* " + lock.fencingToken() + " +in [0-9.]+s .*" + " billing on ")
-                    .contains("1 locks and 1 semaphores held under '" + prefix + "'");
+                    .contains("1 lock and 1 semaphore held under '" + prefix + "'");
 
             CliRun json = CliRun.of("locks", "--uri", uri(), "--prefix", prefix, "--json");
             assertThat(json.exitCode()).as(json.err()).isZero();
