@@ -124,58 +124,9 @@ public final class RedlockBackend implements LockBackend {
         return Math.max(1, Math.min(nodeTimeout.toMillis(), leaseTime.toMillis() / 10));
     }
 
-    /** Outcome of one round on every node: per node, the reply or null when it failed. */
-    private record Round(List<List<Object>> replies, List<Throwable> failures) {
-        int answered() {
-            return (int) replies.stream().filter(r -> r != null).count();
-        }
-
-        Throwable firstFailure() {
-            return failures.stream().filter(f -> f != null).findFirst().orElse(null);
-        }
-    }
-
-    private Round round(
+    private RedlockRound round(
             long timeoutMillis, java.util.function.Function<RedisNode, CompletableFuture<List<Object>>> call) {
-        List<CompletableFuture<List<Object>>> futures = new ArrayList<>();
-        for (RedisNode node : nodes) {
-            CompletableFuture<List<Object>> future;
-            try {
-                future = call.apply(node).orTimeout(timeoutMillis, TimeUnit.MILLISECONDS);
-            } catch (RuntimeException e) {
-                future = CompletableFuture.failedFuture(e);
-            }
-            futures.add(future);
-        }
-        List<List<Object>> replies = new ArrayList<>();
-        List<Throwable> failures = new ArrayList<>();
-        boolean interrupted = false;
-        long deadline =
-                System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) + TimeUnit.MILLISECONDS.toNanos(50);
-        for (CompletableFuture<List<Object>> future : futures) {
-            List<Object> reply = null;
-            Throwable failure = null;
-            while (true) {
-                try {
-                    reply = future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    break;
-                } catch (InterruptedException e) {
-                    interrupted = true;
-                } catch (java.util.concurrent.ExecutionException e) {
-                    failure = RedisNode.unwrap(e);
-                    break;
-                } catch (java.util.concurrent.TimeoutException e) {
-                    failure = new java.util.concurrent.TimeoutException("no reply within " + timeoutMillis + " ms");
-                    break;
-                }
-            }
-            replies.add(reply);
-            failures.add(failure);
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
-        return new Round(replies, failures);
+        return RedlockRound.run(nodes, timeoutMillis, call);
     }
 
     private static List<Object> single(Object value) {
@@ -247,7 +198,7 @@ public final class RedlockBackend implements LockBackend {
         }
         String[] scriptKeys = lockKeys;
         long start = System.nanoTime();
-        Round acquired = round(timeout, node -> (queues
+        RedlockRound acquired = round(timeout, node -> (queues
                         ? node.<Long>eval(
                                 RedisScripts.REDLOCK_ACQUIRE,
                                 ScriptOutputType.INTEGER,
@@ -286,7 +237,7 @@ public final class RedlockBackend implements LockBackend {
         }
         if (granted.size() >= quorum) {
             long maxToken = token;
-            Round raised = round(
+            RedlockRound raised = round(
                     timeout,
                     node -> granted.contains(node)
                             ? node.<Long>eval(
@@ -345,7 +296,7 @@ public final class RedlockBackend implements LockBackend {
                         acquired.firstFailure()));
     }
 
-    private Round releaseEverywhere(String lockName, String ownerId, LockMode mode, long timeoutMillis) {
+    private RedlockRound releaseEverywhere(String lockName, String ownerId, LockMode mode, long timeoutMillis) {
         String[] lockKeys = keys.keys(lockName, mode);
         return round(timeoutMillis, node -> node.<Long>eval(
                         RedisScripts.RELEASE,
@@ -375,7 +326,7 @@ public final class RedlockBackend implements LockBackend {
         long timeout = Math.max(nodeTimeoutMillis(leaseTime), 1);
         long start = System.nanoTime();
         int count = grants.size();
-        Round renewed = round(timeout, node -> RedisRenewals.renew(
+        RedlockRound renewed = round(timeout, node -> RedisRenewals.renew(
                         node, keys, grants, leaseTime.toMillis() + drift, RedisLockBackend.fenceTtlMillis(leaseTime))
                 .thenApply(answers -> new ArrayList<Object>(answers)));
         long validity = leaseTime.toMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - drift;
@@ -418,7 +369,7 @@ public final class RedlockBackend implements LockBackend {
 
     @Override
     public boolean release(Grant grant) {
-        Round released = releaseEverywhere(
+        RedlockRound released = releaseEverywhere(
                 grant.name(), grant.ownerId(), grant.mode(), TimeUnit.NANOSECONDS.toMillis(operationTimeoutNanos));
         int held = 0;
         for (List<Object> reply : released.replies()) {
