@@ -48,8 +48,8 @@ final class LocksCommand implements Callable<Integer> {
                         .filter(info -> info.kind() == LockKind.PERMIT)
                         .count();
                 out.println();
-                out.println(count(locks.size() - semaphores, "lock") + " and " + count(semaphores, "semaphore") + " held"
-                        + where);
+                out.println(count(locks.size() - semaphores, "lock") + " and " + count(semaphores, "semaphore")
+                        + " held" + where);
             }
             if (!admin.listingMethod().isEmpty()) {
                 out.println("(" + admin.backendName() + " " + admin.listingMethod() + ")");

@@ -186,9 +186,10 @@ class ExecCommandTest {
             assertThat(run.exitCode()).as(run.err()).isZero();
             assertThat(run.out().lines())
                     .anySatisfy(line -> assertThat(line)
-                            .startsWith(held + "  lock  1  ")
-                            .contains("  " + lease.fencingToken() + "  in ")
-                            .contains(" pid " + ProcessHandle.current().pid() + " thread "))
+                            .matches(java.util.regex.Pattern.quote(held) + " +lock +1 +0 +" + lease.fencingToken()
+                                    + " +in [0-9.]+s +[0-9a-f]{32} +.* pid "
+                                    + ProcessHandle.current().pid()
+                                    + " thread .*"))
                     .contains(free + ": free");
         }
         assertThat(CliRun.of("status", "--uri", uri(), "").exitCode()).isEqualTo(ExitCodes.USAGE);
