@@ -61,6 +61,8 @@ final class JdbcLockBackend implements LockBackend {
     private final BatchRenewal batchRenewal;
 
     private final StatementWait waits;
+    /** Whether PostgreSQL advisory grants are recorded in the holders table (a row write each). */
+    private final boolean advisoryHolders;
 
     /**
      * @param dialect the database, or null to detect it from the first connection
@@ -77,8 +79,10 @@ final class JdbcLockBackend implements LockBackend {
             boolean createSchema,
             Duration operationTimeout,
             ReconnectingPool ownedPool,
-            boolean fair) {
+            boolean fair,
+            boolean advisoryHolders) {
         this.strategy = strategy;
+        this.advisoryHolders = advisoryHolders;
         this.dialect = dialect;
         this.names = names;
         this.createSchema = createSchema;
@@ -352,12 +356,14 @@ final class JdbcLockBackend implements LockBackend {
                             connections.queryTimeoutSeconds,
                             "Baton lock '" + lockName + "' on " + name(),
                             e -> JdbcFailures.explain(e, connections.operationTimeout, names));
-                    if (JdbcSchema.holderColumns(
-                            db.connection,
-                            protocol.holderTables(),
-                            createSchema,
-                            connections.queryTimeoutSeconds,
-                            "Baton lock '" + lockName + "' on " + name())) {
+                    boolean recorded = advisoryHolders || strategy != Strategy.ADVISORY || d != Dialect.POSTGRESQL;
+                    if (recorded
+                            && JdbcSchema.holderColumns(
+                                    db.connection,
+                                    protocol.holderTables(),
+                                    createSchema,
+                                    connections.queryTimeoutSeconds,
+                                    "Baton lock '" + lockName + "' on " + name())) {
                         protocol = protocol(d, true);
                     }
                     protocol.prepare(db);

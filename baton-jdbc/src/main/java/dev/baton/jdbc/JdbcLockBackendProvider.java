@@ -80,7 +80,15 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
                     e);
         }
         return backend(
-                url.strategy(), pool, url.dialect(), url.tables(), url.createSchema(), options, pool, url.fair());
+                url.strategy(),
+                pool,
+                url.dialect(),
+                url.tables(),
+                url.createSchema(),
+                options,
+                pool,
+                url.fair(),
+                url.advisoryHolders());
     }
 
     /**
@@ -96,7 +104,8 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
             boolean createSchema,
             LockOptions options,
             ReconnectingPool ownedPool,
-            boolean fair) {
+            boolean fair,
+            boolean advisoryHolders) {
         return new JdbcLockBackend(
                 strategy,
                 dataSource,
@@ -105,7 +114,8 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
                 createSchema,
                 options.operationTimeout(),
                 ownedPool,
-                fair && options.fair());
+                fair && options.fair(),
+                advisoryHolders);
     }
 
     static HikariConfig poolConfig(LockUrl url, Duration operationTimeout) {

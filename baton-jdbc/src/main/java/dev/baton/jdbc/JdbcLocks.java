@@ -69,6 +69,7 @@ public final class JdbcLocks {
         private TableNames tables = TableNames.defaults();
         private Strategy strategy = Strategy.TABLE;
         private boolean createSchema = true;
+        private boolean advisoryHolders;
         private LockOptions options = LockOptions.defaults();
 
         private Builder(DataSource dataSource) {
@@ -135,6 +136,21 @@ public final class JdbcLocks {
         }
 
         /**
+         * Whether the PostgreSQL advisory strategy records each grant's holder (owner, token,
+         * description) in its holders table, so that {@code baton locks} and {@code LockAdmin} can
+         * name and break its locks; default {@code false}, because the row written by every acquire
+         * and unlock doubles the server's work per pair. The other strategies record holders in the
+         * row they write anyway, whatever this says.
+         *
+         * @param advisoryHolders {@code true} to record advisory holders
+         * @return this builder
+         */
+        public Builder advisoryHolders(boolean advisoryHolders) {
+            this.advisoryHolders = advisoryHolders;
+            return this;
+        }
+
+        /**
          * The client. No I/O; see {@link JdbcLocks} for what happens on first use.
          *
          * @return a new client that the caller closes; closing it does not close the {@code
@@ -143,7 +159,7 @@ public final class JdbcLocks {
         public LockClient build() {
             return Baton.open(
                     JdbcLockBackendProvider.backend(
-                            strategy, dataSource, null, tables, createSchema, options, null, true),
+                            strategy, dataSource, null, tables, createSchema, options, null, true, advisoryHolders),
                     options);
         }
     }

@@ -30,13 +30,24 @@ import java.util.TreeMap;
  * @param fair whether the table and optimistic strategies hand a released lock to the longest
  *     waiting acquisition before a re-acquire by the releasing client ({@code fair}, default {@code
  *     true}); {@code false} allows barging, see the module README
+ * @param advisoryHolders whether the PostgreSQL advisory strategy records each grant's holder in its
+ *     holders table, so that {@code baton locks} can name and break its locks ({@code
+ *     advisoryHolders}, default {@code false}: the row write per acquire and unlock doubles the
+ *     server's work per pair); the other strategies record holders in the row they write anyway
  */
 record LockUrl(
-        String driverUrl, Dialect dialect, Strategy strategy, TableNames tables, boolean createSchema, boolean fair) {
+        String driverUrl,
+        Dialect dialect,
+        Strategy strategy,
+        TableNames tables,
+        boolean createSchema,
+        boolean fair,
+        boolean advisoryHolders) {
     static final String STRATEGY = "strategy";
     static final String TABLE = "table";
     static final String CREATE_SCHEMA = "createSchema";
     static final String FAIR = "fair";
+    static final String ADVISORY_HOLDERS = "advisoryHolders";
     static final String TABLE_STRATEGY = "table";
 
     /**
@@ -79,15 +90,27 @@ record LockUrl(
                     + " false but was '" + fair + "' (false lets a releasing client take the lock straight back,"
                     + " which can starve other clients' waiters)");
         }
+        String holders = baton.getOrDefault(ADVISORY_HOLDERS, "false");
+        if (!holders.equalsIgnoreCase("true") && !holders.equalsIgnoreCase("false")) {
+            throw new LockConfigurationException("Baton JDBC URL " + redact(trimmed) + ": advisoryHolders must be"
+                    + " true or false but was '" + holders + "'");
+        }
         return new LockUrl(
-                driverUrl, dialect, strategy, tables, Boolean.parseBoolean(create), Boolean.parseBoolean(fair));
+                driverUrl,
+                dialect,
+                strategy,
+                tables,
+                Boolean.parseBoolean(create),
+                Boolean.parseBoolean(fair),
+                Boolean.parseBoolean(holders));
     }
 
     private static boolean isBaton(String key) {
         return key.equalsIgnoreCase(STRATEGY)
                 || key.equalsIgnoreCase(TABLE)
                 || key.equalsIgnoreCase(CREATE_SCHEMA)
-                || key.equalsIgnoreCase(FAIR);
+                || key.equalsIgnoreCase(FAIR)
+                || key.equalsIgnoreCase(ADVISORY_HOLDERS);
     }
 
     /** {@code jdbc:h2:<db>;KEY=value;...}; a backslash escapes a semicolon inside a value. */

@@ -92,8 +92,10 @@ final class PgAdvisoryHolders {
     private List<SessionHolder> rows(String what) {
         if (!sql.described) {
             throw new UnsupportedOperationException("Baton lock '" + what + "' on " + context.backendName()
-                    + ": advisory locks are named only in the table " + sql.holders
-                    + ", which is missing; create it (or let Baton, with createSchema=true): " + sql.createHolders);
+                    + ": PostgreSQL advisory locks are named only in the table " + sql.holders
+                    + ", which this client does not write: turn it on with advisoryHolders=true in the URL"
+                    + " (JdbcLocks.builder(...).advisoryHolders(true)) on every client, at the cost of a row"
+                    + " write per acquire and unlock; with createSchema=false create it first: " + sql.createHolders);
         }
         try (JdbcSession db = context.connections().open(false)) {
             return db.all(sql.list, rs -> {

@@ -76,8 +76,10 @@ final class JdbcFixtures {
             return url + ";USER=" + server.user() + ";PASSWORD=" + server.password()
                     + (strategy == null ? "" : ";strategy=" + strategy);
         }
+        // The kit lists and breaks advisory locks too, which PostgreSQL records only when asked.
         return url + (url.contains("?") ? "&" : "?") + "user=" + encode(server.user()) + "&password="
-                + encode(server.password()) + (strategy == null ? "" : "&strategy=" + strategy);
+                + encode(server.password()) + (strategy == null ? "" : "&strategy=" + strategy)
+                + ("advisory".equals(strategy) && url.startsWith("jdbc:postgresql:") ? "&advisoryHolders=true" : "");
     }
 
     private static String encode(String value) {

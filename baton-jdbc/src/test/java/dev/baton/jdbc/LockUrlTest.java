@@ -79,6 +79,14 @@ class LockUrlTest {
         assertThat(LockUrl.parse("jdbc:postgresql://db/app?strategy=ADVISORY").strategy())
                 .isEqualTo(Strategy.ADVISORY);
         assertThat(LockUrl.parse("jdbc:postgresql://db/app").strategy()).isEqualTo(Strategy.TABLE);
+        assertThat(LockUrl.parse("jdbc:postgresql://db/app?strategy=advisory").advisoryHolders())
+                .isFalse();
+        assertThat(LockUrl.parse("jdbc:postgresql://db/app?strategy=advisory&advisoryHolders=true")
+                        .advisoryHolders())
+                .isTrue();
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:postgresql://db/app?advisoryHolders=yes"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("advisoryHolders must be true or false");
         assertThat(LockUrl.parse("jdbc:mariadb://db/app?strategy=advisory").strategy())
                 .isEqualTo(Strategy.ADVISORY);
         assertThatThrownBy(() -> LockUrl.parse("jdbc:mariadb://db/app?strategy=table"))

@@ -53,11 +53,35 @@ class PostgresForcedReleasePrivilegeTest {
 
     private static String uri(String user, String password, String strategy) {
         return server.jdbcUrl() + (server.jdbcUrl().contains("?") ? "&" : "?") + "user=" + encode(user) + "&password="
-                + encode(password) + "&strategy=" + strategy;
+                + encode(password) + "&strategy=" + strategy + "&advisoryHolders=true";
     }
 
     private static String encode(String value) {
         return URLEncoder.encode(value, StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void advisoryHoldersAreRecordedOnlyWhenAskedAndListingSaysHowToAsk() throws Exception {
+        String name = "unrecorded-" + UUID.randomUUID();
+        String plain = uri(server.user(), server.password(), "advisory").replace("&advisoryHolders=true", "");
+        try (LockClient holder = Baton.connect(plain, OPTIONS);
+                LockAdmin admin = Baton.admin(plain, OPTIONS);
+                Lease lease = holder.lock(name).acquire(Duration.ofSeconds(5))) {
+            assertThatThrownBy(() -> admin.locks(""))
+                    .isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessageContaining("advisoryHolders=true");
+            try (Connection connection =
+                            DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password());
+                    Statement statement = connection.createStatement();
+                    java.sql.ResultSet rows = statement.executeQuery(
+                            "SELECT count(*) FROM baton_locks_adv_holders WHERE lock_name = '" + name + "'")) {
+                rows.next();
+                assertThat(rows.getLong(1))
+                        .as("holder rows written without advisoryHolders")
+                        .isZero();
+            }
+            assertThat(lease.isValid()).isTrue();
+        }
     }
 
     @Test
