@@ -42,6 +42,22 @@ final class HolderDescriptions {
         if (description.length() > LockRequest.HOLDER_MAX_LENGTH) {
             description = description.substring(0, LockRequest.HOLDER_MAX_LENGTH);
         }
-        return description.replaceAll("\\p{Cntrl}", "?");
+        return withoutControlCharacters(description);
+    }
+
+    /** Runs on every acquire: no regular expression, and no copy unless a character is replaced. */
+    private static String withoutControlCharacters(String text) {
+        for (int i = 0; i < text.length(); i++) {
+            if (Character.isISOControl(text.charAt(i))) {
+                char[] chars = text.toCharArray();
+                for (int j = i; j < chars.length; j++) {
+                    if (Character.isISOControl(chars[j])) {
+                        chars[j] = '?';
+                    }
+                }
+                return new String(chars);
+            }
+        }
+        return text;
     }
 }
