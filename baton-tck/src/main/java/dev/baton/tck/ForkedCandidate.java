@@ -25,6 +25,7 @@ public final class ForkedCandidate {
      * @throws IOException if standard input cannot be read
      */
     public static void main(String[] args) throws IOException {
+        ColdStart.warmUp(args[0], Duration.ofMillis(Long.parseLong(args[2])));
         LockOptions options = LockOptions.builder()
                 .leaseTime(Duration.ofMillis(Long.parseLong(args[2])))
                 .operationTimeout(LockBackendContract.OPERATION_TIMEOUT)

@@ -16,7 +16,8 @@ import java.util.concurrent.CountDownLatch;
 
 /**
  * The program the kit forks to test across processes. It talks to its parent through standard
- * output lines and its exit code only.
+ * output lines and its exit code only. Every mode first warms the JVM up ({@link ColdStart}), so
+ * that the first call of the client under test does not carry the driver's cold start.
  *
  * <ul>
  *   <li>{@code hold URI NAME LEASE_MS}: acquire, print {@code ACQUIRED <token>}, then hold until
@@ -49,6 +50,7 @@ public final class ForkedLockClient {
         String mode = args[0];
         String uri = args[1];
         String name = args[2];
+        ColdStart.warmUp(uri, Duration.ofMillis(Long.parseLong(args[args.length - 1])));
         switch (mode) {
             case "hold" -> hold(uri, name, Duration.ofMillis(Long.parseLong(args[3])));
             case "hold-permit" -> holdPermit(
