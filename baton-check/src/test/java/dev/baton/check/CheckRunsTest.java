@@ -6,12 +6,16 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * Short check runs on real servers, each backend with its whole fault set in one run: Baton keeps its
  * guarantees, and the checker finds what is wrong with every naive lock (so that Baton's clean result
- * is not the checker seeing nothing).
+ * is not the checker seeing nothing). The runs are independent (servers, clients and histories of
+ * their own), so two run side by side (junit-platform.properties).
  */
+@Execution(ExecutionMode.CONCURRENT)
 class CheckRunsTest {
     /** The naive locks' runs: one seed, 10 s. */
     private static final CheckSettings SETTINGS =
