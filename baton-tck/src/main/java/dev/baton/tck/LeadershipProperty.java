@@ -93,22 +93,26 @@ abstract class LeadershipProperty {
         long[] epoch = new long[1];
         Candidate[] both = leaderAndFollower(contract.lockName(), lease, epoch);
 
+        long stalls = MachineStalls.mark();
         long killedAt = System.nanoTime();
         both[0].process.kill();
         Duration bound = contract.fixture().freedAfter(lease).plus(TAKE_OVER);
         Candidate.Line elected = both[1].await("ELECTED ", bound.plus(SLACK));
         long took = TimeUnit.NANOSECONDS.toMillis(elected.nanos - killedAt);
+        long stalled = MachineStalls.millisSince(stalls);
         log.info(
-                "{}: leader killed, successor elected after {} ms (lease {} ms)",
+                "{}: leader killed, successor elected after {} ms (lease {} ms, machine stalls {} ms)",
                 contract.fixture().name(),
                 took,
-                lease.toMillis());
+                lease.toMillis(),
+                stalled);
         assertThat(Long.parseLong(elected.text.substring("ELECTED ".length()))).isGreaterThan(epoch[0]);
         assertThat(took)
                 .as(
-                        "ms from kill -9 to the successor's election (the lock is freed after %s)",
-                        contract.fixture().freedAfter(lease))
-                .isLessThanOrEqualTo(bound.toMillis());
+                        "ms from kill -9 to the successor's election (the lock is freed after %s; bound %s plus"
+                                + " the %d ms during which the machine kept runnable tasks waiting for a core)",
+                        contract.fixture().freedAfter(lease), bound, stalled)
+                .isLessThanOrEqualTo(bound.toMillis() + stalled);
     }
 
     @Test
