@@ -20,8 +20,6 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The contract every Baton backend must honour, as one abstract JUnit 5 suite grouped with {@link
@@ -198,8 +196,7 @@ public abstract class LockBackendContract {
 
     /** Threads, clients and processes never overlap: see {@link MutualExclusionProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class MutualExclusion extends MutualExclusionProperty {
         MutualExclusion() {
             super(LockBackendContract.this);
@@ -208,8 +205,7 @@ public abstract class LockBackendContract {
 
     /** Reentrant acquisition and release: see {@link ReentrancyProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class Reentrancy extends ReentrancyProperty {
         Reentrancy() {
             super(LockBackendContract.this);
@@ -218,8 +214,7 @@ public abstract class LockBackendContract {
 
     /** Bounded waits end in time and leave nothing behind: see {@link TimeoutProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class Timeouts extends TimeoutProperty {
         Timeouts() {
             super(LockBackendContract.this);
@@ -228,8 +223,7 @@ public abstract class LockBackendContract {
 
     /** Interrupted waiters return promptly: see {@link InterruptProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class Interrupts extends InterruptProperty {
         Interrupts() {
             super(LockBackendContract.this);
@@ -238,8 +232,7 @@ public abstract class LockBackendContract {
 
     /** Only the holder releases; a killed holder's lock comes free: see {@link OwnershipProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class Ownership extends OwnershipProperty {
         Ownership() {
             super(LockBackendContract.this);
@@ -248,8 +241,7 @@ public abstract class LockBackendContract {
 
     /** Renewal, expiry without it, and fencing tokens: see {@link RenewalProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class Renewal extends RenewalProperty {
         Renewal() {
             super(LockBackendContract.this);
@@ -258,8 +250,7 @@ public abstract class LockBackendContract {
 
     /** Extending a lease without auto-renewal: see {@link ExtendProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class Extend extends ExtendProperty {
         Extend() {
             super(LockBackendContract.this);
@@ -268,8 +259,7 @@ public abstract class LockBackendContract {
 
     /** Loss and unreachable servers are reported in time: see {@link LossDetectionProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class LossDetection extends LossDetectionProperty {
         LossDetection() {
             super(LockBackendContract.this);
@@ -278,8 +268,7 @@ public abstract class LockBackendContract {
 
     /** Renewal of many leases, pipelined, and loss reported on time: see {@link RenewalAtScaleProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class RenewalAtScale extends RenewalAtScaleProperty {
         RenewalAtScale() {
             super(LockBackendContract.this);
@@ -288,8 +277,7 @@ public abstract class LockBackendContract {
 
     /** Semaphores, or their clear refusal: see {@link SemaphoreProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class Semaphores extends SemaphoreProperty {
         Semaphores() {
             super(LockBackendContract.this);
@@ -298,9 +286,8 @@ public abstract class LockBackendContract {
 
     /** No client starves: see {@link FairnessProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
+    @SharesTheJvm
     @org.junit.jupiter.api.Tag("fairness")
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
     class Fairness extends FairnessProperty {
         Fairness() {
             super(LockBackendContract.this);
@@ -309,8 +296,7 @@ public abstract class LockBackendContract {
 
     /** Multi-locks, on every backend: see {@link MultiLockProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class MultiLocks extends MultiLockProperty {
         MultiLocks() {
             super(LockBackendContract.this);
@@ -319,8 +305,7 @@ public abstract class LockBackendContract {
 
     /** Read/write locks, or their clear refusal: see {@link ReadWriteProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class ReadWrite extends ReadWriteProperty {
         ReadWrite() {
             super(LockBackendContract.this);
@@ -329,8 +314,7 @@ public abstract class LockBackendContract {
 
     /** Bad names and options are refused clearly: see {@link BadInputProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class BadInput extends BadInputProperty {
         BadInput() {
             super(LockBackendContract.this);
@@ -339,8 +323,7 @@ public abstract class LockBackendContract {
 
     /** Leader election across processes: see {@link LeadershipProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class LeaderElection extends LeadershipProperty {
         LeaderElection() {
             super(LockBackendContract.this);
@@ -349,8 +332,7 @@ public abstract class LockBackendContract {
 
     /** Holder descriptions, listing and forced release: see {@link OperatorProperty}. */
     @Nested
-    @Execution(ExecutionMode.CONCURRENT)
-    @ResourceLock(value = JVM_THREADS, mode = ResourceAccessMode.READ)
+    @SharesTheJvm
     class Operators extends OperatorProperty {
         Operators() {
             super(LockBackendContract.this);
