@@ -1,6 +1,8 @@
 package dev.baton.jdbc;
 
+import dev.baton.spi.Grant;
 import dev.baton.spi.LockKind;
+import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import java.sql.SQLException;
@@ -8,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -77,6 +80,10 @@ final class FairQueue implements ReleaseNotifications {
     private final Function<String, String> heldIn;
     /** PostgreSQL: this client's LISTEN channel while its listener is up, else null. */
     private final Supplier<String> channel;
+    /** PostgreSQL: the hand-off of a lock name's exclusive grants, or null where there is none. */
+    private final Function<String, HandOff> handOffs;
+    /** The exclusive waiters that a release hands the lock to (PostgreSQL). */
+    private final HandOverQueue handOver;
 
     private final Map<String, Waiter> waiters = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
@@ -90,8 +97,11 @@ final class FairQueue implements ReleaseNotifications {
             Sessions sessions,
             Function<String, WaiterStatements> statements,
             Function<String, String> heldIn,
-            Supplier<String> channel) {
+            Supplier<String> channel,
+            Function<String, HandOff> handOffs) {
         this.backendName = backendName;
+        this.handOffs = handOffs;
+        this.handOver = new HandOverQueue(backendName, channel);
         this.channel = channel;
         this.inner = inner;
         this.sessions = sessions;
@@ -109,9 +119,20 @@ final class FairQueue implements ReleaseNotifications {
         return inner.subscribe(name, onRelease);
     }
 
-    /** Joins the line (locks only; permits have their own tables), and wakes the waiter on release. */
+    /**
+     * Joins the line (locks only; permits have their own tables), and wakes the waiter on release;
+     * where the protocol hands exclusive grants over ({@link HandOff}), the {@link HandOverQueue} does.
+     */
     @Override
     public Subscription subscribe(LockRequest request, Runnable onRelease) {
+        HandOff handOff = request.kind() == LockKind.PERMIT || request.mode() != LockMode.EXCLUSIVE
+                ? null
+                : handOffs.apply(request.name());
+        if (handOff != null) {
+            // A wake-up by name (a shared release, a listener back) makes the line tick at once.
+            Subscription notified = inner.supported() ? inner.subscribe(request, handOver::poke) : () -> {};
+            return handOver.subscribe(request, onRelease, handOff, notified);
+        }
         Subscription notified = inner.supported() ? inner.subscribe(request, onRelease) : () -> {};
         if (request.kind() == LockKind.PERMIT) {
             return notified;
@@ -246,8 +267,27 @@ final class FairQueue implements ReleaseNotifications {
         }
     }
 
-    /** Stops the thread; the entries left stop counting after the window. */
+    /**
+     * The grant a release handed to this attempt's owner id (then without asking the database), an
+     * empty answer while it is in line with nothing handed, or null: ask the database.
+     */
+    Optional<Grant> handed(LockRequest request) {
+        return handOver.answer(request);
+    }
+
+    /** The core took a grant from the database itself for this owner id. */
+    void granted(LockRequest request) {
+        handOver.granted(request);
+    }
+
+    /** A grant NOTIFYed by a release: {@code owner token expiry-ms}. */
+    void handedOver(String payload) {
+        handOver.handed(payload);
+    }
+
+    /** Stops the threads; the entries left stop counting after the window. */
     void close() {
+        handOver.close();
         lock.lock();
         try {
             closed = true;

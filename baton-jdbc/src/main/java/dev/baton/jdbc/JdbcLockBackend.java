@@ -110,8 +110,12 @@ final class JdbcLockBackend implements LockBackend {
                         () -> connections.open(false),
                         name -> ready(name).waiters(),
                         name -> ready(name).heldIn(),
-                        () -> notifications.registerWaiters() ? notifications.channel() : null)
+                        () -> notifications.registerWaiters() ? notifications.channel() : null,
+                        name -> ready(name).handOff())
                 : null;
+        if (queue != null) {
+            notifications.onGrant(queue::handedOver);
+        }
         this.batchRenewal = strategy.batchesRenewals()
                 ? new BatchRenewal(
                         () -> connections.open(false),
@@ -187,7 +191,15 @@ final class JdbcLockBackend implements LockBackend {
         if (JdbcPermits.isPermit(request)) {
             return permits.tryAcquire(request);
         }
-        return ready(request).tryAcquire(request);
+        Optional<Grant> handed = queue == null ? null : queue.handed(request); // a fair hand-off's
+        if (handed != null) {
+            return handed;
+        }
+        Optional<Grant> grant = ready(request).tryAcquire(request);
+        if (queue != null && grant.isPresent()) {
+            queue.granted(request);
+        }
+        return grant;
     }
 
     @Override
@@ -356,6 +368,12 @@ final class JdbcLockBackend implements LockBackend {
                             connections.queryTimeoutSeconds,
                             "Baton lock '" + lockName + "' on " + name(),
                             e -> JdbcFailures.explain(e, connections.operationTimeout, names));
+                    JdbcSchema.upgrade(
+                            db.connection,
+                            protocol.upgrades(),
+                            createSchema,
+                            connections.queryTimeoutSeconds,
+                            "Baton lock '" + lockName + "' on " + name());
                     boolean recorded = advisoryHolders || strategy != Strategy.ADVISORY || d != Dialect.POSTGRESQL;
                     if (recorded
                             && JdbcSchema.holderColumns(

@@ -60,6 +60,8 @@ final class TableProtocol implements JdbcProtocol {
     private final JdbcConnections connections;
     private final PgNotifications notifications;
     private final boolean fair;
+    /** PostgreSQL, fair: exclusive grants are handed over by the release; null otherwise. */
+    private final HandOff handOff;
 
     TableProtocol(Context context) {
         this.context = context;
@@ -67,6 +69,19 @@ final class TableProtocol implements JdbcProtocol {
         this.connections = context.connections();
         this.notifications = context.notifications();
         this.fair = context.fair();
+        this.handOff = sql.handOff == null ? null : new HandOff(sql.handOff, context);
+    }
+
+    @Override
+    public HandOff handOff() {
+        return handOff;
+    }
+
+    @Override
+    public Map<String, String> upgrades() {
+        return handOff == null
+                ? Map.of()
+                : WaiterStatements.handOffColumns(context.names().locks(), sql.waiters.table);
     }
 
     @Override
@@ -91,6 +106,13 @@ final class TableProtocol implements JdbcProtocol {
 
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
+        if (handOff != null && request.mode() == LockMode.EXCLUSIVE) {
+            try {
+                return handOff.acquire(request);
+            } catch (SQLException e) {
+                return busyOrFail(request, e);
+            }
+        }
         long lease = JdbcTime.leaseMillis(request.leaseTime());
         JdbcSession session;
         try {
@@ -258,6 +280,13 @@ final class TableProtocol implements JdbcProtocol {
     }
 
     private boolean release(String name, String ownerId, LockMode mode) {
+        if (handOff != null && mode == LockMode.EXCLUSIVE) {
+            try {
+                return handOff.release(name, ownerId);
+            } catch (SQLException e) {
+                throw context.failure(name, "release", e);
+            }
+        }
         try (JdbcSession tx = connections.open(mode == LockMode.SHARED)) {
             if (mode == LockMode.EXCLUSIVE) {
                 return sql.notifies
