@@ -45,6 +45,10 @@ import org.slf4j.LoggerFactory;
  *       released lock back for at most that long, far less than any useful lease.
  * </ul>
  *
+ * <p>PostgreSQL's exclusive waiters are the {@link HandOverQueue}'s instead: there the release hands
+ * the lock to the head of the line ({@link HandOff}), and the backend's attempts go through {@link
+ * #tryAcquire} to take the grant it was handed.
+ *
  * <p>Failures here never fail an acquisition: a waiter that could not join simply waits unqueued
  * (it may then wait longer), and the core keeps polling as its fallback.
  */
@@ -268,16 +272,20 @@ final class FairQueue implements ReleaseNotifications {
     }
 
     /**
-     * The grant a release handed to this attempt's owner id (then without asking the database), an
-     * empty answer while it is in line with nothing handed, or null: ask the database.
+     * An attempt of the core: the grant a release handed to its owner id (without asking the
+     * database), "busy" while it is in line with nothing handed ({@link HandOverQueue#answer}), or
+     * else {@code attempt}'s answer, a grant of which the line is told.
      */
-    Optional<Grant> handed(LockRequest request) {
-        return handOver.answer(request);
-    }
-
-    /** The core took a grant from the database itself for this owner id. */
-    void granted(LockRequest request) {
-        handOver.granted(request);
+    Optional<Grant> tryAcquire(LockRequest request, Function<LockRequest, Optional<Grant>> attempt) {
+        Optional<Grant> handed = handOver.answer(request);
+        if (handed != null) {
+            return handed;
+        }
+        Optional<Grant> grant = attempt.apply(request);
+        if (grant.isPresent()) {
+            handOver.granted(request);
+        }
+        return grant;
     }
 
     /** A grant NOTIFYed by a release: {@code owner token expiry-ms}. */

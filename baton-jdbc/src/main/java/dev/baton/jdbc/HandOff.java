@@ -53,16 +53,44 @@ final class HandOff {
     private final WaiterStatements.HandOffSql sql;
     private final JdbcConnections connections;
     private final TableNames names;
+    private final JdbcProtocol.Context context;
     private final Map<String, Long> contendedUntil = new ConcurrentHashMap<>();
 
     HandOff(WaiterStatements.HandOffSql sql, JdbcProtocol.Context context) {
         this.sql = sql;
+        this.context = context;
         this.connections = context.connections();
         this.names = context.names();
     }
 
+    /** The columns that tables of the previous version lack ({@link JdbcSchema#upgrade}). */
+    Map<String, String> upgrades() {
+        return sql.upgrades();
+    }
+
+    /** The plain acquire; empty when busy or when it met a concurrent transaction. */
+    Optional<Grant> tryAcquire(LockRequest request) {
+        try {
+            return acquire(request);
+        } catch (SQLException e) {
+            if (JdbcFailures.isConflict(e)) {
+                return Optional.empty(); // busy now: the core polls again
+            }
+            throw context.failure(request.name(), "acquire", e);
+        }
+    }
+
+    /** Releases by owner id, handing the lock to the head of the line if anyone is in it. */
+    boolean release(String name, String owner) {
+        try {
+            return handOn(name, owner);
+        } catch (SQLException e) {
+            throw context.failure(name, "release", e);
+        }
+    }
+
     /** The plain acquire: one statement that grants when the lock is free and nobody is ahead. */
-    Optional<Grant> acquire(LockRequest request) throws SQLException {
+    private Optional<Grant> acquire(LockRequest request) throws SQLException {
         try (JdbcSession db = connections.open(false)) {
             return db.first(
                     sql.acquire().text(),
@@ -111,8 +139,7 @@ final class HandOff {
         }
     }
 
-    /** Releases by owner id, handing the lock to the head of the line if anyone is in it. */
-    boolean release(String name, String owner) throws SQLException {
+    private boolean handOn(String name, String owner) throws SQLException {
         if (!contended(name)) {
             try (JdbcSession db = connections.open(false)) {
                 if (db.update(sql.release().text(), name, owner) == 1) {

@@ -221,15 +221,17 @@ final class HandOverQueue {
             }
             String name = waiter.request.name();
             String owner = waiter.request.ownerId();
+            boolean left;
             try {
-                if (!waiter.handOff.leave(name, owner) && !waiter.taken) {
-                    waiter.handOff.release(name, owner); // handed meanwhile: pass it on
-                }
+                left = waiter.handOff.leave(name, owner);
             } catch (SQLException e) {
                 throw new IllegalStateException(
                         "leaving the line failed; the entry stops counting within " + FairQueue.WINDOW_MILLIS
                                 + " ms, and a lock handed to it is freed when its lease expires",
                         e);
+            }
+            if (!left && !waiter.taken) {
+                waiter.handOff.release(name, owner); // handed meanwhile: pass it on
             }
         }
     }

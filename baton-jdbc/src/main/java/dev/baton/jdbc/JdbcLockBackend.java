@@ -191,15 +191,10 @@ final class JdbcLockBackend implements LockBackend {
         if (JdbcPermits.isPermit(request)) {
             return permits.tryAcquire(request);
         }
-        Optional<Grant> handed = queue == null ? null : queue.handed(request); // a fair hand-off's
-        if (handed != null) {
-            return handed;
-        }
-        Optional<Grant> grant = ready(request).tryAcquire(request);
-        if (queue != null && grant.isPresent()) {
-            queue.granted(request);
-        }
-        return grant;
+        // Fair: a grant the release handed to this attempt is taken without asking the database.
+        return queue != null
+                ? queue.tryAcquire(request, r -> ready(r).tryAcquire(r))
+                : ready(request).tryAcquire(request);
     }
 
     @Override
@@ -360,28 +355,16 @@ final class JdbcLockBackend implements LockBackend {
                         dialect = d;
                     }
                     JdbcProtocol protocol = protocol(d, false);
-                    JdbcSchema.ensure(
+                    boolean recorded = advisoryHolders || strategy != Strategy.ADVISORY || d != Dialect.POSTGRESQL;
+                    if (JdbcSchema.check(
                             db.connection,
                             JdbcSchema.ddl(strategy.key(), d, names),
-                            protocol.probes(),
+                            protocol,
                             createSchema,
-                            connections.queryTimeoutSeconds,
-                            "Baton lock '" + lockName + "' on " + name(),
-                            e -> JdbcFailures.explain(e, connections.operationTimeout, names));
-                    JdbcSchema.upgrade(
-                            db.connection,
-                            protocol.upgrades(),
-                            createSchema,
-                            connections.queryTimeoutSeconds,
-                            "Baton lock '" + lockName + "' on " + name());
-                    boolean recorded = advisoryHolders || strategy != Strategy.ADVISORY || d != Dialect.POSTGRESQL;
-                    if (recorded
-                            && JdbcSchema.holderColumns(
-                                    db.connection,
-                                    protocol.holderTables(),
-                                    createSchema,
-                                    connections.queryTimeoutSeconds,
-                                    "Baton lock '" + lockName + "' on " + name())) {
+                            recorded,
+                            connections,
+                            names,
+                            "Baton lock '" + lockName + "' on " + name())) {
                         protocol = protocol(d, true);
                     }
                     protocol.prepare(db);

@@ -201,6 +201,7 @@ interface JdbcProtocol {
      * one is missing, to the statement that adds it ({@link JdbcSchema#upgrade}).
      */
     default Map<String, String> upgrades() {
-        return Map.of();
+        HandOff handOff = handOff();
+        return handOff == null ? Map.of() : handOff.upgrades();
     }
 }

@@ -44,6 +44,36 @@ final class JdbcSchema {
     }
 
     /**
+     * The whole check of a protocol's schema: its objects ({@link #ensure}), the columns of a newer
+     * version ({@link #upgrade}) and, where grants record holders, the holder column ({@link
+     * #holderColumns}).
+     *
+     * @return whether the tables of grants have the holder column
+     */
+    static boolean check(
+            Connection connection,
+            String ddl,
+            JdbcProtocol protocol,
+            boolean create,
+            boolean recordsHolders,
+            JdbcConnections connections,
+            TableNames names,
+            String where)
+            throws SQLException {
+        int timeout = connections.queryTimeoutSeconds;
+        ensure(
+                connection,
+                ddl,
+                protocol.probes(),
+                create,
+                timeout,
+                where,
+                e -> JdbcFailures.explain(e, connections.operationTimeout, names));
+        upgrade(connection, protocol.upgrades(), create, timeout, where);
+        return recordsHolders && holderColumns(connection, protocol.holderTables(), create, timeout, where);
+    }
+
+    /**
      * Makes sure the objects of {@code probes} (name to a statement that fails when it is missing)
      * exist, running {@code ddl} when allowed.
      *

@@ -63,13 +63,6 @@ final class OptimisticProtocol implements JdbcProtocol {
     }
 
     @Override
-    public Map<String, String> upgrades() {
-        return handOff == null
-                ? Map.of()
-                : WaiterStatements.handOffColumns(context.names().locks() + "_opt", sql.waiters.table);
-    }
-
-    @Override
     public Map<String, String> probes() {
         return sql.probes();
     }
@@ -106,14 +99,7 @@ final class OptimisticProtocol implements JdbcProtocol {
     public Optional<Grant> tryAcquire(LockRequest request) {
         boolean shared = request.mode() == LockMode.SHARED;
         if (handOff != null && !shared) {
-            try {
-                return handOff.acquire(request);
-            } catch (SQLException e) {
-                if (JdbcFailures.isConflict(e)) {
-                    return Optional.empty();
-                }
-                throw context.failure(request.name(), "acquire", e);
-            }
+            return handOff.tryAcquire(request);
         }
         long lease = JdbcTime.leaseMillis(request.leaseTime());
         JdbcSession session;
@@ -247,11 +233,7 @@ final class OptimisticProtocol implements JdbcProtocol {
     private boolean release(String name, String ownerId, LockMode mode, long version) {
         boolean shared = mode == LockMode.SHARED;
         if (handOff != null && !shared) {
-            try {
-                return handOff.release(name, ownerId); // by owner id: ids are unique per acquisition
-            } catch (SQLException e) {
-                throw context.failure(name, "release", e);
-            }
+            return handOff.release(name, ownerId); // by owner id: ids are unique per acquisition
         }
         try (JdbcSession db = connections.open(shared)) {
             if (!shared) {

@@ -9,6 +9,41 @@ import java.util.Map;
  * database clock and the sequence; {@code {now+lease}} is the clock plus the lease, bound in
  * milliseconds as a parameter. "Returning" statements yield (fencing_token, expires_at) of the
  * rows they wrote. The comment above each statement lists its parameters in order.
+ *
+ * <p>Protocol (every expiry is computed and compared on the database's clock):
+ *
+ * <ul>
+ *   <li>Exclusive acquire, one transaction: insert the name row ('X', owner) unless it exists; if it
+ *       existed, take it over only if it has expired (guarded UPDATE) and delete its readers. On
+ *       PostgreSQL this is one auto-commit statement (a data-modifying CTE around {@code INSERT ... ON
+ *       CONFLICT DO UPDATE ... WHERE expired}), which also registers the waiter when the lock is busy;
+ *       a lock the statement's snapshot already shows live is answered without any write or lock.
+ *   <li>Shared acquire, one transaction: insert the name row ('S', owner ''), or extend a live 'S'
+ *       row, or take over an expired row of any mode as 'S' (deleting its readers); then insert the
+ *       reader row. The 'S' row's expiry is the latest of its readers' expiries.
+ *   <li>A writer decides on the name row's own columns only (mode, expiry), never on a subquery over
+ *       readers, so PostgreSQL's READ COMMITTED re-check of a concurrently updated row (EvalPlanQual)
+ *       sees everything the decision depends on.
+ *   <li>Lock order is always the name row first, then reader rows: no deadlock between readers and
+ *       writers.
+ *   <li>The fencing token is drawn from the sequence while the transaction holds the name row's lock
+ *       (after the insert, or inside the guarded update), so grants of one name draw their tokens in
+ *       the order they are granted: tokens strictly increase per name although rows are deleted on
+ *       release. (Drawing it in the INSERT's VALUES would not do by itself: the value is computed
+ *       before the insert meets the key, and a grant-and-release by another owner could fit in
+ *       between.) On PostgreSQL the single-statement exclusive acquire does draw it with the insert,
+ *       and that is made safe by a transaction-level advisory lock on the name ({@code
+ *       pg_advisory_xact_lock}, two-int key space) that every grant, exclusive or shared, takes
+ *       before drawing its token and holds until it commits: no other grant of the name can happen
+ *       between the draw and the insert.
+ *   <li>Fair on PostgreSQL ({@link HandOff}): the release that hands the lock to the head of the line
+ *       draws the next token in the UPDATE of the name row, under its row lock, so after every grant
+ *       of the row before it; a takeover of an expired row by the head does the same.
+ *   <li>Renew and release match the owner id, so they never touch another owner's grant.
+ *   <li>PostgreSQL: a failed attempt registers its client's LISTEN channel in the row's {@code waiter}
+ *       column if it is empty; the release statement NOTIFYs that channel (see {@link
+ *       PgNotifications}); a new grant clears it.
+ * </ul>
  */
 final class TableStatements {
     private static final String WRITTEN = "fencing_token, expires_at";

@@ -130,8 +130,10 @@ final class WaiterStatements {
      * @param release frees the lock when nobody is counted in line; 1 row or 0 (someone joined, or lost)
      * @param handOffRelease hands the lock to the head of the line, or frees it: (held by the caller,
      *     handed, freed, notified); (1, 0, 0, 0) when a join raced it (run it again)
-     * @param tick refreshes the waiter's entry and reads the lock: (owner, token, expiry ms, free, in line)
+     * @param tick refreshes the waiter's entry, deletes the name's entries that stopped counting (their
+     *     waiters died) and reads the lock: (owner, token, expiry ms, free, in line)
      * @param leave deletes the waiter's entry: 0 rows once a release handed it the lock
+     * @param upgrades the columns that tables of the previous version lack ({@link #handOffColumns})
      */
     record HandOffSql(
             SqlTemplate.Named acquire,
@@ -139,7 +141,8 @@ final class WaiterStatements {
             SqlTemplate.Named release,
             SqlTemplate.Named handOffRelease,
             SqlTemplate.Named tick,
-            SqlTemplate.Named leave) {}
+            SqlTemplate.Named leave,
+            java.util.Map<String, String> upgrades) {}
 
     /**
      * The hand-off statements around a strategy's own parts, each a template with {@code {L}}, {@code
@@ -201,7 +204,9 @@ final class WaiterStatements {
                        (SELECT count(*) FROM n)""";
         String tick =
                 """
-                WITH r AS (UPDATE {W} SET last_seen = {now} WHERE lock_name = :name AND owner_id = :owner RETURNING 1)
+                WITH r AS (UPDATE {W} SET last_seen = {now} WHERE lock_name = :name AND owner_id = :owner RETURNING 1),
+                p AS (DELETE FROM {W} WHERE lock_name = :name
+                        AND last_seen <= {now} - INTERVAL '{window} milliseconds')
                 SELECT COALESCE(l.owner_id = :owner AND l.lock_mode = 'X' AND l.expires_at > {now}, false),
                        {token}, {ms_l}, COALESCE({free}, true), (SELECT count(*) FROM r)
                 FROM (SELECT 1) one LEFT JOIN {L} l ON l.lock_name = :name""";
@@ -227,7 +232,8 @@ final class WaiterStatements {
                 named(filled, release),
                 named(filled, handOffRelease),
                 named(filled, tick),
-                named(filled, "DELETE FROM {W} WHERE lock_name = :name AND owner_id = :owner"));
+                named(filled, "DELETE FROM {W} WHERE lock_name = :name AND owner_id = :owner"),
+                handOffColumns(locks, table));
     }
 
     /**
