@@ -50,7 +50,7 @@ final class HandOverQueue {
         final AtomicReference<Grant> handed = new AtomicReference<>();
         /** In line with nothing handed: the core's attempts are answered "busy" here. */
         volatile boolean queued;
-        /** Acquire-or-join must run again at once (a release raced it). */
+        /** The waiter must be ticked again at once (a release raced its join). */
         volatile boolean rejoin;
 
         volatile boolean ended;
@@ -181,9 +181,8 @@ final class HandOverQueue {
                     waiter.queued = true;
                 }
                 case RACED -> {
-                    waiter.rejoin = true;
+                    waiter.rejoin = true; // ticked again at once (subscribe wakes the thread)
                     waiter.queued = true;
-                    poke();
                 }
             }
         } catch (SQLException | RuntimeException e) {
@@ -198,10 +197,9 @@ final class HandOverQueue {
 
     // guarded by waiter
     private void tick(Waiter waiter) throws SQLException {
-        if (waiter.rejoin || !waiter.mayBeInLine) {
-            join(waiter);
-            return;
-        }
+        // Always read first, also after a raced join: the race may have been a hand-off to this very
+        // waiter, which a join cannot see (it would be refused again and again).
+        waiter.rejoin = false;
         HandOff.Tick tick = waiter.handOff.tick(waiter.request);
         if (tick.owned() != null) {
             waiter.mayBeInLine = false;
@@ -252,10 +250,13 @@ final class HandOverQueue {
 
     /** Ticks the waiters; stops when nobody waits. */
     private void watch() {
+        int hurried = 0; // ticks run again at once in a row: bounded, so that a race cannot spin
         while (true) {
-            List<Waiter> now = new ArrayList<>(waiters.values());
+            List<Waiter> now;
             lock.lock();
             try {
+                // Under the lock: a waiter added after an empty look finds no thread and starts one.
+                now = new ArrayList<>(waiters.values());
                 if (closed || now.isEmpty()) {
                     thread = null;
                     return;
@@ -282,9 +283,10 @@ final class HandOverQueue {
                     again |= waiter.rejoin;
                 }
             }
+            hurried = again && hurried < 3 ? hurried + 1 : 0;
             lock.lock();
             try {
-                if (!closed && !again && !poked) {
+                if (!closed && hurried == 0 && !poked) {
                     changed.await(
                             channel.get() == null ? FairQueue.TICK_MILLIS : FairQueue.NOTIFIED_TICK_MILLIS,
                             TimeUnit.MILLISECONDS);
