@@ -1,6 +1,5 @@
 package dev.baton.bench;
 
-import dev.baton.jdbc.listen.PendingCheckSocketFactory;
 import dev.baton.servers.PostgresServer;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -8,15 +7,12 @@ import java.util.List;
 
 /**
  * The fair hand-off probe ({@code FAIR-HANDOFF.md}), for {@link BenchMain} only: on one embedded
- * PostgreSQL, the protocol's raw-JDBC subjects ({@link JdbcFairHandOffSubjects}) beside Baton's table
- * strategy fair and barging ({@code fair=false}, here in every scenario, so that A8 compares too),
- * Baton's optimistic strategy fair, Baton's fair strategies with {@link PendingCheckSocketFactory}
- * on their connections (pgjdbc's {@code socketFactory}, passed through Baton's URL), ShedLock, the raw advisory pair and the fair floor (blocking
- * {@code pg_advisory_lock}: {@link BlockingAdvisorySubject}). Server CPU counts the
+ * PostgreSQL, Baton's table and optimistic strategies fair (the hand-off in the release, now in
+ * baton-jdbc) and barging ({@code fair=false}, in every scenario, so that A8 compares too), the
+ * protocol's raw-JDBC subjects ({@link JdbcFairHandOffSubjects}) and ShedLock. Server CPU counts the
  * postmaster and its backends ({@link CpuSample#watch}).
  */
 final class JdbcFairBenchBackend implements BenchBackend {
-    private static final String PENDING_CHECK = "&socketFactory=" + PendingCheckSocketFactory.class.getName();
     private PostgresServer server;
 
     @Override
@@ -40,28 +36,22 @@ final class JdbcFairBenchBackend implements BenchBackend {
                 ? url
                 : url + (url.contains("?") ? "&" : "?") + "options="
                         + URLEncoder.encode(options, StandardCharsets.UTF_8);
+        // Baton's fair subjects run the hand-off that baton-jdbc now has (HandOff); the protocol's
+        // raw-JDBC subjects stay beside them to show what the library adds on top.
         return List.of(
                 JdbcFairHandOffSubjects.table(protoUrl, server.user(), server.password()),
                 JdbcFairHandOffSubjects.optimistic(protoUrl, server.user(), server.password()),
-                JdbcFairHandOffSubjects.tableInRow(protoUrl, server.user(), server.password()),
                 BatonSubject.of("baton table", uri, JdbcBenchBackends.OPTIONS),
                 BatonSubject.of("baton table barging", uri + "&fair=false", JdbcBenchBackends.OPTIONS),
                 BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", JdbcBenchBackends.OPTIONS),
-                // Today's Baton with only its connections' sockets changed (the listener's among them):
-                // what the pending-check fix alone gives its notified wake-ups.
-                BatonSubject.of("baton table, pending-check sockets", uri + PENDING_CHECK, JdbcBenchBackends.OPTIONS),
                 BatonSubject.of(
-                        "baton optimistic, pending-check sockets",
-                        uri + "&strategy=optimistic" + PENDING_CHECK,
-                        JdbcBenchBackends.OPTIONS),
-                new ShedLockSubject(url, server.user(), server.password()),
-                JdbcRawSubjects.advisory(url, server.user(), server.password()),
-                new BlockingAdvisorySubject(url, server.user(), server.password()));
+                        "baton optimistic barging", uri + "&strategy=optimistic&fair=false", JdbcBenchBackends.OPTIONS),
+                new ShedLockSubject(url, server.user(), server.password()));
     }
 
     @Override
     public PlannedSubjects plannedSubjects(boolean external) {
-        return new PlannedSubjects(11, 5, 5);
+        return new PlannedSubjects(7, 4, 4);
     }
 
     @Override

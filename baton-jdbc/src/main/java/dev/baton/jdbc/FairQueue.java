@@ -1,6 +1,8 @@
 package dev.baton.jdbc;
 
+import dev.baton.spi.Grant;
 import dev.baton.spi.LockKind;
+import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import java.sql.SQLException;
@@ -8,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -41,6 +44,10 @@ import org.slf4j.LoggerFactory;
  *       stops counting {@value #WINDOW_MILLIS} ms after its last refresh: a dead waiter holds a
  *       released lock back for at most that long, far less than any useful lease.
  * </ul>
+ *
+ * <p>PostgreSQL's exclusive waiters are the {@link HandOverQueue}'s instead: there the release hands
+ * the lock to the head of the line ({@link HandOff}), and the backend's attempts go through {@link
+ * #tryAcquire} to take the grant it was handed.
  *
  * <p>Failures here never fail an acquisition: a waiter that could not join simply waits unqueued
  * (it may then wait longer), and the core keeps polling as its fallback.
@@ -77,6 +84,10 @@ final class FairQueue implements ReleaseNotifications {
     private final Function<String, String> heldIn;
     /** PostgreSQL: this client's LISTEN channel while its listener is up, else null. */
     private final Supplier<String> channel;
+    /** PostgreSQL: the hand-off of a lock name's exclusive grants, or null where there is none. */
+    private final Function<String, HandOff> handOffs;
+    /** The exclusive waiters that a release hands the lock to (PostgreSQL). */
+    private final HandOverQueue handOver;
 
     private final Map<String, Waiter> waiters = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
@@ -90,8 +101,11 @@ final class FairQueue implements ReleaseNotifications {
             Sessions sessions,
             Function<String, WaiterStatements> statements,
             Function<String, String> heldIn,
-            Supplier<String> channel) {
+            Supplier<String> channel,
+            Function<String, HandOff> handOffs) {
         this.backendName = backendName;
+        this.handOffs = handOffs;
+        this.handOver = new HandOverQueue(backendName, channel);
         this.channel = channel;
         this.inner = inner;
         this.sessions = sessions;
@@ -109,9 +123,20 @@ final class FairQueue implements ReleaseNotifications {
         return inner.subscribe(name, onRelease);
     }
 
-    /** Joins the line (locks only; permits have their own tables), and wakes the waiter on release. */
+    /**
+     * Joins the line (locks only; permits have their own tables), and wakes the waiter on release;
+     * where the protocol hands exclusive grants over ({@link HandOff}), the {@link HandOverQueue} does.
+     */
     @Override
     public Subscription subscribe(LockRequest request, Runnable onRelease) {
+        HandOff handOff = request.kind() == LockKind.PERMIT || request.mode() != LockMode.EXCLUSIVE
+                ? null
+                : handOffs.apply(request.name());
+        if (handOff != null) {
+            // A wake-up by name (a shared release, a listener back) makes the line tick at once.
+            Subscription notified = inner.supported() ? inner.subscribe(request, handOver::poke) : () -> {};
+            return handOver.subscribe(request, onRelease, handOff, notified);
+        }
         Subscription notified = inner.supported() ? inner.subscribe(request, onRelease) : () -> {};
         if (request.kind() == LockKind.PERMIT) {
             return notified;
@@ -246,8 +271,31 @@ final class FairQueue implements ReleaseNotifications {
         }
     }
 
-    /** Stops the thread; the entries left stop counting after the window. */
+    /**
+     * An attempt of the core: the grant a release handed to its owner id (without asking the
+     * database), "busy" while it is in line with nothing handed ({@link HandOverQueue#answer}), or
+     * else {@code attempt}'s answer, a grant of which the line is told.
+     */
+    Optional<Grant> tryAcquire(LockRequest request, Function<LockRequest, Optional<Grant>> attempt) {
+        Optional<Grant> handed = handOver.answer(request);
+        if (handed != null) {
+            return handed;
+        }
+        Optional<Grant> grant = attempt.apply(request);
+        if (grant.isPresent()) {
+            handOver.granted(request);
+        }
+        return grant;
+    }
+
+    /** A grant NOTIFYed by a release: {@code owner token expiry-ms}. */
+    void handedOver(String payload) {
+        handOver.handed(payload);
+    }
+
+    /** Stops the threads; the entries left stop counting after the window. */
     void close() {
+        handOver.close();
         lock.lock();
         try {
             closed = true;

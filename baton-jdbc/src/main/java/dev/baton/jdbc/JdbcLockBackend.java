@@ -110,8 +110,12 @@ final class JdbcLockBackend implements LockBackend {
                         () -> connections.open(false),
                         name -> ready(name).waiters(),
                         name -> ready(name).heldIn(),
-                        () -> notifications.registerWaiters() ? notifications.channel() : null)
+                        () -> notifications.registerWaiters() ? notifications.channel() : null,
+                        name -> ready(name).handOff())
                 : null;
+        if (queue != null) {
+            notifications.onGrant(queue::handedOver);
+        }
         this.batchRenewal = strategy.batchesRenewals()
                 ? new BatchRenewal(
                         () -> connections.open(false),
@@ -187,7 +191,10 @@ final class JdbcLockBackend implements LockBackend {
         if (JdbcPermits.isPermit(request)) {
             return permits.tryAcquire(request);
         }
-        return ready(request).tryAcquire(request);
+        // Fair: a grant the release handed to this attempt is taken without asking the database.
+        return queue != null
+                ? queue.tryAcquire(request, r -> ready(r).tryAcquire(r))
+                : ready(request).tryAcquire(request);
     }
 
     @Override
@@ -348,22 +355,16 @@ final class JdbcLockBackend implements LockBackend {
                         dialect = d;
                     }
                     JdbcProtocol protocol = protocol(d, false);
-                    JdbcSchema.ensure(
+                    boolean recorded = advisoryHolders || strategy != Strategy.ADVISORY || d != Dialect.POSTGRESQL;
+                    if (JdbcSchema.check(
                             db.connection,
                             JdbcSchema.ddl(strategy.key(), d, names),
-                            protocol.probes(),
+                            protocol,
                             createSchema,
-                            connections.queryTimeoutSeconds,
-                            "Baton lock '" + lockName + "' on " + name(),
-                            e -> JdbcFailures.explain(e, connections.operationTimeout, names));
-                    boolean recorded = advisoryHolders || strategy != Strategy.ADVISORY || d != Dialect.POSTGRESQL;
-                    if (recorded
-                            && JdbcSchema.holderColumns(
-                                    db.connection,
-                                    protocol.holderTables(),
-                                    createSchema,
-                                    connections.queryTimeoutSeconds,
-                                    "Baton lock '" + lockName + "' on " + name())) {
+                            recorded,
+                            connections,
+                            names,
+                            "Baton lock '" + lockName + "' on " + name())) {
                         protocol = protocol(d, true);
                     }
                     protocol.prepare(db);

@@ -78,8 +78,8 @@ interface JdbcProtocol {
 
     /**
      * What a release did: whether the grant was still held, and the owner id of the waiter the
-     * release handed the lock to in the same statement, or null when it only freed it. (No protocol
-     * hands over yet; the backend would then wake that one waiter only.)
+     * release handed the lock to in the same statement, or null when it only freed it (the hand-off
+     * of {@link HandOff} wakes that waiter itself, by a NOTIFY in the same statement).
      */
     record Released(boolean held, String handedTo) {
         static final Released HELD = new Released(true, null);
@@ -189,5 +189,19 @@ interface JdbcProtocol {
     /** The query, up to its IN list of names, returning the listed locks that are held ({@link FairQueue}). */
     default String heldIn() {
         return null;
+    }
+
+    /** PostgreSQL, fair: the hand-off of exclusive grants ({@link HandOff}); null where there is none. */
+    default HandOff handOff() {
+        return null;
+    }
+
+    /**
+     * Columns that tables of an older version lack and this protocol needs: a probe that fails while
+     * one is missing, to the statement that adds it ({@link JdbcSchema#upgrade}).
+     */
+    default Map<String, String> upgrades() {
+        HandOff handOff = handOff();
+        return handOff == null ? Map.of() : handOff.upgrades();
     }
 }

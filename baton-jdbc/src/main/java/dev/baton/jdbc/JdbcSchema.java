@@ -44,6 +44,36 @@ final class JdbcSchema {
     }
 
     /**
+     * The whole check of a protocol's schema: its objects ({@link #ensure}), the columns of a newer
+     * version ({@link #upgrade}) and, where grants record holders, the holder column ({@link
+     * #holderColumns}).
+     *
+     * @return whether the tables of grants have the holder column
+     */
+    static boolean check(
+            Connection connection,
+            String ddl,
+            JdbcProtocol protocol,
+            boolean create,
+            boolean recordsHolders,
+            JdbcConnections connections,
+            TableNames names,
+            String where)
+            throws SQLException {
+        int timeout = connections.queryTimeoutSeconds;
+        ensure(
+                connection,
+                ddl,
+                protocol.probes(),
+                create,
+                timeout,
+                where,
+                e -> JdbcFailures.explain(e, connections.operationTimeout, names));
+        upgrade(connection, protocol.upgrades(), create, timeout, where);
+        return recordsHolders && holderColumns(connection, protocol.holderTables(), create, timeout, where);
+    }
+
+    /**
      * Makes sure the objects of {@code probes} (name to a statement that fails when it is missing)
      * exist, running {@code ddl} when allowed.
      *
@@ -155,6 +185,66 @@ final class JdbcSchema {
                         : ", createSchema=false",
                 String.join("; ", alters));
         return false;
+    }
+
+    /**
+     * Makes sure that tables of an older version have the columns a protocol needs (fair hand-off's
+     * {@code queued}, {@code lease_ms}): added with {@code ALTER TABLE} when {@code create} allows.
+     *
+     * @param upgrades a probe that fails while a column is missing, to the statement that adds it
+     * @throws LockConfigurationException if one is missing and may not or could not be added; the
+     *     message prints the statements to run
+     * @throws SQLException if the database could not be asked
+     */
+    static void upgrade(
+            Connection connection, Map<String, String> upgrades, boolean create, int queryTimeoutSeconds, String where)
+            throws SQLException {
+        List<String> alters = missingColumns(connection, upgrades, queryTimeoutSeconds);
+        if (alters.isEmpty()) {
+            return;
+        }
+        SQLException failure = null;
+        if (create) {
+            log.info("{}: adding the columns of fair hand-off: {}", where, alters);
+            for (String alter : alters) {
+                try (Statement st = connection.createStatement()) {
+                    st.setQueryTimeout(queryTimeoutSeconds);
+                    st.execute(alter);
+                } catch (SQLException e) {
+                    if (JdbcFailures.isConnection(e) || JdbcFailures.isTimeout(e)) {
+                        throw e;
+                    }
+                    failure = failure == null ? e : failure; // another client adding it, or no right to
+                }
+            }
+            if (missingColumns(connection, upgrades, queryTimeoutSeconds).isEmpty()) {
+                return;
+            }
+        }
+        throw new LockConfigurationException(
+                where + ": the lock tables lack columns of fair hand-off (created by an older version"
+                        + (create ? "; adding them failed" : ", and createSchema is false")
+                        + "); run as a user allowed to alter them, or set fair=false:\n"
+                        + String.join(";\n", alters) + ";",
+                failure);
+    }
+
+    private static List<String> missingColumns(Connection connection, Map<String, String> upgrades, int timeout)
+            throws SQLException {
+        List<String> alters = new ArrayList<>();
+        for (Map.Entry<String, String> upgrade : upgrades.entrySet()) {
+            try (Statement st = connection.createStatement()) {
+                st.setQueryTimeout(timeout);
+                st.executeQuery(upgrade.getKey()).close();
+            } catch (SQLException e) {
+                if (!JdbcFailures.isMissingColumn(e) && !JdbcFailures.isMissingObject(e)) {
+                    throw e;
+                }
+                alters.add(upgrade.getValue());
+            }
+        }
+        alters.sort(null);
+        return alters;
     }
 
     /** The statement that adds the holder column to a table of grants. */

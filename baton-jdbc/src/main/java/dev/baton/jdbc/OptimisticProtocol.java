@@ -46,12 +46,20 @@ final class OptimisticProtocol implements JdbcProtocol {
     private final OptimisticStatements sql;
     private final JdbcConnections connections;
     private final PgNotifications notifications;
+    /** PostgreSQL, fair: exclusive grants are handed over by the release; null otherwise. */
+    private final HandOff handOff;
 
     OptimisticProtocol(Context context) {
         this.context = context;
         this.sql = new OptimisticStatements(context.dialect(), context.names(), context.fair(), context.described());
         this.connections = context.connections();
         this.notifications = context.notifications();
+        this.handOff = sql.handOff == null ? null : new HandOff(sql.handOff, context);
+    }
+
+    @Override
+    public HandOff handOff() {
+        return handOff;
     }
 
     @Override
@@ -89,8 +97,11 @@ final class OptimisticProtocol implements JdbcProtocol {
 
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
-        long lease = JdbcTime.leaseMillis(request.leaseTime());
         boolean shared = request.mode() == LockMode.SHARED;
+        if (handOff != null && !shared) {
+            return handOff.tryAcquire(request);
+        }
+        long lease = JdbcTime.leaseMillis(request.leaseTime());
         JdbcSession session;
         try {
             session = connections.open(shared);
@@ -221,6 +232,9 @@ final class OptimisticProtocol implements JdbcProtocol {
     /** {@code version} 0 means unknown (an abandoned attempt): the owner id alone identifies it. */
     private boolean release(String name, String ownerId, LockMode mode, long version) {
         boolean shared = mode == LockMode.SHARED;
+        if (handOff != null && !shared) {
+            return handOff.release(name, ownerId); // by owner id: ids are unique per acquisition
+        }
         try (JdbcSession db = connections.open(shared)) {
             if (!shared) {
                 return version == 0

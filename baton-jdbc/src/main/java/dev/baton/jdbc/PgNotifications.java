@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -79,6 +80,15 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
      * release wakes the waiters for that semaphore and not those of a lock of the same name.
      */
     static final String PERMIT_PREFIX = "\u0001";
+
+    /**
+     * What precedes a grant in the payload of a fair hand-off ({@link HandOff}): U+0002, then {@code
+     * owner token expiry-ms}, dispatched by owner id to the waiter the release handed the lock to.
+     */
+    static final String GRANT_PREFIX = "\u0002";
+
+    /** Takes the grants of hand-offs (after {@link #GRANT_PREFIX}); null: none expected. */
+    private volatile Consumer<String> grants;
 
     private final String channel;
     private final Supplier<String> backendName;
@@ -188,6 +198,11 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
         }
     }
 
+    /** Hands the grant payloads of fair hand-offs to {@code grants} (by owner id, see {@link HandOverQueue}). */
+    void onGrant(Consumer<String> grants) {
+        this.grants = grants;
+    }
+
     /** For tests: the number of lock names with waiters. */
     int subscribedNames() {
         return subscribers.size();
@@ -280,8 +295,12 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
             org.postgresql.PGNotification[] received = pg.getNotifications(POLL_MILLIS);
             if (received != null) {
                 for (org.postgresql.PGNotification notification : received) {
-                    if (channel.equals(notification.getName())) {
-                        List<Runnable> waiters = subscribers.get(notification.getParameter());
+                    String payload = notification.getParameter();
+                    Consumer<String> granted = grants;
+                    if (granted != null && payload.startsWith(GRANT_PREFIX)) {
+                        granted.accept(payload.substring(GRANT_PREFIX.length()));
+                    } else if (channel.equals(notification.getName())) {
+                        List<Runnable> waiters = subscribers.get(payload);
                         if (waiters != null) {
                             waiters.forEach(Runnable::run);
                         }

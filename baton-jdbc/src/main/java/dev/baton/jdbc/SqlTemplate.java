@@ -1,8 +1,12 @@
 package dev.baton.jdbc;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Fills in the statement templates of one protocol and dialect: the protocol's own placeholders
@@ -62,5 +66,26 @@ final class SqlTemplate {
         return "WITH " + alias + " AS (" + release + " RETURNING lock_name, waiter)"
                 + " SELECT (SELECT pg_notify(c.channel, " + alias + ".lock_name) FROM (SELECT " + channel
                 + " AS channel) c WHERE c.channel IS NOT NULL) FROM " + alias;
+    }
+
+    /**
+     * A statement written with named parameters ({@code :name}; PostgreSQL's {@code ::type} casts are
+     * left alone), as JDBC text and the names of its {@code ?} in order: the long hand-off statements
+     * bind the same value in several places.
+     */
+    record Named(String text, List<String> params) {
+        private static final Pattern PARAM = Pattern.compile("(?<!:):([a-z][a-z0-9]*)");
+
+        static Named of(String named) {
+            List<String> params = new ArrayList<>();
+            Matcher m = PARAM.matcher(named);
+            StringBuilder text = new StringBuilder();
+            while (m.find()) {
+                params.add(m.group(1));
+                m.appendReplacement(text, "?");
+            }
+            m.appendTail(text);
+            return new Named(text.toString(), List.copyOf(params));
+        }
     }
 }

@@ -16,41 +16,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@code table} strategy: one row per held lock name in {@code <table>}, one row per reader of a
- * shared lock in {@code <table>_readers}, fencing tokens from {@code <table>_fencing_seq}.
+ * shared lock in {@code <table>_readers}, fencing tokens from {@code <table>_fencing_seq}; every
+ * expiry on the database's clock, renew and release by owner id. The protocol, and why its tokens
+ * strictly increase per name, is described with its SQL in {@link TableStatements}.
  *
- * <p>Protocol (every expiry is computed and compared on the database's clock):
- *
- * <ul>
- *   <li>Exclusive acquire, one transaction: insert the name row ('X', owner) unless it exists; if it
- *       existed, take it over only if it has expired (guarded UPDATE) and delete its readers. On
- *       PostgreSQL this is one auto-commit statement (a data-modifying CTE around {@code INSERT ... ON
- *       CONFLICT DO UPDATE ... WHERE expired}), which also registers the waiter when the lock is busy;
- *       a lock the statement's snapshot already shows live is answered without any write or lock.
- *   <li>Shared acquire, one transaction: insert the name row ('S', owner ''), or extend a live 'S'
- *       row, or take over an expired row of any mode as 'S' (deleting its readers); then insert the
- *       reader row. The 'S' row's expiry is the latest of its readers' expiries.
- *   <li>A writer decides on the name row's own columns only (mode, expiry), never on a subquery over
- *       readers, so PostgreSQL's READ COMMITTED re-check of a concurrently updated row (EvalPlanQual)
- *       sees everything the decision depends on.
- *   <li>Lock order is always the name row first, then reader rows: no deadlock between readers and
- *       writers.
- *   <li>The fencing token is drawn from the sequence while the transaction holds the name row's lock
- *       (after the insert, or inside the guarded update), so grants of one name draw their tokens in
- *       the order they are granted: tokens strictly increase per name although rows are deleted on
- *       release. (Drawing it in the INSERT's VALUES would not do by itself: the value is computed
- *       before the insert meets the key, and a grant-and-release by another owner could fit in
- *       between.) On PostgreSQL the single-statement exclusive acquire does draw it with the insert,
- *       and that is made safe by a transaction-level advisory lock on the name ({@code
- *       pg_advisory_xact_lock}, two-int key space) that every grant, exclusive or shared, takes
- *       before drawing its token and holds until it commits: no other grant of the name can happen
- *       between the draw and the insert.
- *   <li>Renew and release match the owner id, so they never touch another owner's grant.
- *   <li>PostgreSQL: a failed attempt registers its client's LISTEN channel in the row's {@code waiter}
- *       column if it is empty; the release statement NOTIFYs that channel (see {@link
- *       PgNotifications}); a new grant clears it.
- * </ul>
- *
- * <p>The SQL, for H2 and PostgreSQL, is in {@link TableStatements}.
+ * <p>Fair on PostgreSQL, exclusive grants go through {@link HandOff}: the release hands the lock to
+ * the head of the line in the same statement. Shared grants, and H2, keep the guard of {@link
+ * WaiterStatements} in their granting statements.
  */
 final class TableProtocol implements JdbcProtocol {
     private static final Logger log = LoggerFactory.getLogger(TableProtocol.class);
@@ -60,6 +32,8 @@ final class TableProtocol implements JdbcProtocol {
     private final JdbcConnections connections;
     private final PgNotifications notifications;
     private final boolean fair;
+    /** PostgreSQL, fair: exclusive grants are handed over by the release; null otherwise. */
+    private final HandOff handOff;
 
     TableProtocol(Context context) {
         this.context = context;
@@ -67,6 +41,12 @@ final class TableProtocol implements JdbcProtocol {
         this.connections = context.connections();
         this.notifications = context.notifications();
         this.fair = context.fair();
+        this.handOff = sql.handOff == null ? null : new HandOff(sql.handOff, context);
+    }
+
+    @Override
+    public HandOff handOff() {
+        return handOff;
     }
 
     @Override
@@ -91,6 +71,9 @@ final class TableProtocol implements JdbcProtocol {
 
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
+        if (handOff != null && request.mode() == LockMode.EXCLUSIVE) {
+            return handOff.tryAcquire(request);
+        }
         long lease = JdbcTime.leaseMillis(request.leaseTime());
         JdbcSession session;
         try {
@@ -258,6 +241,9 @@ final class TableProtocol implements JdbcProtocol {
     }
 
     private boolean release(String name, String ownerId, LockMode mode) {
+        if (handOff != null && mode == LockMode.EXCLUSIVE) {
+            return handOff.release(name, ownerId);
+        }
         try (JdbcSession tx = connections.open(mode == LockMode.SHARED)) {
             if (mode == LockMode.EXCLUSIVE) {
                 return sql.notifies

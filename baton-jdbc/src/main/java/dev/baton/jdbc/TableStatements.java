@@ -9,6 +9,41 @@ import java.util.Map;
  * database clock and the sequence; {@code {now+lease}} is the clock plus the lease, bound in
  * milliseconds as a parameter. "Returning" statements yield (fencing_token, expires_at) of the
  * rows they wrote. The comment above each statement lists its parameters in order.
+ *
+ * <p>Protocol (every expiry is computed and compared on the database's clock):
+ *
+ * <ul>
+ *   <li>Exclusive acquire, one transaction: insert the name row ('X', owner) unless it exists; if it
+ *       existed, take it over only if it has expired (guarded UPDATE) and delete its readers. On
+ *       PostgreSQL this is one auto-commit statement (a data-modifying CTE around {@code INSERT ... ON
+ *       CONFLICT DO UPDATE ... WHERE expired}), which also registers the waiter when the lock is busy;
+ *       a lock the statement's snapshot already shows live is answered without any write or lock.
+ *   <li>Shared acquire, one transaction: insert the name row ('S', owner ''), or extend a live 'S'
+ *       row, or take over an expired row of any mode as 'S' (deleting its readers); then insert the
+ *       reader row. The 'S' row's expiry is the latest of its readers' expiries.
+ *   <li>A writer decides on the name row's own columns only (mode, expiry), never on a subquery over
+ *       readers, so PostgreSQL's READ COMMITTED re-check of a concurrently updated row (EvalPlanQual)
+ *       sees everything the decision depends on.
+ *   <li>Lock order is always the name row first, then reader rows: no deadlock between readers and
+ *       writers.
+ *   <li>The fencing token is drawn from the sequence while the transaction holds the name row's lock
+ *       (after the insert, or inside the guarded update), so grants of one name draw their tokens in
+ *       the order they are granted: tokens strictly increase per name although rows are deleted on
+ *       release. (Drawing it in the INSERT's VALUES would not do by itself: the value is computed
+ *       before the insert meets the key, and a grant-and-release by another owner could fit in
+ *       between.) On PostgreSQL the single-statement exclusive acquire does draw it with the insert,
+ *       and that is made safe by a transaction-level advisory lock on the name ({@code
+ *       pg_advisory_xact_lock}, two-int key space) that every grant, exclusive or shared, takes
+ *       before drawing its token and holds until it commits: no other grant of the name can happen
+ *       between the draw and the insert.
+ *   <li>Fair on PostgreSQL ({@link HandOff}): the release that hands the lock to the head of the line
+ *       draws the next token in the UPDATE of the name row, under its row lock, so after every grant
+ *       of the row before it; a takeover of an expired row by the head does the same.
+ *   <li>Renew and release match the owner id, so they never touch another owner's grant.
+ *   <li>PostgreSQL: a failed attempt registers its client's LISTEN channel in the row's {@code waiter}
+ *       column if it is empty; the release statement NOTIFYs that channel (see {@link
+ *       PgNotifications}); a new grant clears it.
+ * </ul>
  */
 final class TableStatements {
     private static final String WRITTEN = "fencing_token, expires_at";
@@ -62,6 +97,8 @@ final class TableStatements {
     final WaiterStatements waiters;
     /** The names among a list that are held; up to the IN list ({@link FairQueue}). */
     final String heldIn;
+    /** PostgreSQL, fair: the exclusive grants' hand-off ({@link HandOff}); null otherwise. */
+    final WaiterStatements.HandOffSql handOff;
 
     private final boolean fair;
     private final SqlTemplate template;
@@ -148,6 +185,7 @@ final class TableStatements {
             acquireExclusiveOneRegistering = null;
             grantLock = null;
         }
+        handOff = dialect == Dialect.POSTGRESQL && fair ? handOff(names, described) : null;
         // ? = name
         drawToken = returning("UPDATE {locks} SET fencing_token = {next_token} WHERE lock_name = ?");
         // ? = mode, owner, lease [, holder], name [, the guard's]
@@ -249,5 +287,50 @@ final class TableStatements {
 
     private String sql(String text) {
         return template.sql(text);
+    }
+
+    /**
+     * The hand-off on the name row: the grant draws its token under the per-name advisory lock on
+     * the insert path and under the row lock on a takeover, which needs nobody live ahead once
+     * someone is counted in line ({@code queued}); the release hands the row to the head with a new
+     * token, or deletes it when the line is empty.
+     */
+    private WaiterStatements.HandOffSql handOff(TableNames names, boolean described) {
+        String grant =
+                """
+                WITH g AS MATERIALIZED (
+                  SELECT pg_advisory_xact_lock(:key1, :key2)::text AS held
+                  WHERE NOT EXISTS (SELECT 1 FROM {L} b WHERE b.lock_name = :name AND b.expires_at > {now})),
+                t AS (
+                  INSERT INTO {L} AS l (lock_name, lock_mode, owner_id, expires_at, fencing_token, queued{holder_col})
+                  SELECT :name, 'X', :owner, {now} + :lease * INTERVAL '1 millisecond', {next_token}, 0{holder_val}
+                  FROM g
+                  ON CONFLICT (lock_name) DO UPDATE
+                  SET lock_mode = 'X', owner_id = EXCLUDED.owner_id, expires_at = EXCLUDED.expires_at,
+                      fencing_token = {next_token}, waiter = NULL{holder_excluded}
+                  WHERE l.expires_at <= {now} AND (l.queued = 0 OR {none_ahead})
+                  RETURNING l.lock_name, l.fencing_token AS token, l.expires_at),
+                d AS (DELETE FROM {R} r USING t WHERE r.lock_name = t.lock_name)""";
+        String handOn =
+                """
+                u AS (UPDATE {L} l SET owner_id = h.owner_id, expires_at = {now} + h.lease_ms * INTERVAL '1 millisecond',
+                        fencing_token = {next_token}, queued = GREATEST(l.queued - 1, 0), waiter = NULL{holder_h}
+                      FROM s, h
+                      WHERE l.lock_name = :name AND l.owner_id = :owner AND l.lock_mode = 'X'
+                      RETURNING h.owner_id AS heir, l.fencing_token AS token, l.expires_at, h.channel),
+                f AS (DELETE FROM {L} l WHERE l.lock_name = :name AND l.owner_id = :owner AND l.lock_mode = 'X'
+                        AND (l.queued = 0 OR (l.queued = (SELECT s.queued FROM s) AND NOT EXISTS (SELECT 1 FROM c)))
+                      RETURNING 1)""";
+        return waiters.handOff(
+                names.locks(),
+                names.readers(),
+                dialect.nextToken(names.sequence()),
+                grant,
+                "DELETE FROM {L} WHERE lock_name = :name AND owner_id = :owner AND lock_mode = 'X' AND queued = 0",
+                handOn,
+                "(SELECT count(*) FROM f)",
+                "l.fencing_token",
+                "l.expires_at <= {now}",
+                described);
     }
 }

@@ -11,7 +11,10 @@ CREATE TABLE IF NOT EXISTS ${table}_opt (
   -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
   holder        VARCHAR(120),
   -- The LISTEN channel of one waiting client, which the release NOTIFYs; NULL: nobody waits.
-  waiter        VARCHAR(63)
+  waiter        VARCHAR(63),
+  -- Fair hand-off: how many entries joined the line of this name (an upper bound); 0: nobody waits,
+  -- and no statement reads ${table}_opt_waiters.
+  queued        INT          NOT NULL DEFAULT 0
 );
 -- One row per reader of a lock in mode 'S'.
 CREATE TABLE IF NOT EXISTS ${table}_opt_readers (
@@ -33,5 +36,9 @@ CREATE TABLE IF NOT EXISTS ${table}_opt_waiters (
   last_seen     TIMESTAMP WITH TIME ZONE NOT NULL,
   -- The waiter's client's LISTEN channel, which a release NOTIFYs when this waiter is the head.
   channel       VARCHAR(63),
+  -- The lease the waiter asked for and its holder description: a release that hands the lock to this
+  -- waiter writes them into the lock row (NULL lease: an older version's or a shared waiter's entry).
+  lease_ms      BIGINT,
+  holder        VARCHAR(120),
   PRIMARY KEY (lock_name, owner_id)
 );

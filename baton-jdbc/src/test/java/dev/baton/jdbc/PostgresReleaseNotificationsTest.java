@@ -121,7 +121,9 @@ class PostgresReleaseNotificationsTest {
                 holder,
                 waiter,
                 name,
-                "SELECT waiter FROM " + table + " WHERE lock_name = ?");
+                // Fair (the default): the waiter's entry in the line carries its client's channel, and the
+                // release that hands it the lock deletes the entry.
+                "SELECT channel FROM " + table + "_waiters WHERE lock_name = ?");
     }
 
     /** The same for what {@code take} takes, with the registration read by {@code selectWaiter}. */

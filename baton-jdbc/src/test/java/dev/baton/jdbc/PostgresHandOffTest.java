@@ -1,0 +1,200 @@
+package dev.baton.jdbc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.baton.LockOptions;
+import dev.baton.servers.PostgresServer;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockMode;
+import dev.baton.spi.LockRequest;
+import dev.baton.spi.ReleaseNotifications.Subscription;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * PostgreSQL's fair hand-off ({@link HandOff}, {@link HandOverQueue}) at the SPI, as the core drives
+ * it: a refused attempt, then a subscription (which joins the line), then attempts after each
+ * wake-up, and the subscription closed when the wait ends, granted or not.
+ */
+class PostgresHandOffTest {
+    private static final LockOptions OPTIONS =
+            LockOptions.builder().operationTimeout(Duration.ofSeconds(5)).build();
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    private static PostgresServer server;
+    private final List<AutoCloseable> resources = new ArrayList<>();
+
+    @BeforeAll
+    static void startServer() {
+        server = PostgresServer.start();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        server.close();
+    }
+
+    @AfterEach
+    void closeAll() throws Exception {
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            resources.get(i).close();
+        }
+        resources.clear();
+    }
+
+    /**
+     * The release itself makes the head of the line the owner (the row names it the moment release()
+     * returns, before its client did anything), wakes it with the grant, and its next attempt returns
+     * that grant; the releasing client's immediate re-acquire is refused. Before the hand-off the
+     * release only freed the row, so the first assertion failed there.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"table", "optimistic"})
+    void aQueuedWaiterGetsTheGrantFromTheRelease(String strategy) throws Exception {
+        String table = table();
+        JdbcLockBackend holder = backend(strategy, table);
+        JdbcLockBackend other = backend(strategy, table);
+        String name = "job";
+        Grant first = holder.tryAcquire(request(name)).orElseThrow();
+
+        LockRequest waiting = request(name);
+        assertThat(other.tryAcquire(waiting)).isEmpty();
+        CountDownLatch woken = new CountDownLatch(1);
+        Subscription subscription = other.releaseNotifications().subscribe(waiting, woken::countDown);
+        try {
+            assertThat(other.tryAcquire(waiting)).as("in line").isEmpty();
+
+            assertThat(holder.release(first)).isTrue();
+            assertThat(owner(strategy, table, name))
+                    .as("the release wrote the head of the line as the owner")
+                    .contains(waiting.ownerId());
+            assertThat(holder.tryAcquire(request(name)))
+                    .as("the releasing client's immediate re-acquire")
+                    .isEmpty();
+
+            assertThat(woken.await(10, TimeUnit.SECONDS))
+                    .as("woken by the release")
+                    .isTrue();
+            Grant handed = other.tryAcquire(waiting).orElseThrow();
+            assertThat(handed.ownerId()).isEqualTo(waiting.ownerId());
+            assertThat(handed.fencingToken()).isGreaterThan(first.fencingToken());
+            assertThat(other.renew(handed, LEASE))
+                    .as("the handed grant is the database's")
+                    .isPresent();
+        } finally {
+            subscription.close();
+        }
+        assertThat(owner(strategy, table, name))
+                .as("the waiter that took its grant keeps it after its wait ended")
+                .contains(waiting.ownerId());
+    }
+
+    /**
+     * A waiter that gives up just after a release handed it the lock (its wait ends before it took the
+     * grant) leaves the line, finds its entry gone and releases by owner id, which hands the lock to
+     * the next in line: nothing stays held by the waiter that left.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"table", "optimistic"})
+    void aWaiterGivingUpWhileHandedTheLockPassesItOn(String strategy) throws Exception {
+        String table = table();
+        JdbcLockBackend holder = backend(strategy, table);
+        JdbcLockBackend quitter = backend(strategy, table);
+        JdbcLockBackend last = backend(strategy, table);
+        String name = "job";
+        Grant first = holder.tryAcquire(request(name)).orElseThrow();
+
+        LockRequest quitting = request(name);
+        assertThat(quitter.tryAcquire(quitting)).isEmpty();
+        Subscription quitterLine = quitter.releaseNotifications().subscribe(quitting, () -> {});
+        LockRequest next = request(name);
+        assertThat(last.tryAcquire(next)).isEmpty();
+        CountDownLatch nextWoken = new CountDownLatch(1);
+        Subscription nextLine = last.releaseNotifications().subscribe(next, nextWoken::countDown);
+        try {
+            assertThat(holder.release(first)).isTrue();
+            assertThat(owner(strategy, table, name)).as("handed to the head").contains(quitting.ownerId());
+
+            quitterLine.close(); // gives up without taking the grant
+
+            assertThat(owner(strategy, table, name))
+                    .as("the waiter that gave up passed the lock on")
+                    .contains(next.ownerId());
+            assertThat(nextWoken.await(10, TimeUnit.SECONDS)).isTrue();
+            Grant handed = last.tryAcquire(next).orElseThrow();
+            assertThat(handed.fencingToken()).isGreaterThan(first.fencingToken() + 1);
+            assertThat(last.release(handed)).isTrue();
+        } finally {
+            nextLine.close();
+        }
+        assertThat(owner(strategy, table, name)).as("nothing left held").isEmpty();
+        assertThat(holder.tryAcquire(request(name))).isPresent();
+    }
+
+    /** The same with nobody behind: the lock ends up free. */
+    @ParameterizedTest
+    @ValueSource(strings = {"table", "optimistic"})
+    void aWaiterGivingUpWhileHandedTheLockLeavesNothingHeld(String strategy) throws Exception {
+        String table = table();
+        JdbcLockBackend holder = backend(strategy, table);
+        JdbcLockBackend quitter = backend(strategy, table);
+        String name = "job";
+        Grant first = holder.tryAcquire(request(name)).orElseThrow();
+        LockRequest quitting = request(name);
+        assertThat(quitter.tryAcquire(quitting)).isEmpty();
+        CountDownLatch woken = new CountDownLatch(1);
+        Subscription line = quitter.releaseNotifications().subscribe(quitting, woken::countDown);
+
+        assertThat(holder.release(first)).isTrue();
+        assertThat(woken.await(10, TimeUnit.SECONDS)).as("handed, and told").isTrue();
+        line.close(); // gave up after the NOTIFY, before its next attempt
+
+        assertThat(owner(strategy, table, name)).as("nothing left held").isEmpty();
+        Optional<Grant> again = holder.tryAcquire(request(name));
+        assertThat(again).isPresent();
+        assertThat(again.get().fencingToken()).isGreaterThan(first.fencingToken() + 1);
+    }
+
+    private JdbcLockBackend backend(String strategy, String table) {
+        JdbcLockBackend backend = (JdbcLockBackend)
+                new JdbcLockBackendProvider().create(JdbcFixtures.uri(server, strategy) + "&table=" + table, OPTIONS);
+        resources.add(backend);
+        return backend;
+    }
+
+    private static LockRequest request(String name) {
+        return new LockRequest(name, UUID.randomUUID().toString().replace("-", ""), LockMode.EXCLUSIVE, LEASE);
+    }
+
+    private static String table() {
+        return "handoff_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    }
+
+    /** The owner of the live exclusive grant of {@code name}, read from the lock row. */
+    private static Optional<String> owner(String strategy, String table, String name) throws SQLException {
+        String locks = strategy.equals("optimistic") ? table + "_opt" : table;
+        try (Connection connection = DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password());
+                PreparedStatement select = connection.prepareStatement("SELECT owner_id FROM " + locks
+                        + " WHERE lock_name = ? AND lock_mode = 'X' AND expires_at > clock_timestamp()")) {
+            select.setString(1, name);
+            try (ResultSet rs = select.executeQuery()) {
+                return rs.next() ? Optional.of(rs.getString(1)) : Optional.empty();
+            }
+        }
+    }
+}
