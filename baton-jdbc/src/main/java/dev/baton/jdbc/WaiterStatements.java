@@ -35,6 +35,12 @@ final class WaiterStatements {
     /** Leaves the line; ? = name, owner. */
     final String leave;
 
+    /**
+     * PostgreSQL: records the client's LISTEN channel on an entry that joined before the listener was
+     * up; ? = channel, name, owner. Null for the other dialects.
+     */
+    final String registerChannel;
+
     /** Refreshes the listed entries, up to the IN list; then (name, owner) pairs. */
     final String refreshIn;
 
@@ -71,6 +77,9 @@ final class WaiterStatements {
                     + " VALUES (s.lock_name, s.owner_id, " + now + ", " + now + ")";
         };
         leave = "DELETE FROM " + table + " WHERE lock_name = ? AND owner_id = ?";
+        registerChannel = dialect == Dialect.POSTGRESQL
+                ? "UPDATE " + table + " SET channel = ? WHERE lock_name = ? AND owner_id = ? AND channel IS NULL"
+                : null;
         refreshIn = "UPDATE " + table + " SET last_seen = " + now + " WHERE (lock_name, owner_id) IN ";
         // Entries of waiters gone for good (a crashed client) would otherwise stay in the table.
         purgeIn = "DELETE FROM " + table + " WHERE last_seen <= " + dialect.nowPlusMillis() + " AND lock_name IN ";

@@ -8,6 +8,8 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications.Subscription;
+import dev.baton.testsupport.TcpProxy;
+import java.net.InetSocketAddress;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -20,6 +22,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -168,6 +171,74 @@ class PostgresHandOffTest {
         Optional<Grant> again = holder.tryAcquire(request(name));
         assertThat(again).isPresent();
         assertThat(again.get().fencingToken()).isGreaterThan(first.fencingToken() + 1);
+    }
+
+    /**
+     * A client's first wait opens its listener's connection and waits for its LISTEN; its entry in the
+     * line must exist before that, or the releasing client takes the lock straight back meanwhile (the
+     * kit's fairness property saw one client take all 160 grants while three fresh ones waited, [1,
+     * 160, 1, 1]). The waiter's connections go through a proxy that delays every packet by 100 ms, so
+     * its listener needs several round trips (connect, authenticate, LISTEN) and its entry one: the
+     * entry is in the table well before the listener listens. When the subscription came first, the
+     * listener listened before the entry was written, and this failed.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"table", "optimistic"})
+    void aFreshClientsFirstWaitIsInLineBeforeItsListenerListens(String strategy) throws Exception {
+        String table = table();
+        JdbcLockBackend holder = backend(strategy, table);
+        String name = "job";
+        Grant held = holder.tryAcquire(request(name)).orElseThrow();
+        TcpProxy proxy = TcpProxy.start(new InetSocketAddress(server.host(), server.port()));
+        resources.add(proxy);
+        String proxied = JdbcFixtures.uri(server, strategy)
+                        .replace(
+                                server.host() + ":" + server.port(),
+                                "127.0.0.1:" + proxy.address().getPort())
+                + "&table=" + table;
+        JdbcLockBackend fresh = (JdbcLockBackend) new JdbcLockBackendProvider().create(proxied, OPTIONS);
+        resources.add(fresh);
+        LockRequest waiting = request(name);
+        assertThat(fresh.tryAcquire(waiting)).as("refused, with its pool open").isEmpty();
+
+        String waiters = table + (strategy.equals("optimistic") ? "_opt_waiters" : "_waiters");
+        try (Connection db = DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password());
+                PreparedStatement inLine = db.prepareStatement(
+                        "SELECT count(*) FROM " + waiters + " WHERE lock_name = ? AND owner_id = ?");
+                PreparedStatement listening = db.prepareStatement(
+                        "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN %' AND pid <> pg_backend_pid()")) {
+            inLine.setString(1, name);
+            inLine.setString(2, waiting.ownerId());
+            long listenersBefore = count(listening);
+            proxy.latency(Duration.ofMillis(100));
+            AtomicReference<Subscription> subscription = new AtomicReference<>();
+            Thread subscriber = new Thread(
+                    () -> subscription.set(fresh.releaseNotifications().subscribe(waiting, () -> {})));
+            subscriber.start();
+            String first = null;
+            while (first == null && subscriber.isAlive()) {
+                boolean entry = count(inLine) > 0;
+                boolean listener = count(listening) > listenersBefore;
+                if (entry || listener) {
+                    first = entry && !listener ? "the entry" : listener && !entry ? "the listener" : "both at once";
+                }
+            }
+            subscriber.join(TimeUnit.SECONDS.toMillis(30));
+            if (subscription.get() != null) {
+                resources.add(subscription.get()::close);
+            }
+            assertThat(first).as("what the database showed first").isEqualTo("the entry");
+        } finally {
+            proxy.latency(Duration.ZERO);
+            holder.release(held);
+        }
+    }
+
+    private static long count(PreparedStatement query) throws SQLException {
+        try (ResultSet rs = query.executeQuery()) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 
     private JdbcLockBackend backend(String strategy, String table) {
