@@ -136,7 +136,7 @@ public final class RedisLockBackend implements LockBackend {
         this.permits = new RedisPermits(node, keys, replicaWait, name, timeoutNanos);
         this.notifications = new RedisNotifications(
                 List.of(node), keys, operationTimeout, (ScheduledExecutorService) resources.eventExecutorGroup());
-        this.waitQueue = new RedisWaitQueue(node, keys, operationTimeout);
+        this.waitQueue = new RedisWaitQueue(node, keys);
         this.releaseNotifications = new HandOverNotifications();
     }
 
@@ -155,12 +155,13 @@ public final class RedisLockBackend implements LockBackend {
             if (request.kind() == LockKind.PERMIT) {
                 return notifications.subscribeChannel(RedisPermits.channel(keys, request.name()), onRelease);
             }
-            Subscription broadcast = notifications.subscribe(request.name(), onRelease);
             RedisWaitQueue.Waiter waiter =
                     fair && request.mode() == LockMode.EXCLUSIVE ? waitQueue.enqueue(request, onRelease) : null;
             if (waiter == null) {
-                return broadcast;
+                return notifications.subscribe(request.name(), onRelease);
             }
+            // Queued by the core's next attempt, which must not wait for a subscription first.
+            Subscription broadcast = notifications.subscribeWithoutWaiting(request.name(), onRelease);
             return () -> {
                 broadcast.close();
                 if (waitQueue.leave(waiter)) {

@@ -64,8 +64,21 @@ final class RedisNotifications implements ReleaseNotifications {
         return subscribeChannel(keys.channel(name), onRelease);
     }
 
+    /**
+     * Like {@link #subscribe(String, Runnable)}, but returns at once: for a waiter that is queued for
+     * a hand-over, whose next attempt must reach the queue before anything waits (see {@link
+     * RedisWaitQueue#enqueue}); a release before the channel is subscribed is seen by its polls.
+     */
+    Subscription subscribeWithoutWaiting(String name, Runnable onRelease) {
+        return subscribeChannel(keys.channel(name), onRelease, false);
+    }
+
     /** Like {@link #subscribe(String, Runnable)} for a channel given by name (a semaphore's). */
     Subscription subscribeChannel(String channel, Runnable onRelease) {
+        return subscribeChannel(channel, onRelease, true);
+    }
+
+    private Subscription subscribeChannel(String channel, Runnable onRelease, boolean awaitReady) {
         Entry entry;
         CompletableFuture<Void> ready;
         lock.lock();
@@ -92,7 +105,9 @@ final class RedisNotifications implements ReleaseNotifications {
             lock.unlock();
         }
         try {
-            ready.get(operationTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            if (awaitReady) {
+                ready.get(operationTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt(); // the core's wait sees it at once
         } catch (Exception e) {

@@ -2,11 +2,9 @@ package dev.baton.redis;
 
 import dev.baton.spi.LockRequest;
 import java.security.SecureRandom;
-import java.time.Duration;
 import java.util.HexFormat;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,15 +48,13 @@ final class RedisWaitQueue {
 
     private final RedisNode node;
     private final String channel;
-    private final Duration operationTimeout;
     private final ConcurrentHashMap<String, Waiter> waiters = new ConcurrentHashMap<>();
     private final java.util.function.Consumer<String> listener = this::onMessage;
     private final ReentrantLock subscribing = new ReentrantLock();
     private volatile CompletableFuture<Void> subscribed;
 
-    RedisWaitQueue(RedisNode node, RedisKeys keys, Duration operationTimeout) {
+    RedisWaitQueue(RedisNode node, RedisKeys keys) {
         this.node = node;
-        this.operationTimeout = operationTimeout;
         byte[] id = new byte[12];
         new SecureRandom().nextBytes(id);
         this.channel = keys.prefix() + "handover:" + HexFormat.of().formatHex(id);
@@ -66,13 +62,19 @@ final class RedisWaitQueue {
     }
 
     /**
-     * Queues {@code request} for a hand-over from now on.
+     * Queues {@code request} for a hand-over from the core's next attempt on, which comes at once:
+     * nothing here waits for this client's channel to be subscribed. A client's first wait used to
+     * wait for it (a pub/sub connection opened, then SUBSCRIBE), and until the next attempt put the
+     * waiter in the queue, the releasing client took the lock straight back (the kit's fairness
+     * property saw [140, 8, 8, 7] on a loaded machine). A hand-over message sent before the channel is
+     * subscribed is lost; the waiter's next poll then finds the lock handed to it (see {@link
+     * RedisScripts}).
      *
-     * @return the waiter, or null if this client's channel could not be subscribed (then the caller
+     * @return the waiter, or null if this client's channel is known not to subscribe (then the caller
      *     waits without queueing)
      */
     Waiter enqueue(LockRequest request, Runnable onRelease) {
-        if (!subscribeChannel()) {
+        if (subscribeChannel().isCompletedExceptionally()) {
             return null;
         }
         Waiter waiter = new Waiter(
@@ -94,7 +96,8 @@ final class RedisWaitQueue {
         return !waiter.granted;
     }
 
-    private boolean subscribeChannel() {
+    /** Starts subscribing this client's channel unless it is subscribed or under way; never waits. */
+    private CompletableFuture<Void> subscribeChannel() {
         CompletableFuture<Void> current = subscribed;
         if (current == null || current.isCompletedExceptionally()) {
             subscribing.lock();
@@ -102,22 +105,21 @@ final class RedisWaitQueue {
                 current = subscribed;
                 if (current == null || current.isCompletedExceptionally()) {
                     current = node.subscribe(channel);
+                    current.whenComplete((ok, failure) -> {
+                        if (failure != null) {
+                            log.debug(
+                                    "subscribing to {} failed; waiters are not queued for a hand-over: {}",
+                                    channel,
+                                    failure.toString());
+                        }
+                    });
                     subscribed = current;
                 }
             } finally {
                 subscribing.unlock();
             }
         }
-        try {
-            current.get(operationTimeout.toNanos(), TimeUnit.NANOSECONDS);
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt(); // the core's wait sees it at once
-            return false;
-        } catch (Exception e) {
-            log.debug("subscribing to {} failed; waiters are not queued for a hand-over: {}", channel, e.toString());
-            return false;
-        }
+        return current;
     }
 
     /** {@code "<owner> <token>"}: the lock was handed to that waiter. Runs on Lettuce's thread. */

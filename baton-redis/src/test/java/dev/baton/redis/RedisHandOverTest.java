@@ -10,9 +10,11 @@ import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.servers.RedisServer;
 import dev.baton.tck.Await;
+import dev.baton.testsupport.TcpProxy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -139,6 +141,57 @@ class RedisHandOverTest {
         } finally {
             threads.shutdownNow();
             clients.forEach(LockClient::close);
+        }
+    }
+
+    /**
+     * A client's first wait opens its pub/sub connection and subscribes its hand-over channel; the
+     * waiter must be in the lock's queue before that completes, or the releasing client takes the lock
+     * straight back meanwhile (the kit's fairness property saw [140, 8, 8, 7]). The waiter's
+     * connections go through a proxy that delays every packet by 100 ms, so its subscription needs
+     * several round trips (connect, HELLO, SUBSCRIBE) and its queueing attempt one: the queue entry is
+     * on the server well before the channel is subscribed. When the subscription was awaited first,
+     * the channel was subscribed before the entry was written, and this failed.
+     */
+    @Test
+    void aFreshClientsFirstWaitIsQueuedBeforeItsHandOverChannelIsSubscribed() throws Exception {
+        String name = "first-wait-" + UUID.randomUUID();
+        try (LockClient holder = Baton.connect(server.uri(), NO_POLL);
+                TcpProxy proxy = TcpProxy.start(new InetSocketAddress(server.host(), server.port()));
+                LockClient fresh = Baton.connect(
+                        "redis://127.0.0.1:" + proxy.address().getPort(),
+                        LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build())) {
+            Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
+            fresh.lock(name + "-warm").acquire(Duration.ofSeconds(5)).close(); // its command connection
+            List<String> before = redis.pubsubChannels(KEYS.prefix() + "handover:*");
+            proxy.latency(Duration.ofMillis(100));
+            ExecutorService thread = Executors.newSingleThreadExecutor();
+            try {
+                CompletableFuture<Long> granted = CompletableFuture.supplyAsync(
+                        () -> {
+                            try (Lease lease = fresh.lock(name).acquire(Duration.ofSeconds(30))) {
+                                return lease.fencingToken();
+                            }
+                        },
+                        thread);
+                String first = null;
+                while (first == null && !granted.isDone()) {
+                    boolean queued = redis.zcard(queueKey(name)) > 0;
+                    boolean subscribed =
+                            redis.pubsubChannels(KEYS.prefix() + "handover:*").size() > before.size();
+                    if (queued || subscribed) {
+                        first = queued && !subscribed
+                                ? "the queue entry"
+                                : subscribed && !queued ? "the channel" : "both";
+                    }
+                }
+                held.close();
+                assertThat(granted.get(30, TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+                assertThat(first).as("what the server showed first").isEqualTo("the queue entry");
+            } finally {
+                proxy.latency(Duration.ZERO);
+                thread.shutdownNow();
+            }
         }
     }
 
