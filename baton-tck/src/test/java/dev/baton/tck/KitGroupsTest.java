@@ -11,6 +11,7 @@ import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
+import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
  * Every group of the kit may run beside the others when a module turns on parallel execution, and
@@ -29,9 +30,10 @@ class KitGroupsTest {
 
     @Test
     void everyGroupIsConcurrent() {
-        assertThat(groups()).isNotEmpty().allSatisfy(group -> assertThat(group.getAnnotation(Execution.class))
-                .as("@Execution of %s", group.getSimpleName())
-                .isNotNull()
+        assertThat(groups()).isNotEmpty().allSatisfy(group -> assertThat(
+                        AnnotationSupport.findAnnotation(group, Execution.class))
+                .as("@Execution of %s (directly or through @SharesTheJvm)", group.getSimpleName())
+                .get()
                 .extracting(Execution::value)
                 .isEqualTo(ExecutionMode.CONCURRENT));
     }
@@ -39,7 +41,10 @@ class KitGroupsTest {
     @Test
     void everyTestOfEveryGroupHoldsTheThreadsLock() {
         for (Class<?> group : groups()) {
-            ResourceLock onGroup = group.getAnnotation(ResourceLock.class);
+            // As JUnit reads it: directly or through a composed annotation (@SharesTheJvm)
+            ResourceLock onGroup = AnnotationSupport.findRepeatableAnnotations(group, ResourceLock.class).stream()
+                    .findFirst()
+                    .orElse(null);
             if (onGroup != null) {
                 assertThat(onGroup.value()).isEqualTo(LockBackendContract.JVM_THREADS);
                 assertThat(onGroup.mode()).isEqualTo(ResourceAccessMode.READ);
