@@ -87,16 +87,6 @@ final class JdbcFairHandOffSubjects implements LockSubject {
                 "proto table fair hand-off", url, user, password, FairHandOffStatements.table("bench_fho_table"));
     }
 
-    /** The table strategy's protocol with the line in the lock row ({@link FairHandOffInRowStatements}). */
-    static JdbcFairHandOffSubjects tableInRow(String url, String user, String password) {
-        return new JdbcFairHandOffSubjects(
-                "proto table fair hand-off, line in row",
-                url,
-                user,
-                password,
-                FairHandOffInRowStatements.table("bench_fho_row"));
-    }
-
     /** The optimistic strategy's protocol. */
     static JdbcFairHandOffSubjects optimistic(String url, String user, String password) {
         return new JdbcFairHandOffSubjects(
