@@ -1,7 +1,7 @@
 package dev.baton.tck;
 
-import static dev.baton.tck.LockBackendContract.SLACK;
-import static dev.baton.tck.LockBackendContract.millisSince;
+import static dev.baton.tck.KitTime.SLACK;
+import static dev.baton.tck.KitTime.millisSince;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -79,7 +79,7 @@ abstract class ExtendProperty {
     @Test
     void aLeaseAlreadyLostCannotBeExtended() throws Exception {
         String name = contract.lockName();
-        Duration lease = contract.lease(LockBackendContract.LEASE);
+        Duration lease = contract.lease(KitTime.LEASE);
         Lease held = contract.client(withoutRenewal(lease)).lock(name).acquire(Duration.ofSeconds(5));
         List<LockLostException> told = new CopyOnWriteArrayList<>();
         held.onLost(told::add);
@@ -103,7 +103,7 @@ abstract class ExtendProperty {
     @Test
     void badDurationsAndClosedLeasesAreRefused() {
         String name = contract.lockName();
-        Duration lease = contract.lease(LockBackendContract.LEASE);
+        Duration lease = contract.lease(KitTime.LEASE);
         Lease held = contract.client(withoutRenewal(lease)).lock(name).acquire(Duration.ofSeconds(5));
         for (Duration bad : new Duration[] {null, Duration.ZERO, Duration.ofMillis(-1)}) {
             assertThatThrownBy(() -> held.extend(bad))

@@ -28,7 +28,7 @@ public final class ForkedCandidate {
         ColdStart.warmUp(args[0], Duration.ofMillis(Long.parseLong(args[2])));
         LockOptions options = LockOptions.builder()
                 .leaseTime(Duration.ofMillis(Long.parseLong(args[2])))
-                .operationTimeout(LockBackendContract.OPERATION_TIMEOUT)
+                .operationTimeout(KitTime.OPERATION_TIMEOUT)
                 .pollInitialDelay(Duration.ofMillis(5))
                 .pollMaxDelay(Duration.ofMillis(50))
                 .build();

@@ -4,17 +4,14 @@ import dev.baton.Baton;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.Callable;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -25,52 +22,25 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
  * The contract every Baton backend must honour, as one abstract JUnit 5 suite grouped with {@link
  * Nested}. A backend module extends it with a {@link LockBackendFixture} that reaches a real server.
  *
- * <p>Runs with short leases ({@link #LEASE}) and bounded iteration counts; time bounds are wide
- * ({@link #SLACK}) because the kit checks behaviour, not speed. No test sleeps to synchronise:
+ * <p>Runs with short leases and bounded iteration counts; time bounds are wide and come from one
+ * place ({@link KitTime}) because the kit checks behaviour, not speed. No test sleeps to synchronise:
  * waiting is on latches, futures, process output, or a bounded condition loop.
  *
  * <p>Each group is a {@code *Property} class of its own; this class holds the fixture plumbing.
  * A test of a {@link Capability} the fixture does not claim is skipped (a JUnit assumption, so
  * reports count it as skipped), and a test of its own checks that the backend refuses it clearly.
  */
-@Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Timeout(value = KitTime.TEST_TIMEOUT_SECONDS, unit = TimeUnit.SECONDS)
 @ExtendWith({BackendInFailures.class, KitVariants.class})
 public abstract class LockBackendContract {
     /**
-     * Lease time for most tests: short so that expiry tests finish quickly. A backend whose shortest
-     * lease is longer ({@link LockBackendFixture#minimumLeaseTime()}) gets that instead: see {@link
-     * #lease(Duration)}.
-     */
-    protected static final Duration LEASE = Duration.ofSeconds(2);
-    /**
-     * A resource lock for JUnit's parallel execution. The groups are declared {@link
-     * ExecutionMode#CONCURRENT}, so a module that turns parallel execution on (its {@code
-     * junit-platform.properties}, with classes left {@code same_thread}) runs the groups of one test
-     * class side by side: they keep no shared state (each test takes fresh lock names and its own
-     * clients and proxies), and mostly wait on leases and timeouts. Every group shares this lock, and
-     * the test that counts the JVM's threads takes it alone. A test class whose fixture changes a
-     * server's global state during the run (a member killed) takes it {@code READ_WRITE} on the
-     * class, which runs its tests one at a time. Without parallel execution it changes nothing.
+     * The resource lock every kit group holds for reading ({@link SharesTheJvm}) and the test that
+     * counts the JVM's threads takes alone; a test class whose fixture changes a server's global
+     * state (a member killed) takes it {@code READ_WRITE} to run its tests one at a time.
      */
     public static final String JVM_THREADS = "dev.baton.tck.jvm-threads";
-    /** Bound on one backend operation in the kit. */
-    protected static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(2);
-    /** Tolerance added to every time bound: scheduling on a loaded 2-core machine, JIT, GC. */
-    protected static final Duration SLACK = Duration.ofSeconds(3);
 
-    /**
-     * How long after a dead holder's lock came free a client waiting for it must hold it: a waiter's
-     * wake-up or next poll plus one grant. Leader election promises a take-over within the freed
-     * lease ({@link LockBackendFixture#freedAfter}) plus this.
-     */
-    protected static final Duration TAKE_OVER = Duration.ofSeconds(1);
-
-    private final List<AutoCloseable> resources = new CopyOnWriteArrayList<>();
-    private final ExecutorService threads = Executors.newCachedThreadPool(runnable -> {
-        Thread thread = new Thread(runnable, "tck-worker");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final TestScope scope = new TestScope();
     private String testName = "test";
 
     /**
@@ -102,30 +72,21 @@ public abstract class LockBackendContract {
      */
     protected LockOptions options() {
         return LockOptions.builder()
-                .leaseTime(lease(LEASE))
-                .operationTimeout(OPERATION_TIMEOUT)
+                .leaseTime(lease(KitTime.LEASE))
+                .operationTimeout(KitTime.OPERATION_TIMEOUT)
                 .pollInitialDelay(Duration.ofMillis(5))
                 .pollMaxDelay(Duration.ofMillis(50))
                 .build();
     }
 
-    @org.junit.jupiter.api.BeforeEach
+    @BeforeEach
     void rememberTestName(TestInfo info) {
         testName = info.getTestMethod().map(m -> m.getName()).orElse("test");
     }
 
     @AfterEach
     void closeResources() {
-        threads.shutdownNow();
-        List<AutoCloseable> toClose = new ArrayList<>(resources);
-        Collections.reverse(toClose);
-        for (AutoCloseable resource : toClose) {
-            try {
-                resource.close();
-            } catch (Exception e) {
-                // a test that failed may leave a client broken; closing is best effort
-            }
-        }
+        scope.close();
     }
 
     /**
@@ -175,13 +136,12 @@ public abstract class LockBackendContract {
      * @return {@code resource}, for chaining
      */
     protected <T extends AutoCloseable> T track(T resource) {
-        resources.add(resource);
-        return resource;
+        return scope.track(resource);
     }
 
     /** Runs {@code task} on a thread of its own (a cached pool, stopped after the test). */
-    <T> Future<T> inThread(java.util.concurrent.Callable<T> task) {
-        return threads.submit(task);
+    <T> Future<T> inThread(Callable<T> task) {
+        return scope.inThread(task);
     }
 
     /** A new backend of the fixture's URI that records what the core asks of it. */
@@ -189,12 +149,8 @@ public abstract class LockBackendContract {
         return RecordingBackend.of(fixture().uri(), options);
     }
 
-    /** Milliseconds since {@code startNanos}, a {@link System#nanoTime()} reading. */
-    static long millisSince(long startNanos) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
-    }
+    // The groups, in KitGroup's order; what each checks is said there and in its *Property class.
 
-    /** Threads, clients and processes never overlap: see {@link MutualExclusionProperty}. */
     @Nested
     @SharesTheJvm
     class MutualExclusion extends MutualExclusionProperty {
@@ -203,7 +159,6 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Reentrant acquisition and release: see {@link ReentrancyProperty}. */
     @Nested
     @SharesTheJvm
     class Reentrancy extends ReentrancyProperty {
@@ -212,7 +167,6 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Bounded waits end in time and leave nothing behind: see {@link TimeoutProperty}. */
     @Nested
     @SharesTheJvm
     class Timeouts extends TimeoutProperty {
@@ -221,7 +175,6 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Interrupted waiters return promptly: see {@link InterruptProperty}. */
     @Nested
     @SharesTheJvm
     class Interrupts extends InterruptProperty {
@@ -230,7 +183,6 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Only the holder releases; a killed holder's lock comes free: see {@link OwnershipProperty}. */
     @Nested
     @SharesTheJvm
     class Ownership extends OwnershipProperty {
@@ -239,7 +191,6 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Renewal, expiry without it, and fencing tokens: see {@link RenewalProperty}. */
     @Nested
     @SharesTheJvm
     class Renewal extends RenewalProperty {
@@ -248,7 +199,6 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Extending a lease without auto-renewal: see {@link ExtendProperty}. */
     @Nested
     @SharesTheJvm
     class Extend extends ExtendProperty {
@@ -257,7 +207,6 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Loss and unreachable servers are reported in time: see {@link LossDetectionProperty}. */
     @Nested
     @SharesTheJvm
     class LossDetection extends LossDetectionProperty {
@@ -266,7 +215,6 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Renewal of many leases, pipelined, and loss reported on time: see {@link RenewalAtScaleProperty}. */
     @Nested
     @SharesTheJvm
     class RenewalAtScale extends RenewalAtScaleProperty {
@@ -275,7 +223,6 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Semaphores, or their clear refusal: see {@link SemaphoreProperty}. */
     @Nested
     @SharesTheJvm
     class Semaphores extends SemaphoreProperty {
@@ -284,17 +231,15 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** No client starves: see {@link FairnessProperty}. */
     @Nested
     @SharesTheJvm
-    @org.junit.jupiter.api.Tag("fairness")
+    @Tag("fairness")
     class Fairness extends FairnessProperty {
         Fairness() {
             super(LockBackendContract.this);
         }
     }
 
-    /** Multi-locks, on every backend: see {@link MultiLockProperty}. */
     @Nested
     @SharesTheJvm
     class MultiLocks extends MultiLockProperty {
@@ -303,7 +248,6 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Read/write locks, or their clear refusal: see {@link ReadWriteProperty}. */
     @Nested
     @SharesTheJvm
     class ReadWrite extends ReadWriteProperty {
@@ -312,7 +256,6 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Bad names and options are refused clearly: see {@link BadInputProperty}. */
     @Nested
     @SharesTheJvm
     class BadInput extends BadInputProperty {
@@ -321,7 +264,6 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Leader election across processes: see {@link LeadershipProperty}. */
     @Nested
     @SharesTheJvm
     class LeaderElection extends LeadershipProperty {
@@ -330,7 +272,6 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Holder descriptions, listing and forced release: see {@link OperatorProperty}. */
     @Nested
     @SharesTheJvm
     class Operators extends OperatorProperty {
@@ -339,7 +280,6 @@ public abstract class LockBackendContract {
         }
     }
 
-    /** Closing a client releases its leases and ends its threads: see {@link ClosingProperty}. */
     @Nested
     @Execution(ExecutionMode.CONCURRENT)
     class Closing extends ClosingProperty {

@@ -95,7 +95,7 @@ public interface LockBackendFixture {
      * How long after its holder died a lock held with {@code lease} is free again on this backend:
      * the lease by default. A backend whose grants end with the holder's session rather than a lease
      * (ZooKeeper: the session timeout) returns the later of the two. The kit's take-over bounds (a
-     * killed leader's successor) are this plus {@link LockBackendContract#TAKE_OVER}.
+     * killed leader's successor) are this plus {@link KitTime#TAKE_OVER}.
      *
      * @param lease the lease time the holder asked for
      * @return the longest time from the holder's death to the backend freeing its lock

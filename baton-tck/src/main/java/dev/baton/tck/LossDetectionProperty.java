@@ -1,8 +1,8 @@
 package dev.baton.tck;
 
-import static dev.baton.tck.LockBackendContract.OPERATION_TIMEOUT;
-import static dev.baton.tck.LockBackendContract.SLACK;
-import static dev.baton.tck.LockBackendContract.millisSince;
+import static dev.baton.tck.KitTime.OPERATION_TIMEOUT;
+import static dev.baton.tck.KitTime.SLACK;
+import static dev.baton.tck.KitTime.millisSince;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

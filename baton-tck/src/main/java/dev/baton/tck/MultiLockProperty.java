@@ -158,7 +158,7 @@ abstract class MultiLockProperty {
         Lease lease = client.multiLock(base + "-1", base + "-2").acquire(Duration.ofSeconds(10));
         AtomicInteger reports = new AtomicInteger();
         lease.onLost(lost -> reports.incrementAndGet());
-        Duration bound = leaseTime.plus(LockBackendContract.SLACK);
+        Duration bound = leaseTime.plus(KitTime.SLACK);
         Await.condition("the multi-lock's lease to be reported lost", bound, () -> reports.get() > 0);
         assertThat(lease.isValid()).isFalse();
         assertThatThrownBy(lease::checkValid)

@@ -1,7 +1,7 @@
 package dev.baton.tck;
 
-import static dev.baton.tck.LockBackendContract.SLACK;
-import static dev.baton.tck.LockBackendContract.millisSince;
+import static dev.baton.tck.KitTime.SLACK;
+import static dev.baton.tck.KitTime.millisSince;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -191,7 +191,7 @@ abstract class OperatorProperty {
     @Test
     void aForcedReleaseFreesTheLockRaisesTheNextTokenAndTellsTheBrokenHolder() throws Exception {
         String name = contract.lockName();
-        Duration lease = contract.lease(LockBackendContract.LEASE);
+        Duration lease = contract.lease(KitTime.LEASE);
         Lease broken = contract.client().lock(name).acquire(SLACK);
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         broken.onLost(lost::complete);
@@ -223,7 +223,7 @@ abstract class OperatorProperty {
     void aForcedReleaseBreaksEveryReader() throws Exception {
         assumeTrue(claims(Capability.SHARED_MODE), "no read/write locks (Capability.SHARED_MODE)");
         String name = contract.lockName();
-        Duration lease = contract.lease(LockBackendContract.LEASE);
+        Duration lease = contract.lease(KitTime.LEASE);
         Lease first = contract.client().readWriteLock(name).readLock().acquire(SLACK);
         Lease second = contract.client().readWriteLock(name).readLock().acquire(SLACK);
         CompletableFuture<LockLostException> firstLost = new CompletableFuture<>();
@@ -244,7 +244,7 @@ abstract class OperatorProperty {
     void aForcedReleaseOfOneOwnerLeavesTheOtherPermitsHeld() throws Exception {
         assumeTrue(claims(Capability.SEMAPHORES), "no semaphores (Capability.SEMAPHORES)");
         String name = contract.lockName();
-        Duration lease = contract.lease(LockBackendContract.LEASE);
+        Duration lease = contract.lease(KitTime.LEASE);
         Lease broken = contract.client().semaphore(name, 2).acquire(SLACK);
         Lease kept = contract.client().semaphore(name, 2).acquire(SLACK);
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();

@@ -126,7 +126,7 @@ abstract class RenewalAtScaleProperty {
         proxy.pause();
         Await.condition(
                 "all " + count + " leases behind the paused link to be reported lost",
-                lease().plus(REPORT_SLACK).plus(LockBackendContract.SLACK),
+                lease().plus(REPORT_SLACK).plus(KitTime.SLACK),
                 () -> held.lostAt().size() == count,
                 () -> "; reported " + held.lostAt().size());
         long latestMillis = held.lostAt().values().stream()
@@ -154,7 +154,7 @@ abstract class RenewalAtScaleProperty {
         try {
             Await.condition(
                     "the lease whose renewal hangs to be reported lost",
-                    lease().plus(REPORT_SLACK).plus(LockBackendContract.SLACK),
+                    lease().plus(REPORT_SLACK).plus(KitTime.SLACK),
                     () -> held.lostAt().containsKey(victim.name()));
             assertThat(TimeUnit.NANOSECONDS.toMillis(held.lostAt().get(victim.name()) - stalledAt))
                     .as("loss report of the lease whose renewal hangs, in ms after the stall (lease %s)", lease())

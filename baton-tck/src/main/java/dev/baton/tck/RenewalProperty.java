@@ -1,7 +1,7 @@
 package dev.baton.tck;
 
-import static dev.baton.tck.LockBackendContract.SLACK;
-import static dev.baton.tck.LockBackendContract.millisSince;
+import static dev.baton.tck.KitTime.SLACK;
+import static dev.baton.tck.KitTime.millisSince;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Baton;

@@ -178,7 +178,7 @@ abstract class SemaphoreProperty {
     void aKilledHoldersPermitComesBackWithinItsLease() throws Exception {
         assumeSupported();
         String name = contract.lockName();
-        Duration lease = contract.lease(LockBackendContract.LEASE);
+        Duration lease = contract.lease(KitTime.LEASE);
         ForkedJvm child = contract.track(
                 ForkedJvm.start("hold-permit", contract.fixture().uri(), name, "1", Long.toString(lease.toMillis())));
         long childToken = Long.parseLong(child.awaitLine("ACQUIRED", Duration.ofSeconds(60)));
@@ -187,10 +187,9 @@ abstract class SemaphoreProperty {
 
         long killedAt = System.nanoTime();
         child.kill9();
-        try (Lease next =
-                semaphore.acquire(lease.plus(LockBackendContract.SLACK).plus(Duration.ofSeconds(10)))) {
+        try (Lease next = semaphore.acquire(lease.plus(KitTime.SLACK).plus(Duration.ofSeconds(10)))) {
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt))
-                    .isLessThanOrEqualTo(lease.plus(LockBackendContract.SLACK).toMillis());
+                    .isLessThanOrEqualTo(lease.plus(KitTime.SLACK).toMillis());
             assertThat(next.fencingToken()).isGreaterThan(childToken);
         }
     }
@@ -199,7 +198,7 @@ abstract class SemaphoreProperty {
     void aRenewedPermitOutlivesItsLeaseWhileAnUnrenewedOneIsGivenBackAndReportedLost() {
         assumeSupported();
         String name = contract.lockName();
-        Duration lease = contract.lease(LockBackendContract.LEASE);
+        Duration lease = contract.lease(KitTime.LEASE);
         Lease renewed = semaphore(contract.client(), name, 2).acquire(Duration.ofSeconds(10));
         LockClient lapsing =
                 contract.client(contract.options().toBuilder().autoRenew(false).build());
@@ -209,12 +208,9 @@ abstract class SemaphoreProperty {
 
         DistributedSemaphore third = semaphore(contract.client(), name, 2);
         assertThat(third.tryAcquire()).as("both permits held").isEmpty();
-        try (Lease taken = third.acquire(lease.plus(LockBackendContract.SLACK).plus(Duration.ofSeconds(10)))) {
+        try (Lease taken = third.acquire(lease.plus(KitTime.SLACK).plus(Duration.ofSeconds(10)))) {
             assertThat(taken.fencingToken()).isGreaterThan(unrenewed.fencingToken());
-            Await.condition(
-                    "the unrenewed permit to be reported lost",
-                    LockBackendContract.SLACK,
-                    () -> lossReports.get() == 1);
+            Await.condition("the unrenewed permit to be reported lost", KitTime.SLACK, () -> lossReports.get() == 1);
             assertThat(unrenewed.isValid()).isFalse();
             // The taken permit came free when the unrenewed one's lease ran out, one lease time after
             // it was acquired, so more than one lease time after the renewed one was: only renewal
