@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
  * which at least one runnable task waited for a core).
  *
  * <p>A time bound that a property promises (a killed leader's successor elected within the freed
- * lease plus {@link LockBackendContract#TAKE_OVER}) is a promise about the backend and the client,
+ * lease plus {@link KitTime#TAKE_OVER}) is a promise about the backend and the client,
  * not about a machine whose cores other processes keep busy. On the 2-core build machine with both
  * cores saturated, a Redlock successor was elected 232 ms past such a bound. A check of such a bound
  * adds the stall measured over the same interval ({@link #mark()}, {@link #millisSince(long)}), so

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The kit's timeout property ({@link LockBackendContract.Timeouts}): an attempt on a held lock
- * returns empty at once or fails within its timeout plus {@link LockBackendContract#SLACK}, naming
+ * returns empty at once or fails within its timeout plus {@link KitTime#SLACK}, naming
  * the lock and backend; a timed-out waiter leaves nothing behind; bad timeouts are refused.
  */
 abstract class TimeoutProperty {
