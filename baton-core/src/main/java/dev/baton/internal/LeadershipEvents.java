@@ -34,12 +34,15 @@ final class LeadershipEvents {
     private long announced;
 
     private volatile Thread current;
+    /** The thread the worker made last (it makes one at a time; an idle one ends after a second). */
+    private volatile Thread made;
 
     LeadershipEvents(String describe, String threadName) {
         this.describe = describe;
         this.worker = new ThreadPoolExecutor(1, 1, 1, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), runnable -> {
             Thread thread = new Thread(runnable, threadName);
             thread.setDaemon(true);
+            made = thread;
             return thread;
         });
         worker.allowCoreThreadTimeOut(true);
@@ -90,14 +93,27 @@ final class LeadershipEvents {
         return Thread.currentThread() == current;
     }
 
-    /** No more events; those queued still run. Waits up to {@code waitMillis} unless called from a listener. */
+    /**
+     * No more events; those queued still run. Waits up to {@code waitMillis}, unless called from a
+     * listener, until they have run and the listener thread has ended: the executor counts as
+     * terminated while its last thread is still on its way out, so that thread is joined too.
+     */
     boolean shutdown(long waitMillis) {
         worker.shutdown();
         if (onListenerThread()) {
             return true;
         }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
         try {
-            return worker.awaitTermination(waitMillis, TimeUnit.MILLISECONDS);
+            if (!worker.awaitTermination(waitMillis, TimeUnit.MILLISECONDS)) {
+                return false;
+            }
+            Thread last = made;
+            if (last != null) {
+                last.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+                return !last.isAlive();
+            }
+            return true;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return false;

@@ -60,14 +60,15 @@ interface RedisConnector {
 
             @Override
             public CompletableFuture<Commands> connect() {
-                return client.connectAsync(StringCodec.UTF8, uri)
-                        .toCompletableFuture()
+                return AuthDiagnosis.explained(
+                                client.connectAsync(StringCodec.UTF8, uri).toCompletableFuture(), uri, operationTimeout)
                         .thenApply(conn -> new Commands(conn, conn.async(), conn.async()));
             }
 
             @Override
             public CompletableFuture<StatefulRedisPubSubConnection<String, String>> connectPubSub() {
-                return client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture();
+                return AuthDiagnosis.explained(
+                        client.connectPubSubAsync(StringCodec.UTF8, uri).toCompletableFuture(), uri, operationTimeout);
             }
 
             @Override
@@ -117,7 +118,9 @@ interface RedisConnector {
 
             private CompletableFuture<Void> topology() {
                 if (topology == null || topology.isCompletedExceptionally()) {
-                    topology = client.refreshPartitionsAsync().toCompletableFuture();
+                    // A seed's refused password can surface as a premature close: ask the first seed.
+                    topology = AuthDiagnosis.explained(
+                            client.refreshPartitionsAsync().toCompletableFuture(), seeds.get(0), operationTimeout);
                 }
                 return topology;
             }
