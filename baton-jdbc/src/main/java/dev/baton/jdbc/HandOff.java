@@ -87,7 +87,7 @@ final class HandOff {
     /** The plain acquire; empty when busy or when it met a concurrent transaction. */
     Optional<Grant> tryAcquire(LockRequest request) {
         try {
-            return statements.acquire(request);
+            return statements.acquire(request, contended(request.name()));
         } catch (SQLException e) {
             if (JdbcFailures.isConflict(e)) {
                 return Optional.empty(); // busy now: the core polls again

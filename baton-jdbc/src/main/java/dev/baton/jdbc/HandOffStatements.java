@@ -13,8 +13,12 @@ import java.util.Optional;
  * ({@link RowHandOffStatements}).
  */
 interface HandOffStatements {
-    /** The plain acquire: grants when the lock is free and nobody live is ahead; empty when busy. */
-    Optional<Grant> acquire(LockRequest request) throws SQLException;
+    /**
+     * The plain acquire: grants when the lock is free and nobody live is ahead; empty when busy.
+     * {@code contended}: this client met the name contended lately, so it is likely busy (a dialect
+     * whose acquire is a transaction may look first).
+     */
+    Optional<Grant> acquire(LockRequest request, boolean contended) throws SQLException;
 
     /** Acquire-or-join, for a request that will wait; {@code channel} PostgreSQL's, or null. */
     HandOff.Joined join(LockRequest request, String channel) throws SQLException;

@@ -46,6 +46,8 @@ import org.slf4j.LoggerFactory;
 final class HandOverQueue {
     private static final Logger log = LoggerFactory.getLogger(HandOverQueue.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
+    /** How long the thread stays when nobody waits. */
+    private static final long IDLE_MILLIS = 1_000;
 
     private static final class Waiter {
         final LockRequest request;
@@ -297,9 +299,10 @@ final class HandOverQueue {
         }
     }
 
-    /** Ticks the waiters when due; stops when nobody waits. */
+    /** Ticks the waiters when due; stops when nobody waited for a second. */
     private void watch() {
         int hurried = 0; // ticks run again at once in a row: bounded, so that a race cannot spin
+        boolean idle = false;
         while (true) {
             List<Waiter> now;
             boolean all;
@@ -307,12 +310,23 @@ final class HandOverQueue {
             try {
                 // Under the lock: a waiter added after an empty look finds no thread and starts one.
                 now = new ArrayList<>(waiters.values());
+                if (now.isEmpty() && !closed && !idle) {
+                    // A contended lock empties the line between grants: starting a thread for each
+                    // wait cost more CPU than the wait's statements.
+                    idle = true;
+                    changed.await(IDLE_MILLIS, TimeUnit.MILLISECONDS);
+                    continue;
+                }
                 if (closed || now.isEmpty()) {
                     thread = null;
                     return;
                 }
+                idle = false;
                 all = poked;
                 poked = false;
+            } catch (InterruptedException e) {
+                thread = null;
+                return;
             } finally {
                 lock.unlock();
             }

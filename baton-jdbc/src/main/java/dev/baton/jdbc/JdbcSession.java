@@ -37,6 +37,8 @@ final class JdbcSession implements AutoCloseable {
     private final boolean interrupted;
     private boolean broken;
     private boolean detached;
+    /** Committed, with no statement since: closing needs no rollback (a round trip on some drivers). */
+    private boolean committed;
 
     /** For {@link #open(DataSource, ReconnectingPool, int, boolean, int)}: ask the connection. */
     static final int ASK_ISOLATION = -2;
@@ -156,6 +158,7 @@ final class JdbcSession implements AutoCloseable {
     void commit() throws SQLException {
         try {
             connection.commit();
+            committed = true;
         } catch (SQLException e) {
             throw noted(e);
         }
@@ -172,6 +175,7 @@ final class JdbcSession implements AutoCloseable {
     }
 
     private PreparedStatement prepare(String sql, Object... params) throws SQLException {
+        committed = false;
         PreparedStatement ps = connection.prepareStatement(sql);
         try {
             ps.setQueryTimeout(queryTimeoutSeconds);
@@ -211,8 +215,8 @@ final class JdbcSession implements AutoCloseable {
                 return;
             }
             try {
-                if (transaction) {
-                    connection.rollback(); // nothing to do after a commit
+                if (transaction && !committed) {
+                    connection.rollback();
                 }
                 if (isolationBefore != -1) {
                     connection.setTransactionIsolation(isolationBefore);

@@ -35,7 +35,7 @@ final class PgHandOffStatements implements HandOffStatements {
     }
 
     @Override
-    public Optional<Grant> acquire(LockRequest request) throws SQLException {
+    public Optional<Grant> acquire(LockRequest request, boolean contended) throws SQLException {
         try (JdbcSession db = connections.open(false)) {
             return db.first(
                     sql.acquire().text(),

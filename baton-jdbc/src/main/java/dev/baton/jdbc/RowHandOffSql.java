@@ -57,6 +57,8 @@ final class RowHandOffSql {
      * in line, or nobody live is ahead; table: returns (token, expires_at).
      */
     final String takeOver;
+    /** Table: ? = name: one row while the lock is held. */
+    final String busy;
     /** Table: ? = name: the readers of a taken-over shared grant. */
     final String deleteReaders;
     /** Optimistic: ? = name: (version, mode, expired 1/0, queued). */
@@ -80,8 +82,8 @@ final class RowHandOffSql {
                 .with("{holder_col}", described ? ", holder" : "")
                 .with("{holder_val}", described ? ", ?" : "")
                 .with("{set_holder}", described ? ", holder = ?" : "");
-        String busy = table ? "expires_at > {now}" : "lock_mode <> '-' AND expires_at > {now}";
-        join = sql.sql("UPDATE {L} SET queued = queued + 1 WHERE lock_name = ? AND owner_id <> ? AND " + busy);
+        String held = table ? "expires_at > {now}" : "lock_mode <> '-' AND expires_at > {now}";
+        join = sql.sql("UPDATE {L} SET queued = queued + 1 WHERE lock_name = ? AND owner_id <> ? AND " + held);
         enter = sql.sql(
                 h2
                         ? "MERGE INTO {W} t USING (VALUES (CAST(? AS VARCHAR(512)), CAST(? AS VARCHAR(64)),"
@@ -130,6 +132,7 @@ final class RowHandOffSql {
                             + " WHERE lock_name = ? AND expires_at <= {now} AND (queued = 0 OR {guard})"),
                     "fencing_token, expires_at");
             deleteReaders = sql.sql("DELETE FROM {R} WHERE lock_name = ?");
+            this.busy = sql.sql("SELECT 1 FROM {L} WHERE lock_name = ? AND expires_at > {now}");
             readRow = null;
         } else {
             insert = sql.sql("INSERT INTO {L} (lock_name, version, lock_mode, owner_id, expires_at, queued"
@@ -139,6 +142,7 @@ final class RowHandOffSql {
                     + " expires_at = {now+lease}{set_holder} WHERE lock_name = ? AND version = ?"
                     + " AND (queued = 0 OR {guard})");
             deleteReaders = sql.sql("DELETE FROM {R} WHERE lock_name = ?");
+            this.busy = null;
             readRow = sql.sql("SELECT version, lock_mode, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END, queued"
                     + " FROM {L} WHERE lock_name = ?");
         }

@@ -46,7 +46,15 @@ final class RowHandOffStatements implements HandOffStatements {
     }
 
     @Override
-    public Optional<Grant> acquire(LockRequest request) throws SQLException {
+    public Optional<Grant> acquire(LockRequest request, boolean contended) throws SQLException {
+        if (sql.table && contended) {
+            // Likely busy: one read in auto-commit mode instead of a transaction that finds it so.
+            try (JdbcSession db = connections.open(false)) {
+                if (db.first(sql.busy, rs -> Boolean.TRUE, request.name()).isPresent()) {
+                    return Optional.empty();
+                }
+            }
+        }
         return sql.table ? acquireRow(request) : acquireVersion(request);
     }
 
@@ -149,7 +157,7 @@ final class RowHandOffStatements implements HandOffStatements {
             }
         }
         // Free (or expired) after all: the plain acquire, which a live head ahead refuses.
-        return acquire(request).map(HandOff.Joined::granted).orElse(HandOff.Joined.RACED);
+        return acquire(request, false).map(HandOff.Joined::granted).orElse(HandOff.Joined.RACED);
     }
 
     @Override
