@@ -155,6 +155,28 @@ final class JdbcSession implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs a multi-statement query (MariaDB with {@code allowMultiQueries}) and maps the first row of
+     * its last result set; empty if that has no row.
+     */
+    <T> Optional<T> last(String sql, Rows<T> row, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(sql, params)) {
+            Optional<T> last = Optional.empty();
+            boolean results = ps.execute();
+            while (results || ps.getUpdateCount() != -1) {
+                if (results) {
+                    try (ResultSet rs = ps.getResultSet()) {
+                        last = rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
+                    }
+                }
+                results = ps.getMoreResults();
+            }
+            return last;
+        } catch (SQLException e) {
+            throw noted(e);
+        }
+    }
+
     void commit() throws SQLException {
         try {
             connection.commit();

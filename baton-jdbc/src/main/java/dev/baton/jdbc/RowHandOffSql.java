@@ -19,6 +19,10 @@ import java.util.Map;
  * </ul>
  */
 final class RowHandOffSql {
+    /** The lock table and the waiters table. */
+    final String locks;
+
+    final String waiters;
     /** Whether this is the table strategy's (row deleted on release) or the optimistic one's (row kept). */
     final boolean table;
     /** Whether {@link #handOn} returns the heir's (token, expires_at) (H2); else token = version + 1. */
@@ -68,8 +72,8 @@ final class RowHandOffSql {
 
     private RowHandOffSql(Dialect dialect, TableNames names, boolean table, boolean described) {
         this.table = table;
-        String locks = table ? names.locks() : names.locks() + "_opt";
-        String waiters = locks + "_waiters";
+        this.locks = table ? names.locks() : names.locks() + "_opt";
+        this.waiters = locks + "_waiters";
         WaiterStatements guard = new WaiterStatements(dialect, waiters);
         boolean h2 = dialect == Dialect.H2;
         this.handOnReturns = h2;

@@ -28,11 +28,16 @@ final class RowHandOffStatements implements HandOffStatements {
     private final RowHandOffSql sql;
     private final JdbcProtocol.Context context;
     private final JdbcConnections connections;
+    /** MariaDB (optimistic): the hand-off release in one round trip where multi-statements are on. */
+    private final MariaDbHandOn oneTrip;
 
     RowHandOffStatements(RowHandOffSql sql, JdbcProtocol.Context context) {
         this.sql = sql;
         this.context = context;
         this.connections = context.connections();
+        this.oneTrip = context.dialect() == Dialect.MARIADB && !sql.table
+                ? new MariaDbHandOn(sql.locks, sql.waiters, context.described())
+                : null;
     }
 
     @Override
@@ -175,6 +180,10 @@ final class RowHandOffStatements implements HandOffStatements {
 
     @Override
     public HandOff.HandedOn handOn(String name, String owner) throws SQLException {
+        HandOff.HandedOn done = oneTrip == null ? null : oneTrip.run(connections, name, owner);
+        if (done != null) {
+            return done;
+        }
         try (JdbcSession tx = connections.open(true)) {
             Optional<Locked> locked =
                     tx.first(sql.lockRow, rs -> new Locked(rs.getLong(1), rs.getLong(2)), name, owner);
