@@ -61,6 +61,8 @@ final class RowHandOffSql {
      * in line, or nobody live is ahead; table: returns (token, expires_at).
      */
     final String takeOver;
+    /** Optimistic: ? = owner, lease [, holder], name, version read: the CAS while nobody is queued. */
+    final String casFree;
     /** Table: ? = name: one row while the lock is held. */
     final String busy;
     /** Table: ? = name: the readers of a taken-over shared grant. */
@@ -138,6 +140,7 @@ final class RowHandOffSql {
             deleteReaders = sql.sql("DELETE FROM {R} WHERE lock_name = ?");
             this.busy = sql.sql("SELECT 1 FROM {L} WHERE lock_name = ? AND expires_at > {now}");
             readRow = null;
+            casFree = null;
         } else {
             insert = sql.sql("INSERT INTO {L} (lock_name, version, lock_mode, owner_id, expires_at, queued"
                     + "{holder_col}) VALUES (?, 1, 'X', ?, {now+lease}, 0{holder_val})");
@@ -145,6 +148,8 @@ final class RowHandOffSql {
             takeOver = sql.sql("UPDATE {L} SET version = version + 1, lock_mode = 'X', owner_id = ?,"
                     + " expires_at = {now+lease}{set_holder} WHERE lock_name = ? AND version = ?"
                     + " AND (queued = 0 OR {guard})");
+            casFree = sql.sql("UPDATE {L} SET version = version + 1, lock_mode = 'X', owner_id = ?,"
+                    + " expires_at = {now+lease}{set_holder} WHERE lock_name = ? AND version = ? AND queued = 0");
             deleteReaders = sql.sql("DELETE FROM {R} WHERE lock_name = ?");
             this.busy = null;
             readRow = sql.sql("SELECT version, lock_mode, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END, queued"

@@ -114,7 +114,9 @@ final class RowHandOffStatements implements HandOffStatements {
         try (JdbcSession db = connections.open(false)) {
             Optional<long[]> row = db.first(
                     sql.readRow,
-                    rs -> new long[] {rs.getLong(1), rs.getString(2).charAt(0) == '-' || rs.getInt(3) == 1 ? 1 : 0},
+                    rs -> new long[] {
+                        rs.getLong(1), rs.getString(2).charAt(0) == '-' || rs.getInt(3) == 1 ? 1 : 0, rs.getLong(4)
+                    },
                     request.name());
             long token;
             if (row.isEmpty()) {
@@ -125,17 +127,18 @@ final class RowHandOffStatements implements HandOffStatements {
                 token = 1;
             } else {
                 long version = row.get()[0];
-                if (row.get()[1] == 0
-                        || db.update(
-                                        sql.takeOver,
-                                        JdbcProtocol.params(
-                                                request.ownerId(),
-                                                lease,
-                                                holder,
-                                                request.name(),
-                                                version,
-                                                WaiterStatements.guardParams(request.name(), request.ownerId())))
-                                != 1) {
+                // Nobody counted in line: the CAS without the guard, whose subquery MariaDB would run
+                // anyway (it evaluates a constant subquery while planning); a join since the read
+                // makes it fail (queued = 0).
+                boolean nobodyQueued = row.get()[2] == 0;
+                Object[] params = JdbcProtocol.params(
+                        request.ownerId(),
+                        lease,
+                        holder,
+                        request.name(),
+                        version,
+                        nobodyQueued ? new Object[0] : WaiterStatements.guardParams(request.name(), request.ownerId()));
+                if (row.get()[1] == 0 || db.update(nobodyQueued ? sql.casFree : sql.takeOver, params) != 1) {
                     return Optional.empty();
                 }
                 token = version + 1;
