@@ -22,12 +22,14 @@ public final class BenchBackends {
 
     /**
      * {@link #all()} and the probes that measure protocols rather than Baton (for {@link BenchMain}
-     * only): {@code zookeeper-protocols}, {@code postgres-fair}.
+     * only): {@code zookeeper-protocols}, {@code postgres-fair}, {@code h2-fair}, {@code mariadb-fair}.
      */
     public static Map<String, Supplier<BenchBackend>> withProbes() {
         Map<String, Supplier<BenchBackend>> backends = all();
         backends.put("zookeeper-protocols", ZooKeeperBenchBackend::protocols);
         backends.put("postgres-fair", JdbcFairBenchBackend::new);
+        backends.put("h2-fair", JdbcRowFairBenchBackend::h2);
+        backends.put("mariadb-fair", JdbcRowFairBenchBackend::mariadb);
         return backends;
     }
 }

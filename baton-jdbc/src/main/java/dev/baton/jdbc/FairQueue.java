@@ -46,9 +46,9 @@ import org.slf4j.LoggerFactory;
  *       released lock back for at most that long, far less than any useful lease.
  * </ul>
  *
- * <p>PostgreSQL's exclusive waiters are the {@link HandOverQueue}'s instead: there the release hands
- * the lock to the head of the line ({@link HandOff}), and the backend's attempts go through {@link
- * #tryAcquire} to take the grant it was handed.
+ * <p>Exclusive waiters are the {@link HandOverQueue}'s instead: the release hands the lock to the
+ * head of the line ({@link HandOff}), and the backend's attempts go through {@link #tryAcquire} to
+ * take the grant it was handed. Shared waiters keep this queue.
  *
  * <p>Failures here never fail an acquisition: a waiter that could not join simply waits unqueued
  * (it may then wait longer), and the core keeps polling as its fallback.
@@ -85,9 +85,9 @@ final class FairQueue implements ReleaseNotifications {
     private final Function<String, String> heldIn;
     /** PostgreSQL: this client's LISTEN channel while its listener is up, else null. */
     private final Supplier<String> channel;
-    /** PostgreSQL: the hand-off of a lock name's exclusive grants, or null where there is none. */
+    /** The hand-off of a lock name's exclusive grants, or null where there is none. */
     private final Function<String, HandOff> handOffs;
-    /** The exclusive waiters that a release hands the lock to (PostgreSQL). */
+    /** The exclusive waiters that a release hands the lock to. */
     private final HandOverQueue handOver;
 
     private final Map<String, Waiter> waiters = new ConcurrentHashMap<>();
@@ -325,6 +325,11 @@ final class FairQueue implements ReleaseNotifications {
             handOver.granted(request);
         }
         return grant;
+    }
+
+    /** For tests: whether H2's and MariaDB's waiters are woken by a release in this JVM, or poll. */
+    void handOverInProcess(boolean on) {
+        handOver.inProcess(on);
     }
 
     /** A grant NOTIFYed by a release: {@code owner token expiry-ms}. */

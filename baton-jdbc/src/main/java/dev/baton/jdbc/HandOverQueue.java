@@ -19,18 +19,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The client side of PostgreSQL's fair hand-off ({@link HandOff}), for exclusive waiters of the table
- * and optimistic strategies, like baton-redis's hand-over queue: a waiter joins the line once; a
- * release hands it the lock and NOTIFYs its client with {@code owner token expiry-ms} ({@link
- * PgNotifications} passes it here by owner id); the core's next {@code tryAcquire} for that owner id
- * returns the stored grant without a round trip ({@link #answer}). While it is in line with nothing
- * handed, {@code tryAcquire} answers "busy" without asking the database: the line decides.
+ * The client side of fair hand-off ({@link HandOff}), for exclusive waiters of the table and
+ * optimistic strategies, like baton-redis's hand-over queue: a waiter joins the line once; a release
+ * hands it the lock and wakes it with the grant: on PostgreSQL a NOTIFY with {@code owner token
+ * expiry-ms} ({@link PgNotifications} passes it here by owner id), on H2 and MariaDB a call right
+ * after the release's commit when the releasing client is in this JVM ({@link InProcessHandOvers}),
+ * else the waiter's own poll. The core's next {@code tryAcquire} for that owner id returns the stored
+ * grant without a round trip ({@link #answer}). While it is in line with nothing handed, {@code
+ * tryAcquire} answers "busy" without asking the database: the line decides.
  *
  * <ul>
- *   <li>One daemon thread ticks every waiter every {@value FairQueue#NOTIFIED_TICK_MILLIS} ms ({@value
- *       FairQueue#TICK_MILLIS} ms while the listener is down): refreshes its entry and reads the lock.
- *       Owner: the NOTIFY was missed, the grant is stored. Free, expired, or out of line: it runs
- *       acquire-or-join again (the head takes an expired lock over; the others keep their place).
+ *   <li>One daemon thread ticks the waiters: on PostgreSQL each every {@value
+ *       FairQueue#NOTIFIED_TICK_MILLIS} ms ({@value FairQueue#TICK_MILLIS} ms while the listener is
+ *       down), refreshing its entry and reading the lock; on H2 and MariaDB a read of the lock row by
+ *       owner id with a backoff from 1 to {@value FairQueue#TICK_MILLIS} ms after each join, the entry
+ *       refreshed every {@value FairQueue#REFRESH_MILLIS} ms. Owner: the wake-up was missed, the grant
+ *       is stored. Free, expired, or out of line: it runs acquire-or-join again (the head takes an
+ *       expired lock over; the others keep their place).
  *   <li>Ending the wait (the subscription closed) without having taken a grant: leave the line and,
  *       if the entry was already gone, release by owner id, which hands the lock on to the next in
  *       line; never the other way round, since one statement's snapshot would miss a hand-off that
@@ -41,6 +46,8 @@ import org.slf4j.LoggerFactory;
 final class HandOverQueue {
     private static final Logger log = LoggerFactory.getLogger(HandOverQueue.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
+    /** How long the thread stays when nobody waits. */
+    private static final long IDLE_MILLIS = 1_000;
 
     private static final class Waiter {
         final LockRequest request;
@@ -60,6 +67,14 @@ final class HandOverQueue {
         volatile boolean mayBeInLine;
         /** The token of the last grant stored: the tick and the NOTIFY may both find the same one. */
         long lastToken; // guarded by handed
+        /** When the thread ticks it next (System.nanoTime), and its polls since it last joined. */
+        volatile long due;
+
+        volatile int polls;
+        /** When its entry was last refreshed (System.nanoTime); H2 and MariaDB only. */
+        long refreshed; // guarded by this
+        /** Its end of the JVM-wide line, while registered there ({@link InProcessHandOvers}). */
+        InProcessHandOvers.Heir heir;
 
         Waiter(LockRequest request, Runnable onRelease, HandOff handOff) {
             this.request = request;
@@ -78,6 +93,8 @@ final class HandOverQueue {
     private Thread thread; // guarded by lock
     private boolean closed; // guarded by lock
     private boolean poked; // guarded by lock
+    /** Whether H2's and MariaDB's waiters are woken by a release in this JVM (off: tests of the poll). */
+    private volatile boolean inProcess = true;
 
     HandOverQueue(Supplier<String> backendName, Supplier<String> channel) {
         this.backendName = backendName;
@@ -88,7 +105,23 @@ final class HandOverQueue {
     Subscription subscribe(LockRequest request, Runnable onRelease, HandOff handOff, Subscription notified) {
         Waiter waiter = new Waiter(request, onRelease, handOff);
         waiters.put(request.ownerId(), waiter);
+        if (!handOff.notifiesHeir() && inProcess) {
+            // Before the join: a release right after it finds the heir here.
+            waiter.heir = grant -> {
+                if (!waiter.ended && grant.name().equals(request.name())) {
+                    waiter.mayBeInLine = false; // the hand-off deleted the entry
+                    hand(
+                            waiter,
+                            HandOff.grant(
+                                    request,
+                                    grant.fencingToken(),
+                                    grant.expiresAt().toEpochMilli()));
+                }
+            };
+            InProcessHandOvers.register(request.ownerId(), waiter.heir);
+        }
         synchronized (waiter) {
+            waiter.refreshed = System.nanoTime();
             join(waiter);
         }
         startThread();
@@ -145,6 +178,11 @@ final class HandOverQueue {
         }
     }
 
+    /** Whether H2's and MariaDB's waiters register to be woken by a release in this JVM. */
+    void inProcess(boolean on) {
+        inProcess = on;
+    }
+
     /** Ticks every waiter now (a release notification by name, a listener that came back). */
     void poke() {
         lock.lock();
@@ -178,7 +216,12 @@ final class HandOverQueue {
                 case GRANTED -> hand(waiter, joined.grant());
                 case QUEUED -> {
                     waiter.mayBeInLine = true;
+                    waiter.polls = 0;
+                    waiter.due = System.nanoTime() + delayNanos(waiter);
                     waiter.queued = true;
+                    if (waiter.handed.get() != null) {
+                        waiter.queued = false; // handed in this JVM while the join returned
+                    }
                 }
                 case RACED -> {
                     waiter.rejoin = true; // ticked again at once (subscribe wakes the thread)
@@ -200,7 +243,12 @@ final class HandOverQueue {
         // Always read first, also after a raced join: the race may have been a hand-off to this very
         // waiter, which a join cannot see (it would be refused again and again).
         waiter.rejoin = false;
-        HandOff.Tick tick = waiter.handOff.tick(waiter.request);
+        long now = System.nanoTime();
+        boolean refresh = now - waiter.refreshed >= TimeUnit.MILLISECONDS.toNanos(FairQueue.REFRESH_MILLIS);
+        HandOff.Tick tick = waiter.handOff.tick(waiter.request, refresh);
+        if (refresh) {
+            waiter.refreshed = now;
+        }
         if (tick.owned() != null) {
             waiter.mayBeInLine = false;
             hand(waiter, tick.owned());
@@ -212,6 +260,9 @@ final class HandOverQueue {
     /** The wait ended: leave the line, and release by owner id what was handed but not taken. */
     private void end(Waiter waiter) {
         waiters.remove(waiter.request.ownerId(), waiter);
+        if (waiter.heir != null) {
+            InProcessHandOvers.unregister(waiter.request.ownerId(), waiter.heir);
+        }
         synchronized (waiter) {
             waiter.ended = true;
             if (waiter.taken && !waiter.mayBeInLine) {
@@ -248,29 +299,51 @@ final class HandOverQueue {
         }
     }
 
-    /** Ticks the waiters; stops when nobody waits. */
+    /** Ticks the waiters when due; stops when nobody waited for a second. */
     private void watch() {
         int hurried = 0; // ticks run again at once in a row: bounded, so that a race cannot spin
+        boolean idle = false;
         while (true) {
             List<Waiter> now;
+            boolean all;
             lock.lock();
             try {
                 // Under the lock: a waiter added after an empty look finds no thread and starts one.
                 now = new ArrayList<>(waiters.values());
+                if (now.isEmpty() && !closed && !idle) {
+                    // A contended lock empties the line between grants: starting a thread for each
+                    // wait cost more CPU than the wait's statements.
+                    idle = true;
+                    changed.await(IDLE_MILLIS, TimeUnit.MILLISECONDS);
+                    continue;
+                }
                 if (closed || now.isEmpty()) {
                     thread = null;
                     return;
                 }
+                idle = false;
+                all = poked;
                 poked = false;
+            } catch (InterruptedException e) {
+                thread = null;
+                return;
             } finally {
                 lock.unlock();
             }
             boolean again = false;
+            long wait = TimeUnit.MILLISECONDS.toNanos(FairQueue.NOTIFIED_TICK_MILLIS);
             for (Waiter waiter : now) {
                 synchronized (waiter) {
                     if (waiter.ended || waiter.handed.get() != null || !waiter.queued) {
                         continue;
                     }
+                    long t = System.nanoTime();
+                    if (!all && waiter.due - t > 0) {
+                        wait = Math.min(wait, waiter.due - t);
+                        continue;
+                    }
+                    waiter.polls++;
+                    waiter.due = t + delayNanos(waiter); // a join in the tick starts the backoff again
                     try {
                         tick(waiter);
                     } catch (SQLException | RuntimeException e) {
@@ -280,16 +353,18 @@ final class HandOverQueue {
                                 backendName.get(),
                                 e.toString());
                     }
-                    again |= waiter.rejoin;
+                    if (waiter.rejoin && hurried < 3) {
+                        waiter.due = System.nanoTime();
+                        again = true;
+                    }
+                    wait = Math.min(wait, Math.max(0, waiter.due - System.nanoTime()));
                 }
             }
-            hurried = again && hurried < 3 ? hurried + 1 : 0;
+            hurried = again ? hurried + 1 : 0;
             lock.lock();
             try {
-                if (!closed && hurried == 0 && !poked) {
-                    changed.await(
-                            channel.get() == null ? FairQueue.TICK_MILLIS : FairQueue.NOTIFIED_TICK_MILLIS,
-                            TimeUnit.MILLISECONDS);
+                if (!closed && !again && !poked && wait > 0) {
+                    changed.awaitNanos(wait);
                 }
             } catch (InterruptedException e) {
                 thread = null;
@@ -298,6 +373,17 @@ final class HandOverQueue {
                 lock.unlock();
             }
         }
+    }
+
+    /**
+     * The pause before a waiter's next tick: PostgreSQL's fixed one, a fallback for a missed NOTIFY;
+     * H2's and MariaDB's backoff from 1 ms after each join to {@value FairQueue#TICK_MILLIS} ms.
+     */
+    private long delayNanos(Waiter waiter) {
+        long millis = waiter.handOff.notifiesHeir()
+                ? channel.get() == null ? FairQueue.TICK_MILLIS : FairQueue.NOTIFIED_TICK_MILLIS
+                : Math.min(FairQueue.TICK_MILLIS, 1L << Math.min(waiter.polls, 5));
+        return TimeUnit.MILLISECONDS.toNanos(millis);
     }
 
     /** Stops the thread; entries left stop counting after the window. */

@@ -336,6 +336,13 @@ final class JdbcLockBackend implements LockBackend {
         connections.closeOwnedPool(name());
     }
 
+    /** For tests: whether fair waiters on H2 and MariaDB are woken by a release in this JVM, or poll. */
+    void handOverInProcess(boolean on) {
+        if (queue != null) {
+            queue.handOverInProcess(on);
+        }
+    }
+
     /** For tests: the pool this backend built and closes, or null. */
     ReconnectingPool ownedPool() {
         return connections.ownedPool;

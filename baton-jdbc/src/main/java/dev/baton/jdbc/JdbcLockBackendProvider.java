@@ -149,6 +149,9 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
             int seconds = JdbcTime.queryTimeoutSeconds(operationTimeout);
             config.addDataSourceProperty("connectTimeout", String.valueOf(seconds * 1000L));
             config.addDataSourceProperty("socketTimeout", String.valueOf((seconds + 1) * 1000L));
+            // The fair hand-off release is one multi-statement transaction (MariaDbHandOn): one round
+            // trip instead of seven. Every statement Baton sends binds its values as parameters.
+            config.addDataSourceProperty("allowMultiQueries", "true");
         }
         return config;
     }

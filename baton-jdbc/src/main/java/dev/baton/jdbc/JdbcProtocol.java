@@ -191,7 +191,7 @@ interface JdbcProtocol {
         return null;
     }
 
-    /** PostgreSQL, fair: the hand-off of exclusive grants ({@link HandOff}); null where there is none. */
+    /** Fair: the hand-off of exclusive grants ({@link HandOff}); null where there is none. */
     default HandOff handOff() {
         return null;
     }

@@ -37,6 +37,8 @@ final class JdbcSession implements AutoCloseable {
     private final boolean interrupted;
     private boolean broken;
     private boolean detached;
+    /** Committed, with no statement since: closing needs no rollback (a round trip on some drivers). */
+    private boolean committed;
 
     /** For {@link #open(DataSource, ReconnectingPool, int, boolean, int)}: ask the connection. */
     static final int ASK_ISOLATION = -2;
@@ -153,9 +155,32 @@ final class JdbcSession implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs a multi-statement query (MariaDB with {@code allowMultiQueries}) and maps the first row of
+     * its last result set; empty if that has no row.
+     */
+    <T> Optional<T> last(String sql, Rows<T> row, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(sql, params)) {
+            Optional<T> last = Optional.empty();
+            boolean results = ps.execute();
+            while (results || ps.getUpdateCount() != -1) {
+                if (results) {
+                    try (ResultSet rs = ps.getResultSet()) {
+                        last = rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
+                    }
+                }
+                results = ps.getMoreResults();
+            }
+            return last;
+        } catch (SQLException e) {
+            throw noted(e);
+        }
+    }
+
     void commit() throws SQLException {
         try {
             connection.commit();
+            committed = true;
         } catch (SQLException e) {
             throw noted(e);
         }
@@ -172,6 +197,7 @@ final class JdbcSession implements AutoCloseable {
     }
 
     private PreparedStatement prepare(String sql, Object... params) throws SQLException {
+        committed = false;
         PreparedStatement ps = connection.prepareStatement(sql);
         try {
             ps.setQueryTimeout(queryTimeoutSeconds);
@@ -211,8 +237,8 @@ final class JdbcSession implements AutoCloseable {
                 return;
             }
             try {
-                if (transaction) {
-                    connection.rollback(); // nothing to do after a commit
+                if (transaction && !committed) {
+                    connection.rollback();
                 }
                 if (isolationBefore != -1) {
                     connection.setTransactionIsolation(isolationBefore);

@@ -37,6 +37,9 @@ import java.util.Optional;
  * column if it is empty; the release statements NOTIFY that channel (see {@link PgNotifications}); a
  * CAS that grants the lock clears it.
  *
+ * <p>Fair, exclusive grants go through {@link HandOff}: the release hands the lock to the head of
+ * the line (PostgreSQL: in the same statement; H2 and MariaDB: in one short transaction).
+ *
  * <p>Compared with the table strategy it never inserts or deletes on the hot path (rows stay), so
  * there is no index churn, and every step is one short statement without row-lock waits in the
  * exclusive case; contenders that lose a CAS poll again. The SQL is in {@link OptimisticStatements}.
@@ -46,7 +49,7 @@ final class OptimisticProtocol implements JdbcProtocol {
     private final OptimisticStatements sql;
     private final JdbcConnections connections;
     private final PgNotifications notifications;
-    /** PostgreSQL, fair: exclusive grants are handed over by the release; null otherwise. */
+    /** Fair: exclusive grants are handed over by the release; null otherwise. */
     private final HandOff handOff;
 
     OptimisticProtocol(Context context) {
@@ -54,7 +57,16 @@ final class OptimisticProtocol implements JdbcProtocol {
         this.sql = new OptimisticStatements(context.dialect(), context.names(), context.fair(), context.described());
         this.connections = context.connections();
         this.notifications = context.notifications();
-        this.handOff = sql.handOff == null ? null : new HandOff(sql.handOff, context);
+        this.handOff = !context.fair()
+                ? null
+                : new HandOff(
+                        sql.handOff != null
+                                ? new PgHandOffStatements(sql.handOff, context)
+                                : new RowHandOffStatements(
+                                        RowHandOffSql.optimistic(
+                                                context.dialect(), context.names(), context.described()),
+                                        context),
+                        context);
     }
 
     @Override

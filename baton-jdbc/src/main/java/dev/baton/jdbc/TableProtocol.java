@@ -20,9 +20,9 @@ import org.slf4j.LoggerFactory;
  * expiry on the database's clock, renew and release by owner id. The protocol, and why its tokens
  * strictly increase per name, is described with its SQL in {@link TableStatements}.
  *
- * <p>Fair on PostgreSQL, exclusive grants go through {@link HandOff}: the release hands the lock to
- * the head of the line in the same statement. Shared grants, and H2, keep the guard of {@link
- * WaiterStatements} in their granting statements.
+ * <p>Fair, exclusive grants go through {@link HandOff}: the release hands the lock to the head of
+ * the line (PostgreSQL: in the same statement; H2: in one short transaction). Shared grants keep the
+ * guard of {@link WaiterStatements} in their granting statements.
  */
 final class TableProtocol implements JdbcProtocol {
     private static final Logger log = LoggerFactory.getLogger(TableProtocol.class);
@@ -32,7 +32,7 @@ final class TableProtocol implements JdbcProtocol {
     private final JdbcConnections connections;
     private final PgNotifications notifications;
     private final boolean fair;
-    /** PostgreSQL, fair: exclusive grants are handed over by the release; null otherwise. */
+    /** Fair: exclusive grants are handed over by the release; null otherwise. */
     private final HandOff handOff;
 
     TableProtocol(Context context) {
@@ -41,7 +41,15 @@ final class TableProtocol implements JdbcProtocol {
         this.connections = context.connections();
         this.notifications = context.notifications();
         this.fair = context.fair();
-        this.handOff = sql.handOff == null ? null : new HandOff(sql.handOff, context);
+        this.handOff = !context.fair()
+                ? null
+                : new HandOff(
+                        sql.handOff != null
+                                ? new PgHandOffStatements(sql.handOff, context)
+                                : new RowHandOffStatements(
+                                        RowHandOffSql.table(context.dialect(), context.names(), context.described()),
+                                        context),
+                        context);
     }
 
     @Override

@@ -10,7 +10,10 @@ CREATE TABLE IF NOT EXISTS ${table}_opt (
   owner_id      VARCHAR(64)  NOT NULL,
   expires_at    DATETIME(6)  NOT NULL,
   -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
-  holder        VARCHAR(120) CHARACTER SET utf8mb4
+  holder        VARCHAR(120) CHARACTER SET utf8mb4,
+  -- Fair hand-off: how many entries joined the line of this name (an upper bound); 0: nobody waits,
+  -- and no statement reads the waiters table.
+  queued        INT          NOT NULL DEFAULT 0
 ) ENGINE=InnoDB;
 -- One row per reader of a lock in mode 'S'.
 CREATE TABLE IF NOT EXISTS ${table}_opt_readers (
@@ -30,5 +33,9 @@ CREATE TABLE IF NOT EXISTS ${table}_opt_waiters (
   owner_id      VARCHAR(64)  NOT NULL,
   place         DATETIME(6)  NOT NULL,
   last_seen     DATETIME(6)  NOT NULL,
+  -- The lease the waiter asked for and its holder description: a release that hands the lock to this
+  -- waiter writes them into the lock row (NULL lease: an older version's or a shared waiter's entry).
+  lease_ms      BIGINT,
+  holder        VARCHAR(120) CHARACTER SET utf8mb4,
   PRIMARY KEY (lock_name, owner_id)
 ) ENGINE=InnoDB;

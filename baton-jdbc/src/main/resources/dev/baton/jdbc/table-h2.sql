@@ -8,7 +8,10 @@ CREATE TABLE IF NOT EXISTS ${table} (
   expires_at    TIMESTAMP WITH TIME ZONE NOT NULL,
   fencing_token BIGINT       NOT NULL,
   -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
-  holder        VARCHAR(120)
+  holder        VARCHAR(120),
+  -- Fair hand-off: how many entries joined the line of this name (an upper bound); 0: nobody waits,
+  -- and no statement reads the waiters table.
+  queued        INT          NOT NULL DEFAULT 0
 );
 -- One row per shared holder of a lock in mode 'S'.
 CREATE TABLE IF NOT EXISTS ${readers} (
@@ -30,5 +33,9 @@ CREATE TABLE IF NOT EXISTS ${table}_waiters (
   owner_id      VARCHAR(64)  NOT NULL,
   place         TIMESTAMP WITH TIME ZONE NOT NULL,
   last_seen     TIMESTAMP WITH TIME ZONE NOT NULL,
+  -- The lease the waiter asked for and its holder description: a release that hands the lock to this
+  -- waiter writes them into the lock row (NULL lease: an older version's or a shared waiter's entry).
+  lease_ms      BIGINT,
+  holder        VARCHAR(120),
   PRIMARY KEY (lock_name, owner_id)
 );

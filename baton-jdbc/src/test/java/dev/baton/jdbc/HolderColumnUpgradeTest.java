@@ -1,11 +1,13 @@
 package dev.baton.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockAdmin;
 import dev.baton.LockClient;
+import dev.baton.LockConfigurationException;
 import dev.baton.LockOptions;
 import dev.baton.spi.Holder;
 import dev.baton.spi.LockInfo;
@@ -23,7 +25,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Lock tables created by the version before holder descriptions (no {@code holder} column): with
- * createSchema the schema gate adds the column and old rows read as undescribed; without it every
+ * createSchema the schema gate adds the column (and fair hand-off's columns) and old rows read as
+ * undescribed; without it fair=true is refused with the statements to run, and with fair=false every
  * acquisition works as before, only without descriptions.
  */
 class HolderColumnUpgradeTest {
@@ -87,9 +90,14 @@ class HolderColumnUpgradeTest {
     }
 
     private static boolean hasHolderColumn(String url, String table) throws SQLException {
+        return hasColumn(url, table, "holder");
+    }
+
+    private static boolean hasColumn(String url, String table, String column) throws SQLException {
         try (Connection connection =
                         DriverManager.getConnection(url.substring(0, url.indexOf(";USER")), "sa", "baton");
-                ResultSet columns = connection.getMetaData().getColumns(null, null, table.toUpperCase(), "HOLDER")) {
+                ResultSet columns =
+                        connection.getMetaData().getColumns(null, null, table.toUpperCase(), column.toUpperCase())) {
             return columns.next();
         }
     }
@@ -106,6 +114,10 @@ class HolderColumnUpgradeTest {
                     Lease permit = client.semaphore("sem", 2).acquire(Duration.ofSeconds(5))) {
                 assertThat(hasHolderColumn(url, locks)).isTrue();
                 assertThat(hasHolderColumn(url, "t_permits")).isTrue();
+                assertThat(hasColumn(url, locks, "queued"))
+                        .as("fair hand-off's column")
+                        .isTrue();
+                assertThat(hasColumn(url, locks + "_waiters", "lease_ms")).isTrue();
                 List<LockInfo> listed = admin.locks("");
                 assertThat(listed)
                         .extracting(LockInfo::name, LockInfo::kind)
@@ -130,8 +142,17 @@ class HolderColumnUpgradeTest {
     @ParameterizedTest
     @ValueSource(strings = {"table", "optimistic"})
     void withoutCreateSchemaEveryAcquisitionWorksWithoutDescriptions(String strategy) throws Exception {
-        String url = oldDatabase(strategy) + ";createSchema=false";
+        String old = oldDatabase(strategy) + ";createSchema=false";
         String locks = strategy.equals("table") ? "t" : "t_opt";
+        // Fair (the default) needs the columns of fair hand-off: refused, with the statements to run.
+        try (LockClient fair = Baton.connect(old, OPTIONS)) {
+            assertThatThrownBy(() -> fair.lock("new").tryAcquire())
+                    .isInstanceOf(LockConfigurationException.class)
+                    .hasMessageContaining("ALTER TABLE " + locks + " ADD COLUMN IF NOT EXISTS queued")
+                    .hasMessageContaining("ALTER TABLE " + locks + "_waiters ADD COLUMN IF NOT EXISTS lease_ms")
+                    .hasMessageContaining("fair=false");
+        }
+        String url = old + ";fair=false";
         try (LockClient client = Baton.connect(url, OPTIONS);
                 LockAdmin admin = Baton.admin(url, OPTIONS)) {
             try (Lease lease = client.lock("new").acquire(Duration.ofSeconds(5));

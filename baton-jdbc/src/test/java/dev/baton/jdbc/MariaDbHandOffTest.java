@@ -1,0 +1,44 @@
+package dev.baton.jdbc;
+
+import dev.baton.servers.MariaDbServer;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** MariaDB's fair hand-off at the SPI (optimistic only: the table strategy needs RETURNING). */
+class MariaDbHandOffTest extends RowHandOffTest {
+    private static MariaDbServer server;
+
+    @BeforeAll
+    static void startServer() {
+        server = MariaDbServer.start();
+    }
+
+    @AfterAll
+    static void stopServer() {
+        server.close();
+    }
+
+    @Override
+    List<String> strategies() {
+        return List.of("optimistic");
+    }
+
+    @Override
+    String url(String strategy, String table) {
+        return JdbcFixtures.uri(server, strategy) + "&table=" + table;
+    }
+
+    @Override
+    Connection connect() throws SQLException {
+        return DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password());
+    }
+
+    @Override
+    String now() {
+        return "UTC_TIMESTAMP(6)";
+    }
+}
