@@ -65,13 +65,19 @@ final class JdbcRowFairBenchBackend implements BenchBackend {
                 "baton optimistic barging",
                 uri + and + "strategy=optimistic" + and + "fair=false",
                 JdbcBenchBackends.OPTIONS));
+        if (!h2) {
+            // MariaDB's other strategies, so that one run covers every strategy of the dialect.
+            subjects.add(BatonSubject.of(
+                    "baton pessimistic", uri + and + "strategy=pessimistic", JdbcBenchBackends.OPTIONS));
+            subjects.add(BatonSubject.of("baton advisory", uri + and + "strategy=advisory", JdbcBenchBackends.OPTIONS));
+        }
         subjects.add(new ShedLockSubject(server.jdbcUrl(), server.user(), server.password()));
         return subjects;
     }
 
     @Override
     public PlannedSubjects plannedSubjects(boolean external) {
-        return h2 ? new PlannedSubjects(5, 4, 4) : new PlannedSubjects(3, 2, 2);
+        return new PlannedSubjects(5, 4, 4);
     }
 
     @Override
