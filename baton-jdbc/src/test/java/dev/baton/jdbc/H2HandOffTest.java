@@ -1,27 +1,23 @@
 package dev.baton.jdbc;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 /** H2's fair hand-off at the SPI, table and optimistic strategies, on an in-process database. */
 class H2HandOffTest extends RowHandOffTest {
-    private static final String DATABASE = "jdbc:h2:mem:handoff-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
-    private static Connection keepAlive;
+    private static InMemoryH2 database;
 
     @BeforeAll
     static void createDatabase() throws SQLException {
-        keepAlive = DriverManager.getConnection(DATABASE, "sa", "baton");
+        database = InMemoryH2.open("handoff");
     }
 
     @AfterAll
     static void dropDatabase() throws SQLException {
-        keepAlive.createStatement().execute("SHUTDOWN");
-        keepAlive.close();
+        database.close();
     }
 
     @Override
@@ -31,12 +27,12 @@ class H2HandOffTest extends RowHandOffTest {
 
     @Override
     String url(String strategy, String table) {
-        return DATABASE + ";USER=sa;PASSWORD=baton;strategy=" + strategy + ";table=" + table;
+        return database.url + ";USER=sa;PASSWORD=baton;strategy=" + strategy + ";table=" + table;
     }
 
     @Override
     Connection connect() throws SQLException {
-        return DriverManager.getConnection(DATABASE, "sa", "baton");
+        return database.connect();
     }
 
     @Override
