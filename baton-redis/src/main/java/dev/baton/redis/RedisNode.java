@@ -145,7 +145,13 @@ final class RedisNode implements AutoCloseable {
                 return CompletableFuture.failedFuture(
                         new IllegalStateException("the client's view of the cluster names no master for slot " + slot));
             }
-            return routed.getConnectionAsync(master.getNodeId()).thenApply(node -> {
+            // By host and port, not node id: Lettuce keys its node connections by how they are asked
+            // for, and the cluster connection routes a slot's writes to the one keyed by host and
+            // port. A node-id connection would be a second TCP connection to the same master, and a
+            // release sent without waiting on one could run after the next attempt sent on the other
+            // (an interrupted waiter's clean-up overtaken by its client's next tryAcquire).
+            RedisURI uri = master.getUri();
+            return routed.getConnectionAsync(uri.getHost(), uri.getPort()).thenApply(node -> {
                 // Counted from its first use on: its first connect came before, and is not a change.
                 nodeConnectionChanges.computeIfAbsent(node, n -> new AtomicLong());
                 return new RedisConnector.Commands(node, node.async(), node.async());
