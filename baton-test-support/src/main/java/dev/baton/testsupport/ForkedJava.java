@@ -11,10 +11,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 /**
@@ -23,21 +20,17 @@ import java.util.function.Consumer;
  * to a consumer, as it comes, on a reader thread of its own; its standard error goes to a temporary
  * file whose tail {@link #stderrTail()} gives for failure messages.
  *
- * <p>The child runs with a small heap and the client compiler only, and maps the classes earlier
- * children loaded from a shared archive ({@link ChildClassData}), so that several start quickly on
+ * <p>The child runs with a small heap and the client compiler only, so that several start quickly on
  * two cores. {@link #close()} kills it (if alive) and deletes the file.
  */
 public final class ForkedJava implements AutoCloseable {
     private final Process process;
     private final Path stderr;
     private final Thread reader;
-    /** Done once the child's exit was handled (its class data archive kept or dropped). */
-    private final CompletableFuture<?> exitHandled;
 
-    private ForkedJava(Process process, Path stderr, Consumer<String> lines, CompletableFuture<?> exitHandled) {
+    private ForkedJava(Process process, Path stderr, Consumer<String> lines) {
         this.process = process;
         this.stderr = stderr;
-        this.exitHandled = exitHandled;
         this.reader = new Thread(
                 () -> {
                     try (BufferedReader in = new BufferedReader(
@@ -67,16 +60,13 @@ public final class ForkedJava implements AutoCloseable {
      */
     public static ForkedJava start(
             String mainClass, List<String> jvmOptions, List<String> args, Consumer<String> lines) {
-        ChildClassData shared = ChildClassData.get();
-        ChildClassData.Launch launch = shared.launch();
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp",
-                shared.classPath(),
+                System.getProperty("java.class.path"),
                 "-XX:TieredStopAtLevel=1",
                 "-Xss512k",
                 "-XX:+UseSerialGC"));
-        command.addAll(launch.options());
         command.addAll(jvmOptions);
         command.add(mainClass);
         command.addAll(args);
@@ -86,10 +76,7 @@ public final class ForkedJava implements AutoCloseable {
                     .redirectError(stderr.toFile())
                     .redirectInput(ProcessBuilder.Redirect.PIPE)
                     .start();
-            CompletableFuture<?> exitHandled = launch.dumpTarget() == null
-                    ? process.onExit()
-                    : process.onExit().thenAccept(gone -> shared.exited(launch.dumpTarget(), gone.exitValue()));
-            return new ForkedJava(process, stderr, lines, exitHandled);
+            return new ForkedJava(process, stderr, lines);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot fork a JVM for " + mainClass, e);
         }
@@ -182,12 +169,6 @@ public final class ForkedJava implements AutoCloseable {
             return OptionalInt.empty();
         }
         reader.join(TimeUnit.SECONDS.toMillis(5));
-        try {
-            // so that a child started next finds the archive this one wrote
-            exitHandled.get(5, TimeUnit.SECONDS);
-        } catch (ExecutionException | TimeoutException e) {
-            // the archive is an optimisation: without it the next child loads its classes itself
-        }
         return OptionalInt.of(process.exitValue());
     }
 

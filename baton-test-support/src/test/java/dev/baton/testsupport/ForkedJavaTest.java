@@ -3,8 +3,6 @@ package dev.baton.testsupport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -52,26 +50,6 @@ class ForkedJavaTest {
             child.closeInput();
             assertThat(child.awaitExit(Duration.ofSeconds(60))).hasValue(0);
             assertThat(lines).containsExactly("ready");
-        }
-    }
-
-    @Test
-    void aChildStartedAfterOneThatExitedMapsItsClassesFromTheSharedArchive() throws Exception {
-        try (ForkedJava first = ForkedJava.start(Child.class.getName(), List.of(), List.of(), line -> {})) {
-            first.closeInput();
-            assertThat(first.awaitExit(Duration.ofSeconds(60))).hasValue(0);
-        }
-        Path log = Files.createTempFile("baton-class-load-", ".log");
-        try (ForkedJava second = ForkedJava.start(
-                Child.class.getName(), List.of("-Xlog:class+load=info:file=" + log), List.of(), line -> {})) {
-            second.closeInput();
-            assertThat(second.awaitExit(Duration.ofSeconds(60))).hasValue(0);
-            assertThat(Files.readAllLines(log))
-                    .as("how the second child loaded the test's own class; its stderr: %s", second.stderrTail())
-                    .anySatisfy(
-                            line -> assertThat(line).contains(Child.class.getName() + " source: shared objects file"));
-        } finally {
-            Files.deleteIfExists(log);
         }
     }
 }
