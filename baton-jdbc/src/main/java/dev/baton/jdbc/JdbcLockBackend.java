@@ -13,11 +13,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import javax.sql.DataSource;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The JDBC lock backend, one for every strategy and database: it owns what every strategy needs
@@ -28,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>The schema gate: the first call detects the database (when the DataSource was the
  *       application's), refuses one the strategy does not support, checks and perhaps creates the
- *       strategy's schema, and builds the protocol; a missing table later makes the next call do it
- *       again ({@link SchemaGate}). Once closed, every call is refused.
+ *       strategy's schema, and builds the protocol ({@link ProtocolSetup}); a missing table later makes
+ *       the next call do it again ({@link SchemaGate}). Once closed, every call is refused.
  *   <li>Semaphore permits go to {@link JdbcPermits}, decided here once per call, never in a protocol.
  *   <li>PostgreSQL's LISTEN/NOTIFY wake-ups ({@link PgNotifications}), the fair queue of the
  *       strategies that hand off fairly ({@link FairQueue}), renewal of many grants per statement
@@ -38,19 +34,14 @@ import org.slf4j.LoggerFactory;
  * </ul>
  */
 final class JdbcLockBackend implements LockBackend {
-    private static final Logger log = LoggerFactory.getLogger(JdbcLockBackend.class);
-
     private final Strategy strategy;
     private final TableNames names;
-    private final boolean createSchema;
-    /** Whether a queued waiter comes before a re-acquire (see {@link WaiterStatements}). */
-    private final boolean fair;
 
     private final JdbcConnections connections;
-    /** The database; null until the first check when it comes from an application's DataSource. */
-    private volatile Dialect dialect;
     /** Passed with the protocol, once the dialect is known and the schema exists. */
     private final SchemaGate<JdbcProtocol> gate;
+
+    private final ProtocolSetup setup;
 
     private final PgNotifications notifications;
     private final JdbcPermits permits;
@@ -61,8 +52,6 @@ final class JdbcLockBackend implements LockBackend {
     private final BatchRenewal batchRenewal;
 
     private final StatementWait waits;
-    /** Whether PostgreSQL advisory grants are recorded in the holders table (a row write each). */
-    private final boolean advisoryHolders;
 
     /**
      * @param dialect the database, or null to detect it from the first connection
@@ -82,16 +71,26 @@ final class JdbcLockBackend implements LockBackend {
             boolean fair,
             boolean advisoryHolders) {
         this.strategy = strategy;
-        this.advisoryHolders = advisoryHolders;
-        this.dialect = dialect;
         this.names = names;
-        this.createSchema = createSchema;
-        this.fair = fair && strategy.handsOffFairly();
+        boolean handsOffFairly = fair && strategy.handsOffFairly();
         this.connections = new JdbcConnections(dataSource, ownedPool, operationTimeout);
         this.gate = new SchemaGate<>(this::name, operationTimeout, names);
         this.waits = new StatementWait("baton-jdbc-wait", this::name, operationTimeout.toMillis());
         this.notifications =
                 new PgNotifications(this::name, dataSource, ownedPool, operationTimeout, this::notifiesReleases);
+        this.setup = new ProtocolSetup(
+                new ProtocolSetup.Parts(
+                        strategy,
+                        names,
+                        createSchema,
+                        handsOffFairly,
+                        advisoryHolders,
+                        connections,
+                        notifications,
+                        waits),
+                dialect,
+                gate,
+                this::name);
         this.permits = new JdbcPermits(
                 this::name,
                 connections,
@@ -99,11 +98,11 @@ final class JdbcLockBackend implements LockBackend {
                 createSchema,
                 name -> {
                     ready(name);
-                    return this.dialect;
+                    return setup.dialect();
                 },
                 notifications);
         this.permitHolders = new PermitHolders(permits, createSchema);
-        this.queue = this.fair
+        this.queue = handsOffFairly
                 ? new FairQueue(
                         this::name,
                         notifications,
@@ -131,7 +130,7 @@ final class JdbcLockBackend implements LockBackend {
      * (the advisory strategy only once it is known: MariaDB's named locks have none).
      */
     private boolean notifiesReleases() {
-        Dialect known = dialect;
+        Dialect known = setup == null ? null : setup.dialect();
         return strategy == Strategy.ADVISORY
                 ? known == Dialect.POSTGRESQL
                 : known == null || known == Dialect.POSTGRESQL;
@@ -145,7 +144,7 @@ final class JdbcLockBackend implements LockBackend {
     /** Asked on every attempt that gives a connection back (for its log line): built once per dialect. */
     @Override
     public String name() {
-        Dialect known = dialect;
+        Dialect known = setup == null ? null : setup.dialect();
         Named last = named;
         if (last == null || last.dialect() != known) {
             last = new Named(
@@ -211,7 +210,7 @@ final class JdbcLockBackend implements LockBackend {
     /** The protocol for a new attempt; an attempt that fails here is known to have sent nothing. */
     private JdbcProtocol ready(LockRequest request) {
         connections.attemptStarts();
-        if (strategy == Strategy.ADVISORY && dialect == Dialect.MARIADB) {
+        if (strategy == Strategy.ADVISORY && setup.dialect() == Dialect.MARIADB) {
             MariaDbNamedLockProtocol.requireExclusive(request, name()); // before any I/O
         }
         try {
@@ -348,71 +347,9 @@ final class JdbcLockBackend implements LockBackend {
         return connections.ownedPool;
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // Schema and dialect, checked once
-
-    /** The protocol, once the dialect is known and the schema exists. */
+    /** The protocol, once the dialect is known and the schema exists ({@link ProtocolSetup}). */
     private JdbcProtocol ready(String lockName) {
-        return gate.pass(lockName, () -> {
-            for (int attempt = 1; ; attempt++) {
-                try (JdbcSession db = connections.open(false)) {
-                    Dialect d = dialect;
-                    if (d == null) {
-                        d = strategy.detect(db.connection, lockName);
-                        dialect = d;
-                    }
-                    JdbcProtocol protocol = protocol(d, false);
-                    boolean recorded = advisoryHolders || strategy != Strategy.ADVISORY || d != Dialect.POSTGRESQL;
-                    if (JdbcSchema.check(
-                            db.connection,
-                            JdbcSchema.ddl(strategy.key(), d, names),
-                            protocol,
-                            createSchema,
-                            recorded,
-                            connections,
-                            names,
-                            "Baton lock '" + lockName + "' on " + name())) {
-                        protocol = protocol(d, true);
-                    }
-                    protocol.prepare(db);
-                    connections.learnIsolation(db.connection);
-                    return protocol;
-                } catch (SQLException e) {
-                    // Several clients checking and creating the schema at once can trip a database's
-                    // catalogue (H2 answers a general error): look again a few times before giving up.
-                    // Anything else (connection, authentication) is final at once.
-                    if (attempt >= 3 || !"HY000".equals(e.getSQLState())) {
-                        throw e;
-                    }
-                    log.debug(
-                            "Baton lock '{}' on {}: schema check failed, retrying: {}", lockName, name(), e.toString());
-                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20L * attempt));
-                }
-            }
-        });
-    }
-
-    /** @param described whether the tables of grants have the holder column */
-    private JdbcProtocol protocol(Dialect d, boolean described) {
-        JdbcProtocol.Context context = new JdbcProtocol.Context(
-                d,
-                names,
-                fair,
-                described,
-                connections,
-                notifications,
-                waits,
-                this::name,
-                gate::isClosed,
-                this::failure);
-        return switch (strategy) {
-            case TABLE -> new TableProtocol(context);
-            case OPTIMISTIC -> new OptimisticProtocol(context);
-            case PESSIMISTIC -> new PessimisticProtocol(context);
-            case ADVISORY -> d == Dialect.MARIADB
-                    ? new MariaDbNamedLockProtocol(context)
-                    : new PgAdvisoryProtocol(context);
-        };
+        return setup.ready(lockName);
     }
 
     private LockUnavailableException failure(String lockName, String action, SQLException e) {

@@ -288,17 +288,7 @@ final class PgAdvisoryProtocol extends PinnedProtocol {
                 .renew(
                         grant,
                         context.backendName(),
-                        connection -> {
-                            try (PreparedStatement ps = connection.prepareStatement(sql.renew)) {
-                                ps.setQueryTimeout(timeout);
-                                ps.setString(1, String.valueOf(JdbcTime.idleMillis(lease)));
-                                ps.setLong(2, lease);
-                                try (ResultSet rs = ps.executeQuery()) {
-                                    rs.next();
-                                    return Optional.of(grant.withExpiresAt(JdbcSession.instant(rs, 2)));
-                                }
-                            }
-                        },
+                        connection -> Optional.of(grant.withExpiresAt(sql.renew(connection, timeout, lease))),
                         e -> context.failure(grant.name(), "renew", e));
     }
 

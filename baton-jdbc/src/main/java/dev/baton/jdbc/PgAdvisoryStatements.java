@@ -146,6 +146,19 @@ final class PgAdvisoryStatements {
         }
     }
 
+    /** Renews on the pinned connection ({@link #renew}): the new expiry, on the database's clock. */
+    java.time.Instant renew(java.sql.Connection connection, int timeout, long lease) throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(renew)) {
+            ps.setQueryTimeout(timeout);
+            ps.setString(1, String.valueOf(JdbcTime.idleMillis(lease)));
+            ps.setLong(2, lease);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                rs.next();
+                return JdbcSession.instant(rs, 2);
+            }
+        }
+    }
+
     /** Binds the holder record's parameters from {@code index} on, when described. */
     void bindRecord(PreparedStatement ps, int index, LockRequest request, long key, long lease) throws SQLException {
         if (described) {

@@ -1,0 +1,119 @@
+package dev.baton.jdbc;
+
+import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a {@link JdbcLockBackend} gets its {@link JdbcProtocol}: the first call through the {@link
+ * SchemaGate} detects the database (when the DataSource was the application's), checks and perhaps
+ * creates the strategy's schema, and builds the protocol for the strategy and the dialect; the gate
+ * keeps it until a missing table makes the next call do it again.
+ */
+final class ProtocolSetup {
+    private static final Logger log = LoggerFactory.getLogger(ProtocolSetup.class);
+
+    /** What every protocol is built with but the dialect and whether the holder column exists. */
+    record Parts(
+            Strategy strategy,
+            TableNames names,
+            boolean createSchema,
+            boolean fair,
+            boolean advisoryHolders,
+            JdbcConnections connections,
+            PgNotifications notifications,
+            StatementWait waits) {}
+
+    private final Parts parts;
+    private final SchemaGate<JdbcProtocol> gate;
+    private final Supplier<String> backend;
+    /** The database; null until the first check when it comes from an application's DataSource. */
+    private volatile Dialect dialect;
+
+    ProtocolSetup(Parts parts, Dialect dialect, SchemaGate<JdbcProtocol> gate, Supplier<String> backend) {
+        this.parts = parts;
+        this.dialect = dialect;
+        this.gate = gate;
+        this.backend = backend;
+    }
+
+    /** The database, or null while it is not known yet. */
+    Dialect dialect() {
+        return dialect;
+    }
+
+    /** The protocol, once the dialect is known and the schema exists. */
+    JdbcProtocol ready(String lockName) {
+        return gate.pass(lockName, () -> {
+            for (int attempt = 1; ; attempt++) {
+                try (JdbcSession db = parts.connections().open(false)) {
+                    return settle(db, lockName);
+                } catch (SQLException e) {
+                    // Several clients checking and creating the schema at once can trip a database's
+                    // catalogue (H2 answers a general error): look again a few times before giving up.
+                    // Anything else (connection, authentication) is final at once.
+                    if (attempt >= 3 || !"HY000".equals(e.getSQLState())) {
+                        throw e;
+                    }
+                    log.debug(
+                            "Baton lock '{}' on {}: schema check failed, retrying: {}",
+                            lockName,
+                            backend.get(),
+                            e.toString());
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20L * attempt));
+                }
+            }
+        });
+    }
+
+    private JdbcProtocol settle(JdbcSession db, String lockName) throws SQLException {
+        Strategy strategy = parts.strategy();
+        Dialect d = dialect;
+        if (d == null) {
+            d = strategy.detect(db.connection, lockName);
+            dialect = d;
+        }
+        JdbcProtocol protocol = protocol(d, false);
+        boolean recorded = parts.advisoryHolders() || strategy != Strategy.ADVISORY || d != Dialect.POSTGRESQL;
+        if (JdbcSchema.check(
+                db.connection,
+                JdbcSchema.ddl(strategy.key(), d, parts.names()),
+                protocol,
+                parts.createSchema(),
+                recorded,
+                parts.connections(),
+                parts.names(),
+                "Baton lock '" + lockName + "' on " + backend.get())) {
+            protocol = protocol(d, true);
+        }
+        protocol.prepare(db);
+        parts.connections().learnIsolation(db.connection);
+        return protocol;
+    }
+
+    /** @param described whether the tables of grants have the holder column */
+    private JdbcProtocol protocol(Dialect d, boolean described) {
+        JdbcProtocol.Context context = new JdbcProtocol.Context(
+                d,
+                parts.names(),
+                parts.fair(),
+                described,
+                parts.connections(),
+                parts.notifications(),
+                parts.waits(),
+                backend,
+                gate::isClosed,
+                gate::failure);
+        return switch (parts.strategy()) {
+            case TABLE -> new TableProtocol(context);
+            case OPTIMISTIC -> new OptimisticProtocol(context);
+            case PESSIMISTIC -> new PessimisticProtocol(context);
+            case ADVISORY -> d == Dialect.MARIADB
+                    ? new MariaDbNamedLockProtocol(context)
+                    : new PgAdvisoryProtocol(context);
+        };
+    }
+}
