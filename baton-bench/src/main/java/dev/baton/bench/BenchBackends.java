@@ -22,7 +22,7 @@ public final class BenchBackends {
 
     /**
      * {@link #all()} and the probes that measure protocols rather than Baton (for {@link BenchMain}
-     * only): {@code zookeeper-protocols}, {@code postgres-fair}, {@code h2-fair}, {@code mariadb-fair}.
+     * only): {@code zookeeper-protocols}, {@code postgres-fair}, {@code h2-fair}, {@code mariadb-fair}, {@code postgres-advisory}.
      */
     public static Map<String, Supplier<BenchBackend>> withProbes() {
         Map<String, Supplier<BenchBackend>> backends = all();
@@ -30,6 +30,7 @@ public final class BenchBackends {
         backends.put("postgres-fair", JdbcFairBenchBackend::new);
         backends.put("h2-fair", JdbcRowFairBenchBackend::h2);
         backends.put("mariadb-fair", JdbcRowFairBenchBackend::mariadb);
+        backends.put("postgres-advisory", JdbcBenchBackends::postgresAdvisory);
         return backends;
     }
 }

@@ -68,6 +68,26 @@ final class JdbcBenchBackends {
                 });
     }
 
+    /**
+     * Issue #27 item 3 in one short run: Baton's advisory strategy beside the raw pairs and its own
+     * statements sent bare ({@link BareAdvisorySubjects}).
+     */
+    static BenchBackend postgresAdvisory() {
+        return new ServerBackend(
+                "postgres-advisory", new BenchBackend.PlannedSubjects(5, 1, 1, 0), PostgresServer::start, server -> {
+                    if (server instanceof PostgresServer postgres && !postgres.external()) {
+                        CpuSample.watch(postgres.pid());
+                    }
+                    List<LockSubject> subjects = new ArrayList<>();
+                    subjects.add(
+                            BatonSubject.of("baton advisory", withCredentials(server) + "&strategy=advisory", OPTIONS));
+                    subjects.add(JdbcRawSubjects.advisory(server.jdbcUrl(), server.user(), server.password()));
+                    subjects.add(new BlockingAdvisorySubject(server.jdbcUrl(), server.user(), server.password()));
+                    subjects.addAll(BareAdvisorySubjects.of(server.jdbcUrl(), server.user(), server.password()));
+                    return subjects;
+                });
+    }
+
     static BenchBackend mariadb() {
         return new ServerBackend(
                 "mariadb", new BenchBackend.PlannedSubjects(3, 2, 2, 1), MariaDbServer::start, server -> {
