@@ -13,8 +13,6 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import io.lettuce.core.resource.ClientResources;
 import java.net.SocketAddress;
 import java.time.Duration;
@@ -23,7 +21,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -35,7 +32,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One Redis deployment as a backend talks to it: a single server, a Sentinel-managed master, or a
  * whole Redis Cluster. It holds one command connection shared by every thread (Lettuce pipelines
- * concurrent commands on it), one pub/sub connection, and runs the scripts. Both connections are
+ * concurrent commands on it), one pub/sub connection ({@link RedisChannels}), and runs the scripts. Both connections are
  * opened lazily and reopened after a failed attempt; once open, Lettuce reconnects them by itself
  * (and resubscribes channels).
  *
@@ -54,8 +51,7 @@ final class RedisNode implements AutoCloseable {
     private final String address;
     private final ReentrantLock connecting = new ReentrantLock();
     private volatile CompletableFuture<RedisConnector.Commands> connection;
-    private volatile CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubsub;
-    private final ConcurrentHashMap<String, List<Consumer<String>>> channelListeners = new ConcurrentHashMap<>();
+    private final RedisChannels channels;
     private volatile boolean closed;
     private final boolean cluster;
     private final AtomicLong commandConnectionChanges = new AtomicLong();
@@ -76,6 +72,7 @@ final class RedisNode implements AutoCloseable {
         this.connector = connector;
         this.address = connector.address();
         this.cluster = connector.client() instanceof RedisClusterClient;
+        this.channels = new RedisChannels(connector);
         connector.client().addListener(new RedisConnectionStateListener() {
             @Override
             public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress remote) {
@@ -327,64 +324,21 @@ final class RedisNode implements AutoCloseable {
         }
     }
 
-    private CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubsub() {
-        CompletableFuture<StatefulRedisPubSubConnection<String, String>> current = pubsub;
-        if (current != null && !current.isCompletedExceptionally()) {
-            return current;
-        }
-        connecting.lock();
-        try {
-            if (closed) {
-                return CompletableFuture.failedFuture(new IllegalStateException("the client is closed"));
-            }
-            current = pubsub;
-            if (current == null || current.isCompletedExceptionally()) {
-                current = started(connector::connectPubSub).thenApply(conn -> {
-                    conn.addListener(new RedisPubSubAdapter<>() {
-                        @Override
-                        public void message(String channel, String message) {
-                            List<Consumer<String>> listeners = channelListeners.get(channel);
-                            if (listeners != null) {
-                                for (Consumer<String> listener : listeners) {
-                                    listener.accept(message);
-                                }
-                            }
-                        }
-                    });
-                    return conn;
-                });
-                pubsub = current;
-            }
-            return current;
-        } finally {
-            connecting.unlock();
-        }
-    }
-
-    /** Registers a local listener for the channel (no I/O). */
+    /** Registers a local listener for the channel (no I/O); see {@link RedisChannels}. */
     void addChannelListener(String channel, Consumer<String> listener) {
-        channelListeners
-                .computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>())
-                .add(listener);
+        channels.addListener(channel, listener);
     }
 
     void removeChannelListener(String channel, Consumer<String> listener) {
-        channelListeners.computeIfPresent(channel, (c, list) -> {
-            list.remove(listener);
-            return list.isEmpty() ? null : list;
-        });
+        channels.removeListener(channel, listener);
     }
 
     CompletableFuture<Void> subscribe(String channel) {
-        return pubsub().thenCompose(conn -> conn.async().subscribe(channel).toCompletableFuture());
+        return channels.subscribe(channel);
     }
 
     CompletableFuture<Void> unsubscribe(String channel) {
-        CompletableFuture<StatefulRedisPubSubConnection<String, String>> current = pubsub;
-        if (current == null || !current.isDone() || current.isCompletedExceptionally()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return current.thenCompose(conn -> conn.async().unsubscribe(channel).toCompletableFuture());
+        return channels.unsubscribe(channel);
     }
 
     /**
@@ -392,7 +346,7 @@ final class RedisNode implements AutoCloseable {
      * at once when its resources were shut down by a concurrent {@link #close()}, and a caller that
      * waits on the future must see that failure like any other.
      */
-    private static <C> CompletableFuture<C> started(Supplier<CompletableFuture<C>> attempt) {
+    static <C> CompletableFuture<C> started(Supplier<CompletableFuture<C>> attempt) {
         try {
             return attempt.get();
         } catch (RuntimeException e) {
@@ -418,7 +372,7 @@ final class RedisNode implements AutoCloseable {
             connecting.unlock();
         }
         closeQuietly(connection == null ? null : connection.thenApply(RedisConnector.Commands::connection));
-        closeQuietly(pubsub);
+        closeQuietly(channels.close());
         try {
             connector.client().shutdown(Duration.ZERO, Duration.ofSeconds(2));
         } catch (RuntimeException e) {
