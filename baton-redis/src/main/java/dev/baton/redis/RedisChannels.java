@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -15,14 +14,11 @@ import java.util.function.Consumer;
  * again), and the local listeners of each channel, which get every message on Lettuce's thread.
  */
 final class RedisChannels {
-    private final RedisConnector connector;
-    private final ReentrantLock connecting = new ReentrantLock();
     private final ConcurrentHashMap<String, List<Consumer<String>>> listeners = new ConcurrentHashMap<>();
-    private volatile CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubsub;
-    private volatile boolean closed;
+    private final LazyConnection<StatefulRedisPubSubConnection<String, String>> pubsub;
 
     RedisChannels(RedisConnector connector) {
-        this.connector = connector;
+        this.pubsub = new LazyConnection<>(() -> connector.connectPubSub().thenApply(this::dispatching));
     }
 
     /** Registers a local listener for the channel (no I/O). */
@@ -43,55 +39,35 @@ final class RedisChannels {
 
     /** Unsubscribes on an open connection; nothing to do while none is open. */
     CompletableFuture<Void> unsubscribe(String channel) {
-        CompletableFuture<StatefulRedisPubSubConnection<String, String>> current = pubsub;
-        if (current == null || !current.isDone() || current.isCompletedExceptionally()) {
-            return CompletableFuture.completedFuture(null);
-        }
-        return current.thenCompose(conn -> conn.async().unsubscribe(channel).toCompletableFuture());
+        StatefulRedisPubSubConnection<String, String> open = pubsub.openNow();
+        return open == null
+                ? CompletableFuture.completedFuture(null)
+                : open.async().unsubscribe(channel).toCompletableFuture();
     }
 
     private CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubsub() {
-        CompletableFuture<StatefulRedisPubSubConnection<String, String>> current = pubsub;
-        if (current != null && !current.isCompletedExceptionally()) {
-            return current;
-        }
-        connecting.lock();
-        try {
-            if (closed) {
-                return CompletableFuture.failedFuture(new IllegalStateException("the client is closed"));
+        return pubsub.get();
+    }
+
+    /** Hands each message to the channel's local listeners, on Lettuce's thread. */
+    private StatefulRedisPubSubConnection<String, String> dispatching(
+            StatefulRedisPubSubConnection<String, String> conn) {
+        conn.addListener(new RedisPubSubAdapter<>() {
+            @Override
+            public void message(String channel, String message) {
+                List<Consumer<String>> registered = listeners.get(channel);
+                if (registered != null) {
+                    for (Consumer<String> listener : registered) {
+                        listener.accept(message);
+                    }
+                }
             }
-            current = pubsub;
-            if (current == null || current.isCompletedExceptionally()) {
-                current = RedisNode.started(connector::connectPubSub).thenApply(conn -> {
-                    conn.addListener(new RedisPubSubAdapter<>() {
-                        @Override
-                        public void message(String channel, String message) {
-                            List<Consumer<String>> registered = listeners.get(channel);
-                            if (registered != null) {
-                                for (Consumer<String> listener : registered) {
-                                    listener.accept(message);
-                                }
-                            }
-                        }
-                    });
-                    return conn;
-                });
-                pubsub = current;
-            }
-            return current;
-        } finally {
-            connecting.unlock();
-        }
+        });
+        return conn;
     }
 
     /** Refuses new subscriptions; the connection, if any, for the node to close. */
     CompletableFuture<StatefulRedisPubSubConnection<String, String>> close() {
-        connecting.lock();
-        try {
-            closed = true;
-        } finally {
-            connecting.unlock();
-        }
-        return pubsub;
+        return pubsub.close();
     }
 }

@@ -23,9 +23,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -49,10 +47,8 @@ final class RedisNode implements AutoCloseable {
 
     private final RedisConnector connector;
     private final String address;
-    private final ReentrantLock connecting = new ReentrantLock();
-    private volatile CompletableFuture<RedisConnector.Commands> connection;
+    private final LazyConnection<RedisConnector.Commands> connection;
     private final RedisChannels channels;
-    private volatile boolean closed;
     private final boolean cluster;
     private final AtomicLong commandConnectionChanges = new AtomicLong();
     /** Per node connection {@link #routeFor} handed out (one per master at most), its changes. */
@@ -73,6 +69,7 @@ final class RedisNode implements AutoCloseable {
         this.address = connector.address();
         this.cluster = connector.client() instanceof RedisClusterClient;
         this.channels = new RedisChannels(connector);
+        this.connection = new LazyConnection<>(connector::connect);
         connector.client().addListener(new RedisConnectionStateListener() {
             @Override
             public void onRedisConnected(RedisChannelHandler<?, ?> handler, SocketAddress remote) {
@@ -99,11 +96,8 @@ final class RedisNode implements AutoCloseable {
             nodeChanges.incrementAndGet();
             return;
         }
-        CompletableFuture<RedisConnector.Commands> current = connection;
-        if (current != null
-                && current.isDone()
-                && !current.isCompletedExceptionally()
-                && current.join().connection() == handler) {
+        RedisConnector.Commands open = connection.openNow();
+        if (open != null && open.connection() == handler) {
             commandConnectionChanges.incrementAndGet();
         }
     }
@@ -272,11 +266,7 @@ final class RedisNode implements AutoCloseable {
 
     /** Runs a script by EVALSHA; loads it with EVAL when the server answers NOSCRIPT. */
     <T> CompletableFuture<T> eval(RedisScripts.Script script, ScriptOutputType type, String[] keys, String... args) {
-        CompletableFuture<RedisConnector.Commands> current = connection;
-        RedisConnector.Commands open = null;
-        if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
-            open = current.join();
-        }
+        RedisConnector.Commands open = connection.openNow();
         if (open != null) {
             // The common case, without a stage for the connection: one stage less to complete on
             // Lettuce's I/O thread per command.
@@ -304,24 +294,7 @@ final class RedisNode implements AutoCloseable {
     }
 
     private CompletableFuture<RedisConnector.Commands> connection() {
-        CompletableFuture<RedisConnector.Commands> current = connection;
-        if (current != null && !current.isCompletedExceptionally()) {
-            return current;
-        }
-        connecting.lock();
-        try {
-            if (closed) {
-                return CompletableFuture.failedFuture(new IllegalStateException("the client is closed"));
-            }
-            current = connection;
-            if (current == null || current.isCompletedExceptionally()) {
-                current = started(connector::connect);
-                connection = current;
-            }
-            return current;
-        } finally {
-            connecting.unlock();
-        }
+        return connection.get();
     }
 
     /** Registers a local listener for the channel (no I/O); see {@link RedisChannels}. */
@@ -341,19 +314,6 @@ final class RedisNode implements AutoCloseable {
         return channels.unsubscribe(channel);
     }
 
-    /**
-     * Starts a connection attempt, turning a synchronous failure into a failed future: Lettuce throws
-     * at once when its resources were shut down by a concurrent {@link #close()}, and a caller that
-     * waits on the future must see that failure like any other.
-     */
-    static <C> CompletableFuture<C> started(Supplier<CompletableFuture<C>> attempt) {
-        try {
-            return attempt.get();
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
     static Throwable unwrap(Throwable e) {
         Throwable cause = e;
         while ((cause instanceof CompletionException || cause instanceof java.util.concurrent.ExecutionException)
@@ -365,13 +325,8 @@ final class RedisNode implements AutoCloseable {
 
     @Override
     public void close() {
-        connecting.lock();
-        try {
-            closed = true;
-        } finally {
-            connecting.unlock();
-        }
-        closeQuietly(connection == null ? null : connection.thenApply(RedisConnector.Commands::connection));
+        CompletableFuture<RedisConnector.Commands> commands = connection.close();
+        closeQuietly(commands == null ? null : commands.thenApply(RedisConnector.Commands::connection));
         closeQuietly(channels.close());
         try {
             connector.client().shutdown(Duration.ZERO, Duration.ofSeconds(2));
