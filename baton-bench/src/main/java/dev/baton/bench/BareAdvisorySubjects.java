@@ -108,16 +108,10 @@ final class BareAdvisorySubjects {
                     return null;
                 }
                 String restore = idleBefore;
-                return () -> {
-                    try (c;
-                            PreparedStatement ps = c.prepareStatement(UNLOCK)) {
-                        ps.setLong(1, key);
-                        ps.setString(2, restore);
-                        ps.executeQuery().close();
-                    } catch (SQLException e) {
-                        throw new IllegalStateException("bare unlock failed: " + e, e);
-                    }
-                };
+                return JdbcRawSubjects.unlockingOn(c, UNLOCK, ps -> {
+                    ps.setLong(1, key);
+                    ps.setString(2, restore);
+                });
             } catch (SQLException e) {
                 throw new IllegalStateException("bare advisory attempt failed: " + e, e);
             }

@@ -43,15 +43,7 @@ final class BlockingAdvisorySubject implements LockSubject {
                         c.close();
                         throw e;
                     }
-                    return () -> {
-                        try (c;
-                                PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock(?)")) {
-                            ps.setLong(1, key);
-                            ps.executeQuery().close();
-                        } catch (SQLException e) {
-                            throw new IllegalStateException("unlock failed: " + e, e);
-                        }
-                    };
+                    return JdbcRawSubjects.unlockingOn(c, "SELECT pg_advisory_unlock(?)", ps -> ps.setLong(1, key));
                 } catch (SQLException e) {
                     throw new IllegalStateException("lock failed: " + e, e);
                 }

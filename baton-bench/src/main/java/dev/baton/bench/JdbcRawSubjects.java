@@ -80,17 +80,30 @@ final class JdbcRawSubjects {
                         c.close();
                     }
                 }
-                return () -> {
-                    try (c;
-                            PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock(?)")) {
-                        ps.setLong(1, key);
-                        ps.executeQuery().close();
-                    } catch (SQLException e) {
-                        throw new IllegalStateException("raw unlock failed: " + e, e);
-                    }
-                };
+                return unlockingOn(c, "SELECT pg_advisory_unlock(?)", ps -> ps.setLong(1, key));
             }
         };
+    }
+
+    /**
+     * A lock held on its pinned connection {@code c}: releasing runs {@code unlock} (bound by
+     * {@code bind}) on it, then gives the connection back.
+     */
+    static LockSubject.Held unlockingOn(Connection c, String unlock, Binding bind) {
+        return () -> {
+            try (c;
+                    PreparedStatement ps = c.prepareStatement(unlock)) {
+                bind.bind(ps);
+                ps.executeQuery().close();
+            } catch (SQLException e) {
+                throw new IllegalStateException("unlock failed: " + e, e);
+            }
+        };
+    }
+
+    /** Binds a statement's parameters. */
+    interface Binding {
+        void bind(PreparedStatement ps) throws SQLException;
     }
 
     static HikariDataSource pool(String url, String user, String password, int size) {

@@ -45,11 +45,6 @@ final class LazyConnection<C> {
         }
     }
 
-    /** The latest attempt, or null if none was made; no I/O. */
-    CompletableFuture<C> current() {
-        return current;
-    }
-
     /** The connection if it is open now, else null; no I/O. */
     C openNow() {
         CompletableFuture<C> attempt = current;

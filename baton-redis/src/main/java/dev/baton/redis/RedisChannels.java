@@ -34,7 +34,7 @@ final class RedisChannels {
     }
 
     CompletableFuture<Void> subscribe(String channel) {
-        return pubsub().thenCompose(conn -> conn.async().subscribe(channel).toCompletableFuture());
+        return pubsub.get().thenCompose(conn -> conn.async().subscribe(channel).toCompletableFuture());
     }
 
     /** Unsubscribes on an open connection; nothing to do while none is open. */
@@ -43,10 +43,6 @@ final class RedisChannels {
         return open == null
                 ? CompletableFuture.completedFuture(null)
                 : open.async().unsubscribe(channel).toCompletableFuture();
-    }
-
-    private CompletableFuture<StatefulRedisPubSubConnection<String, String>> pubsub() {
-        return pubsub.get();
     }
 
     /** Hands each message to the channel's local listeners, on Lettuce's thread. */

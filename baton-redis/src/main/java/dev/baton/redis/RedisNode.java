@@ -126,7 +126,7 @@ final class RedisNode implements AutoCloseable {
         if (!cluster) {
             return CompletableFuture.completedFuture(null);
         }
-        return connection().thenCompose(conn -> {
+        return connection.get().thenCompose(conn -> {
             StatefulRedisClusterConnection<String, String> routed =
                     (StatefulRedisClusterConnection<String, String>) conn.connection();
             int slot = SlotHash.getSlot(key);
@@ -194,9 +194,9 @@ final class RedisNode implements AutoCloseable {
             return CompletableFuture.failedFuture(
                     new UnsupportedOperationException("WAIT after a routed write is not supported on a Redis Cluster"));
         }
-        return connection()
-                .thenCompose(conn ->
-                        conn.base().waitForReplication(replicas, timeoutMillis).toCompletableFuture());
+        return connection.get().thenCompose(conn -> conn.base()
+                .waitForReplication(replicas, timeoutMillis)
+                .toCompletableFuture());
     }
 
     /**
@@ -209,7 +209,7 @@ final class RedisNode implements AutoCloseable {
                     "INFO replication after a routed write is not supported on a Redis Cluster"));
         }
         CompletableFuture<RedisConnector.Commands> on =
-                via != null ? CompletableFuture.completedFuture(via) : connection();
+                via != null ? CompletableFuture.completedFuture(via) : connection.get();
         return on.thenCompose(conn -> conn.base()
                         .dispatch(
                                 io.lettuce.core.protocol.CommandType.INFO,
@@ -259,7 +259,7 @@ final class RedisNode implements AutoCloseable {
      */
     @SuppressWarnings("unchecked")
     CompletableFuture<KeyScanCursor<String>> scan(ScanCursor cursor, ScanArgs args) {
-        return connection().thenCompose(conn -> ((RedisKeyAsyncCommands<String, String>) conn.async())
+        return connection.get().thenCompose(conn -> ((RedisKeyAsyncCommands<String, String>) conn.async())
                 .scan(cursor, args)
                 .toCompletableFuture());
     }
@@ -272,7 +272,7 @@ final class RedisNode implements AutoCloseable {
             // Lettuce's I/O thread per command.
             return evalOn(open, script, type, keys, args);
         }
-        return connection().thenCompose(conn -> evalOn(conn, script, type, keys, args));
+        return connection.get().thenCompose(conn -> evalOn(conn, script, type, keys, args));
     }
 
     private <T> CompletableFuture<T> evalOn(
@@ -291,10 +291,6 @@ final class RedisNode implements AutoCloseable {
             }
             return CompletableFuture.failedFuture(cause);
         });
-    }
-
-    private CompletableFuture<RedisConnector.Commands> connection() {
-        return connection.get();
     }
 
     /** Registers a local listener for the channel (no I/O); see {@link RedisChannels}. */
