@@ -55,20 +55,20 @@ public final class ForkedLockClient {
             case "hold" -> hold(uri, name, Duration.ofMillis(Long.parseLong(args[3])));
             case "hold-permit" -> holdPermit(
                     uri, name, Integer.parseInt(args[3]), Duration.ofMillis(Long.parseLong(args[4])));
-            case "count-permits" -> countPermits(
+            case "count-permits" -> report(countPermits(
                     uri,
                     name,
                     Integer.parseInt(args[3]),
                     Integer.parseInt(args[4]),
                     Path.of(args[5]),
-                    Duration.ofMillis(Long.parseLong(args[6])));
-            case "count" -> count(
+                    Duration.ofMillis(Long.parseLong(args[6]))));
+            case "count" -> report(count(
                     uri,
                     name,
                     Integer.parseInt(args[3]),
                     Path.of(args[4]),
                     Path.of(args[5]),
-                    Duration.ofMillis(Long.parseLong(args[6])));
+                    Duration.ofMillis(Long.parseLong(args[6]))));
             default -> throw new IllegalArgumentException("unknown mode " + mode);
         }
     }
@@ -91,7 +91,12 @@ public final class ForkedLockClient {
         new CountDownLatch(1).await();
     }
 
-    private static void countPermits(String uri, String name, int permits, int iterations, Path dir, Duration lease)
+    /**
+     * The {@code count-permits} loop, which the kit also runs in its own JVM beside the children.
+     *
+     * @return {@code null}, or what was seen when more than {@code permits} holders were inside
+     */
+    static String countPermits(String uri, String name, int permits, int iterations, Path dir, Duration lease)
             throws IOException {
         try (LockClient client = Baton.connect(uri, fastPolling(lease))) {
             DistributedSemaphore semaphore = client.semaphore(name, permits);
@@ -104,16 +109,13 @@ public final class ForkedLockClient {
                         inside = files.count();
                     }
                     if (inside > permits) {
-                        System.out.println("OVERLAP at iteration " + i + ": " + inside + " holders of " + permits);
-                        System.out.flush();
-                        System.exit(EXIT_OVERLAP);
+                        return "OVERLAP at iteration " + i + ": " + inside + " holders of " + permits;
                     }
                     Files.delete(mine);
                 }
             }
         }
-        System.out.println("DONE");
-        System.out.flush();
+        return null;
     }
 
     private static LockOptions fastPolling(Duration lease) {
@@ -124,7 +126,12 @@ public final class ForkedLockClient {
                 .build();
     }
 
-    private static void count(String uri, String name, int iterations, Path counter, Path marker, Duration lease)
+    /**
+     * The {@code count} loop, which the kit also runs in its own JVM beside the children.
+     *
+     * @return {@code null}, or the iteration at which another holder's marker was found
+     */
+    static String count(String uri, String name, int iterations, Path counter, Path marker, Duration lease)
             throws IOException {
         try (LockClient client = Baton.connect(uri, fastPolling(lease))) {
             DistributedLock lock = client.lock(name);
@@ -134,9 +141,7 @@ public final class ForkedLockClient {
                     try {
                         Files.createFile(marker);
                     } catch (FileAlreadyExistsException e) {
-                        System.out.println("OVERLAP at iteration " + i);
-                        System.out.flush();
-                        System.exit(EXIT_OVERLAP);
+                        return "OVERLAP at iteration " + i;
                     }
                     long value = Long.parseLong(
                             Files.readString(counter, StandardCharsets.UTF_8).trim());
@@ -147,7 +152,15 @@ public final class ForkedLockClient {
                 }
             }
         }
-        System.out.println("DONE");
+        return null;
+    }
+
+    /** Ends a counting mode: {@code DONE}, or the overlap and exit code {@link #EXIT_OVERLAP}. */
+    private static void report(String overlap) {
+        System.out.println(overlap == null ? "DONE" : overlap);
         System.out.flush();
+        if (overlap != null) {
+            System.exit(EXIT_OVERLAP);
+        }
     }
 }

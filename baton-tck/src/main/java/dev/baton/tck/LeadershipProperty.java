@@ -5,6 +5,8 @@ import static dev.baton.tck.KitTime.SLACK;
 import static dev.baton.tck.KitTime.TAKE_OVER;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.Leadership;
+import dev.baton.LockClient;
 import dev.baton.testsupport.ForkedJava;
 import java.time.Duration;
 import java.util.List;
@@ -16,8 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The kit's leader-election property ({@link LockBackendContract.LeaderElection}), with two
- * candidates in two child JVMs ({@link ForkedCandidate}): a leader killed with SIGKILL is succeeded
+ * The kit's leader-election property ({@link LockBackendContract.LeaderElection}), with a leader
+ * in a child JVM ({@link ForkedCandidate}) and a follower in the test's JVM: a leader killed with SIGKILL is succeeded
  * within its lease with a higher epoch; a leader stopped with SIGSTOP past its lease is succeeded, and
  * told it was revoked when it runs again, after which it stands again; a leader that closes its
  * candidacy hands over at once, long before its lease would have run out.
@@ -32,29 +34,29 @@ abstract class LeadershipProperty {
         this.contract = contract;
     }
 
-    /** A forked candidate; each line it prints is queued with the time it arrived. */
-    private static final class Candidate implements AutoCloseable {
+    /** A candidate; each line it says is queued with the time it was said. */
+    private abstract static class Candidate implements AutoCloseable {
         record Line(String text, long nanos) {}
 
-        private final BlockingQueue<Line> lines = new LinkedBlockingQueue<>();
-        private final ForkedJava process;
+        final BlockingQueue<Line> lines = new LinkedBlockingQueue<>();
 
-        Candidate(String uri, String name, Duration lease) {
-            this.process = ForkedJava.start(
-                    ForkedCandidate.class.getName(),
-                    List.of(),
-                    List.of(uri, name, Long.toString(lease.toMillis())),
-                    text -> lines.add(new Line(text, System.nanoTime())));
+        void say(String text) {
+            lines.add(new Line(text, System.nanoTime()));
         }
 
-        /** Waits for a line starting with {@code prefix}; fails with the child's stderr. */
+        /** Where a missing line should be looked for: the child's state and stderr. */
+        abstract String describe();
+
+        /** Gives up the candidacy: resigns, says {@code CLOSED}. */
+        abstract void resign();
+
+        /** Waits for a line starting with {@code prefix}; fails with {@link #describe()}. */
         Line await(String prefix, Duration timeout) throws InterruptedException {
             long deadline = System.nanoTime() + timeout.toNanos();
             while (true) {
                 Line line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 if (line == null) {
-                    throw new AssertionError("candidate " + process.pid() + " printed no '" + prefix + "' within "
-                            + timeout + " (alive=" + process.isAlive() + "); its stderr:\n" + process.stderrTail());
+                    throw new AssertionError(describe() + " printed no '" + prefix + "' within " + timeout);
                 }
                 if (line.text.startsWith(prefix)) {
                     return line;
@@ -65,6 +67,30 @@ abstract class LeadershipProperty {
         long awaitElected(Duration timeout) throws InterruptedException {
             return Long.parseLong(await("ELECTED ", timeout).text.substring("ELECTED ".length()));
         }
+    }
+
+    /** The leader: a child JVM ({@link ForkedCandidate}), so that it can be killed and paused. */
+    private static final class ForkedLeader extends Candidate {
+        private final ForkedJava process;
+
+        ForkedLeader(String uri, String name, Duration lease) {
+            this.process = ForkedJava.start(
+                    ForkedCandidate.class.getName(),
+                    List.of(),
+                    List.of(uri, name, Long.toString(lease.toMillis())),
+                    this::say);
+        }
+
+        @Override
+        String describe() {
+            return "candidate " + process.pid() + " (alive=" + process.isAlive() + "; its stderr:\n"
+                    + process.stderrTail() + ")";
+        }
+
+        @Override
+        void resign() {
+            process.closeInput();
+        }
 
         @Override
         public void close() throws InterruptedException {
@@ -73,31 +99,61 @@ abstract class LeadershipProperty {
         }
     }
 
-    private Candidate candidate(String name, Duration lease) throws InterruptedException {
-        Candidate candidate = contract.track(new Candidate(contract.fixture().uri(), name, lease));
-        candidate.await("STANDING", START);
-        return candidate;
+    /**
+     * The follower: a candidate in this JVM, on a client of its own, so the leadership still passes
+     * between two processes while each property forks one JVM instead of two (a child costs about a
+     * second of CPU: with 18 fixtures, the kit's largest cost after its own work).
+     */
+    private static final class Follower extends Candidate {
+        private final LockClient client;
+        private final Leadership leadership;
+
+        Follower(LockClient client, String name) {
+            this.client = client;
+            this.leadership = ForkedCandidate.stand(client, name, this::say);
+            say("STANDING");
+        }
+
+        @Override
+        String describe() {
+            return "the follower in the test's JVM";
+        }
+
+        @Override
+        void resign() {
+            leadership.close();
+            say("CLOSED");
+        }
+
+        @Override
+        public void close() {
+            leadership.close();
+            client.close();
+        }
     }
 
-    /** Starts a leader, then a second candidate that stands behind it; returns both and the epoch. */
-    private Candidate[] leaderAndFollower(String name, Duration lease, long[] epoch) throws InterruptedException {
-        Candidate leader = candidate(name, lease);
-        epoch[0] = leader.awaitElected(START);
-        Candidate follower = candidate(name, lease);
-        return new Candidate[] {leader, follower};
+    /** A leader in a child JVM, a follower behind it in this one, and the leader's epoch. */
+    private record Election(ForkedLeader leader, Follower follower, long epoch) {}
+
+    private Election leaderAndFollower(String name, Duration lease) throws InterruptedException {
+        ForkedLeader leader = contract.track(new ForkedLeader(contract.fixture().uri(), name, lease));
+        leader.await("STANDING", START);
+        long epoch = leader.awaitElected(START);
+        Follower follower = contract.track(new Follower(contract.client(ForkedCandidate.options(lease)), name));
+        follower.await("STANDING", START);
+        return new Election(leader, follower, epoch);
     }
 
     @Test
     void aLeaderKilledWithSigkillIsSucceededWithinItsLeaseWithAHigherEpoch() throws Exception {
         Duration lease = contract.lease(LEASE);
-        long[] epoch = new long[1];
-        Candidate[] both = leaderAndFollower(contract.lockName(), lease, epoch);
+        Election election = leaderAndFollower(contract.lockName(), lease);
 
         long stalls = MachineStalls.mark();
         long killedAt = System.nanoTime();
-        both[0].process.kill();
+        election.leader().process.kill();
         Duration bound = contract.fixture().freedAfter(lease).plus(TAKE_OVER);
-        Candidate.Line elected = both[1].await("ELECTED ", bound.plus(SLACK));
+        Candidate.Line elected = election.follower().await("ELECTED ", bound.plus(SLACK));
         long took = TimeUnit.NANOSECONDS.toMillis(elected.nanos - killedAt);
         long stalled = MachineStalls.millisSince(stalls);
         log.info(
@@ -106,7 +162,7 @@ abstract class LeadershipProperty {
                 took,
                 lease.toMillis(),
                 stalled);
-        assertThat(Long.parseLong(elected.text.substring("ELECTED ".length()))).isGreaterThan(epoch[0]);
+        assertThat(Long.parseLong(elected.text.substring("ELECTED ".length()))).isGreaterThan(election.epoch());
         assertThat(took)
                 .as(
                         "ms from kill -9 to the successor's election (the lock is freed after %s; bound %s plus"
@@ -118,16 +174,15 @@ abstract class LeadershipProperty {
     @Test
     void aPausedLeaderIsSucceededToldItWasRevokedWhenItRunsAgainAndStandsAgain() throws Exception {
         Duration lease = contract.lease(LEASE);
-        long[] epoch = new long[1];
-        Candidate[] both = leaderAndFollower(contract.lockName(), lease, epoch);
-        Candidate paused = both[0];
+        Election election = leaderAndFollower(contract.lockName(), lease);
+        ForkedLeader paused = election.leader();
 
         long stoppedAt = System.nanoTime();
         paused.process.stop();
-        Candidate.Line elected = both[1].await("ELECTED ", lease.plus(SLACK));
+        Candidate.Line elected = election.follower().await("ELECTED ", lease.plus(SLACK));
         long successor = Long.parseLong(elected.text.substring("ELECTED ".length()));
         long took = TimeUnit.NANOSECONDS.toMillis(elected.nanos - stoppedAt);
-        assertThat(successor).isGreaterThan(epoch[0]);
+        assertThat(successor).isGreaterThan(election.epoch());
         assertThat(took)
                 .as("ms from SIGSTOP to the successor's election")
                 .isLessThanOrEqualTo(lease.plus(SLACK).toMillis());
@@ -135,7 +190,7 @@ abstract class LeadershipProperty {
         long resumedAt = System.nanoTime();
         paused.process.resume();
         Candidate.Line revoked = paused.await("REVOKED ", SLACK);
-        assertThat(revoked.text).isEqualTo("REVOKED " + epoch[0] + " LOST");
+        assertThat(revoked.text).isEqualTo("REVOKED " + election.epoch() + " LOST");
         log.info(
                 "{}: leader paused, successor elected after {} ms, the paused one told {} ms after SIGCONT (lease {} ms)",
                 contract.fixture().name(),
@@ -147,8 +202,8 @@ abstract class LeadershipProperty {
         assertThat(paused.lines)
                 .as("what the deposed leader printed while the successor leads")
                 .noneMatch(line -> line.text.startsWith("ELECTED "));
-        both[1].process.closeInput();
-        both[1].await("CLOSED", SLACK);
+        election.follower().resign();
+        election.follower().await("CLOSED", SLACK);
         assertThat(paused.awaitElected(SLACK)).isGreaterThan(successor);
     }
 
@@ -157,20 +212,19 @@ abstract class LeadershipProperty {
         // A lease far longer than the time allowed for the hand-over: only a release explains it.
         // Four times, not five: Azure Blob leases last 15 s to 60 s, and 5 x 15 s is refused.
         Duration lease = contract.lease(LEASE).multipliedBy(4);
-        long[] epoch = new long[1];
-        Candidate[] both = leaderAndFollower(contract.lockName(), lease, epoch);
+        Election election = leaderAndFollower(contract.lockName(), lease);
 
         long closedAt = System.nanoTime();
-        both[0].process.closeInput();
-        Candidate.Line elected = both[1].await("ELECTED ", SLACK);
-        both[0].await("REVOKED " + epoch[0] + " RESIGNED", SLACK);
+        election.leader().resign();
+        Candidate.Line elected = election.follower().await("ELECTED ", SLACK);
+        election.leader().await("REVOKED " + election.epoch() + " RESIGNED", SLACK);
         long took = TimeUnit.NANOSECONDS.toMillis(elected.nanos - closedAt);
         log.info(
                 "{}: leader closed, successor elected after {} ms (lease {} ms)",
                 contract.fixture().name(),
                 took,
                 lease.toMillis());
-        assertThat(Long.parseLong(elected.text.substring("ELECTED ".length()))).isGreaterThan(epoch[0]);
+        assertThat(Long.parseLong(elected.text.substring("ELECTED ".length()))).isGreaterThan(election.epoch());
         assertThat(took).as("ms from close to the successor's election").isLessThan(lease.toMillis());
     }
 }

@@ -80,10 +80,12 @@ abstract class MutualExclusionProperty {
         Path marker = dir.resolve("inside");
         try {
             Files.writeString(counter, "0", StandardCharsets.UTF_8);
+            // Three processes: two children and this JVM (a child costs about a second of CPU).
             int processes = 3;
             int iterations = 100;
+            Duration lease = contract.lease(Duration.ofSeconds(10));
             List<ForkedJvm> children = new ArrayList<>();
-            for (int p = 0; p < processes; p++) {
+            for (int p = 0; p < processes - 1; p++) {
                 children.add(contract.track(ForkedJvm.start(
                         "count",
                         contract.fixture().uri(),
@@ -91,8 +93,13 @@ abstract class MutualExclusionProperty {
                         Integer.toString(iterations),
                         counter.toString(),
                         marker.toString(),
-                        Long.toString(contract.lease(Duration.ofSeconds(10)).toMillis()))));
+                        Long.toString(lease.toMillis()))));
             }
+            Future<String> here = contract.inThread(
+                    () -> ForkedLockClient.count(contract.fixture().uri(), name, iterations, counter, marker, lease));
+            assertThat(here.get(100, TimeUnit.SECONDS))
+                    .as("what this JVM saw (null: no overlap)")
+                    .isNull();
             for (ForkedJvm child : children) {
                 int exit = child.awaitExit(Duration.ofSeconds(100));
                 assertThat(exit)
