@@ -1,0 +1,110 @@
+package dev.baton.jdbc;
+
+import java.io.PrintWriter;
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+
+/**
+ * A DataSource that counts the statements with an UPDATE run through it (H2's renewals are a SELECT
+ * over an UPDATE): what a backend sends, not how long it takes.
+ */
+final class CountingDataSource implements DataSource {
+    private final DataSource target;
+    private final AtomicInteger updates = new AtomicInteger();
+
+    CountingDataSource(DataSource target) {
+        this.target = target;
+    }
+
+    /** Statements with an UPDATE executed since the last call; counts afresh from then. */
+    int takeUpdates() {
+        return updates.getAndSet(0);
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        return counting(target.getConnection());
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        return counting(target.getConnection(username, password));
+    }
+
+    private Connection counting(Connection connection) {
+        return proxy(Connection.class, connection, (method, args, result) -> {
+            if (method.getName().equals("prepareStatement")
+                    && result instanceof PreparedStatement statement
+                    && ((String) args[0]).toUpperCase(Locale.ROOT).contains("UPDATE ")) {
+                return proxy(PreparedStatement.class, statement, (executed, ignored, value) -> {
+                    if (executed.getName().startsWith("execute")) {
+                        updates.incrementAndGet();
+                    }
+                    return value;
+                });
+            }
+            return result;
+        });
+    }
+
+    /** What to return from a call, given its method, arguments and the target's result. */
+    @FunctionalInterface
+    private interface After {
+        Object apply(Method method, Object[] args, Object result);
+    }
+
+    private static <T> T proxy(Class<T> type, T target, After after) {
+        InvocationHandler handler = (proxy, method, args) -> {
+            try {
+                return after.apply(method, args, method.invoke(target, args));
+            } catch (InvocationTargetException e) {
+                throw e.getCause();
+            }
+        };
+        return type.cast(Proxy.newProxyInstance(type.getClassLoader(), new Class<?>[] {type}, handler));
+    }
+
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+        return target.getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+        target.setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+        target.setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws SQLException {
+        return target.getLoginTimeout();
+    }
+
+    @Override
+    public Logger getParentLogger() {
+        return Logger.getLogger(Logger.GLOBAL_LOGGER_NAME);
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) throws SQLException {
+        return target.unwrap(type);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> type) throws SQLException {
+        return target.isWrapperFor(type);
+    }
+}
