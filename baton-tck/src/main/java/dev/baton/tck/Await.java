@@ -1,9 +1,11 @@
 package dev.baton.tck;
 
 import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -47,6 +49,31 @@ public final class Await {
                 throw new AssertionError("timed out after " + timeout + " waiting for: " + what + details.get());
             }
             LockSupport.parkNanos(POLL_NANOS);
+        }
+    }
+
+    /**
+     * Takes the elements of {@code queue} as they come until one matches, and returns it; the others
+     * are dropped. For the lines a child process prints.
+     *
+     * @param queue where the elements arrive
+     * @param matches the element awaited
+     * @param timeout the longest time to wait for it
+     * @param failure asked once, on timeout, for the message of the {@link AssertionError}
+     * @return the first matching element
+     * @throws InterruptedException if interrupted while waiting
+     */
+    static <T> T next(BlockingQueue<T> queue, Predicate<? super T> matches, Duration timeout, Supplier<String> failure)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            T element = queue.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            if (element == null) {
+                throw new AssertionError(failure.get());
+            }
+            if (matches.test(element)) {
+                return element;
+            }
         }
     }
 }

@@ -6,7 +6,6 @@ import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 
 /** A child JVM running {@link ForkedLockClient} with this JVM's class path. */
 final class ForkedJvm implements AutoCloseable {
@@ -23,18 +22,13 @@ final class ForkedJvm implements AutoCloseable {
 
     /** Waits for a line starting with {@code prefix} and returns the rest of it. */
     String awaitLine(String prefix, Duration timeout) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            long remaining = deadline - System.nanoTime();
-            String line = lines.poll(Math.max(0, remaining), TimeUnit.NANOSECONDS);
-            if (line == null) {
-                throw new AssertionError("child " + process.pid() + " printed no '" + prefix + "' line within "
-                        + timeout + " (alive=" + process.isAlive() + "); its stderr:\n" + process.stderrTail());
-            }
-            if (line.startsWith(prefix)) {
-                return line.substring(prefix.length()).trim();
-            }
-        }
+        String line = Await.next(
+                lines,
+                text -> text.startsWith(prefix),
+                timeout,
+                () -> "child " + process.pid() + " printed no '" + prefix + "' line within " + timeout + " (alive="
+                        + process.isAlive() + "); its stderr:\n" + process.stderrTail());
+        return line.substring(prefix.length()).trim();
     }
 
     int awaitExit(Duration timeout) throws InterruptedException {

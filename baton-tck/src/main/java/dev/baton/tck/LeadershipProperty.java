@@ -19,10 +19,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The kit's leader-election property ({@link LockBackendContract.LeaderElection}), with a leader
- * in a child JVM ({@link ForkedCandidate}) and a follower in the test's JVM: a leader killed with SIGKILL is succeeded
- * within its lease with a higher epoch; a leader stopped with SIGSTOP past its lease is succeeded, and
- * told it was revoked when it runs again, after which it stands again; a leader that closes its
- * candidacy hands over at once, long before its lease would have run out.
+ * in a child JVM ({@link ForkedCandidate}) and a follower in the test's JVM: a leader killed with
+ * SIGKILL is succeeded within its lease with a higher epoch; a leader stopped with SIGSTOP past its
+ * lease is succeeded, and told it was revoked when it runs again, after which it stands again; a
+ * leader that closes its candidacy hands over at once, long before its lease would have run out.
  */
 abstract class LeadershipProperty {
     private static final Logger log = LoggerFactory.getLogger(LeadershipProperty.class);
@@ -52,16 +52,11 @@ abstract class LeadershipProperty {
 
         /** Waits for a line starting with {@code prefix}; fails with {@link #describe()}. */
         Line await(String prefix, Duration timeout) throws InterruptedException {
-            long deadline = System.nanoTime() + timeout.toNanos();
-            while (true) {
-                Line line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (line == null) {
-                    throw new AssertionError(describe() + " printed no '" + prefix + "' within " + timeout);
-                }
-                if (line.text.startsWith(prefix)) {
-                    return line;
-                }
-            }
+            return Await.next(
+                    lines,
+                    line -> line.text.startsWith(prefix),
+                    timeout,
+                    () -> describe() + " printed no '" + prefix + "' within " + timeout);
         }
 
         long awaitElected(Duration timeout) throws InterruptedException {
@@ -100,16 +95,14 @@ abstract class LeadershipProperty {
     }
 
     /**
-     * The follower: a candidate in this JVM, on a client of its own, so the leadership still passes
-     * between two processes while each property forks one JVM instead of two (a child costs about a
-     * second of CPU: with 18 fixtures, the kit's largest cost after its own work).
+     * The follower: a candidate in this JVM, so that the leadership still passes between two
+     * processes while each test forks one child (about a second of CPU) instead of two. Its client is
+     * the contract's, closed after it.
      */
     private static final class Follower extends Candidate {
-        private final LockClient client;
         private final Leadership leadership;
 
         Follower(LockClient client, String name) {
-            this.client = client;
             this.leadership = ForkedCandidate.stand(client, name, this::say);
             say("STANDING");
         }
@@ -128,7 +121,6 @@ abstract class LeadershipProperty {
         @Override
         public void close() {
             leadership.close();
-            client.close();
         }
     }
 
