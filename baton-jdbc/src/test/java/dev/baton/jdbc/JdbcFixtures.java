@@ -25,47 +25,38 @@ final class JdbcFixtures {
     /** The same with the capabilities the pair claims (the kit checks that the others are refused). */
     static LockBackendFixture of(
             String name, Supplier<? extends DatabaseServer> server, String strategy, Set<Capability> capabilities) {
-        LockBackendFixture fixture = LockBackendFixture.of(
-                name,
-                () -> uri(server.get(), strategy),
-                () -> new InetSocketAddress(server.get().host(), server.get().port()),
-                capabilities);
-        if (strategy == null || !Strategy.of(strategy, name).pinsConnections()) {
-            return fixture;
-        }
-        return new PinnedFixture(fixture);
+        boolean pinned = strategy != null && Strategy.of(strategy, name).pinsConnections();
+        return new DatabaseFixture(name, server, strategy, capabilities, pinned ? PINNED_LEASES : Integer.MAX_VALUE);
     }
 
     /**
-     * A pinned strategy keeps one pooled connection per held lease (at most {@link
-     * #PINNED_LEASES} of the pool's 40, leaving room for the kit's other work).
+     * A pinned strategy keeps one pooled connection per held lease: at most this many of the pool's
+     * 40, leaving room for the kit's other work.
      */
-    private record PinnedFixture(LockBackendFixture fixture) implements LockBackendFixture {
-        static final int PINNED_LEASES = 20;
+    private static final int PINNED_LEASES = 20;
 
-        @Override
-        public String name() {
-            return fixture.name();
-        }
+    /** A strategy on a database server; a failed kit test reports the server's sessions and locks. */
+    private record DatabaseFixture(
+            String name,
+            Supplier<? extends DatabaseServer> server,
+            String strategy,
+            Set<Capability> capabilities,
+            int heldLeaseLimit)
+            implements LockBackendFixture {
 
         @Override
         public String uri() {
-            return fixture.uri();
+            return JdbcFixtures.uri(server.get(), strategy);
         }
 
         @Override
         public InetSocketAddress serverAddress() {
-            return fixture.serverAddress();
+            return new InetSocketAddress(server.get().host(), server.get().port());
         }
 
         @Override
-        public Set<Capability> capabilities() {
-            return fixture.capabilities();
-        }
-
-        @Override
-        public int heldLeaseLimit() {
-            return PINNED_LEASES;
+        public String serverState() {
+            return DatabaseState.of(server.get());
         }
     }
 

@@ -171,6 +171,11 @@ class PostgresDataSourceContractTest extends LockBackendContract {
             }
 
             @Override
+            public String serverState() {
+                return DatabaseState.of(server);
+            }
+
+            @Override
             public LockClient connect(LockOptions options) {
                 HikariDataSource pool = new HikariDataSource();
                 pool.setJdbcUrl(server.jdbcUrl());

@@ -15,7 +15,9 @@ import org.opentest4j.TestAbortedException;
  * test class through Surefire's display names, see the parent pom.)
  *
  * <p>The original exception stays the cause and its stack trace is kept, so the line numbers do not
- * move. Assertion failures stay failures; other exceptions stay errors.
+ * move. Assertion failures stay failures; other exceptions stay errors. What the fixture can tell
+ * about the server at that moment ({@link LockBackendFixture#serverState()}) follows as a suppressed
+ * exception.
  */
 final class BackendInFailures implements TestExecutionExceptionHandler {
 
@@ -44,7 +46,28 @@ final class BackendInFailures implements TestExecutionExceptionHandler {
                 ? new AssertionError(prefix + Objects.toString(thrown.getMessage(), ""), thrown)
                 : new BackendTestError(prefix + thrown, thrown);
         named.setStackTrace(thrown.getStackTrace());
+        String state = serverState(contract);
+        if (!state.isEmpty()) {
+            named.addSuppressed(new ServerState(state));
+        }
         throw named;
+    }
+
+    private static String serverState(LockBackendContract contract) {
+        try {
+            return contract.fixture().serverState();
+        } catch (RuntimeException e) {
+            return "the server's state could not be read: " + e;
+        }
+    }
+
+    /** The server's sessions and locks when a kit test failed ({@link LockBackendFixture#serverState()}). */
+    static final class ServerState extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        ServerState(String state) {
+            super("the server when the test failed:\n" + state, null, false, false);
+        }
     }
 
     /** An error (not an assertion failure) of a kit test, named with its backend. */

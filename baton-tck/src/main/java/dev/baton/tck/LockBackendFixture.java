@@ -130,6 +130,21 @@ public interface LockBackendFixture {
     }
 
     /**
+     * What the server can tell, at the moment a kit test failed, about its sessions and the locks
+     * they hold or wait for: the kit adds it to the failure's report (a suppressed exception of the
+     * failure), so that a timeout found on a busy machine says who waited for whom. It runs once per
+     * failed test, on the test's thread, right after the failure and before any clean-up. Default:
+     * nothing.
+     *
+     * @return a few lines of text, or an empty string when there is nothing to tell; an
+     *     implementation answers within a few seconds and reports its own failure in the text
+     *     instead of throwing
+     */
+    default String serverState() {
+        return "";
+    }
+
+    /**
      * A fixture for a server that is reached by URI. The suppliers are read on every call, so a
      * fixture may be created before its server starts.
      *

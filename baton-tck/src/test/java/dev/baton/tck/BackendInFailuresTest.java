@@ -13,7 +13,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Event;
 
-/** A failing kit test names its backend: the message starts with the test class and the fixture. */
+/**
+ * A failing kit test names its backend (the message starts with the test class and the fixture) and
+ * carries what the fixture could tell about the server at that moment.
+ */
 class BackendInFailuresTest {
 
     /** A backend whose every connection fails, run by the kit as a real backend module would. */
@@ -45,6 +48,11 @@ class BackendInFailuresTest {
                 public LockClient connect(LockOptions options) {
                     throw new LockUnavailableException("no server at 127.0.0.1:1");
                 }
+
+                @Override
+                public String serverState() {
+                    return "session 7 waits for session 3";
+                }
             };
         }
     }
@@ -71,5 +79,7 @@ class BackendInFailuresTest {
                 .hasMessageContaining("no server at 127.0.0.1:1")
                 .hasCauseInstanceOf(LockUnavailableException.class);
         assertThat(thrown.getStackTrace()).isEqualTo(thrown.getCause().getStackTrace());
+        assertThat(thrown.getSuppressed()).singleElement().satisfies(state -> assertThat(state)
+                .hasMessage("the server when the test failed:\nsession 7 waits for session 3"));
     }
 }
