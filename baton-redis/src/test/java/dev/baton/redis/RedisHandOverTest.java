@@ -84,23 +84,42 @@ class RedisHandOverTest {
         return 0;
     }
 
+    /**
+     * The waiters reach the server through a proxy that delays every packet by 100 ms, so that each is
+     * queued before its client's hand-over channel is subscribed (see the test below): a release in
+     * between hands the lock to a waiter that cannot hear it and would find it only at its next poll.
+     * So the release comes once the three are queued and their three channels are subscribed; waiting
+     * for the queue alone failed here on every run (and now and then on a busy machine without the
+     * proxy).
+     */
     @Test
     void oneReleaseWakesExactlyOneWaiterWhichOwnsTheLockWithoutAnotherRoundTrip() throws Exception {
         String name = "handover-" + UUID.randomUUID();
         List<LockClient> clients = new ArrayList<>();
         ExecutorService threads = Executors.newFixedThreadPool(3);
+        TcpProxy slow = TcpProxy.start(new InetSocketAddress(server.host(), server.port()));
         try {
+            slow.latency(Duration.ofMillis(100));
             LockClient holderClient = Baton.connect(server.uri(), NO_POLL);
             clients.add(holderClient);
             Lease holder = holderClient.lock(name).acquire(Duration.ofSeconds(5));
+            int channelsBefore =
+                    redis.pubsubChannels(KEYS.prefix() + "handover:*").size();
             List<CompletableFuture<Lease>> waiting = new ArrayList<>();
             for (int i = 0; i < 3; i++) {
-                LockClient waiter = Baton.connect(server.uri(), NO_POLL);
+                LockClient waiter =
+                        Baton.connect("redis://127.0.0.1:" + slow.address().getPort(), NO_POLL);
                 clients.add(waiter);
                 waiting.add(CompletableFuture.supplyAsync(
                         () -> waiter.lock(name).acquire(Duration.ofSeconds(20)), threads));
             }
-            Await.condition("three waiters queued", Duration.ofSeconds(10), () -> redis.zcard(queueKey(name)) == 3);
+            Await.condition(
+                    "three waiters queued, their clients' hand-over channels subscribed",
+                    Duration.ofSeconds(10),
+                    () -> redis.zcard(queueKey(name)) == 3
+                            && redis.pubsubChannels(KEYS.prefix() + "handover:*")
+                                            .size()
+                                    == channelsBefore + 3);
 
             long callsBefore = evalshaCalls();
             holder.close();
@@ -141,6 +160,7 @@ class RedisHandOverTest {
         } finally {
             threads.shutdownNow();
             clients.forEach(LockClient::close);
+            slow.close();
         }
     }
 
