@@ -51,24 +51,36 @@ final class DatabaseState {
     static String of(DatabaseServer server) {
         String url = server.jdbcUrl();
         if (url.startsWith("jdbc:postgresql:")) {
-            return read(server, "sessions (pg_stat_activity)", PG_SESSIONS, "locks (pg_locks)", PG_LOCKS);
+            // pgjdbc's timeouts are in seconds
+            return read(
+                    server,
+                    timeouts(TIMEOUT_SECONDS),
+                    "sessions (pg_stat_activity)",
+                    PG_SESSIONS,
+                    "locks (pg_locks)",
+                    PG_LOCKS);
         }
         if (url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:")) {
-            return read(server, "sessions (processlist)", MARIADB_PROCESSES);
+            // MariaDB Connector/J's in milliseconds
+            return read(server, timeouts(TIMEOUT_SECONDS * 1000), "sessions (processlist)", MARIADB_PROCESSES);
         }
         return "";
     }
 
+    /** The connect and socket timeouts, in the driver's unit. */
+    private static Properties timeouts(int value) {
+        Properties timeouts = new Properties();
+        timeouts.setProperty("connectTimeout", Integer.toString(value));
+        timeouts.setProperty("socketTimeout", Integer.toString(value));
+        return timeouts;
+    }
+
     /** Runs each query (title, SQL, title, SQL...) and prints its rows under its title. */
-    private static String read(DatabaseServer server, String... titlesAndQueries) {
-        Properties credentials = new Properties();
-        credentials.setProperty("user", server.user());
-        credentials.setProperty("password", server.password());
-        credentials.setProperty("connectTimeout", Integer.toString(TIMEOUT_SECONDS)); // PostgreSQL: s
-        credentials.setProperty("socketTimeout", Integer.toString(TIMEOUT_SECONDS * 1000)); // MariaDB: ms
-        DriverManager.setLoginTimeout(TIMEOUT_SECONDS);
+    private static String read(DatabaseServer server, Properties properties, String... titlesAndQueries) {
+        properties.setProperty("user", server.user());
+        properties.setProperty("password", server.password());
         StringBuilder text = new StringBuilder();
-        try (Connection connection = DriverManager.getConnection(server.jdbcUrl(), credentials);
+        try (Connection connection = DriverManager.getConnection(server.jdbcUrl(), properties);
                 Statement statement = connection.createStatement()) {
             statement.setQueryTimeout(TIMEOUT_SECONDS);
             for (int i = 0; i < titlesAndQueries.length; i += 2) {

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.PostgresServer;
+import dev.baton.tck.Await;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -64,17 +66,19 @@ class PostgresDatabaseStateTest {
                     throw new IllegalStateException(e);
                 }
             });
-            String state = "";
+            String blocked = "blocked_by={" + holderPid + "}";
+            String[] state = {""};
             // The waiter's query reaches the server asynchronously: read the state until it shows the wait.
-            for (long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                    !state.contains("blocked_by={" + holderPid + "}") && System.nanoTime() < deadline; ) {
-                state = DatabaseState.of(server);
-            }
+            Await.condition(
+                    "the waiting session shown with its blocker",
+                    Duration.ofSeconds(30),
+                    () -> (state[0] = DatabaseState.of(server)).contains(blocked),
+                    () -> state[0]);
 
-            assertThat(state)
+            assertThat(state[0])
                     .contains("sessions (pg_stat_activity):")
                     .contains("pid=" + waiterPid + " ")
-                    .contains("blocked_by={" + holderPid + "}")
+                    .contains(blocked)
                     .contains("wait_event_type=Lock")
                     .containsPattern("pid=" + waiterPid + " locktype=relation mode=AccessShareLock granted=false "
                             + "relation=state_probe")
