@@ -6,7 +6,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The SQL of the fair hand-off protocol (see {@code baton-bench/FAIR-HANDOFF.md}) on PostgreSQL, for
+ * The SQL of the fair hand-off protocol (see docs/design/fair-handoff.md) on PostgreSQL, for
  * the table strategy (a row per held name, deleted when nobody waits) and the optimistic one (a row
  * per name, kept, its version the fencing token), exactly as the design states it. Named parameters
  * ({@code :name}) are turned into JDBC's {@code ?} with the order of their names.

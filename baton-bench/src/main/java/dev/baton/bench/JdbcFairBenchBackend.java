@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 
 /**
- * The fair hand-off probe ({@code FAIR-HANDOFF.md}), for {@link BenchMain} only: on one embedded
+ * The fair hand-off probe (docs/design/fair-handoff.md), for {@link BenchMain} only: on one embedded
  * PostgreSQL, Baton's table and optimistic strategies fair (the hand-off in the release, now in
  * baton-jdbc) and barging ({@code fair=false}, in every scenario, so that A8 compares too), the
  * protocol's raw-JDBC subjects ({@link JdbcFairHandOffSubjects}) and ShedLock. Server CPU counts the

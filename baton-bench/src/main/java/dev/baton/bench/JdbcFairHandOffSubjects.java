@@ -24,7 +24,7 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
 /**
- * The fair hand-off protocol of {@code FAIR-HANDOFF.md} on raw JDBC against PostgreSQL, as a bench
+ * The fair hand-off protocol of docs/design/fair-handoff.md on raw JDBC against PostgreSQL, as a bench
  * subject: the statements of {@link FairHandOffStatements}, and the client side Baton would need
  * (one LISTEN connection per client, waiters keyed by owner id, a fallback poll tick).
  *

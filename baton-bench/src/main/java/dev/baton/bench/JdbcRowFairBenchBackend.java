@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Fair hand-off on H2 and MariaDB ({@code FAIR-HANDOFF.md}), for {@link BenchMain} only: Baton's table
+ * Fair hand-off on H2 and MariaDB (docs/design/fair-handoff.md), for {@link BenchMain} only: Baton's table
  * (H2) and optimistic strategies fair and barging ({@code fair=false}, in every scenario, so that A8
  * compares too) beside ShedLock's JDBC provider (db time), on one server. H2 is in-process (its TCP
  * server in the bench JVM: client CPU includes the server's); MariaDB's server CPU is its mariadbd

@@ -11,7 +11,7 @@ import java.util.List;
 import org.postgresql.PGConnection;
 
 /**
- * What a NOTIFY costs PostgreSQL (see {@code FAIR-HANDOFF.md}): on an embedded server, one
+ * What a NOTIFY costs PostgreSQL (see docs/design/fair-handoff.md): on an embedded server, one
  * connection commits a one-row UPDATE 5,000 times, bare and with a {@code pg_notify} to one channel,
  * while 0, 1 and 8 other connections LISTEN (each on its own channel), and prints latency and server
  * CPU (postmaster and backends, {@link CpuSample#watch}) per statement. PostgreSQL 14 signals every

@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Fair hand-off of exclusive grants for the table and optimistic strategies (the design and its
- * safety argument are in baton-bench/FAIR-HANDOFF.md). The release itself writes the head of the
+ * safety argument are in docs/design/fair-handoff.md). The release itself writes the head of the
  * line as the new owner, with a new fencing token and its expiry on the database clock, and deletes
  * its entry; then the heir is woken with its grant ({@link HandOverQueue} takes it from there): on
  * PostgreSQL by a NOTIFY in the same statement, on H2 and MariaDB right after the commit through

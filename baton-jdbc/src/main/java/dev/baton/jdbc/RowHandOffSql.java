@@ -7,7 +7,7 @@ import java.util.Map;
  * The SQL of fair hand-off on H2 and MariaDB ({@link RowHandOffStatements}), for the table strategy
  * (H2) or the optimistic one (H2, MariaDB): short statements, run alone or in short READ COMMITTED
  * transactions, since these databases have no data-modifying CTEs and no NOTIFY. The comment above
- * each statement lists its parameters in order; baton-bench/FAIR-HANDOFF.md has the design.
+ * each statement lists its parameters in order; docs/design/fair-handoff.md has the design.
  *
  * <ul>
  *   <li>Every join and every hand-off release locks the lock row first ({@link #join}, {@link

@@ -129,7 +129,7 @@ final class WaiterStatements {
     }
 
     /**
-     * PostgreSQL's fair hand-off for one strategy ({@link HandOff}; baton-bench/FAIR-HANDOFF.md): the
+     * PostgreSQL's fair hand-off for one strategy ({@link HandOff}; docs/design/fair-handoff.md): the
      * release writes the head of the line as the new owner and NOTIFYs its client with the grant. All
      * are single auto-commit statements with named parameters.
      *

@@ -8,18 +8,15 @@ import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The example of README.md, run as printed there (on in-process H2). */
+/** The example of docs/frameworks/micrometer.md, run as the page shows it (on in-process H2). */
 class ReadmeExampleTest {
 
     @Test
-    void theReadmeExampleRecordsTheLockItTook() throws IOException {
-        // README example starts
+    void theExampleRecordsTheLockItTook() {
+        // snippet:start meters
         MeterRegistry registry = new SimpleMeterRegistry(); // or Prometheus, OTLP, JMX...
         BatonMeters meters = BatonMeters.builder(registry)
                 .nameTag(name -> name.replaceAll("-\\d+$", "")) // optional: invoice-42 -> lock=invoice
@@ -30,7 +27,7 @@ class ReadmeExampleTest {
                 // baton.lock.wait{outcome=acquired}, baton.lock.leases.held = 1 while here
             }
         }
-        // README example ends
+        // snippet:end meters
         assertThat(registry.get("baton.lock.wait")
                         .tag("lock", "invoice")
                         .tag("outcome", "acquired")
@@ -42,17 +39,5 @@ class ReadmeExampleTest {
                         .timer()
                         .count())
                 .isEqualTo(1);
-        assertThat(Files.readString(Path.of("README.md")))
-                .as("README.md shows the example as this test runs it")
-                .contains(example());
-    }
-
-    /** The lines between this file's markers, as README.md's code block has them. */
-    private static String example() throws IOException {
-        String source = Files.readString(Path.of("src/test/java/dev/baton/micrometer/ReadmeExampleTest.java"));
-        String block = source.substring(
-                source.indexOf('\n', source.indexOf("// README example starts")) + 1,
-                source.indexOf("        // README example ends"));
-        return block.replaceAll("(?m)^ {8}", "");
     }
 }

@@ -12,8 +12,9 @@ import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.LockingTaskExecutor;
 import org.junit.jupiter.api.Test;
+import org.springframework.context.annotation.Bean;
 
-/** The example of README.md, compiled and run as printed there. */
+/** The examples of docs/frameworks/shedlock.md, compiled and run as the page shows them. */
 class ReadmeExampleTest {
     private final AtomicInteger reports = new AtomicInteger();
 
@@ -21,14 +22,16 @@ class ReadmeExampleTest {
         reports.incrementAndGet();
     }
 
-    // README: the Spring bean (annotate with @Bean in a @Configuration class).
+    // snippet:start bean
+    @Bean
     LockProvider lockProvider(LockClient client) {
         return new BatonLockProvider(client);
     }
+    // snippet:end bean
 
     @Test
     void readmeExampleRunsTheTaskOnce() {
-        // README example starts
+        // snippet:start direct
         try (LockClient client = Baton.connect("jdbc:h2:mem:app;DB_CLOSE_DELAY=-1");
                 BatonLockProvider provider = new BatonLockProvider(client)) {
             LockingTaskExecutor executor = new DefaultLockingTaskExecutor(provider);
@@ -38,7 +41,7 @@ class ReadmeExampleTest {
             // lockAtLeastFor (30 s) keeps the lock after the run: a second run now is skipped.
             executor.executeWithLock((Runnable) this::sendNightlyReport, nightly);
         }
-        // README example ends
+        // snippet:end direct
         assertThat(reports).hasValue(1);
         try (LockClient client = Baton.connect("jdbc:h2:mem:bean;DB_CLOSE_DELAY=-1");
                 BatonLockProvider bean = (BatonLockProvider) lockProvider(client)) {

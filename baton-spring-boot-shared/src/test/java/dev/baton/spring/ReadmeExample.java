@@ -3,7 +3,9 @@ package dev.baton.spring;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.stereotype.Service;
 
-// The example of this module's README.md, compiled and run by ReadmeExampleTest.
+// The example of docs/getting-started.md and docs/frameworks/spring-boot.md, compiled and run by
+// ReadmeExampleTest on both Boot lines.
+// snippet:start locked
 @SpringBootApplication
 class ReadmeExample {
 
@@ -16,3 +18,4 @@ class ReadmeExample {
         }
     }
 }
+// snippet:end locked

@@ -9,9 +9,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import org.junit.jupiter.api.Test;
+import org.springframework.context.annotation.Bean;
 import org.springframework.integration.support.locks.LockRegistry;
 
-/** The example of README.md, compiled and run as printed there. */
+/** The examples of docs/frameworks/spring-integration.md, compiled and run as the page shows them. */
 class ReadmeExampleTest {
     private final AtomicInteger batches = new AtomicInteger();
 
@@ -19,14 +20,16 @@ class ReadmeExampleTest {
         batches.incrementAndGet();
     }
 
-    // README: the Spring bean (annotate with @Bean in a @Configuration class).
+    // snippet:start bean
+    @Bean
     LockRegistry<DistributedLock> lockRegistry(LockClient client) {
         return new BatonLockRegistry(client);
     }
+    // snippet:end bean
 
     @Test
     void readmeExampleRuns() throws Exception {
-        // README example starts
+        // snippet:start direct
         try (LockClient client = Baton.connect("jdbc:h2:mem:app;DB_CLOSE_DELAY=-1")) {
             LockRegistry<DistributedLock> registry = new BatonLockRegistry(client);
             Lock lock = registry.obtain("orders-batch");
@@ -39,7 +42,7 @@ class ReadmeExampleTest {
             }
             registry.executeLocked("orders-batch", () -> processBatch());
         }
-        // README example ends
+        // snippet:end direct
         assertThat(batches).hasValue(2);
         try (LockClient client = Baton.connect("jdbc:h2:mem:bean;DB_CLOSE_DELAY=-1")) {
             assertThat(lockRegistry(client).obtain("bean").tryLock()).isTrue();
