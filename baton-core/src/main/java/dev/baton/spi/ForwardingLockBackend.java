@@ -40,23 +40,13 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     @Override
-    public boolean queuesWaiters() {
-        return delegate.queuesWaiters();
-    }
-
-    @Override
-    public boolean queuesWaiters(LockKind kind) {
-        return delegate.queuesWaiters(kind);
+    public Waiting waiting(LockKind kind) {
+        return delegate.waiting(kind);
     }
 
     @Override
     public boolean supportsPermits() {
         return delegate.supportsPermits();
-    }
-
-    @Override
-    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        return delegate.acquire(request, timeoutNanos);
     }
 
     @Override
@@ -87,11 +77,6 @@ public abstract class ForwardingLockBackend implements LockBackend {
     @Override
     public void abandon(LockRequest request) {
         delegate.abandon(request);
-    }
-
-    @Override
-    public ReleaseNotifications releaseNotifications() {
-        return delegate.releaseNotifications();
     }
 
     @Override

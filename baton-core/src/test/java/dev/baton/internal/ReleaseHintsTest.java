@@ -8,8 +8,10 @@ import dev.baton.LockTimeoutException;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
+import dev.baton.spi.Waiting;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -53,7 +55,11 @@ class ReleaseHintsTest {
         }
 
         @Override
-        public ReleaseNotifications releaseNotifications() {
+        public Waiting waiting(LockKind kind) {
+            return Waiting.polling(notifications());
+        }
+
+        private ReleaseNotifications notifications() {
             return (name, onRelease) -> {
                 subscribed.countDown();
                 if (subscribeFails) {

@@ -11,6 +11,7 @@ import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
+import dev.baton.spi.Waiting;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.kv.TxnResponse;
 import java.time.Duration;
@@ -74,9 +75,13 @@ final class EtcdLockBackend implements LockBackend {
         return calls.backendName();
     }
 
+    /**
+     * Waiters queue in the server; each wait is, for now, one call that watches its predecessor from
+     * the waiting thread.
+     */
     @Override
-    public boolean queuesWaiters() {
-        return true;
+    public Waiting waiting(LockKind kind) {
+        return Waiting.blocking(this::acquire, 16);
     }
 
     /** Semaphores: the same queue of lease-bound keys under a prefix of their own ({@link EtcdPermits}). */
@@ -96,8 +101,7 @@ final class EtcdLockBackend implements LockBackend {
         }
     }
 
-    @Override
-    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+    Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
         long start = System.nanoTime();
         boolean permit = request.kind() == LockKind.PERMIT;
         Entered entered;

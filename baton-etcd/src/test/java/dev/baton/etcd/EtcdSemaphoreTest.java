@@ -260,11 +260,11 @@ class EtcdSemaphoreTest {
         String name = name();
         Duration lease = Duration.ofSeconds(5);
         try (LockBackend backend = new EtcdLockBackendProvider().create(server.uri() + NAMESPACE, OPTIONS)) {
-            Grant lock = backend.acquire(new LockRequest(name, owner(), LockKind.MUTEX, lease), 0)
+            Grant lock = backend.tryAcquire(new LockRequest(name, owner(), LockKind.MUTEX, lease))
                     .orElseThrow();
-            Grant permit = backend.acquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2), 0)
+            Grant permit = backend.tryAcquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2))
                     .orElseThrow();
-            Grant other = backend.acquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2), 0)
+            Grant other = backend.tryAcquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2))
                     .orElseThrow();
             assertThat(backend.tryAcquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2)))
                     .as("two permits of two held")

@@ -140,8 +140,7 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
     }
 
     /** Waiters for a semaphore's permits are keyed (and notified) apart from a lock of the same name. */
-    @Override
-    public Subscription subscribe(LockRequest request, Runnable onRelease) {
+    public Subscription join(LockRequest request, Runnable onRelease) {
         return subscribe(
                 request.kind() == LockKind.PERMIT ? PERMIT_PREFIX + request.name() : request.name(), onRelease);
     }

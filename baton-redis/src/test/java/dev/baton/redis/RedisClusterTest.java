@@ -141,7 +141,7 @@ class RedisClusterTest {
         RedisKeys keys = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
         try (LockBackend waiting = provider.create(cluster.uri(), OPTIONS);
                 LockBackend holding = provider.create(cluster.uri(), OPTIONS)) {
-            ReleaseNotifications notifications = waiting.releaseNotifications();
+            ReleaseNotifications notifications = waiting.waiting(LockKind.MUTEX).notifications();
             for (RedisServer master : cluster.masters()) {
                 String name;
                 do {
@@ -200,8 +200,9 @@ class RedisClusterTest {
                         .as("two permits, both held")
                         .isEmpty();
                 CountDownLatch released = new CountDownLatch(1);
-                try (ReleaseNotifications.Subscription subscription =
-                        waiting.releaseNotifications().subscribe(refused, released::countDown)) {
+                try (ReleaseNotifications.Subscription subscription = waiting.waiting(LockKind.PERMIT)
+                        .notifications()
+                        .subscribe(refused.name(), released::countDown)) {
                     assertThat(holding.release(second)).isTrue();
                     assertThat(released.await(5, TimeUnit.SECONDS))
                             .as("a permit's release on the master on port %d is heard", master.port())

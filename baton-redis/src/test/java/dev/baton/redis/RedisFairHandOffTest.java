@@ -85,7 +85,7 @@ class RedisFairHandOffTest {
             Grant held = a.tryAcquire(request(name)).orElseThrow();
             LockRequest waiter = request(name);
             assertThat(b.tryAcquire(waiter)).isEmpty();
-            ReleaseNotifications.Subscription waiting = b.releaseNotifications().subscribe(waiter, () -> {});
+            ReleaseNotifications.Subscription waiting = InLine.enter(b, waiter, () -> {});
             try {
                 assertThat(b.tryAcquire(waiter)).isEmpty();
 
@@ -153,7 +153,7 @@ class RedisFairHandOffTest {
                 LockRequest waiter = request(name);
                 waiters.add(waiter);
                 assertThat(backends.get(i).tryAcquire(waiter)).isEmpty();
-                subscriptions.add(backends.get(i).releaseNotifications().subscribe(waiter, () -> {}));
+                subscriptions.add(InLine.enter(backends.get(i), waiter, () -> {}));
                 assertThat(backends.get(i).tryAcquire(waiter)).isEmpty();
             }
             backends.get(0).release(held);

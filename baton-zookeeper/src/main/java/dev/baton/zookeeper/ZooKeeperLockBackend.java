@@ -8,6 +8,7 @@ import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
+import dev.baton.spi.Waiting;
 import dev.baton.zookeeper.ZooKeeperHeldNodes.HeldNode;
 import dev.baton.zookeeper.ZooKeeperQueueProtocol.Entered;
 import java.time.Duration;
@@ -74,9 +75,13 @@ final class ZooKeeperLockBackend implements LockBackend {
         return calls.backendName();
     }
 
+    /**
+     * Waiters queue in the server; each wait is, for now, one call that watches its predecessor from
+     * the waiting thread.
+     */
     @Override
-    public boolean queuesWaiters() {
-        return true;
+    public Waiting waiting(LockKind kind) {
+        return Waiting.blocking(this::acquire, 16);
     }
 
     /**
@@ -100,8 +105,7 @@ final class ZooKeeperLockBackend implements LockBackend {
         }
     }
 
-    @Override
-    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+    Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
         long start = System.nanoTime();
         if (request.kind() == LockKind.PERMIT) {
             return permits.acquire(request, start, timeoutNanos);

@@ -339,9 +339,9 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         resources.add(backend);
         String name = fresh("mixed");
         Duration lease = Duration.ofMillis(600);
-        Grant lock = backend.acquire(new LockRequest(name, owner(), LockKind.MUTEX, lease), 0)
+        Grant lock = backend.tryAcquire(new LockRequest(name, owner(), LockKind.MUTEX, lease))
                 .orElseThrow();
-        Grant permit = backend.acquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2), 0)
+        Grant permit = backend.tryAcquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2))
                 .orElseThrow();
         // Four renewals a third of the lease apart: past the first lease time, both still held.
         for (int i = 0; i < 4; i++) {

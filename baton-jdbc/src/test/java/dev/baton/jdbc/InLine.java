@@ -1,0 +1,24 @@
+package dev.baton.jdbc;
+
+import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockRequest;
+import dev.baton.spi.ReleaseNotifications.Subscription;
+import dev.baton.spi.WaitQueue;
+
+/**
+ * Puts a request in a backend's line as the core does ({@link WaitQueue#enter}), for tests that play
+ * the core's part: the test then attempts with {@code tryAcquire}, which serves a request in line by
+ * its owner id, and closing the returned subscription leaves the line.
+ */
+final class InLine {
+    private InLine() {}
+
+    static Subscription enter(LockBackend backend, LockRequest request, Runnable wake) {
+        WaitQueue.Entry entry = backend.waiting(request.kind()).queue().enter(request, wake);
+        if (entry.grantedOnEntry().isPresent()) {
+            throw new AssertionError(
+                    "granted on entry: " + entry.grantedOnEntry().get());
+        }
+        return entry::leave;
+    }
+}
