@@ -9,10 +9,10 @@ import dev.baton.spi.WaitQueue;
 import dev.baton.spi.Waiting;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One acquisition that is not reentrant, from the local gate to the grant or to its end without one:
@@ -59,7 +59,7 @@ final class Acquisition {
 
     private final AtomicBoolean attemptPending = new AtomicBoolean();
     private final AtomicReference<Stop> stop = new AtomicReference<>();
-    private volatile Future<?> blockingCall;
+    private volatile BlockingCall blockingCall;
 
     // Touched by steps only, one at a time.
     private boolean done;
@@ -106,17 +106,39 @@ final class Acquisition {
         this.attempt = attempt;
     }
 
-    /** Starts: the first step runs on the driver. */
+    /**
+     * Starts, on the caller's thread: the gate is entered here, so that the waiters of one client line
+     * up in the order they called, and the first step that talks to the backend runs on the driver.
+     * Nothing here blocks.
+     */
     void start() {
-        driver.execute(this::begin);
+        if (client.isClosed()) {
+            driver.execute(() -> end(Stop.CLOSED));
+            return;
+        }
+        if (timeoutNanos > 0) {
+            deadline = client.waits.schedule(() -> stop(Stop.TIMEOUT), remainingNanos());
+        }
+        if (local.gated()) {
+            // Written before entering: once queued, a release may hand this acquisition its permit
+            // on another thread at once, so nothing here may write after a queued enter.
+            gateQueued = timeoutNanos != 0;
+            if (!local.gate.enter(this, gateQueued)) {
+                driver.execute(timeoutNanos == 0 ? () -> end(Stop.TIMEOUT) : attempt::waiting);
+                return;
+            }
+            gateQueued = false;
+            gateHeld = true;
+        }
+        driver.execute(this::onBackend);
     }
 
     /** Asks it to stop; from any thread. A grant already on its way is released (cancel, close). */
     void stop(Stop why) {
         if (stop.compareAndSet(null, why)) {
-            Future<?> call = blockingCall;
+            BlockingCall call = blockingCall;
             if (call != null && why != Stop.TIMEOUT) {
-                call.cancel(true); // the blocking wait withdraws its request when interrupted
+                call.cancel(); // the blocking wait withdraws its request when interrupted
             }
             driver.execute(this::stopped);
         }
@@ -159,7 +181,7 @@ final class Acquisition {
         });
     }
 
-    private void begin() {
+    private void onBackend() {
         if (done) {
             return;
         }
@@ -167,29 +189,6 @@ final class Acquisition {
             stopped();
             return;
         }
-        if (client.isClosed()) {
-            end(Stop.CLOSED);
-            return;
-        }
-        if (timeoutNanos > 0) {
-            deadline = client.waits.schedule(() -> stop(Stop.TIMEOUT), remainingNanos());
-        }
-        if (local.gated()) {
-            if (!local.gate.enter(this, timeoutNanos != 0)) {
-                if (timeoutNanos == 0) {
-                    end(Stop.TIMEOUT);
-                } else {
-                    gateQueued = true;
-                    attempt.waiting();
-                }
-                return;
-            }
-            gateHeld = true;
-        }
-        onBackend();
-    }
-
-    private void onBackend() {
         try {
             client.checkOpen();
             request = client.request(lock, caller);
@@ -316,18 +315,11 @@ final class Acquisition {
         long remaining = timeoutNanos < 0 ? -1 : Math.max(1, remainingNanos());
         attempt.waiting();
         if (!driver.onCallerThread()) {
-            LockRequest waitingRequest = request;
-            long waitNanos = remaining;
-            blockingCall = client.waits.pinned(waiting.concurrency()).submit(() -> {
-                try {
-                    Optional<Grant> grant = waiting.blockingWait().acquire(waitingRequest, waitNanos);
-                    driver.execute(() -> blocked(grant, null));
-                } catch (InterruptedException | RuntimeException e) {
-                    driver.execute(() -> blocked(Optional.empty(), e));
-                }
-            });
+            BlockingCall call = new BlockingCall(request, remaining);
+            blockingCall = call;
+            client.waits.pinned(waiting.concurrency()).execute(call);
             if (stop.get() != null) {
-                blockingCall.cancel(true);
+                call.cancel();
             }
             return;
         }
@@ -347,6 +339,68 @@ final class Acquisition {
                 interruptSwallowed = true;
                 remaining = timeoutNanos < 0 ? -1 : Math.max(1, remainingNanos());
             }
+        }
+    }
+
+    /**
+     * A blocking wait of an asynchronous acquisition, on the pinned pool. Why not a {@code Future}: a
+     * cancelled {@code FutureTask} that has not started never runs, so it would never report back;
+     * this one always reports, and is interrupted only while it runs.
+     */
+    private final class BlockingCall implements Runnable {
+        private final LockRequest waitingRequest;
+        private final long waitNanos;
+        private final ReentrantLock lock = new ReentrantLock();
+        private Thread runner;
+        private boolean cancelled;
+
+        BlockingCall(LockRequest waitingRequest, long waitNanos) {
+            this.waitingRequest = waitingRequest;
+            this.waitNanos = waitNanos;
+        }
+
+        void cancel() {
+            lock.lock();
+            try {
+                cancelled = true;
+                if (runner != null) {
+                    runner.interrupt();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        @Override
+        public void run() {
+            lock.lock();
+            try {
+                if (cancelled) {
+                    driver.execute(() -> blocked(Optional.empty(), new InterruptedException()));
+                    return;
+                }
+                runner = Thread.currentThread();
+            } finally {
+                lock.unlock();
+            }
+            Optional<Grant> grant = Optional.empty();
+            Exception failure = null;
+            try {
+                grant = BackendAttempts.block(client.backend, waiting.blockingWait(), waitingRequest, waitNanos);
+            } catch (InterruptedException | RuntimeException e) {
+                failure = e;
+            } finally {
+                lock.lock();
+                try {
+                    runner = null;
+                    Thread.interrupted(); // a cancel that came as the call returned is not the pool's
+                } finally {
+                    lock.unlock();
+                }
+            }
+            Optional<Grant> outcome = grant;
+            Exception failed = failure;
+            driver.execute(() -> blocked(outcome, failed));
         }
     }
 

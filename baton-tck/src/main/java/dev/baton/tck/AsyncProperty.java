@@ -1,0 +1,258 @@
+package dev.baton.tck;
+
+import static dev.baton.tck.KitTime.SLACK;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import dev.baton.Baton;
+import dev.baton.DistributedLock;
+import dev.baton.Lease;
+import dev.baton.LockAdmin;
+import dev.baton.LockClient;
+import dev.baton.LockListener;
+import dev.baton.LockLostException;
+import dev.baton.LockOptions;
+import dev.baton.LockTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The kit's property of the asynchronous API ({@link LockBackendContract.Async}): asynchronous and
+ * blocking holders exclude each other; a cancelled wait leaves nothing behind on the backend, and a
+ * grant that arrives after the cancel is released; asynchronous waiters are served in the order they
+ * came where the backend is fair; and a lost lease is told to its asynchronous holder.
+ *
+ * <p>Why it waits on listener events: a cancel ends the caller's future at once, while the
+ * acquisition leaves the backend's line on a Baton thread afterwards; the acquisition's end, which
+ * {@link LockListener#acquireEnded} reports once its clean-up is done, is the moment from which
+ * nothing may be left.
+ */
+abstract class AsyncProperty {
+    private final LockBackendContract contract;
+
+    AsyncProperty(LockBackendContract contract) {
+        this.contract = contract;
+    }
+
+    /** Every acquire call's end, as the client's listener hears it. */
+    private static final class Ends implements LockListener {
+        final BlockingQueue<AcquireOutcome> outcomes = new LinkedBlockingQueue<>();
+        final BlockingQueue<String> waits = new LinkedBlockingQueue<>();
+        final BlockingQueue<String> releases = new LinkedBlockingQueue<>();
+
+        @Override
+        public void waitStarted(String lock, String backend) {
+            waits.add(lock);
+        }
+
+        @Override
+        public void acquireEnded(String lock, String backend, AcquireOutcome outcome, Duration waited) {
+            outcomes.add(outcome);
+        }
+
+        @Override
+        public void leaseReleased(String lock, String backend, Duration held) {
+            releases.add(lock);
+        }
+
+        AcquireOutcome nextOutcome() throws InterruptedException {
+            AcquireOutcome outcome = outcomes.poll(bound().toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(outcome).as("an acquisition ended").isNotNull();
+            return outcome;
+        }
+
+        void awaitWaiting() throws InterruptedException {
+            assertThat(waits.poll(bound().toMillis(), TimeUnit.MILLISECONDS))
+                    .as("the acquisition started waiting")
+                    .isNotNull();
+        }
+
+        void awaitRelease() throws InterruptedException {
+            assertThat(releases.poll(bound().toMillis(), TimeUnit.MILLISECONDS))
+                    .as("the lease was released")
+                    .isNotNull();
+        }
+    }
+
+    private static Duration bound() {
+        return KitTime.OPERATION_TIMEOUT.plus(SLACK);
+    }
+
+    private LockClient client(Ends ends) {
+        LockOptions options = contract.options().toBuilder().listener(ends).build();
+        return contract.client(options);
+    }
+
+    @Test
+    void asyncAndBlockingHoldersNeverOverlap() throws Exception {
+        String name = contract.lockName();
+        CriticalSections sections = new CriticalSections();
+        int rounds = 30;
+        LockClient async = contract.client();
+        LockClient blocking = contract.client();
+        Future<?> threads = contract.inThread(() -> {
+            sections.run(blocking.lock(name), rounds);
+            return null;
+        });
+        DistributedLock lock = async.lock(name);
+        // Four chains of asynchronous acquisitions at once, each starting its next one on release.
+        List<CompletableFuture<Void>> chains = new ArrayList<>();
+        for (int c = 0; c < 4; c++) {
+            chains.add(chain(lock, sections, rounds));
+        }
+        for (CompletableFuture<Void> chain : chains) {
+            chain.get(KitTime.TEST_TIMEOUT_SECONDS / 2, TimeUnit.SECONDS);
+        }
+        threads.get(KitTime.TEST_TIMEOUT_SECONDS / 2, TimeUnit.SECONDS);
+        assertThat(sections.overlaps.get()).as("overlapping critical sections").isZero();
+        assertThat(sections.counter).isEqualTo(5L * rounds);
+        CriticalSections.assertStrictlyIncreasing(sections.tokens);
+    }
+
+    private static CompletableFuture<Void> chain(DistributedLock lock, CriticalSections sections, int rounds) {
+        CompletableFuture<Void> start = CompletableFuture.completedFuture(null);
+        CompletableFuture<Void> next = start;
+        for (int i = 0; i < rounds; i++) {
+            next = next.thenCompose(ignored -> lock.acquireAsync(Duration.ofSeconds(60)))
+                    .thenCompose(lease -> {
+                        sections.enter(lease);
+                        sections.exit();
+                        return lease.releaseAsync();
+                    });
+        }
+        return next;
+    }
+
+    @Test
+    void aCancelledWaitLeavesNothingBehind() throws Exception {
+        String name = contract.lockName();
+        Ends ends = new Ends();
+        LockClient holderClient = contract.client();
+        LockClient waiterClient = client(ends);
+        Lease held = holderClient.lock(name).acquire(Duration.ofSeconds(10));
+        CompletableFuture<Lease> waiting = waiterClient.lock(name).acquireAsync(Duration.ofSeconds(60));
+        ends.awaitWaiting();
+        assertThat(waiting.cancel(false)).isTrue();
+        assertThat(ends.nextOutcome()).isEqualTo(LockListener.AcquireOutcome.CANCELLED);
+
+        held.close();
+        // A leftover entry would have been handed the lock, or would stand before this request.
+        try (Lease next = contract.client()
+                .lock(name)
+                .tryAcquire()
+                .orElseThrow(() -> new AssertionError(
+                        "the lock is not free after its holder released it: the cancelled waiter left something"
+                                + " behind"))) {
+            assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+        }
+        assertThat(waiting).isCancelled();
+    }
+
+    @Test
+    void aGrantThatArrivesAfterTheCancelIsReleased() throws Exception {
+        String name = contract.lockName();
+        Ends ends = new Ends();
+        LockClient client = client(ends);
+        LockClient other = contract.client();
+        for (int i = 0; i < 10; i++) {
+            // The lock is free, so the grant is on its way while the caller cancels.
+            CompletableFuture<Lease> acquiring = client.lock(name).acquireAsync(Duration.ofSeconds(10));
+            if (!acquiring.cancel(false)) {
+                acquiring.join().close(); // granted before the cancel: an ordinary lease
+            }
+            if (ends.nextOutcome() == LockListener.AcquireOutcome.ACQUIRED) {
+                ends.awaitRelease(); // granted before the cancel was seen: released on completion
+            }
+            try (Lease taken = other.lock(name)
+                    .tryAcquire()
+                    .orElseThrow(() -> new AssertionError(
+                            "the lock is held after its acquisition was cancelled: the late grant was not released"))) {
+                assertThat(taken.isValid()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void asyncWaitersAreServedInTheOrderTheyCame() throws Exception {
+        assumeThat(contract.fixture().capabilities()).contains(Capability.FAIR);
+        String name = contract.lockName();
+        LockClient holderClient = contract.client();
+        Lease held = holderClient.lock(name).acquire(Duration.ofSeconds(10));
+        List<CompletableFuture<Lease>> waiters = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            Ends ends = new Ends();
+            waiters.add(client(ends).lock(name).acquireAsync(Duration.ofSeconds(60)));
+            ends.awaitWaiting();
+        }
+        // Three more on one client: they line up at its gate in the order they were asked for.
+        Ends local = new Ends();
+        LockClient shared = client(local);
+        for (int i = 0; i < 3; i++) {
+            waiters.add(shared.lock(name).acquireAsync(Duration.ofSeconds(60)));
+        }
+        held.close();
+        long token = held.fencingToken();
+        for (int i = 0; i < waiters.size(); i++) {
+            Lease lease = waiters.get(i).get(bound().toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(lease.fencingToken())
+                    .as("waiter %d is served in turn", i)
+                    .isGreaterThan(token);
+            for (int later = i + 1; later < waiters.size(); later++) {
+                assertThat(waiters.get(later))
+                        .as("waiter %d waits for waiter %d", later, i)
+                        .isNotDone();
+            }
+            token = lease.fencingToken();
+            lease.releaseAsync().get(bound().toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    @Test
+    void aLossIsToldToAnAsyncHolder() throws Exception {
+        String name = contract.lockName();
+        LockClient client = contract.client();
+        Lease held =
+                client.lock(name).acquireAsync(Duration.ofSeconds(10)).get(bound().toMillis(), TimeUnit.MILLISECONDS);
+        CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+        held.onLost(lost::complete);
+        LockAdmin admin = contract.track(Baton.admin(contract.fixture().uri(), contract.options()));
+        assertThat(admin.forceRelease(name)).isNotEmpty();
+        Duration told = contract.options().leaseTime().plus(bound());
+        assertThat(lost.get(told.toMillis(), TimeUnit.MILLISECONDS)).hasMessageContaining(name);
+        assertThat(held.isValid()).isFalse();
+        held.releaseAsync().get(bound().toMillis(), TimeUnit.MILLISECONDS); // never fails for a lost lease
+    }
+
+    @Test
+    void aTimedOutAsyncWaitFailsWithLockTimeoutAndLeavesTheLine() throws Exception {
+        String name = contract.lockName();
+        Ends ends = new Ends();
+        LockClient holderClient = contract.client();
+        Lease held = holderClient.lock(name).acquire(Duration.ofSeconds(10));
+        CompletableFuture<Lease> waiting = client(ends).lock(name).acquireAsync(Duration.ofMillis(200));
+        try {
+            waiting.get(bound().toMillis(), TimeUnit.MILLISECONDS);
+            throw new AssertionError("acquired a held lock");
+        } catch (ExecutionException e) {
+            assertThat(e.getCause()).isInstanceOf(LockTimeoutException.class).hasMessageContaining(name);
+        }
+        assertThat(ends.nextOutcome()).isEqualTo(LockListener.AcquireOutcome.TIMED_OUT);
+        held.close();
+        try (Lease next = contract.client()
+                .lock(name)
+                .tryAcquire()
+                .orElseThrow(
+                        () -> new AssertionError(
+                                "the lock is not free after its holder released it: the timed-out waiter left something behind"))) {
+            assertThat(next.isValid()).isTrue();
+        }
+    }
+}
