@@ -1,33 +1,20 @@
 package dev.baton.internal;
 
 import dev.baton.LockListener.AcquireOutcome;
-import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockRequest;
-import dev.baton.spi.ReleaseNotifications;
-import dev.baton.spi.WaitQueue;
-import dev.baton.spi.Waiting;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One acquisition that is not reentrant, from the local gate to the grant or to its end without one:
  * the one implementation of waiting behind the blocking and the asynchronous API.
  *
  * <p>It is a sequence of short steps run by its {@link Driver}, one at a time: enter the gate, then
- * try the backend in the form the backend waits in ({@link Waiting}): attempts paced by backoff and
- * woken by release hints, an entry in the backend's line woken by the backend, or one blocking call.
- * Between two steps it holds no thread. Events from other threads (a wake, a retry or deadline timer,
- * a cancel, the client closing) only schedule steps ({@link #poke()}, {@link #stop}), so every field
- * but the few atomics below is touched by one step at a time and needs no lock.
- *
- * <p>Why the send time is kept: a grant's validity counts from when the call that obtained it was
- * sent, never from when the wait began. A grant answered with less than half of its validity left
- * (a stalled client, a slow server) is released and the wait goes on ({@link #late}).
+ * wait on the backend in the form the backend waits in ({@link BackendWait}). Between two steps it
+ * holds no thread. Events from other threads (a wake, a retry or deadline timer, a cancel, the client
+ * closing) only schedule steps ({@link #poke()}, {@link #stop}), so every field but the few atomics
+ * below is touched by one step at a time and needs no lock.
  *
  * <p>Ending: whatever stops it (its timeout, an interrupt of the blocking caller, a cancel of the
  * asynchronous future, the client closing, a failure) it leaves the gate, its subscription and its
@@ -57,24 +44,16 @@ final class Acquisition {
     /** The grant as held, or null when the time ran out; exceptional on failure, interrupt or close. */
     final CompletableFuture<HeldGrant> result = new CompletableFuture<>();
 
-    private final AtomicBoolean attemptPending = new AtomicBoolean();
     private final AtomicReference<Stop> stop = new AtomicReference<>();
-    private volatile BlockingCall blockingCall;
 
     // Touched by steps only, one at a time.
     private boolean done;
     private boolean gateQueued;
     private boolean gateHeld;
-    private LockRequest request;
-    private Waiting waiting;
-    private WaitQueue.Entry entry;
-    private ReleaseNotifications.Subscription subscription;
-    private boolean subscribed;
-    private Backoff backoff;
-    private ScheduledFuture<?> retry;
     private ScheduledFuture<?> deadline;
-    private long sentAt;
     private boolean interruptSwallowed;
+    /** Past the gate: the time on the backend, or null before. */
+    private volatile BackendWait backend;
 
     /**
      * @param timeoutNanos 0 to try once, negative to wait without limit
@@ -117,7 +96,7 @@ final class Acquisition {
             return;
         }
         if (timeoutNanos > 0) {
-            deadline = client.waits.schedule(() -> stop(Stop.TIMEOUT), remainingNanos());
+            deadline = client.waits.schedule(() -> stop(Stop.TIMEOUT), timeoutNanos);
         }
         if (local.gated()) {
             // Written before entering: once queued, a release may hand this acquisition its permit
@@ -136,12 +115,17 @@ final class Acquisition {
     /** Asks it to stop; from any thread. A grant already on its way is released (cancel, close). */
     void stop(Stop why) {
         if (stop.compareAndSet(null, why)) {
-            BlockingCall call = blockingCall;
-            if (call != null && why != Stop.TIMEOUT) {
-                call.cancel(); // the blocking wait withdraws its request when interrupted
+            BackendWait onBackend = backend;
+            if (onBackend != null && why != Stop.TIMEOUT) {
+                onBackend.cancelBlockingCall();
             }
             driver.execute(this::stopped);
         }
+    }
+
+    /** Why it was asked to stop; null while it goes on. */
+    Stop stopReason() {
+        return stop.get();
     }
 
     /**
@@ -161,10 +145,11 @@ final class Acquisition {
         return interruptSwallowed;
     }
 
-    /** Schedules an attempt now (a release hint, the backend's wake, a retry timer); from any thread. */
+    /** A release in this client: an acquisition waiting on the backend attempts at once; from any thread. */
     void poke() {
-        if (attemptPending.compareAndSet(false, true)) {
-            driver.execute(this::attemptAgain);
+        BackendWait onBackend = backend;
+        if (onBackend != null) {
+            onBackend.poke();
         }
     }
 
@@ -191,234 +176,43 @@ final class Acquisition {
         }
         try {
             client.checkOpen();
-            request = client.request(lock, caller);
+            BackendWait wait = new BackendWait(this, client, lock, driver, client.request(lock, caller));
+            backend = wait;
             if (timeoutNanos == 0) {
-                sentAt = client.ticker.nanoTime();
-                Optional<Grant> grant = BackendAttempts.tryOnce(client.backend, request);
-                if (grant.isPresent() && !late(grant.get())) {
-                    granted(grant.get());
-                } else {
-                    end(Stop.TIMEOUT);
-                }
+                wait.tryOnce();
                 return;
             }
-            waiting = client.waiting(lock.kind());
             local.waiters.add(this);
-            switch (waiting.form()) {
-                case POLLING -> {
-                    backoff = new Backoff(
-                            lock.options().pollInitialDelay(), lock.options().pollMaxDelay());
-                    pollAttempt();
-                }
-                case QUEUE -> enterLine();
-                case BLOCKING -> block();
-            }
+            wait.begin();
         } catch (RuntimeException e) {
             fail(e);
         }
     }
 
-    private void attemptAgain() {
-        attemptPending.set(false);
-        if (done || request == null || waiting == null) {
-            return;
-        }
-        if (stop.get() != null) {
-            stopped();
-            return;
-        }
-        try {
-            switch (waiting.form()) {
-                case POLLING -> pollAttempt();
-                case QUEUE -> attemptInLine();
-                case BLOCKING -> {} // the blocking call reports itself
-            }
-        } catch (RuntimeException e) {
-            fail(e);
-        }
+    boolean done() {
+        return done;
     }
 
-    private void pollAttempt() {
-        cancelRetry();
-        sentAt = client.ticker.nanoTime();
-        Optional<Grant> grant = BackendAttempts.tryOnce(client.backend, request);
-        if (grant.isPresent()) {
-            if (!late(grant.get())) {
-                granted(grant.get());
-            } else {
-                poke(); // the lock was free a moment ago: again at once
-            }
-            return;
-        }
-        if (timedOut()) {
-            return;
-        }
+    /** The acquisition has to wait; reported to the listeners once. */
+    void waiting() {
         attempt.waiting();
-        if (!subscribed && waiting.notifications().supported()) {
-            // Subscribe, then try again at once: a release between the attempt and the subscription
-            // would otherwise go unnoticed until the next retry.
-            subscribed = true;
-            subscription = client.hints.subscribe(waiting.notifications(), request, this::poke);
-            poke();
-            return;
-        }
-        retryIn(backoff.nextPauseNanos());
-    }
-
-    private void enterLine() {
-        sentAt = client.ticker.nanoTime();
-        entry = BackendAttempts.enter(client.backend, waiting.queue(), request, this::poke);
-        Optional<Grant> grant = entry.grantedOnEntry();
-        if (grant.isPresent()) {
-            entry = null;
-            takeFromLine(grant.get());
-            return;
-        }
-        attempt.waiting();
-        retryIn(lock.options().pollMaxDelay().toNanos());
-    }
-
-    private void attemptInLine() {
-        cancelRetry();
-        if (entry == null) {
-            enterLine();
-            return;
-        }
-        sentAt = client.ticker.nanoTime();
-        Optional<Grant> grant;
-        try {
-            grant = entry.attempt();
-        } catch (RuntimeException e) {
-            throw new LockUnavailableException(
-                    lock.describe() + ": the backend failed while waiting in its line: " + e.getMessage(), e);
-        }
-        if (grant.isPresent()) {
-            entry = null;
-            takeFromLine(grant.get());
-            return;
-        }
-        if (!timedOut()) {
-            retryIn(lock.options().pollMaxDelay().toNanos());
-        }
-    }
-
-    /** A grant from the line: a late one was released by {@link #late}, so the request lines up again. */
-    private void takeFromLine(Grant grant) {
-        if (late(grant)) {
-            poke();
-        } else {
-            granted(grant);
-        }
-    }
-
-    private void block() {
-        long remaining = timeoutNanos < 0 ? -1 : Math.max(1, remainingNanos());
-        attempt.waiting();
-        if (!driver.onCallerThread()) {
-            BlockingCall call = new BlockingCall(request, remaining);
-            blockingCall = call;
-            client.waits.pinned(waiting.concurrency()).execute(call);
-            if (stop.get() != null) {
-                call.cancel();
-            }
-            return;
-        }
-        while (true) {
-            try {
-                Optional<Grant> grant =
-                        BackendAttempts.block(client.backend, waiting.blockingWait(), request, remaining);
-                sentAt = client.ticker.nanoTime();
-                blocked(grant, null);
-                return;
-            } catch (InterruptedException e) {
-                if (interruptible) {
-                    stop.compareAndSet(null, Stop.INTERRUPTED);
-                    blocked(Optional.empty(), e);
-                    return;
-                }
-                interruptSwallowed = true;
-                remaining = timeoutNanos < 0 ? -1 : Math.max(1, remainingNanos());
-            }
-        }
     }
 
     /**
-     * A blocking wait of an asynchronous acquisition, on the pinned pool. Why not a {@code Future}: a
-     * cancelled {@code FutureTask} that has not started never runs, so it would never report back;
-     * this one always reports, and is interrupted only while it runs.
+     * The blocking caller's call was interrupted: true if that ends the wait (interruptible), false if
+     * the wait goes on and the caller sets its interrupt flag again at the end.
      */
-    private final class BlockingCall implements Runnable {
-        private final LockRequest waitingRequest;
-        private final long waitNanos;
-        private final ReentrantLock lock = new ReentrantLock();
-        private Thread runner;
-        private boolean cancelled;
-
-        BlockingCall(LockRequest waitingRequest, long waitNanos) {
-            this.waitingRequest = waitingRequest;
-            this.waitNanos = waitNanos;
+    boolean interruptedInCall() {
+        if (interruptible) {
+            stop.compareAndSet(null, Stop.INTERRUPTED);
+            return true;
         }
-
-        void cancel() {
-            lock.lock();
-            try {
-                cancelled = true;
-                if (runner != null) {
-                    runner.interrupt();
-                }
-            } finally {
-                lock.unlock();
-            }
-        }
-
-        @Override
-        public void run() {
-            lock.lock();
-            try {
-                if (cancelled) {
-                    driver.execute(() -> blocked(Optional.empty(), new InterruptedException()));
-                    return;
-                }
-                runner = Thread.currentThread();
-            } finally {
-                lock.unlock();
-            }
-            Optional<Grant> grant = Optional.empty();
-            Exception failure = null;
-            try {
-                grant = BackendAttempts.block(client.backend, waiting.blockingWait(), waitingRequest, waitNanos);
-            } catch (InterruptedException | RuntimeException e) {
-                failure = e;
-            } finally {
-                lock.lock();
-                try {
-                    runner = null;
-                    Thread.interrupted(); // a cancel that came as the call returned is not the pool's
-                } finally {
-                    lock.unlock();
-                }
-            }
-            Optional<Grant> outcome = grant;
-            Exception failed = failure;
-            driver.execute(() -> blocked(outcome, failed));
-        }
-    }
-
-    private void blocked(Optional<Grant> grant, Exception failure) {
-        blockingCall = null;
-        if (grant.isPresent()) {
-            sentAt = client.ticker.nanoTime();
-            granted(grant.get());
-        } else if (failure instanceof RuntimeException e && stop.get() == null) {
-            fail(e);
-        } else {
-            Stop why = stop.get();
-            end(why != null ? why : Stop.TIMEOUT);
-        }
+        interruptSwallowed = true;
+        return false;
     }
 
     /** Ends with a timeout if the time is up; the deadline timer does the same when it fires. */
-    private boolean timedOut() {
+    boolean timedOut() {
         if (timeoutNanos >= 0 && remainingNanos() <= 0) {
             end(Stop.TIMEOUT);
             return true;
@@ -426,38 +220,13 @@ final class Acquisition {
         return false;
     }
 
-    private long remainingNanos() {
-        return timeoutNanos - (client.ticker.nanoTime() - start);
+    /** The time left, or {@code Long.MIN_VALUE} for a wait without limit. */
+    long remainingNanos() {
+        return timeoutNanos < 0 ? Long.MIN_VALUE : timeoutNanos - (client.ticker.nanoTime() - start);
     }
 
-    private void retryIn(long nanos) {
-        long delay = timeoutNanos < 0 ? nanos : Math.min(nanos, Math.max(0, remainingNanos()));
-        retry = client.waits.schedule(this::poke, delay);
-    }
-
-    private void cancelRetry() {
-        if (retry != null) {
-            retry.cancel(false);
-            retry = null;
-        }
-    }
-
-    /**
-     * Whether a grant came back with less than half its validity left, counted from when its request
-     * was sent: it is then released and not handed out, as it would be lost before its first renewal
-     * could be answered.
-     */
-    private boolean late(Grant grant) {
-        long validity = grant.validityNanos(lock.options().leaseTime());
-        long elapsed = client.ticker.nanoTime() - sentAt;
-        if (elapsed < validity / 2) {
-            return false;
-        }
-        client.releaseLate(lock, grant, elapsed, validity);
-        return true;
-    }
-
-    private void granted(Grant grant) {
+    /** A grant for this acquisition, counted valid from {@code sentAt} (its request's send time). */
+    void granted(Grant grant, long sentAt) {
         Stop why = stop.get();
         if (why == Stop.CANCELLED || why == Stop.CLOSED) {
             client.releaseUnwanted(lock, grant);
@@ -479,18 +248,19 @@ final class Acquisition {
         client.acquisitionEnded(this);
     }
 
-    private void stopped() {
+    void stopped() {
         if (done) {
             return;
         }
-        if (blockingCall != null) {
-            return; // the interrupted call reports itself (blocked)
+        BackendWait onBackend = backend;
+        if (onBackend != null && onBackend.blocking()) {
+            return; // the interrupted call reports itself
         }
         Stop why = stop.get();
         end(why != null ? why : Stop.TIMEOUT);
     }
 
-    private void fail(RuntimeException failure) {
+    void fail(RuntimeException failure) {
         if (!done) {
             done = true;
             leaveWaiting();
@@ -499,7 +269,7 @@ final class Acquisition {
         }
     }
 
-    private void end(Stop why) {
+    void end(Stop why) {
         if (done) {
             return;
         }
@@ -535,7 +305,10 @@ final class Acquisition {
 
     /** Leaves the gate's line, the backend's line and the release hints; nothing of them stays. */
     private void leaveWaiting() {
-        cancelRetry();
+        BackendWait onBackend = backend;
+        if (onBackend != null) {
+            onBackend.leave();
+        }
         if (deadline != null) {
             deadline.cancel(false);
             deadline = null;
@@ -547,14 +320,6 @@ final class Acquisition {
             local.gate.leave(this);
         }
         local.waiters.remove(this);
-        if (subscription != null) {
-            client.hints.unsubscribe(request, subscription);
-            subscription = null;
-        }
-        if (entry != null) {
-            client.hints.leave(request, entry);
-            entry = null;
-        }
     }
 
     private void releaseGate() {
