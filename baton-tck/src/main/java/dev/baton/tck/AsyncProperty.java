@@ -2,7 +2,6 @@ package dev.baton.tck;
 
 import static dev.baton.tck.KitTime.SLACK;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.baton.Baton;
 import dev.baton.DistributedLock;
@@ -23,14 +22,17 @@ import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
 
 /**
  * The kit's property of the asynchronous API ({@link LockBackendContract.Async}): asynchronous and
  * blocking holders exclude each other; a cancelled wait leaves nothing behind on the backend, and a
  * grant that arrives after the cancel is released; one client's asynchronous waiters are served in
- * the order they asked, and where the backend is fair, waiters on other clients come before the
- * releasing client's next attempt; and a lost lease is told to its asynchronous holder.
+ * the order they asked, and where the backend is fair, asynchronous clients looping on one lock each
+ * get a fair share; and a lost lease is told to its asynchronous holder.
  *
  * <p>Why it waits on listener events: a cancel ends the caller's future at once, while the
  * acquisition leaves the backend's line on a Baton thread afterwards; the acquisition's end, which
@@ -203,37 +205,59 @@ abstract class AsyncProperty {
         }
     }
 
+    /**
+     * {@link FairnessProperty}'s run with asynchronous clients: four clients, each a chain of
+     * acquisitions that asks again as soon as it released, and no thread of their own.
+     */
     @Test
-    void asyncWaitersOnOtherClientsComeBeforeTheReleasersNextAttempt() throws Exception {
-        assumeThat(contract.fixture().capabilities()).contains(Capability.FAIR);
+    void fourAsyncClientsLoopingOnOneNameEachGetAFairShare() throws Exception {
         String name = contract.lockName();
-        LockClient releaser = contract.client();
-        Lease held = releaser.lock(name).acquire(Duration.ofSeconds(10));
-        List<CompletableFuture<Lease>> waiters = new ArrayList<>();
-        for (int i = 0; i < 3; i++) {
-            Ends ends = new Ends();
-            waiters.add(client(ends).lock(name).acquireAsync(Duration.ofSeconds(60)));
-            ends.awaitWaiting();
+        AtomicIntegerArray grants = new AtomicIntegerArray(FairnessProperty.CLIENTS);
+        AtomicInteger total = new AtomicInteger();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger overlaps = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<DistributedLock> locks = new ArrayList<>();
+        for (int c = 0; c < FairnessProperty.CLIENTS; c++) {
+            DistributedLock lock = contract.client().lock(name);
+            lock.acquire(Duration.ofSeconds(60)).close(); // connected before the run counts
+            locks.add(lock);
         }
-        long token = held.fencingToken();
-        held.close();
-        for (int served = 0; served < waiters.size(); served++) {
-            assertThat(releaser.lock(name).tryAcquire())
-                    .as("the releasing client's next attempt while %d async waiter(s) wait", waiters.size() - served)
-                    .isEmpty();
-            CompletableFuture<Object> any = CompletableFuture.anyOf(
-                    waiters.stream().filter(waiter -> !waiter.isDone()).toArray(CompletableFuture[]::new));
-            any.get(bound().toMillis(), TimeUnit.MILLISECONDS);
-            Lease lease = waiters.stream()
-                    .filter(waiter -> waiter.isDone() && !waiter.isCompletedExceptionally())
-                    .map(CompletableFuture::join)
-                    .filter(Lease::isValid)
-                    .findFirst()
-                    .orElseThrow();
-            assertThat(lease.fencingToken()).isGreaterThan(token);
-            token = lease.fencingToken();
-            lease.close();
+        long countingSince = System.nanoTime();
+        List<CompletableFuture<Void>> loops = new ArrayList<>();
+        for (int c = 0; c < locks.size(); c++) {
+            int client = c;
+            loops.add(loop(locks.get(c), stop, lease -> {
+                if (inside.incrementAndGet() > 1) {
+                    overlaps.incrementAndGet();
+                }
+                grants.incrementAndGet(client);
+                if (total.incrementAndGet() >= FairnessProperty.GRANTS
+                        && KitTime.millisSince(countingSince) >= FairnessProperty.RUN.toMillis()) {
+                    stop.set(true);
+                }
+                inside.decrementAndGet();
+            }));
         }
+        for (CompletableFuture<Void> loop : loops) {
+            loop.get(100, TimeUnit.SECONDS);
+        }
+        assertThat(overlaps.get()).isZero();
+        FairnessProperty.assertFairShares(contract, grants);
+    }
+
+    /** Acquires, runs {@code inside}, releases, and again, until {@code stop}; all asynchronously. */
+    private static CompletableFuture<Void> loop(
+            DistributedLock lock, AtomicBoolean stop, java.util.function.Consumer<Lease> inside) {
+        if (stop.get()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        return lock.acquireAsync(Duration.ofSeconds(60))
+                .thenCompose(lease -> {
+                    inside.accept(lease);
+                    return lease.releaseAsync();
+                })
+                .thenCompose(released -> loop(lock, stop, inside));
     }
 
     /** Waiter {@code i}'s lease, granted within the bound of the release before it. */
