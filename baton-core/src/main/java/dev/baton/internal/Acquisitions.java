@@ -2,10 +2,10 @@ package dev.baton.internal;
 
 import dev.baton.Lease;
 import dev.baton.LockException;
+import dev.baton.LockKind;
 import dev.baton.LockTimeoutException;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.Waiting;
 import java.time.Duration;
@@ -172,13 +172,14 @@ final class Acquisitions {
 
     /** The request an acquisition sends, with a fresh owner id. */
     LockRequest request(LockHandle lock, Thread caller) {
-        return new LockRequest(
-                lock.name(),
-                OwnerIds.next(),
-                lock.kind(),
-                lock.options().leaseTime(),
-                Math.max(1, lock.permits()),
-                HolderDescriptions.of(lock.options().clientName(), caller));
+        return LockRequest.builder(
+                        lock.name(),
+                        OwnerIds.next(),
+                        lock.kind(),
+                        lock.options().leaseTime())
+                .permits(Math.max(1, lock.permits()))
+                .holder(HolderDescriptions.of(lock.options().clientName(), caller))
+                .build();
     }
 
     /** A grant answered too late to hand out ({@link Acquisition}): released, best effort. */

@@ -1,6 +1,6 @@
 package dev.baton.internal;
 
-import dev.baton.spi.LockMode;
+import dev.baton.LockMode;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;

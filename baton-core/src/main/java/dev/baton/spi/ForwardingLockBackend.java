@@ -1,5 +1,7 @@
 package dev.baton.spi;
 
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;

@@ -1,5 +1,8 @@
 package dev.baton.spi;
 
+import dev.baton.Holder;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -152,7 +155,7 @@ public interface LockBackend extends AutoCloseable {
      *     after its lease time
      */
     default void abandon(LockRequest request) {
-        release(new Grant(request.name(), request.ownerId(), request.mode(), 0, java.time.Instant.EPOCH, null));
+        release(Grant.of(request, 0, java.time.Instant.EPOCH));
     }
 
     /**
@@ -227,10 +230,14 @@ public interface LockBackend extends AutoCloseable {
                     .filter(holder -> ownerId == null || holder.ownerId().equals(ownerId))
                     .toList();
             for (Holder holder : hit) {
-                abandon(new LockRequest(name, holder.ownerId(), info.kind(), Duration.ofSeconds(1), info.permits()));
+                abandon(LockRequest.builder(name, holder.ownerId(), info.kind(), Duration.ofSeconds(1))
+                        .permits(info.permits())
+                        .build());
             }
             if (!hit.isEmpty()) {
-                broken.add(new LockInfo(name, info.kind(), hit, info.permits(), info.waiters()));
+                broken.add(LockInfo.of(name, info.kind(), hit)
+                        .withPermits(info.permits())
+                        .withWaiters(info.waiters()));
             }
         }
         return broken;

@@ -1,5 +1,6 @@
 package dev.baton.spi;
 
+import dev.baton.LockKind;
 import java.util.Objects;
 
 /**

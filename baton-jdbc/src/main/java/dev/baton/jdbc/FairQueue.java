@@ -1,8 +1,8 @@
 package dev.baton.jdbc;
 
+import dev.baton.LockKind;
+import dev.baton.LockMode;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockKind;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import java.sql.SQLException;

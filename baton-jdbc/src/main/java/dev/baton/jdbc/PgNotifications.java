@@ -1,6 +1,6 @@
 package dev.baton.jdbc;
 
-import dev.baton.spi.LockKind;
+import dev.baton.LockKind;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import java.security.SecureRandom;

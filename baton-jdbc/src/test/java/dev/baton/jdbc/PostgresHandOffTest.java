@@ -2,10 +2,10 @@ package dev.baton.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.servers.PostgresServer;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications.Subscription;
 import dev.baton.testsupport.TcpProxy;
@@ -248,7 +248,8 @@ class PostgresHandOffTest {
     }
 
     private static LockRequest request(String name) {
-        return new LockRequest(name, UUID.randomUUID().toString().replace("-", ""), LockMode.EXCLUSIVE, LEASE);
+        return LockRequest.builder(name, UUID.randomUUID().toString().replace("-", ""), LockKind.MUTEX, LEASE)
+                .build();
     }
 
     private static String table() {

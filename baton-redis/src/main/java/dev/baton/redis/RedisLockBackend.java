@@ -1,10 +1,10 @@
 package dev.baton.redis;
 
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
+import dev.baton.LockMode;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications.Subscription;
 import dev.baton.spi.Waiting;
@@ -229,13 +229,7 @@ public final class RedisLockBackend implements LockBackend {
             // ours after it was acknowledged (see RedisReplicaWait), so ask the server below.
             if (validityNanos > 0 && !replicaWait.enabled()) {
                 waiter.granted = true;
-                return Optional.of(new Grant(
-                                request.name(),
-                                request.ownerId(),
-                                request.mode(),
-                                token,
-                                Instant.now().plusNanos(validityNanos),
-                                null)
+                return Optional.of(Grant.of(request, token, Instant.now().plusNanos(validityNanos))
                         .withValidity(Duration.ofNanos(validityNanos)));
             }
             // Too late to trust the local clock: ask the server (it renews a lock still ours below).
@@ -263,8 +257,7 @@ public final class RedisLockBackend implements LockBackend {
         if (waiter != null) {
             waiter.granted = true;
         }
-        return Optional.of(new Grant(
-                request.name(), request.ownerId(), request.mode(), token, sent.plus(request.leaseTime()), null));
+        return Optional.of(Grant.of(request, token, sent.plus(request.leaseTime())));
     }
 
     /** Runs the acquire script once on {@code via} (see {@link RedisReplicaWait#beforeWrite}); the fencing token if granted, else 0. */

@@ -1,11 +1,11 @@
 package dev.baton.redis;
 
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
+import dev.baton.LockMode;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.Waiting;
 import io.lettuce.core.RedisURI;
@@ -161,7 +161,7 @@ public final class RedlockBackend implements LockBackend {
      */
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
-        if (request.kind() == dev.baton.spi.LockKind.PERMIT) {
+        if (request.kind() == dev.baton.LockKind.PERMIT) {
             // The core never sends one (supportsPermits() is false); refuse any other caller clearly.
             throw new dev.baton.LockConfigurationException("Baton semaphore '" + request.name() + "' on " + name
                     + ": Redlock has no semaphores (a majority of masters does not bound the holders of more"
@@ -266,13 +266,7 @@ public final class RedlockBackend implements LockBackend {
                 if (ticket != null) {
                     ticket.confirmed = true;
                 }
-                return Optional.of(new Grant(
-                        request.name(),
-                        request.ownerId(),
-                        request.mode(),
-                        maxToken,
-                        Instant.now().plusMillis(validity),
-                        null));
+                return Optional.of(Grant.of(request, maxToken, Instant.now().plusMillis(validity)));
             }
             log.debug(
                     "Baton lock '{}' on {}: majority lost while granting ({} of {} still held, validity {} ms);"

@@ -1,6 +1,6 @@
 package dev.baton.redis;
 
-import dev.baton.spi.LockMode;
+import dev.baton.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import dev.baton.spi.ReleaseNotifications.Subscription;

@@ -7,11 +7,11 @@ import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.servers.RedisServer;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import io.lettuce.core.RedisClient;
@@ -70,7 +70,8 @@ class RedisFairHandOffTest {
     private static LockRequest request(String name) {
         byte[] id = new byte[16];
         ThreadLocalRandom.current().nextBytes(id);
-        return new LockRequest(name, HexFormat.of().formatHex(id), LockMode.EXCLUSIVE, LEASE);
+        return LockRequest.builder(name, HexFormat.of().formatHex(id), LockKind.MUTEX, LEASE)
+                .build();
     }
 
     /**
