@@ -2,6 +2,7 @@ package dev.baton;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A named counting semaphore shared by every client of the same backend: at most {@link #permits()}
@@ -69,4 +70,30 @@ public interface DistributedSemaphore {
      * @throws LockConfigurationException if the backend records another permit count for this name
      */
     Optional<Lease> tryAcquire();
+
+    /**
+     * Takes a permit without holding a thread while it waits, waiting at most {@code timeout}; as
+     * {@link DistributedLock#acquireAsync(Duration)} does for a lock.
+     *
+     * @param timeout the longest time to wait; {@link Duration#ZERO} makes a single attempt
+     * @return a future completed with the permit's lease; or exceptionally with {@link
+     *     LockTimeoutException}, {@link LockUnavailableException} or {@link
+     *     LockConfigurationException}; cancelling it stops the wait
+     * @throws LockConfigurationException if {@code timeout} is null or negative
+     */
+    CompletableFuture<Lease> acquireAsync(Duration timeout);
+
+    /**
+     * Takes a permit without holding a thread while it waits, as long as it takes.
+     *
+     * @return a future completed with the permit's lease; cancelling it stops the wait
+     */
+    CompletableFuture<Lease> acquireAsync();
+
+    /**
+     * Takes a permit if one is free now, without blocking the caller.
+     *
+     * @return a future completed with the permit's lease, or with empty if every permit is held
+     */
+    CompletableFuture<Optional<Lease>> tryAcquireAsync();
 }

@@ -2,6 +2,7 @@ package dev.baton;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
@@ -96,6 +97,23 @@ public interface Lease extends AutoCloseable {
      *     valid as before, until its previous expiry
      */
     void extend(Duration extension);
+
+    /**
+     * {@link #extend(Duration)} without blocking the caller: the backend call runs on a Baton thread.
+     *
+     * @param extension how long the backend keeps the lease from now
+     * @return a future completed once extended, or exceptionally with what {@link #extend} throws
+     */
+    CompletableFuture<Void> extendAsync(Duration extension);
+
+    /**
+     * {@link #close()} without blocking the caller: the release runs on a Baton thread, and the future
+     * completes once the backend has answered (or the failure was logged). Renewal has stopped by
+     * then, as for {@link #close()}. Idempotent.
+     *
+     * @return a future completed when the lease is released; never exceptionally
+     */
+    CompletableFuture<Void> releaseAsync();
 
     /**
      * Releases this hold. The backend is released when the last hold of the grant is closed; renewal

@@ -1,6 +1,5 @@
 package dev.baton;
 
-import dev.baton.spi.LockInfo;
 import java.util.List;
 import java.util.Optional;
 

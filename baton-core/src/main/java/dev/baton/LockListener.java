@@ -59,7 +59,12 @@ public interface LockListener {
         /** The waiting thread was interrupted; nothing was acquired. */
         INTERRUPTED,
         /** The call threw (backend unreachable, refused, misconfigured); nothing was acquired. */
-        FAILED
+        FAILED,
+        /**
+         * The caller cancelled an asynchronous acquisition (its future was cancelled or completed by
+         * the caller); nothing was acquired, or what was granted meanwhile was released.
+         */
+        CANCELLED
     }
 
     /**

@@ -32,6 +32,101 @@ class PublishedSurfaceTest {
                 .containsExactlyInAnyOrder("java.base", "org.slf4j");
     }
 
+    /**
+     * The whole published surface. A type added here is a promise to every application (API) or
+     * backend (SPI) from then on: this list changes only on purpose.
+     */
+    @Test
+    void theApiAndTheSpiAreExactlyTheseTypes() throws Exception {
+        assertThat(publicTypes("dev.baton"))
+                .containsExactlyInAnyOrder(
+                        "Baton",
+                        "DistributedLock",
+                        "DistributedReadWriteLock",
+                        "DistributedSemaphore",
+                        "Holder",
+                        "Leadership",
+                        "LeadershipListener",
+                        "LeadershipListener$Reason",
+                        "Lease",
+                        "LockAdmin",
+                        "LockClient",
+                        "LockConfigurationException",
+                        "LockException",
+                        "LockInfo",
+                        "LockKind",
+                        "LockListener",
+                        "LockListener$AcquireOutcome",
+                        "LockLostException",
+                        "LockMode",
+                        "LockOptions",
+                        "LockOptions$Builder",
+                        "LockTimeoutException",
+                        "LockUnavailableException");
+        assertThat(publicTypes("dev.baton.spi"))
+                .containsExactlyInAnyOrder(
+                        "BlockingWait",
+                        "ForwardingLockBackend",
+                        "Grant",
+                        "Grant$Builder",
+                        "LeaseDeadline",
+                        "LockBackend",
+                        "LockBackendProvider",
+                        "LockNames",
+                        "LockRequest",
+                        "LockRequest$Builder",
+                        "ReleaseNotifications",
+                        "ReleaseNotifications$Subscription",
+                        "WaitQueue",
+                        "WaitQueue$Entry",
+                        "Waiting",
+                        "Waiting$Form");
+    }
+
+    /** Values a backend makes or reads grow without breaking it: final classes made by factories. */
+    @Test
+    void valueTypesAreFinalClassesWithoutPublicConstructors() {
+        for (Class<?> type : List.of(
+                dev.baton.spi.Grant.class,
+                dev.baton.spi.LockRequest.class,
+                dev.baton.spi.Waiting.class,
+                LockInfo.class,
+                Holder.class,
+                LockOptions.class)) {
+            assertThat(type.isRecord()).as("%s is a record", type).isFalse();
+            assertThat(Modifier.isFinal(type.getModifiers()))
+                    .as("%s is final", type)
+                    .isTrue();
+            assertThat(type.getConstructors())
+                    .as("public constructors of %s", type)
+                    .isEmpty();
+        }
+    }
+
+    /** An operator's view of a backend speaks the API, not the SPI. */
+    @Test
+    void lockAdminSpeaksApiTypes() {
+        for (java.lang.reflect.Method method : LockAdmin.class.getMethods()) {
+            assertThat(method.getGenericReturnType().getTypeName())
+                    .as("%s returns", method)
+                    .doesNotContain("dev.baton.spi.");
+            for (java.lang.reflect.Type parameter : method.getGenericParameterTypes()) {
+                assertThat(parameter.getTypeName()).as("%s takes", method).doesNotContain("dev.baton.spi.");
+            }
+        }
+    }
+
+    private static List<String> publicTypes(String packageName) throws IOException {
+        Path dir = classesRoot().resolve(packageName.replace('.', '/'));
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(file -> file.getFileName().toString())
+                    .filter(name -> name.endsWith(".class") && !name.equals("package-info.class"))
+                    .map(name -> name.substring(0, name.length() - ".class".length()))
+                    .filter(name -> isPublicType(packageName + "." + name))
+                    .toList();
+        }
+    }
+
     @Test
     void theInternalPackageHasOnePublicTypeTheDoorBatonOpensClientsThrough() throws Exception {
         Path internal = classesRoot().resolve("dev/baton/internal");

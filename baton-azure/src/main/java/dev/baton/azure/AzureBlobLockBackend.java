@@ -15,11 +15,11 @@ import com.azure.storage.blob.options.BlockBlobSimpleUploadOptions;
 import com.azure.storage.blob.specialized.BlobLeaseAsyncClient;
 import com.azure.storage.blob.specialized.BlobLeaseClientBuilder;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockInfo;
+import dev.baton.LockMode;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.time.Duration;
 import java.time.Instant;
@@ -166,8 +166,10 @@ public final class AzureBlobLockBackend implements LockBackend {
             releaseQuietly(request.name(), request.ownerId(), null);
             return Optional.empty();
         }
-        return Optional.of(new Grant(
-                request.name(), request.ownerId(), LockMode.EXCLUSIVE, token, serverNow.plusSeconds(seconds), null));
+        return Optional.of(Grant.builder(request.name(), request.ownerId(), LockMode.EXCLUSIVE)
+                .fencingToken(token)
+                .expiresAt(serverNow.plusSeconds(seconds))
+                .build());
     }
 
     /** Takes the lease; the server's time of the grant, or null if another owner holds it. */
@@ -249,7 +251,7 @@ public final class AzureBlobLockBackend implements LockBackend {
      * {@code include=metadata}, page by page, each page bounded by the operation timeout), decodes
      * their names and keeps the leased ones whose name starts with {@code prefix}: one request per
      * 1,000 blobs ever used as locks under it, held or not. Every entry is a {@link
-     * dev.baton.spi.LockKind#MUTEX} (blob leases have no shared form and no semaphores) without a waiter
+     * dev.baton.LockKind#MUTEX} (blob leases have no shared form and no semaphores) without a waiter
      * count (waiters poll).
      */
     @Override
@@ -331,13 +333,16 @@ public final class AzureBlobLockBackend implements LockBackend {
         if (request.mode() == LockMode.EXCLUSIVE
                 && request.leaseTime().compareTo(MIN_LEASE) >= 0
                 && request.leaseTime().compareTo(MAX_LEASE) <= 0) {
-            release(new Grant(request.name(), request.ownerId(), request.mode(), 0, Instant.EPOCH, null));
+            release(Grant.of(request, 0, Instant.EPOCH));
         }
     }
 
     private void releaseQuietly(String lock, String ownerId, RuntimeException failure) {
         try {
-            release(new Grant(lock, ownerId, LockMode.EXCLUSIVE, 0, Instant.EPOCH, null));
+            release(Grant.builder(lock, ownerId, LockMode.EXCLUSIVE)
+                    .fencingToken(0)
+                    .expiresAt(Instant.EPOCH)
+                    .build());
         } catch (RuntimeException e) {
             if (failure != null) {
                 failure.addSuppressed(e);

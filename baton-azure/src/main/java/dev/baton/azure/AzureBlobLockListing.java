@@ -8,16 +8,15 @@ import com.azure.storage.blob.models.BlobListDetails;
 import com.azure.storage.blob.models.BlobStorageException;
 import com.azure.storage.blob.models.LeaseStateType;
 import com.azure.storage.blob.models.ListBlobsOptions;
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
+import dev.baton.Holder;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 
 /**
  * Held locks as their blobs show them, for {@link AzureBlobLockBackend#inspect} and {@link
@@ -105,12 +104,12 @@ final class AzureBlobLockListing {
             return Optional.empty();
         }
         Map<String, String> written = metadata == null ? Map.of() : metadata;
-        Holder holder = new Holder(
+        Holder holder = Holder.of(
                 written.getOrDefault(AzureBlobFence.OWNER_KEY, FOREIGN_OWNER),
                 AzureBlobHolderText.decode(written.get(AzureBlobFence.HOLDER_KEY)),
                 number(written.get(AzureBlobFence.TOKEN_KEY), 0, -1),
                 serverNow.plusSeconds(leaseSeconds(written.get(AzureBlobFence.LEASE_KEY))));
-        return Optional.of(new LockInfo(lock, LockKind.MUTEX, List.of(holder), 1, OptionalInt.empty()));
+        return Optional.of(LockInfo.of(lock, LockKind.MUTEX, List.of(holder)));
     }
 
     /** The grant's lease seconds, within Azure's range; Azure's longest when unknown. */

@@ -17,13 +17,14 @@ import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockKind;
 import dev.baton.LockLostException;
+import dev.baton.LockMode;
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.servers.AzuriteServer;
 import dev.baton.spi.ForwardingLockBackend;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.tck.Await;
 import java.net.URLEncoder;
@@ -105,7 +106,8 @@ class AzureBlobLeaseRulesTest {
     }
 
     private static LockRequest request(String name) {
-        return new LockRequest(name, UUID.randomUUID().toString().replace("-", ""), LockMode.EXCLUSIVE, LEASE);
+        return LockRequest.builder(name, UUID.randomUUID().toString().replace("-", ""), LockKind.MUTEX, LEASE)
+                .build();
     }
 
     private static BlobClient blobOf(String name) {
@@ -225,8 +227,10 @@ class AzureBlobLeaseRulesTest {
         AzureBlobLockBackend backend = backend();
         String name = name();
         Grant grant = backend.tryAcquire(request(name)).orElseThrow();
-        Grant foreign = new Grant(
-                name, request(name).ownerId(), LockMode.EXCLUSIVE, grant.fencingToken(), grant.expiresAt(), null);
+        Grant foreign = Grant.builder(name, request(name).ownerId(), LockMode.EXCLUSIVE)
+                .fencingToken(grant.fencingToken())
+                .expiresAt(grant.expiresAt())
+                .build();
 
         assertThat(backend.renew(foreign, LEASE)).isEmpty();
         assertThat(backend.release(foreign)).isFalse();

@@ -13,15 +13,15 @@ import com.azure.storage.blob.specialized.BlobLeaseClient;
 import com.azure.storage.blob.specialized.BlobLeaseClientBuilder;
 import com.azure.storage.common.StorageSharedKeyCredential;
 import dev.baton.Baton;
+import dev.baton.Holder;
 import dev.baton.Lease;
 import dev.baton.LockAdmin;
 import dev.baton.LockClient;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.servers.AzuriteServer;
 import dev.baton.spi.Grant;
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -91,7 +91,9 @@ class AzureBlobOperatorsTest {
     }
 
     private static LockRequest request(String name, String holder) {
-        return new LockRequest(name, UUID.randomUUID().toString().replace("-", ""), LockKind.MUTEX, LEASE, 1, holder);
+        return LockRequest.builder(name, UUID.randomUUID().toString().replace("-", ""), LockKind.MUTEX, LEASE)
+                .holder(holder)
+                .build();
     }
 
     private static BlobClient blobOf(String name) {

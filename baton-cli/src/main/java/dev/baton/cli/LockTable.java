@@ -1,8 +1,8 @@
 package dev.baton.cli;
 
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
+import dev.baton.Holder;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;

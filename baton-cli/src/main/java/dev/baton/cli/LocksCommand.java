@@ -1,7 +1,7 @@
 package dev.baton.cli;
 
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.util.List;

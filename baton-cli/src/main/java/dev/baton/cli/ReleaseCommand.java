@@ -1,7 +1,7 @@
 package dev.baton.cli;
 
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
+import dev.baton.Holder;
+import dev.baton.LockInfo;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;

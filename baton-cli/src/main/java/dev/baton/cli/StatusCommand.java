@@ -1,6 +1,6 @@
 package dev.baton.cli;
 
-import dev.baton.spi.LockInfo;
+import dev.baton.LockInfo;
 import dev.baton.spi.LockNames;
 import java.io.PrintWriter;
 import java.time.Instant;

@@ -1,11 +1,11 @@
 package dev.baton.internal;
 
+import dev.baton.Holder;
 import dev.baton.LockAdmin;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockInfo;
 import dev.baton.LockOptions;
-import dev.baton.spi.Holder;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockNames;
 import java.util.List;
 import java.util.Optional;

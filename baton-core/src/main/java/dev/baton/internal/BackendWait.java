@@ -1,170 +1,277 @@
 package dev.baton.internal;
 
-import dev.baton.LockOptions;
+import dev.baton.LockUnavailableException;
+import dev.baton.spi.BlockingWait;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
+import dev.baton.spi.WaitQueue;
+import dev.baton.spi.Waiting;
 import java.util.Optional;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * One acquisition's wait on the backend, after the local gate: in the backend's own queue where it
- * has one for the request's kind, otherwise by attempts paced by backoff and woken early by the
- * backend's release notifications. One instance per attempt.
+ * One acquisition's time on the backend, past the local gate, in the form the backend waits in
+ * ({@link Waiting}): attempts paced by backoff and woken by release hints; an entry in the backend's
+ * line, attempted when the backend wakes it and at least once per {@code pollMaxDelay}; or one
+ * blocking call. It runs on its {@link Acquisition}'s driver, step by step, and hands the outcome
+ * back to it ({@link Acquisition#granted}, {@link Acquisition#fail}, {@link Acquisition#end}).
  *
- * <p>Why the send time is kept: a grant's lease is counted from when the call that obtained it was
- * sent (a polled grant) or from when the queue handed it over (a queued grant, whose wait may have
- * lasted longer than the lease time), never from when the wait began. A polled grant answered with
- * less than half of its validity left is released and the wait goes on (see {@link #answeredLate}).
+ * <p>Why the send time is kept: a grant's validity counts from when the call that obtained it was
+ * sent, never from when the wait began. A grant answered with less than half of its validity left
+ * (a stalled client, a slow server) is released and the wait goes on ({@link #late}).
  */
 final class BackendWait {
-    private static final Logger LOG = LoggerFactory.getLogger(BackendWait.class);
-
+    private final Acquisition acquisition;
     private final ClientCore client;
-    private final LocalLockState local;
+    private final LockHandle lock;
+    private final Driver driver;
     private final LockRequest request;
-    private final LockOptions options;
-    private final boolean interruptible;
-    private final LockEvents.Attempt attempt;
-    private boolean interrupted;
+    private final AtomicBoolean attemptPending = new AtomicBoolean();
+    private volatile PinnedCall blockingCall;
+
+    // Touched by steps only, one at a time.
+    private Waiting waiting;
+    private WaitQueue.Entry entry;
+    private ReleaseNotifications.Subscription subscription;
+    private boolean subscribed;
+    private Backoff backoff;
+    private ScheduledFuture<?> retry;
     private long sentAt;
 
-    BackendWait(
-            ClientCore client,
-            LocalLockState local,
-            LockRequest request,
-            LockOptions options,
-            boolean interruptible,
-            LockEvents.Attempt attempt) {
+    BackendWait(Acquisition acquisition, ClientCore client, LockHandle lock, Driver driver, LockRequest request) {
+        this.acquisition = acquisition;
         this.client = client;
-        this.local = local;
+        this.lock = lock;
+        this.driver = driver;
         this.request = request;
-        this.options = options;
-        this.interruptible = interruptible;
-        this.attempt = attempt;
     }
 
-    /**
-     * Waits for the grant.
-     *
-     * @param timeoutNanos 0 to try once, negative to wait without limit
-     * @param start when the whole acquisition started, on the client's ticker
-     * @return the grant, or empty if the time ran out
-     * @throws InterruptedException if interrupted while interruptible (otherwise see {@link
-     *     #interrupted()})
-     */
-    Optional<Grant> run(long timeoutNanos, long start) throws InterruptedException {
-        return client.backend.queuesWaiters(request.kind()) ? queued(timeoutNanos, start) : polled(timeoutNanos, start);
+    /** A single attempt (a zero timeout). */
+    void tryOnce() {
+        sentAt = client.ticker.nanoTime();
+        Optional<Grant> grant = BackendAttempts.tryOnce(client.backend, request);
+        if (grant.isPresent() && !late(grant.get())) {
+            acquisition.granted(grant.get(), sentAt);
+        } else {
+            acquisition.end(Acquisition.Stop.TIMEOUT);
+        }
     }
 
-    /** When the call that obtained the grant was sent (or the queue handed it over). */
-    long sentAt() {
-        return sentAt;
+    /** Starts waiting in the backend's form. */
+    void begin() {
+        waiting = client.waiting(lock.kind());
+        switch (waiting.form()) {
+            case POLLING -> {
+                backoff = new Backoff(
+                        lock.options().pollInitialDelay(), lock.options().pollMaxDelay());
+                pollAttempt();
+            }
+            case QUEUE -> enterLine();
+            case BLOCKING -> block();
+        }
     }
 
-    /** Whether an interrupt arrived during an uninterruptible wait; the caller restores the flag. */
-    boolean interrupted() {
-        return interrupted;
+    /** Schedules an attempt now (a release hint, the backend's wake, a retry timer); from any thread. */
+    void poke() {
+        if (attemptPending.compareAndSet(false, true)) {
+            driver.execute(this::attemptAgain);
+        }
     }
 
-    private Optional<Grant> queued(long timeoutNanos, long start) throws InterruptedException {
-        if (timeoutNanos != 0) {
-            attempt.waiting(); // the backend's queue cannot tell a wait from an immediate grant
+    /** Interrupts a blocking call of the asynchronous API, which then reports itself; from any thread. */
+    boolean cancelBlockingCall() {
+        PinnedCall call = blockingCall;
+        if (call != null) {
+            call.cancel(); // the blocking wait withdraws its request when interrupted
+        }
+        return call != null;
+    }
+
+    /** Whether a blocking call is out; it reports its outcome itself. */
+    boolean blocking() {
+        return blockingCall != null;
+    }
+
+    /** Leaves the backend's line and the release hints, and stops retrying; nothing of them stays. */
+    void leave() {
+        cancelRetry();
+        if (subscription != null) {
+            client.hints.unsubscribe(request, subscription);
+            subscription = null;
+        }
+        if (entry != null) {
+            client.hints.leave(request, entry);
+            entry = null;
+        }
+    }
+
+    private void attemptAgain() {
+        attemptPending.set(false);
+        if (acquisition.done() || waiting == null) {
+            return;
+        }
+        if (acquisition.stopReason() != null) {
+            acquisition.stopped();
+            return;
+        }
+        try {
+            switch (waiting.form()) {
+                case POLLING -> pollAttempt();
+                case QUEUE -> attemptInLine();
+                case BLOCKING -> {} // the blocking call reports itself
+            }
+        } catch (RuntimeException e) {
+            acquisition.fail(e);
+        }
+    }
+
+    private void pollAttempt() {
+        cancelRetry();
+        sentAt = client.ticker.nanoTime();
+        Optional<Grant> grant = BackendAttempts.tryOnce(client.backend, request);
+        if (grant.isPresent()) {
+            if (!late(grant.get())) {
+                acquisition.granted(grant.get(), sentAt);
+            } else {
+                poke(); // the lock was free a moment ago: again at once
+            }
+            return;
+        }
+        if (acquisition.timedOut()) {
+            return;
+        }
+        acquisition.waiting();
+        if (!subscribed && waiting.notifications().supported()) {
+            // Subscribe, then try again at once: a release between the attempt and the subscription
+            // would otherwise go unnoticed until the next retry.
+            subscribed = true;
+            subscription = client.hints.subscribe(waiting.notifications(), request, this::poke);
+            poke();
+            return;
+        }
+        retryIn(backoff.nextPauseNanos());
+    }
+
+    private void enterLine() {
+        sentAt = client.ticker.nanoTime();
+        entry = BackendAttempts.enter(client.backend, waiting.queue(), request, this::poke);
+        Optional<Grant> grant = entry.grantedOnEntry();
+        if (grant.isPresent()) {
+            entry = null;
+            takeFromLine(grant.get());
+            return;
+        }
+        acquisition.waiting();
+        retryIn(lock.options().pollMaxDelay().toNanos());
+    }
+
+    private void attemptInLine() {
+        cancelRetry();
+        if (entry == null) {
+            enterLine();
+            return;
+        }
+        sentAt = client.ticker.nanoTime();
+        Optional<Grant> grant;
+        try {
+            grant = entry.attempt();
+        } catch (RuntimeException e) {
+            throw new LockUnavailableException(
+                    lock.describe() + ": the backend failed while waiting in its line: " + e.getMessage(), e);
+        }
+        if (grant.isPresent()) {
+            entry = null;
+            takeFromLine(grant.get());
+            return;
+        }
+        if (!acquisition.timedOut()) {
+            retryIn(lock.options().pollMaxDelay().toNanos());
+        }
+    }
+
+    /** A grant from the line: a late one was released by {@link #late}, so the request lines up again. */
+    private void takeFromLine(Grant grant) {
+        if (late(grant)) {
+            poke();
+        } else {
+            acquisition.granted(grant, sentAt);
+        }
+    }
+
+    private void block() {
+        acquisition.waiting();
+        BlockingWait wait = waiting.blockingWait();
+        if (!driver.onCallerThread()) {
+            long waitNanos = blockNanos();
+            PinnedCall call = new PinnedCall(
+                    () -> BackendAttempts.block(client.backend, wait, request, waitNanos),
+                    (grant, failure) -> driver.execute(() -> blocked(grant, failure)));
+            blockingCall = call;
+            client.waits.pinned(waiting.concurrency()).execute(call);
+            if (acquisition.stopReason() != null) {
+                call.cancel();
+            }
+            return;
         }
         while (true) {
-            client.checkOpen();
-            long remaining =
-                    timeoutNanos <= 0 ? timeoutNanos : Math.max(0, timeoutNanos - (client.ticker.nanoTime() - start));
-            Optional<Grant> grant;
             try {
-                grant = BackendAttempts.queue(client.backend, request, remaining);
+                blocked(BackendAttempts.block(client.backend, wait, request, blockNanos()), null);
+                return;
             } catch (InterruptedException e) {
-                if (interruptible) {
-                    throw e;
+                if (acquisition.interruptedInCall()) {
+                    blocked(Optional.empty(), e);
+                    return;
                 }
-                interrupted = true;
-                continue;
+                // an uninterruptible wait goes on with the time left
             }
-            sentAt = client.ticker.nanoTime();
-            return grant;
+        }
+    }
+
+    /** The time left for a blocking call: negative for no limit, never 0 (a call of 0 would not wait). */
+    private long blockNanos() {
+        long remaining = acquisition.remainingNanos();
+        return remaining == Long.MIN_VALUE ? -1 : Math.max(1, remaining);
+    }
+
+    private void blocked(Optional<Grant> grant, Exception failure) {
+        blockingCall = null;
+        if (grant.isPresent()) {
+            acquisition.granted(grant.get(), client.ticker.nanoTime());
+        } else if (failure instanceof RuntimeException e && acquisition.stopReason() == null) {
+            acquisition.fail(e);
+        } else {
+            Acquisition.Stop why = acquisition.stopReason();
+            acquisition.end(why != null ? why : Acquisition.Stop.TIMEOUT);
+        }
+    }
+
+    private void retryIn(long nanos) {
+        long remaining = acquisition.remainingNanos();
+        long delay = remaining == Long.MIN_VALUE ? nanos : Math.min(nanos, Math.max(0, remaining));
+        retry = client.waits.schedule(this::poke, delay);
+    }
+
+    private void cancelRetry() {
+        if (retry != null) {
+            retry.cancel(false);
+            retry = null;
         }
     }
 
     /**
      * Whether a grant came back with less than half its validity left, counted from when its request
-     * was sent (a stalled or cold client, a slow server): it is released and not handed out, as it
-     * would be lost before its first renewal could be answered. The wait goes on if time is left.
+     * was sent: it is then released and not handed out, as it would be lost before its first renewal
+     * could be answered.
      */
-    private boolean answeredLate(Grant grant) {
-        long validity = grant.validityNanos(options.leaseTime());
+    private boolean late(Grant grant) {
+        long validity = grant.validityNanos(lock.options().leaseTime());
         long elapsed = client.ticker.nanoTime() - sentAt;
         if (elapsed < validity / 2) {
             return false;
         }
-        LOG.warn(
-                "Baton lock '{}' on {}: the grant (token {}) was answered {} ms after its request, with less"
-                        + " than half of its {} ms validity left; released, not handed out",
-                request.name(),
-                client.backend.name(),
-                grant.fencingToken(),
-                elapsed / 1_000_000,
-                validity / 1_000_000);
-        try {
-            client.backend.release(grant);
-        } catch (RuntimeException e) {
-            LOG.warn(
-                    "Baton lock '{}' on {}: releasing the late grant failed; it expires with its lease: {}",
-                    request.name(),
-                    client.backend.name(),
-                    e.toString());
-        }
+        client.releaseLate(lock, grant, elapsed, validity);
         return true;
-    }
-
-    private Optional<Grant> polled(long timeoutNanos, long start) throws InterruptedException {
-        Backoff backoff = new Backoff(options.pollInitialDelay(), options.pollMaxDelay());
-        ReleaseHints notifications = client.notifications;
-        ReleaseNotifications.Subscription subscription = null;
-        boolean subscribing = notifications.supported();
-        try {
-            while (true) {
-                client.checkOpen();
-                long generation = local.signal.generation();
-                sentAt = client.ticker.nanoTime();
-                Optional<Grant> grant = BackendAttempts.tryOnce(client.backend, request);
-                boolean late = grant.isPresent() && answeredLate(grant.get());
-                if (grant.isPresent() && !late) {
-                    return grant;
-                }
-                long remaining = timeoutNanos < 0 ? Long.MAX_VALUE : timeoutNanos - (client.ticker.nanoTime() - start);
-                if (remaining <= 0) {
-                    return Optional.empty();
-                }
-                if (late) {
-                    continue; // the next attempt goes out at once: the lock was free a moment ago
-                }
-                attempt.waiting();
-                if (subscription == null && subscribing) {
-                    // Subscribe, then try again at once: a release between the attempt and the
-                    // subscription would otherwise go unnoticed until the next poll.
-                    subscription = notifications.subscribe(request, local.signal::signal);
-                    subscribing = subscription != null;
-                    continue;
-                }
-                try {
-                    local.signal.await(generation, Math.min(backoff.nextPauseNanos(), remaining));
-                } catch (InterruptedException e) {
-                    if (interruptible) {
-                        throw e;
-                    }
-                    interrupted = true;
-                }
-            }
-        } finally {
-            if (subscription != null) {
-                notifications.unsubscribe(request, subscription, client.isClosed());
-            }
-        }
     }
 }

@@ -4,18 +4,20 @@ import dev.baton.DistributedLock;
 import dev.baton.DistributedReadWriteLock;
 import dev.baton.DistributedSemaphore;
 import dev.baton.Leadership;
+import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockException;
+import dev.baton.LockKind;
 import dev.baton.LockListener.AcquireOutcome;
+import dev.baton.LockMode;
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockKind;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockNames;
 import dev.baton.spi.LockRequest;
+import dev.baton.spi.Waiting;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,8 +25,8 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,7 +45,9 @@ final class ClientCore implements LockClient {
     final LockEvents events;
     private final LeaseRenewer renewer;
     private final LockOptions options;
-    final ReleaseHints notifications;
+    final ReleaseHints hints;
+    final WaitThreads waits;
+    private final Acquisitions acquisitions;
     private final ConcurrentHashMap<LocalLockState.Key, LocalLockState> states = new ConcurrentHashMap<>();
     private final Set<HeldGrant> held = ConcurrentHashMap.newKeySet();
     private final Set<LeaderCandidate> candidates = ConcurrentHashMap.newKeySet();
@@ -58,11 +62,14 @@ final class ClientCore implements LockClient {
         this.backend = backend;
         this.options = options;
         this.ticker = ticker;
-        this.notifications = new ReleaseHints(backend.name(), backend.releaseNotifications());
+        this.hints = new ReleaseHints(backend.name(), this::isClosed);
         this.events = new LockEvents(backend.name(), options.listeners());
-        String threadName = "baton-renewal-" + CLIENTS.incrementAndGet();
+        int number = CLIENTS.incrementAndGet();
+        String threadName = "baton-renewal-" + number;
         this.renewer = new LeaseRenewer(threadName, backend, ticker, events);
         this.renewals = new RenewalTimer(threadName, ticker, renewer);
+        this.waits = new WaitThreads("baton-" + number);
+        this.acquisitions = new Acquisitions(this);
     }
 
     @Override
@@ -128,7 +135,7 @@ final class ClientCore implements LockClient {
         for (String name : ordered) {
             members.add(new LockHandle(this, name, LockKind.MUTEX, checked));
         }
-        return new MultiLockHandle(members, backend.name(), ticker);
+        return new MultiLockHandle(members, backend.name(), ticker, waits);
     }
 
     @Override
@@ -183,46 +190,19 @@ final class ClientCore implements LockClient {
         return state == null ? null : state.holders.get(thread);
     }
 
-    /**
-     * Acquires for the current thread. A call that is not reentrant is reported to the listeners:
-     * its wait and its outcome ({@link LockEvents.Attempt}).
-     *
-     * @param timeoutNanos 0 to try once without waiting, negative to wait without limit
-     * @param interruptible whether an interrupt ends the wait (with {@link InterruptedException})
-     * @return the lease, or empty if the time ran out
-     */
+    /** See {@link Acquisitions#acquire}. */
     Optional<LeaseHandle> acquire(LockHandle lock, long timeoutNanos, boolean interruptible)
             throws InterruptedException {
-        checkOpen();
-        if (interruptible && Thread.interrupted()) {
-            throw new InterruptedException();
-        }
-        long start = ticker.nanoTime();
-        Thread thread = Thread.currentThread();
-        if (lock.permits() == 0) {
-            checkReentry(lock, thread);
-            HeldGrant reentrant = holdOf(lock.name(), lock.mode(), thread);
-            if (reentrant != null && reentrant.addHold()) {
-                return Optional.of(new LeaseHandle(reentrant));
-            }
-        }
-        LockEvents.Attempt attempt = events.attempt(lock.name(), ticker);
-        AcquireOutcome outcome = AcquireOutcome.FAILED;
-        try {
-            Optional<LeaseHandle> lease = contend(lock, timeoutNanos, interruptible, thread, start, attempt);
-            outcome = lease.isPresent() ? AcquireOutcome.ACQUIRED : AcquireOutcome.TIMED_OUT;
-            return lease;
-        } catch (InterruptedException e) {
-            outcome = AcquireOutcome.INTERRUPTED;
-            throw e;
-        } finally {
-            // A grant has reported ACQUIRED already, before it could be released (see hold).
-            attempt.end(outcome);
-        }
+        return acquisitions.acquire(lock, timeoutNanos, interruptible);
+    }
+
+    /** See {@link Acquisitions#acquireAsync}. */
+    CompletableFuture<Lease> acquireAsync(LockHandle lock, long timeoutNanos, Duration timeout) {
+        return acquisitions.acquireAsync(lock, timeoutNanos, timeout);
     }
 
     /** Refuses to take one side of a read/write lock while the thread holds the other. */
-    private void checkReentry(LockHandle lock, Thread thread) {
+    void checkReentry(LockHandle lock, Thread thread) {
         LockMode other = lock.mode() == LockMode.SHARED ? LockMode.EXCLUSIVE : LockMode.SHARED;
         if (holdOf(lock.name(), other, thread) != null) {
             throw new LockException(
@@ -233,73 +213,31 @@ final class ClientCore implements LockClient {
         }
     }
 
-    /** Takes the local gate, then the lock on the backend: by queueing there, or by polling. */
-    private Optional<LeaseHandle> contend(
-            LockHandle lock,
-            long timeoutNanos,
-            boolean interruptible,
-            Thread thread,
-            long start,
-            LockEvents.Attempt attempt)
-            throws InterruptedException {
-        LocalLockState local = retain(lock.key());
-        boolean gateTaken = false;
-        boolean granted = false;
-        boolean interrupted = false;
-        try {
-            if (local.gated()) {
-                if (timeoutNanos != 0 && (local.gate.availablePermits() == 0 || local.gate.hasQueuedThreads())) {
-                    attempt.waiting();
-                }
-                if (timeoutNanos == 0) {
-                    gateTaken = local.gate.tryAcquire();
-                } else if (timeoutNanos < 0) {
-                    if (interruptible) {
-                        local.gate.acquire();
-                    } else {
-                        local.gate.acquireUninterruptibly();
-                    }
-                    gateTaken = true;
-                } else {
-                    gateTaken = local.gate.tryAcquire(timeoutNanos, TimeUnit.NANOSECONDS);
-                }
-                if (!gateTaken) {
-                    return Optional.empty();
-                }
-                checkOpen();
-            }
-            LockRequest request = new LockRequest(
-                    lock.name(),
-                    OwnerIds.next(),
-                    lock.kind(),
-                    lock.options().leaseTime(),
-                    Math.max(1, lock.permits()),
-                    HolderDescriptions.of(lock.options().clientName(), thread));
-            BackendWait wait = new BackendWait(this, local, request, lock.options(), interruptible, attempt);
-            try {
-                Optional<Grant> grant = wait.run(timeoutNanos, start);
-                if (grant.isEmpty()) {
-                    return Optional.empty();
-                }
-                granted = true;
-                return Optional.of(hold(local, lock, thread, grant.get(), wait.sentAt(), attempt));
-            } finally {
-                interrupted = wait.interrupted();
-            }
-        } finally {
-            if (!granted) {
-                if (gateTaken) {
-                    local.gate.release();
-                }
-                unretain(local);
-            }
-            if (interrupted) {
-                thread.interrupt();
-            }
-        }
+    Waiting waiting(LockKind kind) {
+        return acquisitions.waiting(kind);
     }
 
-    private LeaseHandle hold(
+    LockRequest request(LockHandle lock, Thread caller) {
+        return acquisitions.request(lock, caller);
+    }
+
+    void releaseLate(LockHandle lock, Grant grant, long elapsedNanos, long validityNanos) {
+        acquisitions.releaseLate(lock, grant, elapsedNanos, validityNanos);
+    }
+
+    void releaseUnwanted(LockHandle lock, Grant grant) {
+        acquisitions.releaseUnwanted(lock, grant);
+    }
+
+    void acquisitionEnded(Acquisition acquisition) {
+        acquisitions.ended(acquisition);
+    }
+
+    /**
+     * Holds a grant: for {@code thread}'s reentrant holds when it is not null, else as a lease of its
+     * own (a permit, an asynchronous acquisition).
+     */
+    HeldGrant hold(
             LocalLockState local,
             LockHandle lock,
             Thread thread,
@@ -307,8 +245,8 @@ final class ClientCore implements LockClient {
             long sentAt,
             LockEvents.Attempt attempt) {
         HeldGrant hold = new HeldGrant(this, local, lock.options(), thread, grant, sentAt);
-        if (local.permits == 0) {
-            local.holders.put(thread, hold); // permits are not thread-bound: each is a lease of its own
+        if (thread != null) {
+            local.holders.put(thread, hold);
         }
         // Reported before the grant is in `held`: a concurrent close() cannot release it (and report
         // leaseReleased) before its ACQUIRED; a listener may already re-enter the lock on this thread.
@@ -322,7 +260,7 @@ final class ClientCore implements LockClient {
         if (log.isDebugEnabled()) {
             log.debug("{}: acquired (token {})", hold.describe(), grant.fencingToken());
         }
-        return new LeaseHandle(hold);
+        return hold;
     }
 
     /** Called once per grant after it was released on the backend (or the attempt failed). */
@@ -332,11 +270,11 @@ final class ClientCore implements LockClient {
         if (local.gated()) {
             local.gate.release();
         }
-        local.signal.signal();
+        local.wakeWaiters();
         unretain(local);
     }
 
-    private LocalLockState retain(LocalLockState.Key lockKey) {
+    LocalLockState retain(LocalLockState.Key lockKey) {
         return states.compute(lockKey, (key, existing) -> {
             LocalLockState state = existing == null ? new LocalLockState(key) : existing;
             state.users++;
@@ -344,7 +282,7 @@ final class ClientCore implements LockClient {
         });
     }
 
-    private void unretain(LocalLockState local) {
+    void unretain(LocalLockState local) {
         states.computeIfPresent(local.key(), (key, existing) -> {
             if (existing != local) {
                 return existing;
@@ -359,9 +297,13 @@ final class ClientCore implements LockClient {
 
     void checkOpen() {
         if (closed) {
-            throw new LockUnavailableException("Baton client for " + backend.name()
-                    + " is closed; create a new client with Baton.connect to take locks again");
+            throw closedException();
         }
+    }
+
+    LockUnavailableException closedException() {
+        return new LockUnavailableException("Baton client for " + backend.name()
+                + " is closed; create a new client with Baton.connect to take locks again");
     }
 
     String timeoutMessage(LockHandle lock, Duration timeout) {
@@ -394,13 +336,9 @@ final class ClientCore implements LockClient {
         for (HeldGrant hold : toRelease) {
             hold.forceRelease();
         }
-        for (LocalLockState local : states.values()) {
-            // Wake every waiter so that it sees the client closed and gives up.
-            local.gate.release(local.gate.getQueueLength() + 1);
-            local.signal.signal();
-        }
+        acquisitions.closeAll(); // each leaves the gate and the backend's line, then fails as closed
         long waitMillis = options.operationTimeout().toMillis() + 1000;
-        if (!renewals.stop(waitMillis) | !renewer.stop(waitMillis)) {
+        if (!renewals.stop(waitMillis) | !renewer.stop(waitMillis) | !waits.stop(waitMillis)) {
             log.warn("Baton client for {}: renewal threads did not stop in time", backend.name());
         }
         try {

@@ -1,6 +1,6 @@
 package dev.baton.internal;
 
-import dev.baton.spi.LockMode;
+import dev.baton.LockMode;
 
 /** How messages name a lock, a read lock or a semaphore, so that every message says it the same way. */
 final class Describe {

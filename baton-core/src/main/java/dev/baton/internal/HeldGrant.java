@@ -173,7 +173,9 @@ final class HeldGrant {
      * listeners hear it now, so that no loss goes unreported.
      */
     private void finish(boolean reportIfGone) {
-        local.holders.remove(thread, this);
+        if (thread != null) {
+            local.holders.remove(thread, this);
+        }
         stopRenewal();
         try {
             boolean released = client.backend.release(grant);

@@ -6,9 +6,9 @@ import dev.baton.LeadershipListener;
 import dev.baton.LeadershipListener.Reason;
 import dev.baton.Lease;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockKind;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
-import dev.baton.spi.LockKind;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -21,18 +21,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One candidacy ({@link Leadership}): a thread that waits for the lock, leads while the lease holds,
- * and joins again after a loss, until closed.
+ * One candidacy ({@link Leadership}): an asynchronous acquisition of the lock, a term while the lease
+ * holds, and a new acquisition after a loss, until closed. No thread waits for the lock on the
+ * candidacy's behalf: the acquisition is an entry in the backend's line or in the client's timer,
+ * and the steps below run on the Baton thread that completes it (they never block). The listener
+ * worker ({@link LeadershipEvents}) exists only while it has events to deliver.
  *
  * <p>Each term is one lease. The term ends when the lease's {@code onLost} fires (told on the
- * client's timer or renewal thread, which only completes {@code ended}) or when the candidacy is
- * closed (which completes it with null). Leadership itself is read from the lease ({@link
- * Lease#isValid()}), never from a flag that a loss report has to clear, so a pause that outlasts the
- * lease ends leadership by the clock alone.
+ * client's timer or renewal thread) or when the candidacy is closed. Leadership itself is read from
+ * the lease ({@link Lease#isValid()}), never from a flag that a loss report has to clear, so a pause
+ * that outlasts the lease ends leadership by the clock alone.
  *
- * <p>Interrupts: {@link #close()} interrupts the campaign thread only while it waits for the lock or
- * backs off (under {@code state}, with no term open), never while it holds a lease, so that the
- * release on the backend is not disturbed by an interrupt.
+ * <p>Locking: {@code state} guards the term, the acquisition in progress and {@code closed}, and is
+ * never held across I/O or a listener.
  */
 final class LeaderCandidate implements Leadership {
     private static final Logger log = LoggerFactory.getLogger(LeaderCandidate.class);
@@ -47,15 +48,14 @@ final class LeaderCandidate implements Leadership {
     private final Condition changed = state.newCondition();
     private final String threadName;
 
-    private Thread campaign;
     private boolean started;
     private volatile boolean closed;
     /** The lease of the current term, or null between terms. */
     private volatile Lease term;
-    /** Completed when the current term ends: with the loss, or with null for a resignation. */
-    private CompletableFuture<LockLostException> termEnded;
-    /** Whether close() was called on the listener thread, which then must not wait for listeners. */
-    private boolean closedByListener;
+    /** The acquisition in progress between terms, or null. */
+    private CompletableFuture<Lease> standing;
+
+    private Backoff backoff;
 
     /** A candidacy for {@code name} (already validated) with {@code options}; refuses options without renewal. */
     static LeaderCandidate of(ClientCore client, String name, LockOptions options) {
@@ -75,6 +75,7 @@ final class LeaderCandidate implements Leadership {
         this.describe = "Baton leadership '" + lock.name() + "' on " + client.backendName();
         this.threadName = "baton-leader-" + CANDIDATES.incrementAndGet();
         this.events = new LeadershipEvents(describe, threadName + "-listener");
+        this.backoff = newBackoff();
     }
 
     @Override
@@ -95,12 +96,10 @@ final class LeaderCandidate implements Leadership {
             }
             client.leadershipStarted(this);
             started = true;
-            campaign = new Thread(this::campaign, threadName);
-            campaign.setDaemon(true);
-            campaign.start();
         } finally {
             state.unlock();
         }
+        stand();
         return this;
     }
 
@@ -150,32 +149,91 @@ final class LeaderCandidate implements Leadership {
         return this;
     }
 
-    private void campaign() {
-        Backoff backoff = newBackoff();
+    /** Asks for the lock, without waiting for it here. */
+    private void stand() {
+        CompletableFuture<Lease> acquiring;
+        state.lock();
         try {
-            while (!closed) {
-                Lease lease;
-                try {
-                    lease = lock.acquire();
-                } catch (RuntimeException e) {
-                    if (closed) {
-                        break;
-                    }
-                    long pause = backoff.nextPauseNanos();
-                    log.warn(
-                            "{}: could not stand for election, trying again in {} ms: {}",
-                            describe,
-                            TimeUnit.NANOSECONDS.toMillis(pause),
-                            e.toString());
-                    backOff(pause);
-                    continue;
+            if (closed) {
+                return;
+            }
+            try {
+                acquiring = lock.acquireAsync();
+            } catch (RuntimeException e) {
+                acquiring = CompletableFuture.failedFuture(e);
+            }
+            standing = acquiring;
+        } finally {
+            state.unlock();
+        }
+        acquiring.whenComplete(this::acquired);
+    }
+
+    private void acquired(Lease lease, Throwable failure) {
+        if (failure != null) {
+            long pause;
+            state.lock();
+            try {
+                standing = null;
+                if (closed) {
+                    return;
                 }
+                pause = backoff.nextPauseNanos();
+            } finally {
+                state.unlock();
+            }
+            log.warn(
+                    "{}: could not stand for election, trying again in {} ms: {}",
+                    describe,
+                    TimeUnit.NANOSECONDS.toMillis(pause),
+                    failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                            ? failure.getCause().toString()
+                            : failure.toString());
+            try {
+                client.waits.schedule(this::stand, pause);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                log.debug("{}: the client is closing; not standing again", describe);
+            }
+            return;
+        }
+        boolean resigned;
+        state.lock();
+        try {
+            standing = null;
+            resigned = closed;
+            if (!resigned) {
+                term = lease;
                 backoff = newBackoff();
-                lead(lease);
+                changed.signalAll();
             }
         } finally {
-            client.leadershipEnded(this);
+            state.unlock();
         }
+        if (resigned) {
+            lease.releaseAsync();
+            return;
+        }
+        long epoch = lease.fencingToken();
+        log.info("{}: elected, epoch {}", describe, epoch);
+        events.elected(epoch);
+        lease.onLost(lost -> lost(lease, epoch, lost)); // called at once if the lease was lost already
+    }
+
+    /** The term's lease was lost (on a Baton thread that must not block): revoke, release, stand again. */
+    private void lost(Lease lease, long epoch, LockLostException cause) {
+        state.lock();
+        try {
+            if (term != lease) {
+                return; // resigned meanwhile
+            }
+            term = null;
+        } finally {
+            state.unlock();
+        }
+        log.warn("{}: leadership of epoch {} revoked, standing again: {}", describe, epoch, cause.getMessage());
+        events.revoked(epoch, Reason.LOST, cause);
+        // The lost grant keeps this client's gate until it is tidied up, so stand once it is.
+        lease.releaseAsync().whenComplete((ignored, failure) -> stand());
     }
 
     private Backoff newBackoff() {
@@ -185,67 +243,51 @@ final class LeaderCandidate implements Leadership {
         return new Backoff(initial, options.leaseTime());
     }
 
-    /** Waits {@code nanos}, or until closed. */
-    private void backOff(long nanos) {
-        state.lock();
-        try {
-            long left = nanos;
-            while (!closed && left > 0) {
-                left = changed.awaitNanos(left);
-            }
-        } catch (InterruptedException e) {
-            // close() interrupts only to end the candidacy
-        } finally {
-            state.unlock();
-        }
-    }
-
-    /** One term: announce, wait for its end, tell, release. */
-    private void lead(Lease lease) {
-        CompletableFuture<LockLostException> ended = new CompletableFuture<>();
-        boolean resigned;
-        state.lock();
-        try {
-            Thread.interrupted(); // only close() interrupts this thread, and it is handled below
-            resigned = closed;
-            if (!resigned) {
-                term = lease;
-                termEnded = ended;
-                changed.signalAll();
-            }
-        } finally {
-            state.unlock();
-        }
-        if (resigned) {
-            lease.close();
-            return;
-        }
-        long epoch = lease.fencingToken();
-        log.info("{}: elected, epoch {}", describe, epoch);
-        events.elected(epoch);
-        lease.onLost(ended::complete); // called at once if the lease was lost already
-        LockLostException lost = ended.join();
+    @Override
+    public void close() {
+        Lease resigning;
+        CompletableFuture<Lease> acquiring;
         boolean byListener;
         state.lock();
         try {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            byListener = events.onListenerThread();
+            resigning = term;
             term = null;
-            termEnded = null;
-            byListener = closedByListener;
+            acquiring = standing;
+            standing = null;
+            changed.signalAll();
         } finally {
             state.unlock();
         }
-        if (lost != null) {
-            log.warn("{}: leadership of epoch {} revoked, standing again: {}", describe, epoch, lost.getMessage());
-            // Told before the lost grant is tidied up: that waits for a renewal call still in flight.
-            events.revoked(epoch, Reason.LOST, lost);
-            lease.close(); // never throws for a lost lease
-            return;
+        if (acquiring != null) {
+            acquiring.cancel(false); // a grant on its way is released
         }
+        long waitMillis =
+                options.leaseTime().toMillis() + 2 * options.operationTimeout().toMillis() + 1000;
+        if (resigning != null) {
+            resign(resigning, byListener);
+        }
+        if (started) {
+            client.leadershipEnded(this);
+        }
+        if (!events.shutdown(waitMillis)) {
+            log.warn("{}: leadership listeners still run after {} ms", describe, waitMillis);
+        }
+    }
+
+    /**
+     * Ends the term: the listeners stop leader work before the lease goes, since once it is released
+     * another candidate is elected at once. The lease is still renewed meanwhile; a listener that takes
+     * longer than a lease time is not waited for, nor is one that closes the candidacy itself.
+     */
+    private void resign(Lease lease, boolean byListener) {
+        long epoch = lease.fencingToken();
         CompletableFuture<Void> told = events.revoked(epoch, Reason.RESIGNED, null);
         if (!byListener) {
-            // The listeners stop leader work before the lease goes: once released, another candidate
-            // is elected at once. The lease is still renewed meanwhile; a listener that takes longer
-            // than a lease time is not waited for.
             try {
                 told.get(options.leaseTime().toMillis(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
@@ -256,51 +298,11 @@ final class LeaderCandidate implements Leadership {
                 // not completed exceptionally
             }
         }
-        Thread.interrupted();
         lease.close();
         log.info("{}: resigned epoch {}", describe, epoch);
     }
 
-    @Override
-    public void close() {
-        Thread toJoin;
-        state.lock();
-        try {
-            if (closed) {
-                return;
-            }
-            closed = true;
-            closedByListener = events.onListenerThread();
-            toJoin = campaign;
-            if (termEnded != null) {
-                termEnded.complete(null);
-            } else if (toJoin != null) {
-                toJoin.interrupt(); // waiting for the lock or backing off: nothing held
-            }
-            changed.signalAll();
-        } finally {
-            state.unlock();
-        }
-        long waitMillis =
-                options.leaseTime().toMillis() + 2 * options.operationTimeout().toMillis() + 1000;
-        if (toJoin != null && toJoin != Thread.currentThread()) {
-            try {
-                toJoin.join(waitMillis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            if (toJoin.isAlive()) {
-                log.warn("{}: the candidate's thread did not end within {} ms", describe, waitMillis);
-            }
-        } else if (toJoin == null) {
-            client.leadershipEnded(this);
-        }
-        if (!events.shutdown(waitMillis)) {
-            log.warn("{}: leadership listeners still run after {} ms", describe, waitMillis);
-        }
-    }
-
-    /** The candidate thread's name; its listener thread's is this plus {@code -listener}. For tests. */
+    /** The candidacy's name for its threads: its listener worker is this plus {@code -listener}. For tests. */
     String threadName() {
         return threadName;
     }

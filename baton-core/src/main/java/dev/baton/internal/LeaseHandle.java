@@ -4,6 +4,7 @@ import dev.baton.Lease;
 import dev.baton.LockLostException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -55,6 +56,16 @@ final class LeaseHandle implements Lease {
             throw new IllegalStateException(held.describe() + ": cannot extend a lease that has been closed");
         }
         LeaseExtension.extend(held, extension);
+    }
+
+    @Override
+    public CompletableFuture<Void> extendAsync(Duration extension) {
+        return held.client.waits.run(() -> extend(extension));
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseAsync() {
+        return held.client.waits.run(this::close);
     }
 
     @Override

@@ -4,12 +4,13 @@ import dev.baton.DistributedLock;
 import dev.baton.Lease;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockException;
+import dev.baton.LockKind;
+import dev.baton.LockMode;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
-import dev.baton.spi.LockKind;
-import dev.baton.spi.LockMode;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -91,6 +92,37 @@ final class LockHandle implements DistributedLock {
         } catch (InterruptedException e) {
             throw interrupted(e);
         }
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync(Duration timeout) {
+        return client.acquireAsync(this, timeoutNanos(timeout), timeout);
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync() {
+        return client.acquireAsync(this, -1, null);
+    }
+
+    @Override
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync() {
+        CompletableFuture<Optional<Lease>> outcome = new CompletableFuture<>();
+        CompletableFuture<Lease> attempt = client.acquireAsync(this, 0, Duration.ZERO);
+        attempt.whenComplete((lease, failure) -> {
+            if (failure == null) {
+                outcome.complete(Optional.of(lease));
+            } else if (failure instanceof LockTimeoutException) {
+                outcome.complete(Optional.empty());
+            } else {
+                outcome.completeExceptionally(failure);
+            }
+        });
+        outcome.whenComplete((lease, failure) -> {
+            if (failure != null) {
+                attempt.cancel(false);
+            }
+        });
+        return outcome;
     }
 
     @Override

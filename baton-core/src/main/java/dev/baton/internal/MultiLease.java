@@ -5,6 +5,7 @@ import dev.baton.LockLostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -19,7 +20,10 @@ final class MultiLease implements Lease {
     private final List<Lease> members;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    MultiLease(String name, String backendName, List<Lease> members) {
+    private final WaitThreads executor;
+
+    MultiLease(String name, String backendName, List<Lease> members, WaitThreads executor) {
+        this.executor = executor;
         this.name = name;
         this.backendName = backendName;
         this.members = List.copyOf(members);
@@ -110,6 +114,16 @@ final class MultiLease implements Lease {
     }
 
     /** Releases every member still held, in reverse order; never throws for a member already lost. */
+    @Override
+    public CompletableFuture<Void> extendAsync(Duration extension) {
+        return executor.run(() -> extend(extension));
+    }
+
+    @Override
+    public CompletableFuture<Void> releaseAsync() {
+        return executor.run(this::close);
+    }
+
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {

@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -29,11 +30,13 @@ final class MultiLockHandle implements DistributedLock {
     private final String name;
     private final String backendName;
     private final Ticker ticker;
+    private final WaitThreads executor;
 
-    MultiLockHandle(List<DistributedLock> members, String backendName, Ticker ticker) {
+    MultiLockHandle(List<DistributedLock> members, String backendName, Ticker ticker, WaitThreads executor) {
         this.members = List.copyOf(members);
         this.backendName = backendName;
         this.ticker = ticker;
+        this.executor = executor;
         List<String> names = new ArrayList<>(members.size());
         for (DistributedLock member : members) {
             names.add(member.name());
@@ -76,7 +79,7 @@ final class MultiLockHandle implements DistributedLock {
         } catch (RuntimeException e) {
             throw releaseAfter(taken, e);
         }
-        return new MultiLease(name, backendName, taken);
+        return lease(taken);
     }
 
     @Override
@@ -100,7 +103,30 @@ final class MultiLockHandle implements DistributedLock {
         } catch (RuntimeException e) {
             throw releaseAfter(taken, e);
         }
-        return new MultiLease(name, backendName, taken);
+        return lease(taken);
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync(Duration timeout) {
+        return MultiAcquisition.acquire(this, members, timeoutNanos(timeout), timeout);
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync() {
+        return MultiAcquisition.acquire(this, members, -1, null);
+    }
+
+    @Override
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync() {
+        return MultiAcquisition.tryAcquire(this, members);
+    }
+
+    Ticker ticker() {
+        return ticker;
+    }
+
+    MultiLease lease(List<Lease> taken) {
+        return new MultiLease(name, backendName, taken, executor);
     }
 
     @Override
@@ -118,7 +144,7 @@ final class MultiLockHandle implements DistributedLock {
         } catch (RuntimeException e) {
             throw releaseAfter(taken, e);
         }
-        return Optional.of(new MultiLease(name, backendName, taken));
+        return Optional.of(lease(taken));
     }
 
     @Override
@@ -273,7 +299,7 @@ final class MultiLockHandle implements DistributedLock {
         return LockHandle.timeoutNanos(timeout, describe());
     }
 
-    private String describe() {
+    String describe() {
         return "Baton multi-lock " + name + " on " + backendName;
     }
 

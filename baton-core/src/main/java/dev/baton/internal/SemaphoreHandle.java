@@ -4,6 +4,7 @@ import dev.baton.DistributedSemaphore;
 import dev.baton.Lease;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * A semaphore: its permits go through the same acquisition path as locks (local gate, backend queue
@@ -40,6 +41,21 @@ final class SemaphoreHandle implements DistributedSemaphore {
     @Override
     public Optional<Lease> tryAcquire() {
         return permits.tryAcquire();
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync(Duration timeout) {
+        return permits.acquireAsync(timeout);
+    }
+
+    @Override
+    public CompletableFuture<Lease> acquireAsync() {
+        return permits.acquireAsync();
+    }
+
+    @Override
+    public CompletableFuture<Optional<Lease>> tryAcquireAsync() {
+        return permits.tryAcquireAsync();
     }
 
     @Override

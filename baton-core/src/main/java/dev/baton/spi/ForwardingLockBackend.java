@@ -1,5 +1,7 @@
 package dev.baton.spi;
 
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -40,23 +42,13 @@ public abstract class ForwardingLockBackend implements LockBackend {
     }
 
     @Override
-    public boolean queuesWaiters() {
-        return delegate.queuesWaiters();
-    }
-
-    @Override
-    public boolean queuesWaiters(LockKind kind) {
-        return delegate.queuesWaiters(kind);
+    public Waiting waiting(LockKind kind) {
+        return delegate.waiting(kind);
     }
 
     @Override
     public boolean supportsPermits() {
         return delegate.supportsPermits();
-    }
-
-    @Override
-    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        return delegate.acquire(request, timeoutNanos);
     }
 
     @Override
@@ -87,11 +79,6 @@ public abstract class ForwardingLockBackend implements LockBackend {
     @Override
     public void abandon(LockRequest request) {
         delegate.abandon(request);
-    }
-
-    @Override
-    public ReleaseNotifications releaseNotifications() {
-        return delegate.releaseNotifications();
     }
 
     @Override

@@ -1,5 +1,8 @@
 package dev.baton.spi;
 
+import dev.baton.Holder;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -35,27 +38,17 @@ public interface LockBackend extends AutoCloseable {
     Optional<Grant> tryAcquire(LockRequest request);
 
     /**
-     * Whether this backend queues waiters itself (ZooKeeper and etcd queues, a database's row-lock
-     * queue). If true, the core calls {@link #acquire(LockRequest, long)} to wait instead of polling
-     * {@link #tryAcquire}.
-     *
-     * @return {@code true} if waiting goes through {@link #acquire(LockRequest, long)}; default
-     *     {@code false}
-     */
-    default boolean queuesWaiters() {
-        return false;
-    }
-
-    /**
-     * Whether waiters for grants of {@code kind} queue in the backend ({@link #acquire(LockRequest,
-     * long)}) rather than poll ({@link #tryAcquire}). A backend that queues lock waiters but polls
-     * for permits (or the other way round) overrides this.
+     * How a request of {@code kind} waits while another owner holds the lock: polled with backoff
+     * (woken by release notifications where the backend has them), in a line of waiters the backend
+     * keeps, or in one blocking call on a pinned connection ({@link Waiting}). The core drives every
+     * wait, blocking and asynchronous alike, through this one form; single attempts ({@code
+     * tryAcquire()}, a zero timeout) always go through {@link #tryAcquire}.
      *
      * @param kind the kind of the waiting request
-     * @return {@link #queuesWaiters()} by default
+     * @return how it waits; the default polls without notifications
      */
-    default boolean queuesWaiters(LockKind kind) {
-        return queuesWaiters();
+    default Waiting waiting(LockKind kind) {
+        return Waiting.polling();
     }
 
     /**
@@ -70,22 +63,6 @@ public interface LockBackend extends AutoCloseable {
      */
     default boolean supportsPermits() {
         return false;
-    }
-
-    /**
-     * Joins the backend's own queue and waits for the grant. Only called when {@link
-     * #queuesWaiters(LockKind)} is true for the request's kind. Whatever way it ends without a grant (timeout, interrupt, failure,
-     * the backend being closed), it must leave nothing behind: the queue entry is removed before the
-     * method returns or throws.
-     *
-     * @param request the lock name, owner id, mode and lease time wanted
-     * @param timeoutNanos how long to wait; 0 means do not wait, negative means without limit
-     * @return the grant, or empty if the time ran out
-     * @throws InterruptedException if the thread was interrupted while waiting
-     * @throws LockUnavailableException if the backend could not be asked, or was closed meanwhile
-     */
-    default Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        throw new UnsupportedOperationException(name() + " does not queue waiters; the core polls tryAcquire");
     }
 
     /**
@@ -178,17 +155,7 @@ public interface LockBackend extends AutoCloseable {
      *     after its lease time
      */
     default void abandon(LockRequest request) {
-        release(new Grant(request.name(), request.ownerId(), request.mode(), 0, java.time.Instant.EPOCH, null));
-    }
-
-    /**
-     * How waiters learn that the lock may have become free. The default is {@link
-     * ReleaseNotifications#none()}: waiters poll with backoff.
-     *
-     * @return this backend's notifications; the same instance on every call
-     */
-    default ReleaseNotifications releaseNotifications() {
-        return ReleaseNotifications.none();
+        release(Grant.of(request, 0, java.time.Instant.EPOCH));
     }
 
     /**
@@ -263,10 +230,14 @@ public interface LockBackend extends AutoCloseable {
                     .filter(holder -> ownerId == null || holder.ownerId().equals(ownerId))
                     .toList();
             for (Holder holder : hit) {
-                abandon(new LockRequest(name, holder.ownerId(), info.kind(), Duration.ofSeconds(1), info.permits()));
+                abandon(LockRequest.builder(name, holder.ownerId(), info.kind(), Duration.ofSeconds(1))
+                        .permits(info.permits())
+                        .build());
             }
             if (!hit.isEmpty()) {
-                broken.add(new LockInfo(name, info.kind(), hit, info.permits(), info.waiters()));
+                broken.add(LockInfo.of(name, info.kind(), hit)
+                        .withPermits(info.permits())
+                        .withWaiters(info.waiters()));
             }
         }
         return broken;

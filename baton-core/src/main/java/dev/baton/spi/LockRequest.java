@@ -1,64 +1,33 @@
 package dev.baton.spi;
 
+import dev.baton.LockKind;
+import dev.baton.LockMode;
 import java.time.Duration;
 import java.util.Objects;
 
 /**
- * One attempt to take a lock, as the core hands it to a backend.
- *
- * @param name the validated lock name
- * @param ownerId 32 lowercase hex characters, unique to this acquisition (across processes too); the
- *     backend stores it and releases or renews only when it matches
- * @param kind what the caller asked for (a plain lock, or the read or write side of a read/write
- *     lock); its {@link #mode()} says exclusive or shared. Backends with one form per mode ignore it
- * @param leaseTime how long the grant lives without renewal, measured by the backend's clock
- * @param permits for a {@link LockKind#PERMIT}, the semaphore's number of permits (at least 1), which
- *     the backend stores with the name on first use and refuses to change (a request with another
- *     count fails with {@link dev.baton.LockConfigurationException}); 1 for every other kind
- * @param holder who asks, for operators ({@link Holder#description()}): the client's name if it has
- *     one, the host, the process id and the thread, at most {@link #HOLDER_MAX_LENGTH} characters
- *     without control characters; empty when unknown. A backend stores it beside the owner id where
- *     it can (encoding it as its store requires) and reports it from {@link LockBackend#inspect} and
- *     {@link LockBackend#list}; it never decides anything by it
+ * One attempt to take a lock, as the core hands it to a backend. Immutable; made by the core (and by
+ * tests and tools with {@link #builder}), so that a field can be added later without breaking a
+ * backend.
  */
-public record LockRequest(String name, String ownerId, LockKind kind, Duration leaseTime, int permits, String holder) {
+public final class LockRequest {
     /** The longest holder description the core sends. */
     public static final int HOLDER_MAX_LENGTH = 120;
 
-    /**
-     * A request without a holder description.
-     *
-     * @param name the validated lock name
-     * @param ownerId 32 lowercase hex characters, unique to this acquisition
-     * @param kind what the caller asked for
-     * @param leaseTime how long the grant lives without renewal
-     * @param permits the semaphore's permit count for a {@link LockKind#PERMIT}, 1 otherwise
-     * @throws NullPointerException if a component is null
-     * @throws IllegalArgumentException if {@code permits} is below 1, or not 1 for a lock
-     */
-    public LockRequest(String name, String ownerId, LockKind kind, Duration leaseTime, int permits) {
-        this(name, ownerId, kind, leaseTime, permits, "");
-    }
+    private final String name;
+    private final String ownerId;
+    private final LockKind kind;
+    private final Duration leaseTime;
+    private final int permits;
+    private final String holder;
 
-    /**
-     * Checks that every component is present.
-     *
-     * @param name the validated lock name
-     * @param ownerId 32 lowercase hex characters, unique to this acquisition
-     * @param kind what the caller asked for
-     * @param leaseTime how long the grant lives without renewal
-     * @param permits the semaphore's permit count for a {@link LockKind#PERMIT}, 1 otherwise
-     * @param holder who asks; empty when unknown
-     * @throws NullPointerException if a component is null
-     * @throws IllegalArgumentException if {@code permits} is below 1, or not 1 for a lock, or {@code
-     *     holder} is longer than {@link #HOLDER_MAX_LENGTH}
-     */
-    public LockRequest {
-        Objects.requireNonNull(name, "name");
-        Objects.requireNonNull(ownerId, "ownerId");
-        Objects.requireNonNull(kind, "kind");
-        Objects.requireNonNull(leaseTime, "leaseTime");
-        Objects.requireNonNull(holder, "holder");
+    private LockRequest(Builder builder) {
+        this.name = Objects.requireNonNull(builder.name, "name");
+        this.ownerId = Objects.requireNonNull(builder.ownerId, "ownerId");
+        this.kind = Objects.requireNonNull(builder.kind, "kind");
+        this.leaseTime = Objects.requireNonNull(builder.leaseTime, "leaseTime");
+        this.holder = Objects.requireNonNull(builder.holder, "holder");
+        this.permits = builder.permits;
         if (holder.length() > HOLDER_MAX_LENGTH) {
             throw new IllegalArgumentException(
                     "holder must be at most " + HOLDER_MAX_LENGTH + " characters, was " + holder.length());
@@ -70,38 +39,77 @@ public record LockRequest(String name, String ownerId, LockKind kind, Duration l
     }
 
     /**
-     * A request for a lock (not a permit).
+     * A builder of a request.
      *
      * @param name the validated lock name
      * @param ownerId 32 lowercase hex characters, unique to this acquisition
-     * @param kind what the caller asked for; not {@link LockKind#PERMIT}
+     * @param kind what the caller asked for
      * @param leaseTime how long the grant lives without renewal
-     * @throws NullPointerException if a component is null
-     * @throws IllegalArgumentException if {@code kind} is {@link LockKind#PERMIT}, which needs a count
+     * @return a builder with 1 permit and no holder description
      */
-    public LockRequest(String name, String ownerId, LockKind kind, Duration leaseTime) {
-        this(name, ownerId, kind, leaseTime, 1);
+    public static Builder builder(String name, String ownerId, LockKind kind, Duration leaseTime) {
+        return new Builder(name, ownerId, kind, leaseTime);
     }
 
     /**
-     * A request for callers that know only the mode: exclusive is a {@link LockKind#MUTEX}, shared a
-     * {@link LockKind#READ}.
+     * The validated lock name.
      *
-     * @param name the validated lock name
-     * @param ownerId 32 lowercase hex characters, unique to this acquisition
-     * @param mode exclusive or shared
-     * @param leaseTime how long the grant lives without renewal
-     * @throws NullPointerException if a component is null
+     * @return the name
      */
-    public LockRequest(String name, String ownerId, LockMode mode, Duration leaseTime) {
-        this(name, ownerId, kindOf(mode), leaseTime, 1);
+    public String name() {
+        return name;
     }
 
-    private static LockKind kindOf(LockMode mode) {
-        return switch (Objects.requireNonNull(mode, "mode")) {
-            case EXCLUSIVE -> LockKind.MUTEX;
-            case SHARED -> LockKind.READ;
-        };
+    /**
+     * The owner id: the backend stores it and releases or renews only when it matches.
+     *
+     * @return 32 lowercase hex characters, unique to this acquisition (across processes too)
+     */
+    public String ownerId() {
+        return ownerId;
+    }
+
+    /**
+     * What the caller asked for (a plain lock, a read/write lock's side, a permit); backends with one
+     * form per mode ignore it and read {@link #mode()}.
+     *
+     * @return the kind
+     */
+    public LockKind kind() {
+        return kind;
+    }
+
+    /**
+     * How long the grant lives without renewal, measured by the backend's clock.
+     *
+     * @return the lease time
+     */
+    public Duration leaseTime() {
+        return leaseTime;
+    }
+
+    /**
+     * For a {@link LockKind#PERMIT}, the semaphore's number of permits, which the backend stores with
+     * the name on first use and refuses to change (a request with another count fails with {@link
+     * dev.baton.LockConfigurationException}).
+     *
+     * @return at least 1; 1 for every other kind
+     */
+    public int permits() {
+        return permits;
+    }
+
+    /**
+     * Who asks, for operators ({@link dev.baton.Holder#description()}): the client's name if it has
+     * one, the host, the process id and the thread. A backend stores it beside the owner id where it
+     * can (encoding it as its store requires) and reports it when it lists its locks; it never decides
+     * anything by it.
+     *
+     * @return at most {@link #HOLDER_MAX_LENGTH} characters without control characters; empty when
+     *     unknown
+     */
+    public String holder() {
+        return holder;
     }
 
     /**
@@ -111,5 +119,78 @@ public record LockRequest(String name, String ownerId, LockKind kind, Duration l
      */
     public LockMode mode() {
         return kind.mode();
+    }
+
+    @Override
+    public boolean equals(Object other) {
+        return other instanceof LockRequest that
+                && name.equals(that.name)
+                && ownerId.equals(that.ownerId)
+                && kind == that.kind
+                && leaseTime.equals(that.leaseTime)
+                && permits == that.permits
+                && holder.equals(that.holder);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(name, ownerId, kind, leaseTime, permits, holder);
+    }
+
+    @Override
+    public String toString() {
+        return "LockRequest[" + name + ", owner " + ownerId + ", " + kind + ", lease " + leaseTime
+                + (kind == LockKind.PERMIT ? ", permits " + permits : "") + "]";
+    }
+
+    /** Builds a {@link LockRequest}; see {@link LockRequest#builder}. */
+    public static final class Builder {
+        private final String name;
+        private final String ownerId;
+        private final LockKind kind;
+        private final Duration leaseTime;
+        private int permits = 1;
+        private String holder = "";
+
+        private Builder(String name, String ownerId, LockKind kind, Duration leaseTime) {
+            this.name = name;
+            this.ownerId = ownerId;
+            this.kind = kind;
+            this.leaseTime = leaseTime;
+        }
+
+        /**
+         * The semaphore's permit count, for a {@link LockKind#PERMIT}.
+         *
+         * @param count at least 1
+         * @return this builder
+         */
+        public Builder permits(int count) {
+            this.permits = count;
+            return this;
+        }
+
+        /**
+         * Who asks ({@link LockRequest#holder()}).
+         *
+         * @param description at most {@link #HOLDER_MAX_LENGTH} characters; empty when unknown
+         * @return this builder
+         */
+        public Builder holder(String description) {
+            this.holder = description;
+            return this;
+        }
+
+        /**
+         * The request.
+         *
+         * @return a new request
+         * @throws NullPointerException if a component is null
+         * @throws IllegalArgumentException if {@code permits} is below 1, or not 1 for a lock, or the
+         *     holder description is too long
+         */
+        public LockRequest build() {
+            return new LockRequest(this);
+        }
     }
 }

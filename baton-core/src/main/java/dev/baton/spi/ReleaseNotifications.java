@@ -1,9 +1,11 @@
 package dev.baton.spi;
 
 /**
- * A backend's way of telling waiters that a lock was released elsewhere (Redis pub/sub, PostgreSQL
- * LISTEN/NOTIFY). Notifications are hints: a waiter always re-checks with {@link
- * LockBackend#tryAcquire} and keeps a bounded poll as a fallback for a missed message.
+ * A backend's way of telling polling waiters ({@link Waiting#polling(ReleaseNotifications)}) that a
+ * lock was released elsewhere (Redis pub/sub, PostgreSQL LISTEN/NOTIFY). Notifications are hints, not a
+ * queue: a waiter always re-checks with {@link LockBackend#tryAcquire} and keeps a bounded poll as a
+ * fallback for a missed message. A backend that keeps a line of waiters declares a {@link WaitQueue}
+ * instead.
  */
 public interface ReleaseNotifications {
 
@@ -17,23 +19,6 @@ public interface ReleaseNotifications {
      * @return the subscription; closing it stops the calls and is idempotent
      */
     Subscription subscribe(String name, Runnable onRelease);
-
-    /**
-     * Like {@link #subscribe(String, Runnable)}, for one waiting request: from now until the
-     * subscription is closed, the core retries {@code request} (same owner id) after each event and
-     * after each poll pause. A backend that keeps a queue of waiters may use this to enqueue the
-     * request and hand the lock straight to it on release (and then return the grant from the next
-     * {@link LockBackend#tryAcquire} without asking the server again). Closing the subscription means
-     * the waiter stopped waiting, granted or not: a backend that enqueued it must then dequeue it and
-     * release whatever was handed to it but not taken. The default ignores the request.
-     *
-     * @param request the waiting request: its lock name, owner id, mode and lease time
-     * @param onRelease called on a backend thread after each release that the backend sees
-     * @return the subscription; closing it ends the wait on the backend's side too
-     */
-    default Subscription subscribe(LockRequest request, Runnable onRelease) {
-        return subscribe(request.name(), onRelease);
-    }
 
     /**
      * Whether this backend delivers notifications at all.

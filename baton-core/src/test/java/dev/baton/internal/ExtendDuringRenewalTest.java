@@ -42,13 +42,7 @@ class ExtendDuringRenewalTest {
 
         @Override
         public Optional<Grant> tryAcquire(LockRequest request) {
-            return Optional.of(new Grant(
-                    request.name(),
-                    request.ownerId(),
-                    request.mode(),
-                    1,
-                    Instant.now().plus(LEASE),
-                    null));
+            return Optional.of(Grant.of(request, 1, Instant.now().plus(LEASE)));
         }
 
         @Override

@@ -50,13 +50,7 @@ class LateGrantTest {
             if (slow.getAndDecrement() > 0) {
                 clock.addAndGet(delayNanos);
             }
-            return Optional.of(new Grant(
-                    request.name(),
-                    request.ownerId(),
-                    request.mode(),
-                    token,
-                    Instant.now().plus(LEASE),
-                    null));
+            return Optional.of(Grant.of(request, token, Instant.now().plus(LEASE)));
         }
 
         @Override

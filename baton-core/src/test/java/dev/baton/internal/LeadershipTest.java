@@ -76,13 +76,7 @@ class LeadershipTest {
                     if (!taken.owner.equals(request.ownerId())) {
                         return Optional.empty();
                     }
-                    return Optional.of(new Grant(
-                            request.name(),
-                            request.ownerId(),
-                            request.mode(),
-                            taken.token,
-                            Instant.EPOCH.plusNanos(taken.expiresAt),
-                            null));
+                    return Optional.of(Grant.of(request, taken.token, Instant.EPOCH.plusNanos(taken.expiresAt)));
                 }
 
                 @Override

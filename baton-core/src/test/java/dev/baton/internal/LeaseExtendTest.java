@@ -49,13 +49,10 @@ class LeaseExtendTest {
         @Override
         public Optional<Grant> tryAcquire(LockRequest request) {
             expiries.put(request.name(), clock.get() + request.leaseTime().toNanos());
-            return Optional.of(new Grant(
-                    request.name(),
-                    request.ownerId(),
-                    request.mode(),
+            return Optional.of(Grant.of(
+                    request,
                     tokens.incrementAndGet(),
-                    Instant.EPOCH.plusNanos(clock.get() + request.leaseTime().toNanos()),
-                    null));
+                    Instant.EPOCH.plusNanos(clock.get() + request.leaseTime().toNanos())));
         }
 
         @Override

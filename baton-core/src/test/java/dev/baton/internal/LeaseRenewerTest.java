@@ -53,13 +53,8 @@ class LeaseRenewerTest {
 
         @Override
         public Optional<Grant> tryAcquire(LockRequest request) {
-            return Optional.of(new Grant(
-                    request.name(),
-                    request.ownerId(),
-                    request.mode(),
-                    tokens.incrementAndGet(),
-                    Instant.now().plus(request.leaseTime()),
-                    null));
+            return Optional.of(
+                    Grant.of(request, tokens.incrementAndGet(), Instant.now().plus(request.leaseTime())));
         }
 
         @Override

@@ -3,14 +3,14 @@ package dev.baton.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.baton.Holder;
 import dev.baton.LockAdmin;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
+import dev.baton.LockMode;
 import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
-import dev.baton.spi.Holder;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -46,7 +46,7 @@ class LockAdminTest {
         @Override
         public Optional<Grant> tryAcquire(LockRequest request) {
             requests.add(request);
-            return Optional.of(new Grant(request.name(), request.ownerId(), request.mode(), 1, EXPIRY, null));
+            return Optional.of(Grant.of(request, 1, EXPIRY));
         }
 
         @Override
@@ -74,7 +74,7 @@ class LockAdminTest {
     }
 
     private static Holder holder(String owner, long token) {
-        return new Holder(owner, "app on host pid 1 thread t-" + token, token, EXPIRY);
+        return Holder.of(owner, "app on host pid 1 thread t-" + token, token, EXPIRY);
     }
 
     @Test
@@ -106,10 +106,11 @@ class LockAdminTest {
         ListingBackend backend = new ListingBackend();
         String a = "a".repeat(32);
         String b = "b".repeat(32);
+        backend.held.add(LockInfo.of("jobs", LockKind.READ, List.of(holder(a, 7), holder(b, 8)))
+                .withWaiters(OptionalInt.of(2)));
         backend.held.add(
-                new LockInfo("jobs", LockKind.READ, List.of(holder(a, 7), holder(b, 8)), 1, OptionalInt.of(2)));
-        backend.held.add(new LockInfo("jobs", LockKind.PERMIT, List.of(holder(a, 3)), 5, OptionalInt.empty()));
-        backend.held.add(new LockInfo("jobs-2", LockKind.MUTEX, List.of(holder(b, 9)), 1, OptionalInt.empty()));
+                LockInfo.of("jobs", LockKind.PERMIT, List.of(holder(a, 3))).withPermits(5));
+        backend.held.add(LockInfo.of("jobs-2", LockKind.MUTEX, List.of(holder(b, 9))));
         String log;
         List<LockInfo> broken;
         PrintStream err = System.err;
@@ -141,8 +142,8 @@ class LockAdminTest {
         ListingBackend backend = new ListingBackend();
         String a = "a".repeat(32);
         String b = "b".repeat(32);
-        backend.held.add(
-                new LockInfo("sem", LockKind.PERMIT, List.of(holder(a, 1), holder(b, 2)), 3, OptionalInt.empty()));
+        backend.held.add(LockInfo.of("sem", LockKind.PERMIT, List.of(holder(a, 1), holder(b, 2)))
+                .withPermits(3));
         try (LockAdmin admin = Clients.admin(backend, LockOptions.defaults())) {
             assertThat(admin.forceRelease("sem", b))
                     .flatExtracting(LockInfo::owners)
@@ -157,18 +158,17 @@ class LockAdminTest {
     void lockInfoKeepsItsInvariants() {
         Holder one = holder("a".repeat(32), 4);
         Holder two = holder("b".repeat(32), 6);
-        assertThatThrownBy(() -> new LockInfo("x", LockKind.MUTEX, List.of(), 1, OptionalInt.empty()))
+        assertThatThrownBy(() -> LockInfo.of("x", LockKind.MUTEX, List.of()))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new LockInfo("x", LockKind.WRITE, List.of(one, two), 1, OptionalInt.empty()))
+        assertThatThrownBy(() -> LockInfo.of("x", LockKind.WRITE, List.of(one, two)))
                 .isInstanceOf(IllegalArgumentException.class);
-        LockInfo readers = new LockInfo("x", LockKind.READ, List.of(one, two), 1, OptionalInt.of(0));
+        LockInfo readers = LockInfo.of("x", LockKind.READ, List.of(one, two)).withWaiters(OptionalInt.of(0));
         assertThat(readers.mode()).isEqualTo(LockMode.SHARED);
         assertThat(readers.fencingToken()).isEqualTo(6);
         assertThat(readers.owners()).containsExactly(one.ownerId(), two.ownerId());
-        LockInfo legacy = new LockInfo("x", LockMode.EXCLUSIVE, List.of(one.ownerId()), 9, EXPIRY);
-        assertThat(legacy.kind()).isEqualTo(LockKind.MUTEX);
-        assertThat(legacy.holders().get(0).description()).isEmpty();
-        assertThat(legacy.waiters()).isEmpty();
+        LockInfo plain = LockInfo.of("x", LockKind.MUTEX, List.of(one));
+        assertThat(plain.permits()).isEqualTo(1);
+        assertThat(plain.waiters()).isEmpty();
     }
 
     @Test

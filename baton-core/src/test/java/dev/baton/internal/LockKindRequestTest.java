@@ -3,11 +3,11 @@ package dev.baton.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Lease;
+import dev.baton.LockKind;
+import dev.baton.LockMode;
 import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockKind;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.time.Duration;
 import java.time.Instant;
@@ -33,13 +33,8 @@ class LockKindRequestTest {
         @Override
         public Optional<Grant> tryAcquire(LockRequest request) {
             requests.add(request);
-            return Optional.of(new Grant(
-                    request.name(),
-                    request.ownerId(),
-                    request.mode(),
-                    tokens.incrementAndGet(),
-                    Instant.now().plus(request.leaseTime()),
-                    null));
+            return Optional.of(
+                    Grant.of(request, tokens.incrementAndGet(), Instant.now().plus(request.leaseTime())));
         }
 
         @Override
@@ -95,8 +90,11 @@ class LockKindRequestTest {
     @Test
     void aRequestMadeFromAModeHasTheKindOfThatMode() {
         Duration lease = Duration.ofSeconds(1);
-        assertThat(new LockRequest("a", "o", LockMode.EXCLUSIVE, lease).kind()).isEqualTo(LockKind.MUTEX);
-        assertThat(new LockRequest("a", "o", LockMode.SHARED, lease).kind()).isEqualTo(LockKind.READ);
-        assertThat(new LockRequest("a", "o", LockKind.WRITE, lease).mode()).isEqualTo(LockMode.EXCLUSIVE);
+        assertThat(LockRequest.builder("a", "o", LockKind.MUTEX, lease).build().kind())
+                .isEqualTo(LockKind.MUTEX);
+        assertThat(LockRequest.builder("a", "o", LockKind.READ, lease).build().kind())
+                .isEqualTo(LockKind.READ);
+        assertThat(LockRequest.builder("a", "o", LockKind.WRITE, lease).build().mode())
+                .isEqualTo(LockMode.EXCLUSIVE);
     }
 }

@@ -59,13 +59,8 @@ class LockListenerTest {
             if (owners.putIfAbsent(request.name(), request.ownerId()) != null) {
                 return Optional.empty();
             }
-            return Optional.of(new Grant(
-                    request.name(),
-                    request.ownerId(),
-                    request.mode(),
-                    tokens.incrementAndGet(),
-                    Instant.now().plus(request.leaseTime()),
-                    null));
+            return Optional.of(
+                    Grant.of(request, tokens.incrementAndGet(), Instant.now().plus(request.leaseTime())));
         }
 
         @Override

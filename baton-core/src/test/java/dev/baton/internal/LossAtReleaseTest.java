@@ -33,13 +33,7 @@ class LossAtReleaseTest {
 
         @Override
         public Optional<Grant> tryAcquire(LockRequest request) {
-            return Optional.of(new Grant(
-                    request.name(),
-                    request.ownerId(),
-                    request.mode(),
-                    7,
-                    Instant.now().plusSeconds(60),
-                    null));
+            return Optional.of(Grant.of(request, 7, Instant.now().plusSeconds(60)));
         }
 
         @Override

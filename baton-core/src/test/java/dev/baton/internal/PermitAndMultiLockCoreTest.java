@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.Lease;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockKind;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import java.time.Duration;
 import java.time.Instant;
@@ -55,13 +55,8 @@ class PermitAndMultiLockCoreTest {
         @Override
         public Optional<Grant> tryAcquire(LockRequest request) {
             requests.add(request);
-            return Optional.of(new Grant(
-                    request.name(),
-                    request.ownerId(),
-                    request.mode(),
-                    tokens.incrementAndGet(),
-                    Instant.now().plus(request.leaseTime()),
-                    null));
+            return Optional.of(
+                    Grant.of(request, tokens.incrementAndGet(), Instant.now().plus(request.leaseTime())));
         }
 
         @Override

@@ -3,6 +3,7 @@ package dev.baton.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.LockUnavailableException;
@@ -10,6 +11,7 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
+import dev.baton.spi.Waiting;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -53,7 +55,11 @@ class ReleaseHintsTest {
         }
 
         @Override
-        public ReleaseNotifications releaseNotifications() {
+        public Waiting waiting(LockKind kind) {
+            return Waiting.polling(notifications());
+        }
+
+        private ReleaseNotifications notifications() {
             return (name, onRelease) -> {
                 subscribed.countDown();
                 if (subscribeFails) {

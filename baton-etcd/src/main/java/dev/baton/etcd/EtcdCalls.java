@@ -1,7 +1,7 @@
 package dev.baton.etcd;
 
+import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.common.exception.EtcdException;

@@ -1,6 +1,6 @@
 package dev.baton.etcd;
 
-import dev.baton.spi.LockKind;
+import dev.baton.LockKind;
 import io.etcd.jetcd.ByteSequence;
 import java.nio.charset.StandardCharsets;
 

@@ -1,16 +1,18 @@
 package dev.baton.etcd;
 
+import dev.baton.Holder;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
+import dev.baton.LockMode;
 import dev.baton.LockUnavailableException;
 import dev.baton.etcd.EtcdLockQueue.Entered;
 import dev.baton.etcd.EtcdSession.ClientLease;
 import dev.baton.etcd.EtcdSession.LeaseGoneException;
 import dev.baton.spi.Grant;
-import dev.baton.spi.Holder;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
+import dev.baton.spi.Waiting;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.kv.TxnResponse;
 import java.time.Duration;
@@ -74,9 +76,13 @@ final class EtcdLockBackend implements LockBackend {
         return calls.backendName();
     }
 
+    /**
+     * Waiters queue in the server; each wait is, for now, one call that watches its predecessor from
+     * the waiting thread.
+     */
     @Override
-    public boolean queuesWaiters() {
-        return true;
+    public Waiting waiting(LockKind kind) {
+        return Waiting.blocking(this::acquire, 16);
     }
 
     /** Semaphores: the same queue of lease-bound keys under a prefix of their own ({@link EtcdPermits}). */
@@ -96,8 +102,7 @@ final class EtcdLockBackend implements LockBackend {
         }
     }
 
-    @Override
-    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+    Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
         long start = System.nanoTime();
         boolean permit = request.kind() == LockKind.PERMIT;
         Entered entered;
@@ -133,14 +138,9 @@ final class EtcdLockBackend implements LockBackend {
                 request.name(), calls.describe(request), entered.key(), entered.revision(), lease, request.leaseTime());
         // Less a millisecond: the core starts the grant's validity when this method has returned.
         long validity = Math.min(request.leaseTime().toNanos(), lease.aliveUntilNanos() - now - MARGIN_NANOS);
-        return new Grant(
-                request.name(),
-                request.ownerId(),
-                request.mode(),
-                entered.revision(),
-                Instant.now().plus(request.leaseTime()),
-                held,
-                Duration.ofNanos(Math.max(0, validity)));
+        return Grant.of(request, entered.revision(), Instant.now().plus(request.leaseTime()))
+                .withBackendState(held)
+                .withValidity(Duration.ofNanos(Math.max(0, validity)));
     }
 
     /** Deletes the key of an attempt that ends without a grant, even when the thread was interrupted. */
@@ -258,7 +258,12 @@ final class EtcdLockBackend implements LockBackend {
     public boolean release(Grant grant) {
         EtcdHeldKey key = (EtcdHeldKey) grant.backendState();
         if (key == null) {
-            abandon(new LockRequest(grant.name(), grant.ownerId(), grant.mode(), Duration.ofSeconds(1)));
+            abandon(LockRequest.builder(
+                            grant.name(),
+                            grant.ownerId(),
+                            grant.mode() == LockMode.EXCLUSIVE ? LockKind.MUTEX : LockKind.READ,
+                            Duration.ofSeconds(1))
+                    .build());
             return false;
         }
         boolean wasValid = key.valid();
@@ -342,7 +347,9 @@ final class EtcdLockBackend implements LockBackend {
                     }
                 }
                 if (!hit.isEmpty()) {
-                    broken.add(new LockInfo(name, found.kind(), hit, found.permits(), OptionalInt.of(found.waiters())));
+                    broken.add(LockInfo.of(name, found.kind(), hit)
+                            .withPermits(found.permits())
+                            .withWaiters(OptionalInt.of(found.waiters())));
                 }
             }
             return broken;

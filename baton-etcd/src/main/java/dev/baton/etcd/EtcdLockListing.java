@@ -1,8 +1,8 @@
 package dev.baton.etcd;
 
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
+import dev.baton.Holder;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
@@ -62,8 +62,10 @@ final class EtcdLockListing {
     /** One held lock or semaphore as found. */
     record Found(String name, LockKind kind, List<HeldEntry> holders, int permits, int waiters) {
         LockInfo info() {
-            return new LockInfo(
-                    name, kind, holders.stream().map(HeldEntry::holder).toList(), permits, OptionalInt.of(waiters));
+            return LockInfo.of(
+                            name, kind, holders.stream().map(HeldEntry::holder).toList())
+                    .withPermits(permits)
+                    .withWaiters(OptionalInt.of(waiters));
         }
     }
 
@@ -205,7 +207,7 @@ final class EtcdLockListing {
                     id -> id == 0
                             ? CompletableFuture.completedFuture(null)
                             : calls.client.getLeaseClient().timeToLive(id, LeaseOption.DEFAULT));
-            Holder holder = new Holder(
+            Holder holder = Holder.of(
                     EtcdKeys.ownerOf(kv.getKey(), kv.getValue()),
                     EtcdKeys.descriptionOf(kv.getValue()),
                     kv.getCreateRevision(),
@@ -244,7 +246,7 @@ final class EtcdLockListing {
                 if (ttl >= 0) {
                     Holder holder = entry.holder();
                     holders.add(new HeldEntry(
-                            new Holder(
+                            Holder.of(
                                     holder.ownerId(),
                                     holder.description(),
                                     holder.fencingToken(),

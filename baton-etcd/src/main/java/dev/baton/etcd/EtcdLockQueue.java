@@ -1,8 +1,8 @@
 package dev.baton.etcd;
 
+import dev.baton.LockMode;
 import dev.baton.LockUnavailableException;
 import dev.baton.etcd.EtcdSession.ClientLease;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;

@@ -1,11 +1,11 @@
 package dev.baton.etcd;
 
 import dev.baton.LockConfigurationException;
+import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
 import dev.baton.etcd.EtcdLockQueue.Entered;
 import dev.baton.etcd.EtcdLockQueue.Entry;
 import dev.baton.etcd.EtcdSession.ClientLease;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.kv.GetResponse;

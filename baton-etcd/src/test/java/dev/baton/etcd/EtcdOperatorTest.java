@@ -3,15 +3,15 @@ package dev.baton.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Baton;
+import dev.baton.Holder;
 import dev.baton.Lease;
 import dev.baton.LockAdmin;
 import dev.baton.LockClient;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.servers.EtcdServer;
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
 import dev.baton.tck.Await;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;

@@ -9,6 +9,7 @@ import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockException;
+import dev.baton.LockKind;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
@@ -16,7 +17,6 @@ import dev.baton.LockUnavailableException;
 import dev.baton.servers.EtcdServer;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import dev.baton.tck.Await;
 import io.etcd.jetcd.ByteSequence;
@@ -260,13 +260,20 @@ class EtcdSemaphoreTest {
         String name = name();
         Duration lease = Duration.ofSeconds(5);
         try (LockBackend backend = new EtcdLockBackendProvider().create(server.uri() + NAMESPACE, OPTIONS)) {
-            Grant lock = backend.acquire(new LockRequest(name, owner(), LockKind.MUTEX, lease), 0)
+            Grant lock = backend.tryAcquire(LockRequest.builder(name, owner(), LockKind.MUTEX, lease)
+                            .build())
                     .orElseThrow();
-            Grant permit = backend.acquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2), 0)
+            Grant permit = backend.tryAcquire(LockRequest.builder(name, owner(), LockKind.PERMIT, lease)
+                            .permits(2)
+                            .build())
                     .orElseThrow();
-            Grant other = backend.acquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2), 0)
+            Grant other = backend.tryAcquire(LockRequest.builder(name, owner(), LockKind.PERMIT, lease)
+                            .permits(2)
+                            .build())
                     .orElseThrow();
-            assertThat(backend.tryAcquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2)))
+            assertThat(backend.tryAcquire(LockRequest.builder(name, owner(), LockKind.PERMIT, lease)
+                            .permits(2)
+                            .build()))
                     .as("two permits of two held")
                     .isEmpty();
             assertThat(backend.renewAll(List.of(lock, permit, other), lease)).allMatch(Optional::isPresent);

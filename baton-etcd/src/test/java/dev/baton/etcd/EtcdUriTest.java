@@ -81,9 +81,9 @@ class EtcdUriTest {
         EtcdKeys keys = new EtcdKeys("/baton/locks");
         assertThat(keys.key("a/b", "0123").toString(java.nio.charset.StandardCharsets.UTF_8))
                 .isEqualTo("/baton/locks/a%2Fb/0123");
-        io.etcd.jetcd.ByteSequence value = EtcdKeys.value(dev.baton.spi.LockKind.READ, "0123abcd");
+        io.etcd.jetcd.ByteSequence value = EtcdKeys.value(dev.baton.LockKind.READ, "0123abcd");
         assertThat(EtcdKeys.isRead(value)).isTrue();
-        assertThat(EtcdKeys.isRead(EtcdKeys.value(dev.baton.spi.LockKind.WRITE, "0123abcd")))
+        assertThat(EtcdKeys.isRead(EtcdKeys.value(dev.baton.LockKind.WRITE, "0123abcd")))
                 .isFalse();
         assertThat(EtcdKeys.ownerOf(keys.key("a/b", "tag-0"), value)).isEqualTo("0123abcd");
     }

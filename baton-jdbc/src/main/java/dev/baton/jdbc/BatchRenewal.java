@@ -1,7 +1,7 @@
 package dev.baton.jdbc;
 
+import dev.baton.LockMode;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockMode;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,8 +1,8 @@
 package dev.baton.jdbc;
 
+import dev.baton.LockKind;
+import dev.baton.LockMode;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockKind;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import java.sql.SQLException;
@@ -77,7 +77,7 @@ final class FairQueue implements ReleaseNotifications {
     private record Waiter(String name, String owner, Runnable onRelease) {}
 
     private final Supplier<String> backendName;
-    private final ReleaseNotifications inner;
+    private final PgNotifications inner;
     private final Sessions sessions;
     /** The waiter statements of a lock name (the backend's, once its schema is ready). */
     private final Function<String, WaiterStatements> statements;
@@ -98,7 +98,7 @@ final class FairQueue implements ReleaseNotifications {
 
     FairQueue(
             Supplier<String> backendName,
-            ReleaseNotifications inner,
+            PgNotifications inner,
             Sessions sessions,
             Function<String, WaiterStatements> statements,
             Function<String, String> heldIn,
@@ -137,8 +137,7 @@ final class FairQueue implements ReleaseNotifications {
      * listener was not up yet gets the channel once it is ({@link WaiterStatements#registerChannel});
      * a release before that is seen by the tick.
      */
-    @Override
-    public Subscription subscribe(LockRequest request, Runnable onRelease) {
+    public Subscription join(LockRequest request, Runnable onRelease) {
         if (request.kind() == LockKind.PERMIT) {
             return notified(request, onRelease);
         }
@@ -162,7 +161,7 @@ final class FairQueue implements ReleaseNotifications {
     }
 
     private Subscription notified(LockRequest request, Runnable onRelease) {
-        return inner.supported() ? inner.subscribe(request, onRelease) : () -> {};
+        return inner.supported() ? inner.join(request, onRelease) : () -> {};
     }
 
     private Subscription joinThenNotified(

@@ -1,7 +1,7 @@
 package dev.baton.jdbc;
 
+import dev.baton.LockMode;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -178,12 +178,9 @@ final class HandOff {
 
     /** A grant as the database wrote it, the expiry in epoch milliseconds (rounded down). */
     static Grant grant(LockRequest request, long token, long expiresAtMillis) {
-        return new Grant(
-                request.name(),
-                request.ownerId(),
-                LockMode.EXCLUSIVE,
-                token,
-                Instant.ofEpochMilli(expiresAtMillis),
-                null);
+        return Grant.builder(request.name(), request.ownerId(), LockMode.EXCLUSIVE)
+                .fencingToken(token)
+                .expiresAt(Instant.ofEpochMilli(expiresAtMillis))
+                .build();
     }
 }

@@ -1,12 +1,14 @@
 package dev.baton.jdbc;
 
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
+import dev.baton.spi.ReleaseNotifications.Subscription;
+import dev.baton.spi.Waiting;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -52,6 +54,13 @@ final class JdbcLockBackend implements LockBackend {
     private final BatchRenewal batchRenewal;
 
     private final StatementWait waits;
+    /** Blocking waits at once for a pool the application owns, whose size is unknown: Hikari's default. */
+    private static final int PINNED_WITHOUT_OWN_POOL = 10;
+
+    private final Waiting permitWaiting;
+    private final Waiting lockWaiting;
+    private final Waiting lineWaiting;
+    private final Waiting pinnedWaiting;
 
     /**
      * @param dialect the database, or null to detect it from the first connection
@@ -115,6 +124,23 @@ final class JdbcLockBackend implements LockBackend {
         if (queue != null) {
             notifications.onGrant(queue::handedOver);
         }
+        this.permitWaiting = Waiting.polling(new ReleaseNotifications() {
+            @Override
+            public Subscription subscribe(String lockName, Runnable wake) {
+                return notifications.subscribe(PgNotifications.PERMIT_PREFIX + lockName, wake);
+            }
+
+            @Override
+            public boolean supported() {
+                return notifications.supported();
+            }
+        });
+        this.lockWaiting = Waiting.polling(notifications);
+        this.lineWaiting = queue == null
+                ? null
+                : Waiting.queue(new SubscribedLine(this::tryAcquire, (request, wake) -> queue.join(request, wake)));
+        this.pinnedWaiting =
+                Waiting.blocking(this::acquire, ownedPool == null ? PINNED_WITHOUT_OWN_POOL : ownedPool.maximumSize());
         this.batchRenewal = strategy.batchesRenewals()
                 ? new BatchRenewal(
                         () -> connections.open(false),
@@ -155,31 +181,27 @@ final class JdbcLockBackend implements LockBackend {
         return last.name();
     }
 
+    /**
+     * Pinning strategies wait in the database's own queue, one blocking statement on a pinned
+     * connection per waiter, at most as many at once as the pool has connections; permit waiters
+     * and the row strategies poll, woken on PostgreSQL by a NOTIFY to the client registered as the
+     * row's waiter ({@link PgNotifications}); fair row strategies line up in the waiters table.
+     */
     @Override
-    public boolean queuesWaiters() {
-        return strategy.queuesWaiters();
-    }
-
-    /** Lock waiters queue in the database where the strategy can; permit waiters always poll. */
-    @Override
-    public boolean queuesWaiters(LockKind kind) {
-        return strategy.queuesWaiters() && kind != LockKind.PERMIT;
+    public Waiting waiting(LockKind kind) {
+        if (kind == LockKind.PERMIT) {
+            return permitWaiting;
+        }
+        if (strategy.queuesWaiters()) {
+            return pinnedWaiting;
+        }
+        return queue != null ? lineWaiting : lockWaiting;
     }
 
     /** Permits live in tables of their own ({@link JdbcPermits}), with every strategy. */
     @Override
     public boolean supportsPermits() {
         return true;
-    }
-
-    /**
-     * On PostgreSQL, a release NOTIFYs the channel of the client registered as the row's waiter (see
-     * {@link PgNotifications}); elsewhere waiters poll. Fair, the queue wraps them ({@link FairQueue}).
-     * The strategies that queue lock waiters in the database use them for permit waiters only.
-     */
-    @Override
-    public ReleaseNotifications releaseNotifications() {
-        return queue != null ? queue : notifications;
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -196,14 +218,8 @@ final class JdbcLockBackend implements LockBackend {
                 : ready(request).tryAcquire(request);
     }
 
-    @Override
-    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        if (!strategy.queuesWaiters()) {
-            throw new UnsupportedOperationException(name() + " does not queue waiters; the core polls tryAcquire");
-        }
-        if (JdbcPermits.isPermit(request)) {
-            return permits.tryAcquire(request); // the core polls for permits: never called to wait
-        }
+    /** A blocking wait of a pinning strategy (see {@link #waiting}). */
+    private Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
         return ready(request).acquire(request, timeoutNanos);
     }
 

@@ -1,9 +1,9 @@
 package dev.baton.jdbc;
 
 import dev.baton.LockConfigurationException;
+import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -155,13 +155,11 @@ final class JdbcPermits {
             }
             tx.commit();
             // The expiry is informational (the core judges validity on its own clock).
-            return Optional.of(new Grant(
-                    name,
-                    request.ownerId(),
-                    request.mode(),
-                    token,
-                    Instant.now().plusMillis(lease),
-                    PERMIT));
+            return Optional.of(Grant.builder(name, request.ownerId(), request.mode())
+                    .fencingToken(token)
+                    .expiresAt(Instant.now().plusMillis(lease))
+                    .backendState(PERMIT)
+                    .build());
         } catch (SQLException e) {
             if (JdbcFailures.isConflict(e)) {
                 log.debug(

@@ -1,8 +1,8 @@
 package dev.baton.jdbc;
 
+import dev.baton.LockInfo;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -168,14 +168,17 @@ interface JdbcProtocol {
             if (!info.name().equals(name)) {
                 continue;
             }
-            List<dev.baton.spi.Holder> hit = info.holders().stream()
+            List<dev.baton.Holder> hit = info.holders().stream()
                     .filter(h -> ownerId == null || h.ownerId().equals(ownerId))
                     .toList();
-            for (dev.baton.spi.Holder h : hit) {
-                abandon(new LockRequest(name, h.ownerId(), info.kind(), Duration.ofSeconds(1), 1));
+            for (dev.baton.Holder h : hit) {
+                abandon(LockRequest.builder(name, h.ownerId(), info.kind(), Duration.ofSeconds(1))
+                        .build());
             }
             if (!hit.isEmpty()) {
-                broken.add(new LockInfo(name, info.kind(), hit, info.permits(), info.waiters()));
+                broken.add(LockInfo.of(name, info.kind(), hit)
+                        .withPermits(info.permits())
+                        .withWaiters(info.waiters()));
             }
         }
         return broken;

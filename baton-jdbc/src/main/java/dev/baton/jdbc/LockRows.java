@@ -1,8 +1,8 @@
 package dev.baton.jdbc;
 
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
+import dev.baton.Holder;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -39,14 +39,14 @@ final class LockRows {
             waiters = countsWaiters ? OptionalInt.of(rs.getInt(11)) : OptionalInt.empty();
             if ("X".equals(rs.getString(2).trim())) {
                 Holder holder =
-                        new Holder(rs.getString(3), described(rs.getString(6)), rs.getLong(4), dialect.instant(rs, 5));
-                locks.add(new LockInfo(rowName, LockKind.MUTEX, List.of(holder), 1, waiters));
+                        Holder.of(rs.getString(3), described(rs.getString(6)), rs.getLong(4), dialect.instant(rs, 5));
+                locks.add(LockInfo.of(rowName, LockKind.MUTEX, List.of(holder)).withWaiters(waiters));
                 continue;
             }
             String reader = rs.getString(7);
             if (reader != null) {
                 Instant expiresAt = dialect.instant(rs, 9);
-                readers.add(new Holder(reader, described(rs.getString(10)), rs.getLong(8), expiresAt));
+                readers.add(Holder.of(reader, described(rs.getString(10)), rs.getLong(8), expiresAt));
             }
         }
         addShared(locks, name, readers, waiters);
@@ -55,7 +55,7 @@ final class LockRows {
 
     private static void addShared(List<LockInfo> locks, String name, List<Holder> readers, OptionalInt waiters) {
         if (name != null && !readers.isEmpty()) {
-            locks.add(new LockInfo(name, LockKind.READ, readers, 1, waiters));
+            locks.add(LockInfo.of(name, LockKind.READ, readers).withWaiters(waiters));
         }
     }
 

@@ -1,7 +1,7 @@
 package dev.baton.jdbc;
 
+import dev.baton.LockMode;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockMode;
 import java.sql.SQLException;
 
 /**
@@ -66,13 +66,10 @@ final class MariaDbHandOn {
                                             true,
                                             true,
                                             false,
-                                            new Grant(
-                                                    name,
-                                                    heir,
-                                                    LockMode.EXCLUSIVE,
-                                                    rs.getLong(3),
-                                                    JdbcTime.expiry(rs.getLong(4)),
-                                                    null));
+                                            Grant.builder(name, heir, LockMode.EXCLUSIVE)
+                                                    .fencingToken(rs.getLong(3))
+                                                    .expiresAt(JdbcTime.expiry(rs.getLong(4)))
+                                                    .build());
                                 },
                                 name,
                                 owner,

@@ -1,9 +1,9 @@
 package dev.baton.jdbc;
 
+import dev.baton.Holder;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -138,7 +138,7 @@ final class MariaDbNamedLockHolders {
             return db.all(sql.list, rs -> {
                 List<SessionHolder> rows = new ArrayList<>();
                 while (rs.next()) {
-                    Holder holder = new Holder(
+                    Holder holder = Holder.of(
                             rs.getString(2),
                             LockRows.described(rs.getString(5)),
                             rs.getLong(3),

@@ -1,9 +1,9 @@
 package dev.baton.jdbc;
 
+import dev.baton.LockInfo;
+import dev.baton.LockMode;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -168,13 +168,9 @@ final class MariaDbNamedLockProtocol extends PinnedProtocol {
                 rs.next();
                 token = rs.getLong(1);
             }
-            Grant grant = new Grant(
-                    request.name(),
-                    request.ownerId(),
-                    request.mode(),
-                    token,
-                    JdbcTime.expiry(lease),
-                    new Pinned(this, connection, connections.ownedPool, serverName, attempt.waitTimeout()));
+            Grant grant = Grant.of(request, token, JdbcTime.expiry(lease))
+                    .withBackendState(
+                            new Pinned(this, connection, connections.ownedPool, serverName, attempt.waitTimeout()));
             keep = true;
             return Optional.of(grant);
         } catch (StatementWait.Interrupted e) {

@@ -1,8 +1,8 @@
 package dev.baton.jdbc;
 
+import dev.baton.LockInfo;
+import dev.baton.LockMode;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -180,8 +180,7 @@ final class OptimisticProtocol implements JdbcProtocol {
                 db.commit();
             }
             // The expiry is computed here because MariaDB cannot return what an UPDATE wrote.
-            return Optional.of(
-                    new Grant(request.name(), request.ownerId(), request.mode(), token, JdbcTime.expiry(lease), null));
+            return Optional.of(Grant.of(request, token, JdbcTime.expiry(lease)));
         } catch (SQLException e) {
             if (JdbcFailures.isConflict(e)) {
                 return Optional.empty(); // a concurrent transaction: busy now, the core polls again

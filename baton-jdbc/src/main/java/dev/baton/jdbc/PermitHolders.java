@@ -1,15 +1,14 @@
 package dev.baton.jdbc;
 
+import dev.baton.Holder;
 import dev.baton.LockConfigurationException;
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalInt;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -67,7 +66,7 @@ final class PermitHolders {
                         count = rs.getInt(2);
                         holders = new ArrayList<>();
                     }
-                    holders.add(new Holder(
+                    holders.add(Holder.of(
                             rs.getString(3),
                             LockRows.described(rs.getString(6)),
                             rs.getLong(4),
@@ -84,7 +83,7 @@ final class PermitHolders {
 
     private static void add(List<LockInfo> semaphores, String name, int count, List<Holder> holders, String prefix) {
         if (name != null && name.startsWith(prefix)) {
-            semaphores.add(new LockInfo(name, LockKind.PERMIT, holders, count, OptionalInt.empty()));
+            semaphores.add(LockInfo.of(name, LockKind.PERMIT, holders).withPermits(count));
         }
     }
 
@@ -99,11 +98,14 @@ final class PermitHolders {
                     .filter(holder -> ownerId == null || holder.ownerId().equals(ownerId))
                     .toList();
             for (Holder holder : hit) {
-                permits.abandon(new LockRequest(
-                        name, holder.ownerId(), LockKind.PERMIT, Duration.ofSeconds(1), info.permits()));
+                permits.abandon(LockRequest.builder(name, holder.ownerId(), LockKind.PERMIT, Duration.ofSeconds(1))
+                        .permits(info.permits())
+                        .build());
             }
             if (!hit.isEmpty()) {
-                broken.add(new LockInfo(name, LockKind.PERMIT, hit, info.permits(), info.waiters()));
+                broken.add(LockInfo.of(name, LockKind.PERMIT, hit)
+                        .withPermits(info.permits())
+                        .withWaiters(info.waiters()));
             }
         }
         return broken;

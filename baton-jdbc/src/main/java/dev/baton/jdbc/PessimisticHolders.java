@@ -1,9 +1,9 @@
 package dev.baton.jdbc;
 
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
-import dev.baton.spi.LockMode;
+import dev.baton.Holder;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
+import dev.baton.LockMode;
 import dev.baton.spi.LockRequest;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
@@ -174,7 +174,7 @@ final class PessimisticHolders {
             return db.all(sql.list, rs -> {
                 List<SessionHolder> rows = new ArrayList<>();
                 while (rs.next()) {
-                    Holder holder = new Holder(
+                    Holder holder = Holder.of(
                             rs.getString(3),
                             LockRows.described(rs.getString(6)),
                             rs.getLong(4),
@@ -200,7 +200,7 @@ final class PessimisticHolders {
         try {
             long token =
                     Long.parseLong(applicationName.substring("baton ".length()).trim());
-            Holder holder = new Holder(
+            Holder holder = Holder.of(
                     parts[2],
                     decode(parts[5]),
                     token,

@@ -1,8 +1,8 @@
 package dev.baton.jdbc;
 
+import dev.baton.LockInfo;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockInfo;
 import dev.baton.spi.LockRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -132,8 +132,7 @@ final class PessimisticProtocol extends PinnedProtocol {
                 execute(connection, sql.waitTimeout(lease), 0);
             }
             granted = true;
-            return Optional.of(
-                    new Grant(request.name(), request.ownerId(), request.mode(), token, JdbcTime.expiry(lease), held));
+            return Optional.of(Grant.of(request, token, JdbcTime.expiry(lease)).withBackendState(held));
         } catch (SQLException e) {
             throw context.failure(request.name(), "acquire", e);
         } finally {

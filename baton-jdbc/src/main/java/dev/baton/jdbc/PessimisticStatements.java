@@ -1,6 +1,6 @@
 package dev.baton.jdbc;
 
-import dev.baton.spi.LockMode;
+import dev.baton.LockMode;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;

@@ -1,9 +1,9 @@
 package dev.baton.jdbc;
 
+import dev.baton.Holder;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -101,7 +101,7 @@ final class PgAdvisoryHolders {
             return db.all(sql.list, rs -> {
                 List<SessionHolder> rows = new ArrayList<>();
                 while (rs.next()) {
-                    Holder holder = new Holder(
+                    Holder holder = Holder.of(
                             rs.getString(3),
                             LockRows.described(rs.getString(6)),
                             rs.getLong(4),

@@ -1,9 +1,9 @@
 package dev.baton.jdbc;
 
+import dev.baton.LockInfo;
+import dev.baton.LockMode;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -136,13 +136,8 @@ final class PgAdvisoryProtocol extends PinnedProtocol {
 
     /** The grant of a statement that took the lock: (token, expiry in epoch millis, idle bound before). */
     private Grant grant(Connection connection, LockRequest request, long key, ResultSet rs) throws SQLException {
-        return new Grant(
-                request.name(),
-                request.ownerId(),
-                request.mode(),
-                rs.getLong(1),
-                Instant.ofEpochMilli(rs.getLong(2)),
-                new Pinned(this, connection, connections.ownedPool, key, rs.getString(3)));
+        return Grant.of(request, rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2)))
+                .withBackendState(new Pinned(this, connection, connections.ownedPool, key, rs.getString(3)));
     }
 
     /**

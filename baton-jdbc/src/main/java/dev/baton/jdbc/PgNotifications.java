@@ -1,6 +1,6 @@
 package dev.baton.jdbc;
 
-import dev.baton.spi.LockKind;
+import dev.baton.LockKind;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import java.security.SecureRandom;
@@ -140,8 +140,7 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
     }
 
     /** Waiters for a semaphore's permits are keyed (and notified) apart from a lock of the same name. */
-    @Override
-    public Subscription subscribe(LockRequest request, Runnable onRelease) {
+    public Subscription join(LockRequest request, Runnable onRelease) {
         return subscribe(
                 request.kind() == LockKind.PERMIT ? PERMIT_PREFIX + request.name() : request.name(), onRelease);
     }

@@ -53,6 +53,11 @@ final class ReconnectingPool implements DataSource, AutoCloseable {
         }
     }
 
+    /** The most connections the pool opens. */
+    int maximumSize() {
+        return config.getMaximumPoolSize();
+    }
+
     private void replace(HikariDataSource failed) {
         HikariDataSource fresh = new HikariDataSource(config);
         if (!current.compareAndSet(failed, fresh)) {

@@ -1,7 +1,7 @@
 package dev.baton.jdbc;
 
+import dev.baton.LockMode;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.util.Map;
@@ -97,13 +97,10 @@ final class RowHandOffStatements implements HandOffStatements {
             throws SQLException {
         return tx.first(
                 statement,
-                rs -> new Grant(
-                        request.name(),
-                        request.ownerId(),
-                        LockMode.EXCLUSIVE,
-                        rs.getLong(1),
-                        context.dialect().instant(rs, 2),
-                        null),
+                rs -> Grant.builder(request.name(), request.ownerId(), LockMode.EXCLUSIVE)
+                        .fencingToken(rs.getLong(1))
+                        .expiresAt(context.dialect().instant(rs, 2))
+                        .build(),
                 params);
     }
 
@@ -144,8 +141,10 @@ final class RowHandOffStatements implements HandOffStatements {
                 token = version + 1;
             }
             // The expiry is computed here because MariaDB cannot return what an UPDATE wrote.
-            return Optional.of(new Grant(
-                    request.name(), request.ownerId(), LockMode.EXCLUSIVE, token, JdbcTime.expiry(lease), null));
+            return Optional.of(Grant.builder(request.name(), request.ownerId(), LockMode.EXCLUSIVE)
+                    .fencingToken(token)
+                    .expiresAt(JdbcTime.expiry(lease))
+                    .build());
         }
     }
 
@@ -218,26 +217,20 @@ final class RowHandOffStatements implements HandOffStatements {
             if (sql.handOnReturns) {
                 heir = tx.first(
                                 sql.handOn,
-                                rs -> new Grant(
-                                        name,
-                                        h.owner(),
-                                        LockMode.EXCLUSIVE,
-                                        rs.getLong(1),
-                                        context.dialect().instant(rs, 2),
-                                        null),
+                                rs -> Grant.builder(name, h.owner(), LockMode.EXCLUSIVE)
+                                        .fencingToken(rs.getLong(1))
+                                        .expiresAt(context.dialect().instant(rs, 2))
+                                        .build(),
                                 params)
                         .orElseThrow(() -> new SQLException("the locked row was not handed on", "40001"));
             } else {
                 if (tx.update(sql.handOn, params) != 1) {
                     throw new SQLException("the locked row was not handed on", "40001");
                 }
-                heir = new Grant(
-                        name,
-                        h.owner(),
-                        LockMode.EXCLUSIVE,
-                        locked.get().version() + 1,
-                        JdbcTime.expiry(h.leaseMillis()),
-                        null);
+                heir = Grant.builder(name, h.owner(), LockMode.EXCLUSIVE)
+                        .fencingToken(locked.get().version() + 1)
+                        .expiresAt(JdbcTime.expiry(h.leaseMillis()))
+                        .build();
             }
             tx.update(sql.leave, name, h.owner());
             tx.commit();
@@ -262,13 +255,10 @@ final class RowHandOffStatements implements HandOffStatements {
         boolean exclusive = "X".equals(rs.getString(2));
         boolean owned = live && exclusive && request.ownerId().equals(rs.getString(1));
         Grant grant = owned
-                ? new Grant(
-                        request.name(),
-                        request.ownerId(),
-                        LockMode.EXCLUSIVE,
-                        rs.getLong(4),
-                        context.dialect().instant(rs, 5),
-                        null)
+                ? Grant.builder(request.name(), request.ownerId(), LockMode.EXCLUSIVE)
+                        .fencingToken(rs.getLong(4))
+                        .expiresAt(context.dialect().instant(rs, 5))
+                        .build()
                 : null;
         boolean free = !live || "-".equals(rs.getString(2));
         return new HandOff.Tick(grant, free, rs.getLong(6) > 0);

@@ -1,9 +1,9 @@
 package dev.baton.jdbc;
 
+import dev.baton.Holder;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +26,7 @@ record SessionHolder(String name, LockKind kind, Holder holder, OptionalInt wait
         SessionHolder first = null;
         for (SessionHolder row : rows) {
             if (first != null && !(first.name.equals(row.name) && first.kind == row.kind)) {
-                locks.add(new LockInfo(first.name, first.kind, holders, 1, first.waiters));
+                locks.add(LockInfo.of(first.name, first.kind, holders).withWaiters(first.waiters));
                 holders = new ArrayList<>();
             }
             if (holders.isEmpty()) {
@@ -35,7 +35,7 @@ record SessionHolder(String name, LockKind kind, Holder holder, OptionalInt wait
             holders.add(row.holder);
         }
         if (first != null) {
-            locks.add(new LockInfo(first.name, first.kind, holders, 1, first.waiters));
+            locks.add(LockInfo.of(first.name, first.kind, holders).withWaiters(first.waiters));
         }
         return locks;
     }

@@ -1,8 +1,8 @@
 package dev.baton.jdbc;
 
+import dev.baton.LockInfo;
+import dev.baton.LockMode;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -111,13 +111,8 @@ final class TableProtocol implements JdbcProtocol {
                 return Optional.empty();
             }
             tx.commit();
-            return Optional.of(new Grant(
-                    request.name(),
-                    request.ownerId(),
-                    request.mode(),
-                    written.get().token(),
-                    written.get().expiresAt(),
-                    null));
+            return Optional.of(
+                    Grant.of(request, written.get().token(), written.get().expiresAt()));
         } catch (SQLException e) {
             return busyOrFail(request, e);
         }
@@ -163,8 +158,7 @@ final class TableProtocol implements JdbcProtocol {
                     register ? sql.acquireExclusiveOneRegistering : sql.acquireExclusiveOne,
                     rs -> new Written(rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2))),
                     params);
-            return written.map(
-                    w -> new Grant(request.name(), request.ownerId(), request.mode(), w.token(), w.expiresAt(), null));
+            return written.map(w -> Grant.of(request, w.token(), w.expiresAt()));
         } catch (SQLException e) {
             return busyOrFail(request, e);
         }

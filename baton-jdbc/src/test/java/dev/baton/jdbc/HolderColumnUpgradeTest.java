@@ -4,14 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.Baton;
+import dev.baton.Holder;
 import dev.baton.Lease;
 import dev.baton.LockAdmin;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;

@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.baton.Baton;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -90,13 +90,20 @@ class JdbcSemaphoreTest {
                 new JdbcLockBackendProvider().create(target.uri(), options(Duration.ofSeconds(30), true))) {
             String name = name();
             Duration lease = Duration.ofSeconds(30);
-            Grant lock = backend.tryAcquire(new LockRequest(name, owner(), LockKind.MUTEX, lease))
+            Grant lock = backend.tryAcquire(LockRequest.builder(name, owner(), LockKind.MUTEX, lease)
+                            .build())
                     .orElseThrow();
-            Grant first = backend.tryAcquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2))
+            Grant first = backend.tryAcquire(LockRequest.builder(name, owner(), LockKind.PERMIT, lease)
+                            .permits(2)
+                            .build())
                     .orElseThrow();
-            Grant second = backend.tryAcquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2))
+            Grant second = backend.tryAcquire(LockRequest.builder(name, owner(), LockKind.PERMIT, lease)
+                            .permits(2)
+                            .build())
                     .orElseThrow();
-            assertThat(backend.tryAcquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2)))
+            assertThat(backend.tryAcquire(LockRequest.builder(name, owner(), LockKind.PERMIT, lease)
+                            .permits(2)
+                            .build()))
                     .as("a third permit of two, although a lock of the same name is held too")
                     .isEmpty();
             assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());

@@ -2,10 +2,10 @@ package dev.baton.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.servers.PostgresServer;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications.Subscription;
 import dev.baton.testsupport.TcpProxy;
@@ -78,7 +78,7 @@ class PostgresHandOffTest {
         LockRequest waiting = request(name);
         assertThat(other.tryAcquire(waiting)).isEmpty();
         CountDownLatch woken = new CountDownLatch(1);
-        Subscription subscription = other.releaseNotifications().subscribe(waiting, woken::countDown);
+        Subscription subscription = InLine.enter(other, waiting, woken::countDown);
         try {
             assertThat(other.tryAcquire(waiting)).as("in line").isEmpty();
 
@@ -124,11 +124,11 @@ class PostgresHandOffTest {
 
         LockRequest quitting = request(name);
         assertThat(quitter.tryAcquire(quitting)).isEmpty();
-        Subscription quitterLine = quitter.releaseNotifications().subscribe(quitting, () -> {});
+        Subscription quitterLine = InLine.enter(quitter, quitting, () -> {});
         LockRequest next = request(name);
         assertThat(last.tryAcquire(next)).isEmpty();
         CountDownLatch nextWoken = new CountDownLatch(1);
-        Subscription nextLine = last.releaseNotifications().subscribe(next, nextWoken::countDown);
+        Subscription nextLine = InLine.enter(last, next, nextWoken::countDown);
         try {
             assertThat(holder.release(first)).isTrue();
             assertThat(owner(strategy, table, name)).as("handed to the head").contains(quitting.ownerId());
@@ -161,7 +161,7 @@ class PostgresHandOffTest {
         LockRequest quitting = request(name);
         assertThat(quitter.tryAcquire(quitting)).isEmpty();
         CountDownLatch woken = new CountDownLatch(1);
-        Subscription line = quitter.releaseNotifications().subscribe(quitting, woken::countDown);
+        Subscription line = InLine.enter(quitter, quitting, woken::countDown);
 
         assertThat(holder.release(first)).isTrue();
         assertThat(woken.await(10, TimeUnit.SECONDS)).as("handed, and told").isTrue();
@@ -212,8 +212,7 @@ class PostgresHandOffTest {
             long listenersBefore = count(listening);
             proxy.latency(Duration.ofMillis(100));
             AtomicReference<Subscription> subscription = new AtomicReference<>();
-            Thread subscriber = new Thread(
-                    () -> subscription.set(fresh.releaseNotifications().subscribe(waiting, () -> {})));
+            Thread subscriber = new Thread(() -> subscription.set(InLine.enter(fresh, waiting, () -> {})));
             subscriber.start();
             String first = null;
             while (first == null && subscriber.isAlive()) {
@@ -249,7 +248,8 @@ class PostgresHandOffTest {
     }
 
     private static LockRequest request(String name) {
-        return new LockRequest(name, UUID.randomUUID().toString().replace("-", ""), LockMode.EXCLUSIVE, LEASE);
+        return LockRequest.builder(name, UUID.randomUUID().toString().replace("-", ""), LockKind.MUTEX, LEASE)
+                .build();
     }
 
     private static String table() {

@@ -2,9 +2,9 @@ package dev.baton.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications.Subscription;
 import java.sql.Connection;
@@ -88,7 +88,7 @@ abstract class RowHandOffTest {
         LockRequest waiting = request(name);
         assertThat(other.tryAcquire(waiting)).isEmpty();
         CountDownLatch woken = new CountDownLatch(1);
-        Subscription subscription = other.releaseNotifications().subscribe(waiting, woken::countDown);
+        Subscription subscription = InLine.enter(other, waiting, woken::countDown);
         try {
             assertThat(other.tryAcquire(waiting)).as("in line").isEmpty();
 
@@ -142,11 +142,11 @@ abstract class RowHandOffTest {
 
             LockRequest quitting = request(name);
             assertThat(quitter.tryAcquire(quitting)).isEmpty();
-            Subscription quitterLine = quitter.releaseNotifications().subscribe(quitting, () -> {});
+            Subscription quitterLine = InLine.enter(quitter, quitting, () -> {});
             LockRequest next = request(name);
             assertThat(last.tryAcquire(next)).isEmpty();
             CountDownLatch nextWoken = new CountDownLatch(1);
-            Subscription nextLine = last.releaseNotifications().subscribe(next, nextWoken::countDown);
+            Subscription nextLine = InLine.enter(last, next, nextWoken::countDown);
             try {
                 assertThat(holder.release(first)).isTrue();
                 assertThat(owner(strategy, table, name))
@@ -184,7 +184,7 @@ abstract class RowHandOffTest {
             LockRequest quitting = request(name);
             assertThat(quitter.tryAcquire(quitting)).isEmpty();
             CountDownLatch woken = new CountDownLatch(1);
-            Subscription line = quitter.releaseNotifications().subscribe(quitting, woken::countDown);
+            Subscription line = InLine.enter(quitter, quitting, woken::countDown);
 
             assertThat(holder.release(first)).isTrue();
             assertThat(woken.await(10, TimeUnit.SECONDS))
@@ -223,7 +223,8 @@ abstract class RowHandOffTest {
     }
 
     private static LockRequest request(String name) {
-        return new LockRequest(name, UUID.randomUUID().toString().replace("-", ""), LockMode.EXCLUSIVE, LEASE);
+        return LockRequest.builder(name, UUID.randomUUID().toString().replace("-", ""), LockKind.MUTEX, LEASE)
+                .build();
     }
 
     private static String table() {

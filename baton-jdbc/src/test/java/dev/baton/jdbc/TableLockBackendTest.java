@@ -8,12 +8,13 @@ import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
+import dev.baton.LockMode;
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -112,11 +113,11 @@ abstract class TableLockBackendTest {
     }
 
     static LockRequest exclusive(String name, String owner, Duration lease) {
-        return new LockRequest(name, owner, LockMode.EXCLUSIVE, lease);
+        return LockRequest.builder(name, owner, LockKind.MUTEX, lease).build();
     }
 
     static LockRequest shared(String name, String owner, Duration lease) {
-        return new LockRequest(name, owner, LockMode.SHARED, lease);
+        return LockRequest.builder(name, owner, LockKind.READ, lease).build();
     }
 
     /** Tries until granted, bounded by a deadline; the pause only paces the polling. */
@@ -248,7 +249,10 @@ abstract class TableLockBackendTest {
         }
         grants.add(backend.tryAcquire(shared(lockName(), owner(), SHORT)).orElseThrow());
         Grant held = grants.get(0);
-        grants.add(new Grant(held.name(), owner(), LockMode.EXCLUSIVE, held.fencingToken(), held.expiresAt(), null));
+        grants.add(Grant.builder(held.name(), owner(), LockMode.EXCLUSIVE)
+                .fencingToken(held.fencingToken())
+                .expiresAt(held.expiresAt())
+                .build());
         backend.release(grants.get(2));
 
         List<Optional<Grant>> renewed = backend.renewAll(grants, LONG);
@@ -304,11 +308,17 @@ abstract class TableLockBackendTest {
         JdbcLockBackend backend = backend(freshTable());
         String name = lockName();
         Grant held = backend.tryAcquire(exclusive(name, owner(), LONG)).orElseThrow();
-        Grant stranger = new Grant(name, owner(), LockMode.EXCLUSIVE, held.fencingToken(), held.expiresAt(), null);
+        Grant stranger = Grant.builder(name, owner(), LockMode.EXCLUSIVE)
+                .fencingToken(held.fencingToken())
+                .expiresAt(held.expiresAt())
+                .build();
 
         assertThat(backend.release(stranger)).isFalse();
         assertThat(backend.renew(stranger, LONG)).isEmpty();
-        assertThat(backend.release(new Grant(name, owner(), LockMode.SHARED, 0, held.expiresAt(), null)))
+        assertThat(backend.release(Grant.builder(name, owner(), LockMode.SHARED)
+                        .fencingToken(0)
+                        .expiresAt(held.expiresAt())
+                        .build()))
                 .isFalse();
         assertThat(backend.inspect(name))
                 .hasValueSatisfying(info -> assertThat(info.owners()).containsExactly(held.ownerId()));
@@ -445,7 +455,10 @@ abstract class TableLockBackendTest {
         assertThat(backend.inspect(name).orElseThrow().expiresAt())
                 .as("the name row lives as long as its latest reader")
                 .isEqualTo(renewed.expiresAt());
-        Grant stranger = new Grant(name, owner(), LockMode.SHARED, 0, reader.expiresAt(), null);
+        Grant stranger = Grant.builder(name, owner(), LockMode.SHARED)
+                .fencingToken(0)
+                .expiresAt(reader.expiresAt())
+                .build();
         assertThat(backend.renew(stranger, LONG)).isEmpty();
         assertThat(backend.inspect(name).orElseThrow().owners()).containsExactly(reader.ownerId());
     }

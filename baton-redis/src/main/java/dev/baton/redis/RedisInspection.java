@@ -1,8 +1,8 @@
 package dev.baton.redis;
 
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
+import dev.baton.Holder;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -134,8 +134,8 @@ final class RedisInspection {
         }
         LockKind kind = "X".equals(String.valueOf(reply.get(0))) ? LockKind.MUTEX : LockKind.READ;
         long waiters = number(reply.get(1));
-        return Optional.of(new LockInfo(
-                name, kind, holders(reply, 2), 1, waiters < 0 ? OptionalInt.empty() : OptionalInt.of((int) waiters)));
+        return Optional.of(LockInfo.of(name, kind, holders(reply, 2))
+                .withWaiters(waiters < 0 ? OptionalInt.empty() : OptionalInt.of((int) waiters)));
     }
 
     static Optional<LockInfo> permitInfo(String name, List<Object> reply) {
@@ -144,13 +144,13 @@ final class RedisInspection {
         }
         List<Holder> holders = holders(reply, 1);
         int permits = (int) Math.max(Math.max(1, number(reply.get(0))), holders.size());
-        return Optional.of(new LockInfo(name, LockKind.PERMIT, holders, permits, OptionalInt.empty()));
+        return Optional.of(LockInfo.of(name, LockKind.PERMIT, holders).withPermits(permits));
     }
 
     private static List<Holder> holders(List<Object> reply, int from) {
         List<Holder> holders = new ArrayList<>((reply.size() - from) / 4);
         for (int i = from; i + 3 < reply.size(); i += 4) {
-            holders.add(new Holder(
+            holders.add(Holder.of(
                     String.valueOf(reply.get(i)),
                     String.valueOf(reply.get(i + 3)),
                     number(reply.get(i + 2)),
@@ -207,7 +207,9 @@ final class RedisInspection {
                 }
             }
             if (!done.isEmpty()) {
-                broken.add(new LockInfo(name, info.kind(), done, info.permits(), info.waiters()));
+                broken.add(LockInfo.of(name, info.kind(), done)
+                        .withPermits(info.permits())
+                        .withWaiters(info.waiters()));
             }
         }
         return broken;

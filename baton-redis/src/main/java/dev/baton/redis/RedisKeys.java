@@ -36,9 +36,9 @@ final class RedisKeys {
      * readers and their descriptions (shared). Fewer keys per call is less to encode and send on the
      * fast path; an exclusive grant keeps its description in the lock's value.
      */
-    String[] keys(String name, dev.baton.spi.LockMode mode) {
+    String[] keys(String name, dev.baton.LockMode mode) {
         String base = base(name);
-        if (mode == dev.baton.spi.LockMode.EXCLUSIVE) {
+        if (mode == dev.baton.LockMode.EXCLUSIVE) {
             return new String[] {base + "lock", base + "fence", base + "queue"};
         }
         return new String[] {base + "lock", base + "fence", base + "readers", base + "descriptions"};

@@ -1,12 +1,13 @@
 package dev.baton.redis;
 
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
+import dev.baton.LockMode;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
-import dev.baton.spi.ReleaseNotifications;
+import dev.baton.spi.ReleaseNotifications.Subscription;
+import dev.baton.spi.Waiting;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.resource.ClientResources;
@@ -80,7 +81,9 @@ public final class RedisLockBackend implements LockBackend {
     private final RedisNode node;
     private final RedisNotifications notifications;
     private final RedisWaitQueue waitQueue;
-    private final ReleaseNotifications releaseNotifications;
+    private final Waiting permitWaiting;
+    private final Waiting broadcastWaiting;
+    private final Waiting handOverWaiting;
     private final long timeoutNanos;
     private final RedisReplicaWait replicaWait;
     private final RedisPermits permits;
@@ -137,39 +140,41 @@ public final class RedisLockBackend implements LockBackend {
         this.notifications = new RedisNotifications(
                 List.of(node), keys, operationTimeout, (ScheduledExecutorService) resources.eventExecutorGroup());
         this.waitQueue = new RedisWaitQueue(node, keys);
-        this.releaseNotifications = new HandOverNotifications();
+        this.permitWaiting = Waiting.polling(
+                (lockName, wake) -> notifications.subscribeChannel(RedisPermits.channel(keys, lockName), wake));
+        this.broadcastWaiting = Waiting.polling(notifications);
+        this.handOverWaiting = Waiting.queue(new RedisLine(this::tryAcquire, this::join));
     }
 
     /**
-     * The broadcast channel per lock name for every waiter, plus, for an exclusive waiter, a place in
-     * the lock's queue so that a release hands the lock straight to it ({@link RedisWaitQueue}).
+     * Permits and shared locks poll, woken by their release channel; a fair client's exclusive
+     * waiters also stand in the lock's line in Redis, so that a release hands the lock straight to
+     * the head ({@link RedisWaitQueue}), and keep the broadcast channel as a fallback.
      */
-    private final class HandOverNotifications implements ReleaseNotifications {
-        @Override
-        public Subscription subscribe(String lockName, Runnable onRelease) {
-            return notifications.subscribe(lockName, onRelease);
+    @Override
+    public Waiting waiting(LockKind kind) {
+        if (kind == LockKind.PERMIT) {
+            return permitWaiting;
         }
+        return fair && kind.mode() == LockMode.EXCLUSIVE ? handOverWaiting : broadcastWaiting;
+    }
 
-        @Override
-        public Subscription subscribe(LockRequest request, Runnable onRelease) {
-            if (request.kind() == LockKind.PERMIT) {
-                return notifications.subscribeChannel(RedisPermits.channel(keys, request.name()), onRelease);
-            }
-            RedisWaitQueue.Waiter waiter =
-                    fair && request.mode() == LockMode.EXCLUSIVE ? waitQueue.enqueue(request, onRelease) : null;
-            if (waiter == null) {
-                return notifications.subscribe(request.name(), onRelease);
-            }
-            // Queued by the core's next attempt, which must not wait for a subscription first.
-            Subscription broadcast = notifications.subscribeWithoutWaiting(request.name(), onRelease);
-            return () -> {
-                broadcast.close();
-                if (waitQueue.leave(waiter)) {
-                    // Leaves the queue, and frees (hands on) a lock handed to it that it never took.
-                    abandonAsync(request.name(), request.ownerId(), request.mode(), waiter.member);
-                }
-            };
+    /** A refused exclusive request joins the line: queued in Redis by its next attempt. */
+    private RedisLine.Membership join(LockRequest request, Runnable wake) {
+        RedisWaitQueue.Waiter waiter = waitQueue.enqueue(request, wake);
+        if (waiter == null) {
+            Subscription broadcast = notifications.subscribe(request.name(), wake);
+            return granted -> broadcast.close();
         }
+        // Queued by the next attempt, which must not wait for a subscription first.
+        Subscription broadcast = notifications.subscribeWithoutWaiting(request.name(), wake);
+        return granted -> {
+            broadcast.close();
+            if (waitQueue.leave(waiter) && !granted) {
+                // Leaves the queue, and frees (hands on) a lock handed to it that it never took.
+                abandonAsync(request.name(), request.ownerId(), request.mode(), waiter.member);
+            }
+        };
     }
 
     @Override
@@ -224,13 +229,7 @@ public final class RedisLockBackend implements LockBackend {
             // ours after it was acknowledged (see RedisReplicaWait), so ask the server below.
             if (validityNanos > 0 && !replicaWait.enabled()) {
                 waiter.granted = true;
-                return Optional.of(new Grant(
-                                request.name(),
-                                request.ownerId(),
-                                request.mode(),
-                                token,
-                                Instant.now().plusNanos(validityNanos),
-                                null)
+                return Optional.of(Grant.of(request, token, Instant.now().plusNanos(validityNanos))
                         .withValidity(Duration.ofNanos(validityNanos)));
             }
             // Too late to trust the local clock: ask the server (it renews a lock still ours below).
@@ -258,8 +257,7 @@ public final class RedisLockBackend implements LockBackend {
         if (waiter != null) {
             waiter.granted = true;
         }
-        return Optional.of(new Grant(
-                request.name(), request.ownerId(), request.mode(), token, sent.plus(request.leaseTime()), null));
+        return Optional.of(Grant.of(request, token, sent.plus(request.leaseTime())));
     }
 
     /** Runs the acquire script once on {@code via} (see {@link RedisReplicaWait#beforeWrite}); the fencing token if granted, else 0. */
@@ -374,11 +372,6 @@ public final class RedisLockBackend implements LockBackend {
                         failure.toString());
             }
         });
-    }
-
-    @Override
-    public ReleaseNotifications releaseNotifications() {
-        return releaseNotifications;
     }
 
     /** The hand-over queue's key suffix when this backend counts waiters in it (fair), else null. */

@@ -1,6 +1,6 @@
 package dev.baton.redis;
 
-import dev.baton.spi.LockInfo;
+import dev.baton.LockInfo;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;

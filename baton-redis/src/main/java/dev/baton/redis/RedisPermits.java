@@ -1,8 +1,8 @@
 package dev.baton.redis;
 
 import dev.baton.LockConfigurationException;
+import dev.baton.LockMode;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import io.lettuce.core.ScriptOutputType;
 import java.time.Instant;
@@ -199,13 +199,11 @@ final class RedisPermits {
         if (reply == 0) {
             return Optional.empty();
         }
-        return Optional.of(new Grant(
-                request.name(),
-                request.ownerId(),
-                LockMode.SHARED,
-                reply,
-                sent.plus(request.leaseTime()),
-                Marker.PERMIT));
+        return Optional.of(Grant.builder(request.name(), request.ownerId(), LockMode.SHARED)
+                .fencingToken(reply)
+                .expiresAt(sent.plus(request.leaseTime()))
+                .backendState(Marker.PERMIT)
+                .build());
     }
 
     private long acquireOnce(LockRequest request, RedisConnector.Commands via) {

@@ -118,7 +118,7 @@ final class RedisScripts {
      * lease time when absent). An exclusive grant stores the description in the lock's value before
      * the owner id; a shared grant stores {@code "<token> <description>"} under its owner id in the
      * descriptions hash (KEYS[4] in shared mode, see {@link RedisKeys#keys(String,
-     * dev.baton.spi.LockMode)}), which lives the fence ttl and drops expired readers' entries. Returns the fencing
+     * dev.baton.LockMode)}), which lives the fence ttl and drops expired readers' entries. Returns the fencing
      * token (positive) if granted, else 0. The exclusive path reads no clock (TIME costs a script
      * more than the SET NX does) unless it queues: only seeding a missing counter and queueing need
      * the server time. A queued waiter that finds the lock already handed to it (its message still

@@ -1,12 +1,13 @@
 package dev.baton.redis;
 
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
+import dev.baton.LockMode;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
-import dev.baton.spi.ReleaseNotifications;
+import dev.baton.spi.Waiting;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.resource.ClientResources;
@@ -64,7 +65,8 @@ public final class RedlockBackend implements LockBackend {
     private final long operationTimeoutNanos;
     private final RedisNotifications notifications;
     private final RedlockTickets tickets;
-    private final ReleaseNotifications releaseNotifications;
+    private final Waiting lineWaiting;
+    private final Waiting pollWaiting;
     private final RedlockInspection inspection;
 
     /**
@@ -99,7 +101,9 @@ public final class RedlockBackend implements LockBackend {
         this.notifications = new RedisNotifications(
                 nodes, keys, operationTimeout, (ScheduledExecutorService) resources.eventExecutorGroup());
         this.tickets = new RedlockTickets(fair, pollMaxDelay, nodeTimeout);
-        this.releaseNotifications = tickets.wrap(notifications, this::leave);
+        this.pollWaiting = Waiting.polling(notifications);
+        this.lineWaiting = Waiting.queue(new RedisLine(
+                this::tryAcquire, (request, wake) -> tickets.join(request, wake, notifications, this::leave)));
         this.inspection =
                 new RedlockInspection(nodes, quorum, keys, fair ? "ticket-expiry" : null, operationTimeoutNanos, name);
     }
@@ -157,7 +161,7 @@ public final class RedlockBackend implements LockBackend {
      */
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
-        if (request.kind() == dev.baton.spi.LockKind.PERMIT) {
+        if (request.kind() == dev.baton.LockKind.PERMIT) {
             // The core never sends one (supportsPermits() is false); refuse any other caller clearly.
             throw new dev.baton.LockConfigurationException("Baton semaphore '" + request.name() + "' on " + name
                     + ": Redlock has no semaphores (a majority of masters does not bound the holders of more"
@@ -262,13 +266,7 @@ public final class RedlockBackend implements LockBackend {
                 if (ticket != null) {
                     ticket.confirmed = true;
                 }
-                return Optional.of(new Grant(
-                        request.name(),
-                        request.ownerId(),
-                        request.mode(),
-                        maxToken,
-                        Instant.now().plusMillis(validity),
-                        null));
+                return Optional.of(Grant.of(request, maxToken, Instant.now().plusMillis(validity)));
             }
             log.debug(
                     "Baton lock '{}' on {}: majority lost while granting ({} of {} still held, validity {} ms);"
@@ -425,9 +423,10 @@ public final class RedlockBackend implements LockBackend {
         }
     }
 
+    /** A fair client's exclusive waiters stand in the tickets' line; the others poll, woken by releases. */
     @Override
-    public ReleaseNotifications releaseNotifications() {
-        return releaseNotifications;
+    public Waiting waiting(LockKind kind) {
+        return tickets.fair() && kind.mode() == LockMode.EXCLUSIVE ? lineWaiting : pollWaiting;
     }
 
     /** What the masters report: the holders a majority of them has ({@link RedlockInspection}). */

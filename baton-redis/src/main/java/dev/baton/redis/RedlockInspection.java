@@ -1,8 +1,8 @@
 package dev.baton.redis;
 
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
+import dev.baton.Holder;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -114,7 +114,9 @@ final class RedlockInspection {
                                             replies != null && replies.get(order.indexOf(holder.ownerId())) == 1))
                     .toList();
             if (!hit.isEmpty()) {
-                broken.add(new LockInfo(name, info.kind(), hit, info.permits(), info.waiters()));
+                broken.add(LockInfo.of(name, info.kind(), hit)
+                        .withPermits(info.permits())
+                        .withWaiters(info.waiters()));
             }
         }
         return broken;
@@ -187,7 +189,7 @@ final class RedlockInspection {
             List<Holder> holders = new ArrayList<>();
             for (List<Holder> copies : byOwner.values()) {
                 if (copies.size() >= quorum) {
-                    holders.add(new Holder(
+                    holders.add(Holder.of(
                             copies.get(0).ownerId(),
                             copies.stream()
                                     .map(Holder::description)
@@ -206,7 +208,9 @@ final class RedlockInspection {
             }
             if (!holders.isEmpty()) {
                 LockInfo first = seen.get(0);
-                merged.add(new LockInfo(first.name(), first.kind(), holders, first.permits(), waiters(seen)));
+                merged.add(LockInfo.of(first.name(), first.kind(), holders)
+                        .withPermits(first.permits())
+                        .withWaiters(waiters(seen)));
             }
         }
         merged.sort(RedisLockScan.ORDER);

@@ -1,8 +1,9 @@
 package dev.baton.redis;
 
-import dev.baton.spi.LockMode;
+import dev.baton.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
+import dev.baton.spi.ReleaseNotifications.Subscription;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -86,43 +87,24 @@ final class RedlockTickets {
     }
 
     /**
-     * The release notifications of {@code delegate}; a fair exclusive waiter also draws its ticket
-     * when it subscribes, and leaves the queue ({@code leave}) when the subscription closes without
-     * a confirmed grant.
+     * Makes a refused request a member of the line: it draws its ticket (written by its next attempt
+     * on every master) and subscribes to the release channel; ending the membership without a grant
+     * leaves the line ({@code leave}) unless a majority already confirmed a grant to it.
      */
-    ReleaseNotifications wrap(ReleaseNotifications delegate, Consumer<LockRequest> leave) {
-        return new ReleaseNotifications() {
-            @Override
-            public Subscription subscribe(String lockName, Runnable onRelease) {
-                return delegate.subscribe(lockName, onRelease);
-            }
-
-            @Override
-            public Subscription subscribe(LockRequest request, Runnable onRelease) {
-                Subscription subscription = delegate.subscribe(request, onRelease);
-                if (!queues(request)) {
-                    return subscription;
+    RedisLine.Membership join(
+            LockRequest request, Runnable wake, ReleaseNotifications channel, Consumer<LockRequest> leave) {
+        Subscription subscription = channel.subscribe(request.name(), wake);
+        java.time.Instant now = java.time.Instant.now();
+        Ticket ticket = new Ticket(now.getEpochSecond() * 1_000_000 + now.getNano() / 1000);
+        tickets.put(request.ownerId(), ticket);
+        return granted -> {
+            try {
+                subscription.close();
+            } finally {
+                tickets.remove(request.ownerId(), ticket);
+                if (!granted && !ticket.confirmed) {
+                    leave.accept(request);
                 }
-                java.time.Instant now = java.time.Instant.now();
-                Ticket ticket = new Ticket(now.getEpochSecond() * 1_000_000 + now.getNano() / 1000);
-                tickets.put(request.ownerId(), ticket);
-                return () -> {
-                    try {
-                        if (subscription != null) {
-                            subscription.close();
-                        }
-                    } finally {
-                        tickets.remove(request.ownerId(), ticket);
-                        if (!ticket.confirmed) {
-                            leave.accept(request);
-                        }
-                    }
-                };
-            }
-
-            @Override
-            public boolean supported() {
-                return delegate.supported();
             }
         };
     }

@@ -6,15 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.servers.RedisClusterServers;
 import dev.baton.servers.RedisServer;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import io.lettuce.core.RedisClient;
@@ -141,19 +140,21 @@ class RedisClusterTest {
         RedisKeys keys = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
         try (LockBackend waiting = provider.create(cluster.uri(), OPTIONS);
                 LockBackend holding = provider.create(cluster.uri(), OPTIONS)) {
-            ReleaseNotifications notifications = waiting.releaseNotifications();
+            ReleaseNotifications notifications = waiting.waiting(LockKind.MUTEX).notifications();
             for (RedisServer master : cluster.masters()) {
                 String name;
                 do {
                     name = "notify-" + UUID.randomUUID();
                 } while (cluster.ownerOf(slotOf(keys, name)) != master);
-                LockRequest request =
-                        new LockRequest(name, UUID.randomUUID().toString(), LockMode.EXCLUSIVE, Duration.ofSeconds(5));
+                LockRequest request = LockRequest.builder(
+                                name, UUID.randomUUID().toString(), LockKind.MUTEX, Duration.ofSeconds(5))
+                        .build();
                 var grant = holding.tryAcquire(request).orElseThrow();
                 // As the core does: an attempt that fails, then the wait. The failed attempt marks
                 // the lock as wanted, which is what makes its release publish.
-                LockRequest waiter =
-                        new LockRequest(name, UUID.randomUUID().toString(), LockMode.EXCLUSIVE, Duration.ofSeconds(5));
+                LockRequest waiter = LockRequest.builder(
+                                name, UUID.randomUUID().toString(), LockKind.MUTEX, Duration.ofSeconds(5))
+                        .build();
                 assertThat(waiting.tryAcquire(waiter)).isEmpty();
                 CountDownLatch released = new CountDownLatch(1);
                 try (ReleaseNotifications.Subscription subscription =
@@ -188,7 +189,8 @@ class RedisClusterTest {
                 Grant first = holding.tryAcquire(permit(name)).orElseThrow();
                 Grant second = holding.tryAcquire(permit(name)).orElseThrow();
                 held.add(first);
-                held.add(holding.tryAcquire(new LockRequest(name, owner(), LockKind.MUTEX, lease))
+                held.add(holding.tryAcquire(LockRequest.builder(name, owner(), LockKind.MUTEX, lease)
+                                .build())
                         .orElseThrow());
                 String holders = RedisPermits.keys(keys, name)[0];
                 assertThat((long) admin(master, conn -> conn.sync().zcard(holders)))
@@ -200,8 +202,9 @@ class RedisClusterTest {
                         .as("two permits, both held")
                         .isEmpty();
                 CountDownLatch released = new CountDownLatch(1);
-                try (ReleaseNotifications.Subscription subscription =
-                        waiting.releaseNotifications().subscribe(refused, released::countDown)) {
+                try (ReleaseNotifications.Subscription subscription = waiting.waiting(LockKind.PERMIT)
+                        .notifications()
+                        .subscribe(refused.name(), released::countDown)) {
                     assertThat(holding.release(second)).isTrue();
                     assertThat(released.await(5, TimeUnit.SECONDS))
                             .as("a permit's release on the master on port %d is heard", master.port())
@@ -221,7 +224,9 @@ class RedisClusterTest {
     }
 
     private static LockRequest permit(String name) {
-        return new LockRequest(name, owner(), LockKind.PERMIT, Duration.ofSeconds(5), 2);
+        return LockRequest.builder(name, owner(), LockKind.PERMIT, Duration.ofSeconds(5))
+                .permits(2)
+                .build();
     }
 
     private static String owner() {

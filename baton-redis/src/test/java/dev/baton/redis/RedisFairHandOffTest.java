@@ -7,11 +7,11 @@ import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.servers.RedisServer;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import io.lettuce.core.RedisClient;
@@ -70,7 +70,8 @@ class RedisFairHandOffTest {
     private static LockRequest request(String name) {
         byte[] id = new byte[16];
         ThreadLocalRandom.current().nextBytes(id);
-        return new LockRequest(name, HexFormat.of().formatHex(id), LockMode.EXCLUSIVE, LEASE);
+        return LockRequest.builder(name, HexFormat.of().formatHex(id), LockKind.MUTEX, LEASE)
+                .build();
     }
 
     /**
@@ -85,7 +86,7 @@ class RedisFairHandOffTest {
             Grant held = a.tryAcquire(request(name)).orElseThrow();
             LockRequest waiter = request(name);
             assertThat(b.tryAcquire(waiter)).isEmpty();
-            ReleaseNotifications.Subscription waiting = b.releaseNotifications().subscribe(waiter, () -> {});
+            ReleaseNotifications.Subscription waiting = InLine.enter(b, waiter, () -> {});
             try {
                 assertThat(b.tryAcquire(waiter)).isEmpty();
 
@@ -153,7 +154,7 @@ class RedisFairHandOffTest {
                 LockRequest waiter = request(name);
                 waiters.add(waiter);
                 assertThat(backends.get(i).tryAcquire(waiter)).isEmpty();
-                subscriptions.add(backends.get(i).releaseNotifications().subscribe(waiter, () -> {}));
+                subscriptions.add(InLine.enter(backends.get(i), waiter, () -> {}));
                 assertThat(backends.get(i).tryAcquire(waiter)).isEmpty();
             }
             backends.get(0).release(held);

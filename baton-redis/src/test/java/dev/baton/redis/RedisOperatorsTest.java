@@ -3,14 +3,14 @@ package dev.baton.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Baton;
+import dev.baton.Holder;
 import dev.baton.Lease;
 import dev.baton.LockAdmin;
 import dev.baton.LockClient;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.servers.RedisServer;
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.sync.RedisCommands;

@@ -8,12 +8,12 @@ import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockException;
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.servers.RedisServer;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import dev.baton.tck.Await;
 import io.lettuce.core.RedisClient;
@@ -309,13 +309,19 @@ class RedisSemaphoreTest {
         String name = name();
         Duration lease = Duration.ofSeconds(10);
         try (LockBackend backend = new RedisLockBackendProvider().create(server.uri(), OPTIONS)) {
-            Grant lock = backend.tryAcquire(new LockRequest(name, owner(), LockKind.MUTEX, lease))
+            Grant lock = backend.tryAcquire(LockRequest.builder(name, owner(), LockKind.MUTEX, lease)
+                            .build())
                     .orElseThrow();
-            Grant read = backend.tryAcquire(new LockRequest(name + "-r", owner(), LockKind.READ, lease))
+            Grant read = backend.tryAcquire(LockRequest.builder(name + "-r", owner(), LockKind.READ, lease)
+                            .build())
                     .orElseThrow();
-            Grant permit = backend.tryAcquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2))
+            Grant permit = backend.tryAcquire(LockRequest.builder(name, owner(), LockKind.PERMIT, lease)
+                            .permits(2)
+                            .build())
                     .orElseThrow();
-            Grant gone = backend.tryAcquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2))
+            Grant gone = backend.tryAcquire(LockRequest.builder(name, owner(), LockKind.PERMIT, lease)
+                            .permits(2)
+                            .build())
                     .orElseThrow();
             assertThat(backend.release(gone)).isTrue();
             assertThat(backend.release(gone)).as("idempotent").isFalse();

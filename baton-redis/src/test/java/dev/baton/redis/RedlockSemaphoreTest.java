@@ -6,9 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.baton.Baton;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -35,7 +35,9 @@ class RedlockSemaphoreTest {
     void theBackendRefusesAPermitRequestWithTheReason() {
         try (LockBackend backend = new RedisLockBackendProvider().create(URI, OPTIONS)) {
             assertThat(backend.supportsPermits()).isFalse();
-            LockRequest permit = new LockRequest("jobs", "0".repeat(32), LockKind.PERMIT, Duration.ofSeconds(5), 2);
+            LockRequest permit = LockRequest.builder("jobs", "0".repeat(32), LockKind.PERMIT, Duration.ofSeconds(5))
+                    .permits(2)
+                    .build();
             assertThatThrownBy(() -> backend.tryAcquire(permit))
                     .isInstanceOf(LockConfigurationException.class)
                     .hasMessageContaining("'jobs'")

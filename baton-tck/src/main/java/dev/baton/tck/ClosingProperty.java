@@ -141,7 +141,7 @@ abstract class ClosingProperty {
         LockClient client = contract.track(Baton.open(backend, contract.options()));
         String name = contract.lockName();
         try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
-            Optional<dev.baton.spi.LockInfo> info = backend.inspect(name);
+            Optional<dev.baton.LockInfo> info = backend.inspect(name);
             info.ifPresent(found -> {
                 assertThat(found.name()).isEqualTo(name);
                 assertThat(found.fencingToken()).isEqualTo(lease.fencingToken());

@@ -20,16 +20,26 @@ final class CriticalSections {
     void run(DistributedLock lock, int iterations) {
         for (int i = 0; i < iterations; i++) {
             try (Lease lease = lock.acquire(Duration.ofSeconds(60))) {
-                if (occupancy.incrementAndGet() > 1) {
-                    overlaps.incrementAndGet();
-                }
-                tokens.add(lease.fencingToken());
-                long seen = counter;
-                Thread.yield();
-                counter = seen + 1;
-                occupancy.decrementAndGet();
+                enter(lease);
+                exit();
             }
         }
+    }
+
+    /** Enters the critical section under {@code lease}: counts an overlap, records the token. */
+    void enter(Lease lease) {
+        if (occupancy.incrementAndGet() > 1) {
+            overlaps.incrementAndGet();
+        }
+        tokens.add(lease.fencingToken());
+        long seen = counter;
+        Thread.yield();
+        counter = seen + 1;
+    }
+
+    /** Leaves the critical section, before the lease is released. */
+    void exit() {
+        occupancy.decrementAndGet();
     }
 
     /** Fails unless every token of {@code tokens} exceeds the one before it. */

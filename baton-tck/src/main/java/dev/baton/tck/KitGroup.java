@@ -41,6 +41,8 @@ public enum KitGroup {
     LEADER_ELECTION(LeadershipProperty.class),
     /** {@code Operators}: holder descriptions, listing and forced release. */
     OPERATORS(OperatorProperty.class),
+    /** {@code Async}: the asynchronous API: exclusion, cancellation, order and loss. */
+    ASYNC(AsyncProperty.class),
     /** {@code Closing}: closing a client releases its leases and ends its threads. */
     CLOSING(ClosingProperty.class);
 

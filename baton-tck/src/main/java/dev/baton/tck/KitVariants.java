@@ -13,14 +13,26 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * Skips, in a test class marked {@link KitVariant}, the tests of every group it does not run, each
  * with a message that names the class whose run covers it. Decided per test (not per group), so that
  * every skipped test shows in the reports with that message. Classes without the mark run every
- * group.
+ * group, unless a developer names the groups to run ({@link #ONLY_PROPERTY}).
  */
 final class KitVariants implements ExecutionCondition {
+    /**
+     * A developer's filter: {@code -Dbaton.kit.groups=ASYNC,TIMEOUTS} runs only those groups of every
+     * kit class ({@link KitGroup} names), to iterate on one property without the whole kit.
+     */
+    static final String ONLY_PROPERTY = "baton.kit.groups";
 
     @Override
     public ConditionEvaluationResult evaluateExecutionCondition(ExtensionContext context) {
         if (context.getTestMethod().isEmpty()) {
             return ConditionEvaluationResult.enabled("groups are decided per test");
+        }
+        Optional<KitGroup> chosen = KitGroup.of(context.getRequiredTestClass());
+        String only = System.getProperty(ONLY_PROPERTY, "").trim();
+        if (!only.isEmpty()
+                && chosen.isPresent()
+                && !Arrays.asList(only.split("\\s*,\\s*")).contains(chosen.get().name())) {
+            return ConditionEvaluationResult.disabled("-D" + ONLY_PROPERTY + "=" + only + " runs only those groups");
         }
         Optional<Class<?>> variantClass = variantClass(context);
         if (variantClass.isEmpty()) {

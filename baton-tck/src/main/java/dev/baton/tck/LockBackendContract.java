@@ -281,6 +281,14 @@ public abstract class LockBackendContract {
     }
 
     @Nested
+    @SharesTheJvm
+    class Async extends AsyncProperty {
+        Async() {
+            super(LockBackendContract.this);
+        }
+    }
+
+    @Nested
     @Execution(ExecutionMode.CONCURRENT)
     class Closing extends ClosingProperty {
         Closing() {

@@ -7,14 +7,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.baton.Baton;
+import dev.baton.Holder;
 import dev.baton.Lease;
 import dev.baton.LockAdmin;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockLostException;
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

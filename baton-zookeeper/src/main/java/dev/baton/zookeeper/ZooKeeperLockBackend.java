@@ -1,13 +1,14 @@
 package dev.baton.zookeeper;
 
+import dev.baton.Holder;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
-import dev.baton.spi.Holder;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
+import dev.baton.spi.Waiting;
 import dev.baton.zookeeper.ZooKeeperHeldNodes.HeldNode;
 import dev.baton.zookeeper.ZooKeeperQueueProtocol.Entered;
 import java.time.Duration;
@@ -74,9 +75,13 @@ final class ZooKeeperLockBackend implements LockBackend {
         return calls.backendName();
     }
 
+    /**
+     * Waiters queue in the server; each wait is, for now, one call that watches its predecessor from
+     * the waiting thread.
+     */
     @Override
-    public boolean queuesWaiters() {
-        return true;
+    public Waiting waiting(LockKind kind) {
+        return Waiting.blocking(this::acquire, 16);
     }
 
     /**
@@ -100,8 +105,7 @@ final class ZooKeeperLockBackend implements LockBackend {
         }
     }
 
-    @Override
-    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+    Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
         long start = System.nanoTime();
         if (request.kind() == LockKind.PERMIT) {
             return permits.acquire(request, start, timeoutNanos);
@@ -122,13 +126,8 @@ final class ZooKeeperLockBackend implements LockBackend {
     private Grant grant(LockRequest request, Entered entered) {
         HeldNode node =
                 held.hold(request.name(), entered.own().path(), entered.own().session(), request.leaseTime());
-        return new Grant(
-                request.name(),
-                request.ownerId(),
-                request.mode(),
-                entered.own().czxid(),
-                Instant.now().plus(request.leaseTime()),
-                node);
+        return Grant.of(request, entered.own().czxid(), Instant.now().plus(request.leaseTime()))
+                .withBackendState(node);
     }
 
     /** A batch of one: see {@link #renewAll}. */
@@ -249,7 +248,9 @@ final class ZooKeeperLockBackend implements LockBackend {
                     }
                 }
                 if (!hit.isEmpty()) {
-                    broken.add(new LockInfo(name, found.kind(), hit, found.permits(), OptionalInt.of(found.waiters())));
+                    broken.add(LockInfo.of(name, found.kind(), hit)
+                            .withPermits(found.permits())
+                            .withWaiters(OptionalInt.of(found.waiters())));
                 }
             }
             return broken;

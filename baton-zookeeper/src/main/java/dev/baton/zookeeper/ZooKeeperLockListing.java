@@ -1,9 +1,9 @@
 package dev.baton.zookeeper;
 
+import dev.baton.Holder;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -59,8 +59,10 @@ final class ZooKeeperLockListing {
     /** One held lock or semaphore as found. */
     record Found(String name, LockKind kind, List<HeldEntry> holders, int permits, int waiters) {
         LockInfo info() {
-            return new LockInfo(
-                    name, kind, holders.stream().map(HeldEntry::holder).toList(), permits, OptionalInt.of(waiters));
+            return LockInfo.of(
+                            name, kind, holders.stream().map(HeldEntry::holder).toList())
+                    .withPermits(permits)
+                    .withWaiters(OptionalInt.of(waiters));
         }
     }
 
@@ -185,7 +187,7 @@ final class ZooKeeperLockListing {
                     continue; // released meanwhile
                 }
                 String name = lock.nodes().get(i);
-                Holder holder = new Holder(
+                Holder holder = Holder.of(
                         ZooKeeperNodeData.ownerOf(name, node.data()),
                         ZooKeeperNodeData.description(node.data()),
                         node.stat().getCzxid(),

@@ -1,6 +1,6 @@
 package dev.baton.zookeeper;
 
-import dev.baton.spi.LockKind;
+import dev.baton.LockKind;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;

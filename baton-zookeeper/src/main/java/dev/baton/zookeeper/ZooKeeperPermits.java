@@ -1,9 +1,9 @@
 package dev.baton.zookeeper;
 
 import dev.baton.LockConfigurationException;
+import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import dev.baton.zookeeper.ZooKeeperHeldNodes.HeldNode;
 import dev.baton.zookeeper.ZooKeeperQueueProtocol.Entered;
@@ -159,13 +159,8 @@ final class ZooKeeperPermits {
             }
         }
         HeldNode node = held.hold(subject, lease.path(), lease.session(), request.leaseTime());
-        return Optional.of(new Grant(
-                request.name(),
-                request.ownerId(),
-                request.mode(),
-                lease.czxid(),
-                Instant.now().plus(request.leaseTime()),
-                node));
+        return Optional.of(Grant.of(request, lease.czxid(), Instant.now().plus(request.leaseTime()))
+                .withBackendState(node));
     }
 
     /**
@@ -181,13 +176,17 @@ final class ZooKeeperPermits {
 
     /** The mutex node's request: Curator's InterProcessMutex form, named for messages. */
     private static LockRequest mutexRequest(LockRequest request, String subject) {
-        return new LockRequest(subject, request.ownerId(), LockKind.MUTEX, request.leaseTime(), 1, request.holder());
+        return LockRequest.builder(subject, request.ownerId(), LockKind.MUTEX, request.leaseTime())
+                .holder(request.holder())
+                .build();
     }
 
     /** The lease node's request: {@link ZooKeeperLockQueue#LEASE_MARKER}, named for messages. */
     private static LockRequest leaseRequest(LockRequest request, String subject) {
-        return new LockRequest(
-                subject, request.ownerId(), LockKind.PERMIT, request.leaseTime(), request.permits(), request.holder());
+        return LockRequest.builder(subject, request.ownerId(), LockKind.PERMIT, request.leaseTime())
+                .permits(request.permits())
+                .holder(request.holder())
+                .build();
     }
 
     /**

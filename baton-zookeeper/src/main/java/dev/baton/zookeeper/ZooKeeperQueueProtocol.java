@@ -1,7 +1,7 @@
 package dev.baton.zookeeper;
 
+import dev.baton.LockMode;
 import dev.baton.LockUnavailableException;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import java.util.List;
 import java.util.Set;

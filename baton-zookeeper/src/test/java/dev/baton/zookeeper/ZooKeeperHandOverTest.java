@@ -2,9 +2,9 @@ package dev.baton.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.tck.Await;
 import java.io.IOException;
@@ -123,7 +123,8 @@ class ZooKeeperHandOverTest extends OneServerTestBase {
     }
 
     private static LockRequest request(String name) {
-        return new LockRequest(name, UUID.randomUUID().toString(), LockMode.EXCLUSIVE, Duration.ofSeconds(10));
+        return LockRequest.builder(name, UUID.randomUUID().toString(), LockKind.MUTEX, Duration.ofSeconds(10))
+                .build();
     }
 
     private Future<Optional<Grant>> acquireInThread(Client client, String name) {

@@ -2,7 +2,7 @@ package dev.baton.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.baton.spi.LockKind;
+import dev.baton.LockKind;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Locale;

@@ -3,12 +3,12 @@ package dev.baton.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Baton;
+import dev.baton.Holder;
 import dev.baton.Lease;
 import dev.baton.LockAdmin;
+import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
-import dev.baton.spi.Holder;
-import dev.baton.spi.LockInfo;
-import dev.baton.spi.LockKind;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

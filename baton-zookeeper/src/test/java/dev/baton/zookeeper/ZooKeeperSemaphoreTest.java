@@ -9,12 +9,12 @@ import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockException;
+import dev.baton.LockKind;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockKind;
 import dev.baton.spi.LockRequest;
 import dev.baton.tck.Await;
 import java.nio.charset.StandardCharsets;
@@ -339,9 +339,12 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         resources.add(backend);
         String name = fresh("mixed");
         Duration lease = Duration.ofMillis(600);
-        Grant lock = backend.acquire(new LockRequest(name, owner(), LockKind.MUTEX, lease), 0)
+        Grant lock = backend.tryAcquire(LockRequest.builder(name, owner(), LockKind.MUTEX, lease)
+                        .build())
                 .orElseThrow();
-        Grant permit = backend.acquire(new LockRequest(name, owner(), LockKind.PERMIT, lease, 2), 0)
+        Grant permit = backend.tryAcquire(LockRequest.builder(name, owner(), LockKind.PERMIT, lease)
+                        .permits(2)
+                        .build())
                 .orElseThrow();
         // Four renewals a third of the lease apart: past the first lease time, both still held.
         for (int i = 0; i < 4; i++) {

@@ -2,9 +2,9 @@ package dev.baton.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
-import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.testsupport.TcpProxy;
 import java.time.Duration;
@@ -36,7 +36,8 @@ class ZooKeeperSuspendedHolderTest extends OneServerTestBase {
             .build();
 
     private static LockRequest request(String name) {
-        return new LockRequest(name, UUID.randomUUID().toString(), LockMode.EXCLUSIVE, LEASE);
+        return LockRequest.builder(name, UUID.randomUUID().toString(), LockKind.MUTEX, LEASE)
+                .build();
     }
 
     private ZooKeeperLockBackend backend(String connect, CuratorFramework curator) throws InterruptedException {

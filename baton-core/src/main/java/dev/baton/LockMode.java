@@ -1,6 +1,6 @@
-package dev.baton.spi;
+package dev.baton;
 
-/** How a grant shares the lock with others. */
+/** How a grant shares the lock with others: the mode of a {@link LockKind}. */
 public enum LockMode {
     /** One holder at a time; excludes shared holders too. */
     EXCLUSIVE,
