@@ -2,7 +2,7 @@ package dev.baton.docs;
 
 import dev.baton.Baton;
 import dev.baton.LockAdmin;
-import dev.baton.spi.LockInfo;
+import dev.baton.LockInfo;
 import java.util.ArrayList;
 import java.util.List;
 
