@@ -8,7 +8,8 @@ import java.util.Optional;
 
 /**
  * A backend that passes every call to another one: a base for wrappers that observe or change a few
- * calls (counting renewals, recording what the core asked for) and forward the rest unchanged.
+ * calls (counting renewals, recording what the core asked for) and forward the rest unchanged. A
+ * stable part of the SPI: a method added to {@link LockBackend} is added here too, forwarding.
  */
 public abstract class ForwardingLockBackend implements LockBackend {
     private final LockBackend delegate;

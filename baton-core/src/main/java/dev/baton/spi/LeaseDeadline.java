@@ -11,7 +11,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>Time is in {@link System#nanoTime()} units. A renewal moves the deadline forward ({@link
  * #extend}) unless the grant already ran out; the backend's sweep asks {@link #expireIfDue}, which
  * says true exactly once, when the deadline passed first; after {@link #release()} it never does. Safe
- * for concurrent use; no method blocks beyond a short lock.
+ * for concurrent use; no method blocks beyond a short lock. A stable part of the SPI for backend
+ * authors whose server-side lease outlives a single lock.
  */
 public final class LeaseDeadline {
     private final ReentrantLock state = new ReentrantLock();

@@ -2,7 +2,11 @@ package dev.baton.spi;
 
 import dev.baton.LockConfigurationException;
 
-/** The one place lock names are checked, so every backend gets the same rule. */
+/**
+ * The one place lock names are checked, so every backend gets the same rule. A stable part of the SPI
+ * for backend authors: the core validates names before a backend sees them, and a backend that takes
+ * names from elsewhere (an operator's command) checks them here too.
+ */
 public final class LockNames {
     /** Longest name in UTF-8 bytes. */
     public static final int MAX_BYTES = 512;
