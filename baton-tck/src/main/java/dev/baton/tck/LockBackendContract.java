@@ -67,13 +67,14 @@ public abstract class LockBackendContract {
     /**
      * Options for the kit's clients.
      *
-     * @return short leases (bounded below by {@link #lease(Duration)}), a short operation timeout and
-     *     fast polling (5 ms to 50 ms), so that the kit stays quick
+     * @return short leases (bounded below by {@link #lease(Duration)}), a short operation timeout
+     *     ({@link KitTime#operationTimeout()}, stretched on a busy machine) and fast polling (5 ms to
+     *     50 ms), so that the kit stays quick
      */
     protected LockOptions options() {
         return LockOptions.builder()
                 .leaseTime(lease(KitTime.LEASE))
-                .operationTimeout(KitTime.OPERATION_TIMEOUT)
+                .operationTimeout(KitTime.operationTimeout())
                 .pollInitialDelay(Duration.ofMillis(5))
                 .pollMaxDelay(Duration.ofMillis(50))
                 .build();

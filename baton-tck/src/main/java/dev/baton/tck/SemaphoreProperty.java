@@ -79,8 +79,8 @@ abstract class SemaphoreProperty {
         LockClient first = contract.client();
         LockClient second = contract.client();
         List<Lease> held = new ArrayList<>();
-        held.add(semaphore(first, name, 3).acquire(Duration.ofSeconds(10)));
-        held.add(semaphore(second, name, 3).acquire(Duration.ofSeconds(10)));
+        held.add(semaphore(first, name, 3).acquire(KitTime.grant()));
+        held.add(semaphore(second, name, 3).acquire(KitTime.grant()));
         held.add(semaphore(first, name, 3).tryAcquire().orElseThrow());
         for (int i = 1; i < held.size(); i++) {
             assertThat(held.get(i).fencingToken())
@@ -91,10 +91,10 @@ abstract class SemaphoreProperty {
                 .as("a fourth permit of three")
                 .isEmpty();
 
-        Future<Lease> waiter =
-                contract.inThread(() -> semaphore(second, name, 3).acquire(Duration.ofSeconds(30)));
+        Future<Lease> waiter = contract.inThread(
+                () -> semaphore(second, name, 3).acquire(KitTime.bound(KitTime.OPERATION_TIMEOUT.multipliedBy(2))));
         held.get(1).close();
-        Lease next = waiter.get(40, TimeUnit.SECONDS);
+        Lease next = Await.result(waiter, KitTime.bound(KitTime.OPERATION_TIMEOUT.multipliedBy(3)));
         assertThat(next.fencingToken()).isGreaterThan(held.get(2).fencingToken());
         assertThat(semaphore(first, name, 3).tryAcquire())
                 .as("three held again")
@@ -188,15 +188,17 @@ abstract class SemaphoreProperty {
         Duration lease = contract.lease(KitTime.LEASE);
         ForkedJvm child = contract.track(
                 ForkedJvm.start("hold-permit", contract.fixture().uri(), name, "1", Long.toString(lease.toMillis())));
-        long childToken = Long.parseLong(child.awaitLine("ACQUIRED", Duration.ofSeconds(60)));
+        long childToken = Long.parseLong(child.awaitLine("ACQUIRED", KitTime.COLD_START));
         DistributedSemaphore semaphore = semaphore(contract.client(), name, 1);
         assertThat(semaphore.tryAcquire()).as("the child holds the only permit").isEmpty();
 
-        long killedAt = System.nanoTime();
+        KitTime.Stopwatch killed = KitTime.stopwatch();
         child.kill9();
-        try (Lease next = semaphore.acquire(lease.plus(KitTime.SLACK).plus(Duration.ofSeconds(10)))) {
-            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt))
-                    .isLessThanOrEqualTo(lease.plus(KitTime.SLACK).toMillis());
+        try (Lease next = semaphore.acquire(KitTime.bound(lease.plus(KitTime.SLACK)))) {
+            assertThat(killed.millis())
+                    .as("ms from kill -9 to the next grant (%s)", killed)
+                    .isLessThanOrEqualTo(
+                            killed.allows(lease.plus(KitTime.SLACK)).toMillis());
             assertThat(next.fencingToken()).isGreaterThan(childToken);
         }
     }
@@ -206,16 +208,16 @@ abstract class SemaphoreProperty {
         assumeSupported();
         String name = contract.lockName();
         Duration lease = contract.lease(KitTime.LEASE);
-        Lease renewed = semaphore(contract.client(), name, 2).acquire(Duration.ofSeconds(10));
+        Lease renewed = semaphore(contract.client(), name, 2).acquire(KitTime.grant());
         LockClient lapsing =
                 contract.client(contract.options().toBuilder().autoRenew(false).build());
-        Lease unrenewed = semaphore(lapsing, name, 2).acquire(Duration.ofSeconds(10));
+        Lease unrenewed = semaphore(lapsing, name, 2).acquire(KitTime.grant());
         AtomicInteger lossReports = new AtomicInteger();
         unrenewed.onLost(lost -> lossReports.incrementAndGet());
 
         DistributedSemaphore third = semaphore(contract.client(), name, 2);
         assertThat(third.tryAcquire()).as("both permits held").isEmpty();
-        try (Lease taken = third.acquire(lease.plus(KitTime.SLACK).plus(Duration.ofSeconds(10)))) {
+        try (Lease taken = third.acquire(KitTime.bound(lease.plus(KitTime.SLACK)))) {
             assertThat(taken.fencingToken()).isGreaterThan(unrenewed.fencingToken());
             Await.condition("the unrenewed permit to be reported lost", KitTime.SLACK, () -> lossReports.get() == 1);
             assertThat(unrenewed.isValid()).isFalse();
@@ -247,7 +249,7 @@ abstract class SemaphoreProperty {
         assumeSupported();
         String name = contract.lockName();
         LockClient client = contract.client();
-        try (Lease held = semaphore(client, name, 2).acquire(Duration.ofSeconds(10))) {
+        try (Lease held = semaphore(client, name, 2).acquire(KitTime.grant())) {
             assertThat(held.isValid()).isTrue();
             assertThatThrownBy(() -> semaphore(contract.client(), name, 3).tryAcquire())
                     .isInstanceOf(LockConfigurationException.class)
@@ -262,14 +264,14 @@ abstract class SemaphoreProperty {
         assumeSupported();
         String name = contract.lockName();
         DistributedSemaphore semaphore = semaphore(contract.client(), name, 1);
-        Lease held = semaphore.acquire(Duration.ofSeconds(10));
+        Lease held = semaphore.acquire(KitTime.grant());
         DistributedSemaphore other = semaphore(contract.client(), name, 1);
         for (int i = 0; i < 3; i++) {
             assertThatThrownBy(() -> other.acquire(Duration.ofMillis(100)))
                     .isInstanceOf(LockTimeoutException.class)
                     .hasMessageContaining(name);
         }
-        try (Lease lock = contract.client().lock(name).acquire(Duration.ofSeconds(10))) {
+        try (Lease lock = contract.client().lock(name).acquire(KitTime.grant())) {
             assertThat(lock.isValid())
                     .as("a lock of the semaphore's name is another thing")
                     .isTrue();

@@ -1,6 +1,5 @@
 package dev.baton.tck;
 
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -38,7 +37,7 @@ record Waiter(Thread thread, CompletableFuture<Throwable> outcome, AtomicInteger
     private static void awaitWaiting(Thread thread) {
         Await.condition(
                 "thread " + thread.getName() + " to wait for the lock",
-                Duration.ofSeconds(10),
+                KitTime.grant(),
                 () -> thread.getState() == Thread.State.WAITING || thread.getState() == Thread.State.TIMED_WAITING);
     }
 }
