@@ -102,7 +102,18 @@ public final class KitTime {
      * @return {@code OPERATION_TIMEOUT * stretch()}
      */
     public static Duration operationTimeout() {
-        return stretched(OPERATION_TIMEOUT);
+        return operationTimeout(OPERATION_TIMEOUT);
+    }
+
+    /**
+     * An operation timeout for a server slower than the kit assumes (one that answers requests one
+     * at a time on a single thread, such as Azurite), stretched like {@link #operationTimeout()}.
+     *
+     * @param idle the operation timeout that server needs on an idle machine
+     * @return {@code idle * stretch()}
+     */
+    public static Duration operationTimeout(Duration idle) {
+        return stretched(idle);
     }
 
     /**
