@@ -148,28 +148,26 @@ abstract class SemaphoreProperty {
         String name = contract.lockName();
         Path dir = Files.createTempDirectory("baton-tck-permits");
         try {
-            // Three processes: two children and this JVM (a child costs about a second of CPU).
+            // Three processes: the JVM's two workers (ForkedWorkers) and this JVM.
             Duration lease = contract.lease(Duration.ofSeconds(10));
-            List<ForkedJvm> children = new ArrayList<>();
-            for (int p = 0; p < 2; p++) {
-                children.add(contract.track(ForkedJvm.start(
-                        "count-permits",
-                        contract.fixture().uri(),
-                        name,
-                        "2",
-                        "25",
-                        dir.toString(),
-                        Long.toString(lease.toMillis()))));
-            }
+            List<ForkedWorkers.Run> others = ForkedWorkers.run(
+                    2,
+                    "count-permits",
+                    contract.fixture().uri(),
+                    name,
+                    "2",
+                    "25",
+                    dir.toString(),
+                    Long.toString(lease.toMillis()));
             Future<String> here = contract.inThread(
                     () -> ForkedLockClient.countPermits(contract.fixture().uri(), name, 2, 25, dir, lease));
-            assertThat(here.get(100, TimeUnit.SECONDS))
+            assertThat(Await.result(here, Duration.ofSeconds(100)))
                     .as("what this JVM saw (null: never more than 2 holders)")
                     .isNull();
-            for (ForkedJvm child : children) {
-                assertThat(child.awaitExit(Duration.ofSeconds(100)))
-                        .as("child exit code (3 = more than 2 holders seen); stderr:\n%s", child.stderrTail())
-                        .isZero();
+            for (ForkedWorkers.Run other : others) {
+                assertThat(other.await(Duration.ofSeconds(100)))
+                        .as("what another process saw; its worker's stderr:\n%s", other.stderrTail())
+                        .isEqualTo("DONE");
             }
         } finally {
             try (var files = Files.list(dir)) {
