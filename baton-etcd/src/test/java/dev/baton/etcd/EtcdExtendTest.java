@@ -9,6 +9,7 @@ import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockOptions;
 import dev.baton.servers.EtcdServer;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -44,7 +45,7 @@ class EtcdExtendTest {
                 .operationTimeout(Duration.ofSeconds(2))
                 .build();
         try (LockClient client = Baton.connect(server.uri() + "/extend", options);
-                Lease lease = client.lock("extend-ttl").acquire(Duration.ofSeconds(5))) {
+                Lease lease = client.lock("extend-ttl").acquire(KitTime.grant())) {
             assertThatThrownBy(() -> lease.extend(Duration.ofMillis(2_001)))
                     .isInstanceOf(LockConfigurationException.class)
                     .hasMessageContaining("'extend-ttl'")

@@ -8,6 +8,7 @@ import dev.baton.LockOptions;
 import dev.baton.servers.RedisClusterServers;
 import dev.baton.servers.RedisServer;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -50,7 +51,7 @@ class RedisClusterCommandOrderTest {
                 LockClient client = Baton.connect(cluster.uri(), options)) {
             // The grant goes with its INFO replication on the routed node connection; the release
             // through the cluster connection's routing by slot.
-            client.lock(name).acquire(Duration.ofSeconds(5)).close();
+            client.lock(name).acquire(KitTime.grant()).close();
             Await.condition(
                     "the grant and the release in MONITOR's feed",
                     Duration.ofSeconds(10),

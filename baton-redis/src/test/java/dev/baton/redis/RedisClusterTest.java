@@ -17,6 +17,7 @@ import dev.baton.spi.LockKind;
 import dev.baton.spi.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
+import dev.baton.tck.KitTime;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.SlotHash;
@@ -77,7 +78,7 @@ class RedisClusterTest {
             Map<String, Lease> leases = new LinkedHashMap<>();
             for (int i = 0; i < 30; i++) {
                 String name = "spread-" + i;
-                leases.put(name, client.lock(name).acquire(Duration.ofSeconds(5)));
+                leases.put(name, client.lock(name).acquire(KitTime.grant()));
             }
             Map<RedisServer, List<String>> expected = new HashMap<>();
             for (String name : leases.keySet()) {
@@ -123,7 +124,7 @@ class RedisClusterTest {
             for (RedisServer master : cluster.masters()) {
                 assertThat(lockKeysOn(master, prefix)).as("released everywhere").isEmpty();
             }
-            try (Lease again = other.lock("spread-7").acquire(Duration.ofSeconds(5))) {
+            try (Lease again = other.lock("spread-7").acquire(KitTime.grant())) {
                 assertThat(again.fencingToken())
                         .isGreaterThan(leases.get("spread-7").fencingToken());
             }
@@ -233,7 +234,7 @@ class RedisClusterTest {
         RedisServer first = cluster.masters().get(0);
         try (LockClient wrong =
                 Baton.connect("redis-cluster://baton:wrong@" + first.host() + ":" + first.port(), OPTIONS)) {
-            assertThatThrownBy(() -> wrong.lock("guarded").acquire(Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> wrong.lock("guarded").acquire(KitTime.grant()))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("guarded")
                     .hasMessageContaining(wrong.backendName())
@@ -269,7 +270,7 @@ class RedisClusterTest {
     void aSingleServerIsNotTakenForACluster() {
         try (RedisServer single = RedisServer.startEmbedded();
                 LockClient client = Baton.connect("redis-cluster://" + single.host() + ":" + single.port(), OPTIONS)) {
-            assertThatThrownBy(() -> client.lock("standalone").acquire(Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> client.lock("standalone").acquire(KitTime.grant()))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("standalone")
                     .hasMessageContaining("redis://");
@@ -292,10 +293,10 @@ class RedisClusterTest {
         int slot = slotOf(keys, name);
         try (LockClient client = Baton.connect(cluster.uri(), OPTIONS)) {
             client.lock("topology-" + UUID.randomUUID())
-                    .acquire(Duration.ofSeconds(5))
+                    .acquire(KitTime.grant())
                     .close(); // the client now knows the topology
             assignSlot(slot, to);
-            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+            try (Lease lease = client.lock(name).acquire(KitTime.grant())) {
                 assertThat(lease.isValid()).isTrue();
                 assertThat(lockKeysOn(to, RedisKeys.DEFAULT_PREFIX)).contains(keys.keys(name)[0]);
                 assertThat(lockKeysOn(from, RedisKeys.DEFAULT_PREFIX)).doesNotContain(keys.keys(name)[0]);
@@ -342,7 +343,7 @@ class RedisClusterTest {
         } while (cluster.ownerOf(slotOf(keys, name)) == first);
         String elsewhere = name;
         try (LockClient plain = Baton.connect(first.uri(), OPTIONS)) {
-            assertThatThrownBy(() -> plain.lock(elsewhere).acquire(Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> plain.lock(elsewhere).acquire(KitTime.grant()))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining(elsewhere)
                     .hasMessageContaining("MOVED")
@@ -358,9 +359,9 @@ class RedisClusterTest {
             RedisServer only = small.masters().get(0);
             RedisClient admin = RedisClient.create(only.uri());
             try (StatefulRedisConnection<String, String> conn = admin.connect()) {
-                client.lock("before").acquire(Duration.ofSeconds(5)).close();
+                client.lock("before").acquire(KitTime.grant()).close();
                 conn.sync().clusterDelSlots(42);
-                assertThatThrownBy(() -> client.lock("down").acquire(Duration.ofSeconds(5)))
+                assertThatThrownBy(() -> client.lock("down").acquire(KitTime.grant()))
                         .isInstanceOf(LockUnavailableException.class)
                         .hasMessageContaining("down")
                         .hasMessageContaining(client.backendName())
@@ -369,7 +370,7 @@ class RedisClusterTest {
                 conn.sync().clusterAddSlots(42);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                 while (true) {
-                    try (Lease lease = client.lock("down").acquire(Duration.ofSeconds(5))) {
+                    try (Lease lease = client.lock("down").acquire(KitTime.grant())) {
                         assertThat(lease.isValid()).isTrue();
                         break;
                     } catch (LockUnavailableException stillDown) {
