@@ -44,7 +44,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FencingTest {
     private static DatabaseServer postgres;
-    private static MariaDbServer mariadb;
+    private static DatabaseServer mariadb;
     private static H2Server h2;
 
     enum Database {
@@ -67,7 +67,7 @@ class FencingTest {
     @BeforeAll
     static void startServers() {
         postgres = PostgresServer.sharedDatabase();
-        mariadb = MariaDbServer.start();
+        mariadb = MariaDbServer.sharedDatabase();
         h2 = H2Server.start();
     }
 

@@ -111,7 +111,7 @@ public final class PostgresServer extends ManagedServer implements DatabaseServe
      * @throws IllegalStateException if the server cannot be started or the database created
      */
     public static DatabaseServer sharedDatabase() {
-        return SharedPostgres.database();
+        return SharedDatabases.POSTGRES.database();
     }
 
     static PostgresServer start(Map<String, String> env) {
