@@ -83,7 +83,7 @@ class EtcdClusterFaultTest {
     void aClusterWithoutQuorumIsNamedAsSuch() {
         LockOptions options = LockOptions.builder()
                 .leaseTime(Duration.ofSeconds(2))
-                .operationTimeout(Duration.ofSeconds(2))
+                .operationTimeout(KitTime.operationTimeout())
                 .build();
         try (EtcdServer cluster = EtcdServer.startCluster(3)) {
             String name = "quorum-" + UUID.randomUUID();

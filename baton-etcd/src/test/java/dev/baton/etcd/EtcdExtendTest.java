@@ -42,7 +42,7 @@ class EtcdExtendTest {
         LockOptions options = LockOptions.builder()
                 .leaseTime(Duration.ofMillis(1_500))
                 .autoRenew(false)
-                .operationTimeout(Duration.ofSeconds(2))
+                .operationTimeout(KitTime.operationTimeout())
                 .build();
         try (LockClient client = Baton.connect(server.uri() + "/extend", options);
                 Lease lease = client.lock("extend-ttl").acquire(KitTime.grant())) {

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.Timeout;
 class EtcdFaultTest {
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(2))
-            .operationTimeout(Duration.ofSeconds(2))
+            .operationTimeout(KitTime.operationTimeout())
             .build();
     private static final String NAMESPACE = "/faults";
     private static EtcdServer server;

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
 class EtcdLockKindsTest {
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(5))
-            .operationTimeout(Duration.ofSeconds(2))
+            .operationTimeout(KitTime.operationTimeout())
             .build();
     private static EtcdServer server;
     private final List<AutoCloseable> resources = new ArrayList<>();

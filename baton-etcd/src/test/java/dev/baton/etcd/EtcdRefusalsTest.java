@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Timeout;
 class EtcdRefusalsTest {
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(2))
-            .operationTimeout(Duration.ofSeconds(2))
+            .operationTimeout(KitTime.operationTimeout())
             .build();
 
     private static ByteSequence bytes(String text) {

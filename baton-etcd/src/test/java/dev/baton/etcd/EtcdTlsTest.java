@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class EtcdTlsTest {
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(5))
-            .operationTimeout(Duration.ofSeconds(2))
+            .operationTimeout(KitTime.operationTimeout())
             .build();
 
     @TempDir

@@ -44,7 +44,7 @@ class RedisClusterCommandOrderTest {
         String lockKey = new RedisKeys(RedisKeys.DEFAULT_PREFIX).keys(name)[0];
         LockOptions options = LockOptions.builder()
                 .leaseTime(Duration.ofSeconds(5))
-                .operationTimeout(Duration.ofSeconds(2))
+                .operationTimeout(KitTime.operationTimeout())
                 .build();
         try (RedisClusterServers cluster = RedisClusterServers.start(1);
                 Monitor monitor = Monitor.on(cluster.masters().get(0));

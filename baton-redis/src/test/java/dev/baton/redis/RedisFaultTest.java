@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 class RedisFaultTest {
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(2))
-            .operationTimeout(Duration.ofSeconds(2))
+            .operationTimeout(KitTime.operationTimeout())
             .build();
 
     @Test

@@ -135,7 +135,7 @@ class RedisFencingTest {
     void aStaleHolderIsRefusedAfterTheNextHolderWrote() {
         LockOptions options = LockOptions.builder()
                 .leaseTime(Duration.ofSeconds(2))
-                .operationTimeout(Duration.ofSeconds(2))
+                .operationTimeout(KitTime.operationTimeout())
                 .build();
         String key = key();
         try (LockClient locks = Baton.connect(server.uri(), options)) {

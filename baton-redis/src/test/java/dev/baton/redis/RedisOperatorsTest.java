@@ -41,7 +41,7 @@ import org.junit.jupiter.api.Timeout;
 class RedisOperatorsTest {
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(5))
-            .operationTimeout(Duration.ofSeconds(2))
+            .operationTimeout(KitTime.operationTimeout())
             .pollInitialDelay(Duration.ofMillis(5))
             .pollMaxDelay(Duration.ofMillis(50))
             .build();
