@@ -31,8 +31,8 @@ class CheckRunsTest {
     /**
      * Baton's runs under faults have two clients: every fault still meets a holder and a client that
      * wants its lock (a paused or cut-off holder, the other taking over); the naive locks keep three
-     * to be caught, and the seed sweep three so that a 2 s run with a restart still gets work done. A client is a JVM of its own, and most of its CPU is its start: measured over one
-     * run of this class, 78 client JVMs used 230 s of CPU, at least 1.9 s each.
+     * to be caught, and the seed sweep three so that a 2 s run with a restart still gets work done.
+     * A client is a JVM of its own, and most of its CPU is its start.
      */
     private static final CheckSettings BATON = SETTINGS.withClients(2);
 

@@ -17,9 +17,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * JVM, ended when the JVM exits (their standard input closes).
  *
  * <p>Why: a child that only counts under a lock is not killed or paused, so it need not be new. A
- * fresh child cost about a second of CPU (JVM start, class loading, the driver's first connection
- * and JIT), about as much as the test JVM spent on the whole property; a worker pays that once per
- * test JVM and backend. The processes stay distinct: each run of a property takes {@link #COUNT}
+ * fresh child pays a JVM start, class loading, the driver's first connection and JIT, which cost
+ * about as much CPU as the test JVM spent on the whole property; a worker pays that once per test
+ * JVM and backend. The processes stay distinct: each run of a property takes {@link #COUNT}
  * different workers beside the test's JVM, and every run opens its own clients. A holder the kit
  * kills or pauses is still a child of its own ({@link ForkedJvm}, {@link LeadershipProperty}).
  */
