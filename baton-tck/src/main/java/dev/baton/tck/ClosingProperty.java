@@ -74,7 +74,7 @@ abstract class ClosingProperty {
         LockClient client = contract.fixture().connect(contract.options());
         String first = contract.lockName();
         String second = contract.lockName();
-        Lease lease = client.lock(first).acquire(KitTime.grant());
+        Lease lease = client.lock(first).acquire(contract.grant());
         client.lock(second).lock();
         client.lock(second).lock();
         Set<Thread> ownedByClient = new HashSet<>(Thread.getAllStackTraces().keySet());
@@ -94,7 +94,7 @@ abstract class ClosingProperty {
         List<Thread> leftovers = new ArrayList<>();
         Await.condition(
                 "the closed client's threads to end",
-                KitTime.grant(),
+                KitTime.CLOSE,
                 () -> {
                     leftovers.clear();
                     for (Thread thread : Thread.getAllStackTraces().keySet()) {
@@ -125,10 +125,10 @@ abstract class ClosingProperty {
     void closeFailsPendingWaiters() throws Exception {
         String name = contract.lockName();
         LockClient waiterClient = contract.fixture().connect(contract.options());
-        try (Lease held = contract.client().lock(name).acquire(KitTime.grant())) {
-            Waiter waiter = Waiter.start(() -> waiterClient.lock(name).lock());
+        try (Lease held = contract.client().lock(name).acquire(contract.grant())) {
+            Waiter waiter = Waiter.start(() -> waiterClient.lock(name).lock(), contract.grant());
             waiterClient.close();
-            assertThat(Await.result(waiter.outcome(), KitTime.grant())).isInstanceOf(LockUnavailableException.class);
+            assertThat(Await.result(waiter.outcome(), contract.grant())).isInstanceOf(LockUnavailableException.class);
             assertThat(held.isValid()).isTrue();
         }
     }
@@ -139,7 +139,7 @@ abstract class ClosingProperty {
         RecordingBackend backend = contract.recordingBackend(contract.options());
         LockClient client = contract.track(Baton.open(backend, contract.options()));
         String name = contract.lockName();
-        try (Lease lease = client.lock(name).acquire(KitTime.grant())) {
+        try (Lease lease = client.lock(name).acquire(contract.grant())) {
             Optional<dev.baton.spi.LockInfo> info = backend.inspect(name);
             info.ifPresent(found -> {
                 assertThat(found.name()).isEqualTo(name);

@@ -27,12 +27,12 @@ abstract class InterruptProperty {
     void interruptedWaiterReturnsPromptlyAndLeavesNoState() throws Exception {
         String name = contract.lockName();
         LockClient waiterClient = contract.client();
-        Lease held = contract.client().lock(name).acquire(KitTime.grant());
-        Waiter waiter = Waiter.start(() -> waiterClient.lock(name).acquire());
+        Lease held = contract.client().lock(name).acquire(contract.grant());
+        Waiter waiter = Waiter.start(() -> waiterClient.lock(name).acquire(), contract.grant());
 
         KitTime.Stopwatch interrupted = KitTime.stopwatch();
         waiter.thread().interrupt();
-        Throwable thrown = Await.result(waiter.outcome(), KitTime.grant());
+        Throwable thrown = Await.result(waiter.outcome(), contract.grant());
         assertThat(interrupted.millis())
                 .as("prompt return (%s)", interrupted)
                 .isLessThanOrEqualTo(interrupted.allows(SLACK).toMillis());
@@ -49,10 +49,10 @@ abstract class InterruptProperty {
     void lockInterruptiblyThrowsInterruptedException() throws Exception {
         String name = contract.lockName();
         LockClient waiterClient = contract.client();
-        try (Lease held = contract.client().lock(name).acquire(KitTime.grant())) {
-            Waiter waiter = Waiter.start(() -> waiterClient.lock(name).lockInterruptibly());
+        try (Lease held = contract.client().lock(name).acquire(contract.grant())) {
+            Waiter waiter = Waiter.start(() -> waiterClient.lock(name).lockInterruptibly(), contract.grant());
             waiter.thread().interrupt();
-            assertThat(Await.result(waiter.outcome(), KitTime.grant())).isInstanceOf(InterruptedException.class);
+            assertThat(Await.result(waiter.outcome(), contract.grant())).isInstanceOf(InterruptedException.class);
             assertThat(held.isValid()).isTrue();
         }
         assertThat(contract.client().lock(name).tryAcquire()).isPresent();

@@ -52,6 +52,12 @@ public final class KitTime {
      */
     public static final Duration COLD_START = Duration.ofSeconds(60);
 
+    /**
+     * Bound on a closed client's threads to end on an idle machine: its executors' shutdown (Netty's
+     * event loops wait out a quiet period) and the release of what it held.
+     */
+    public static final Duration CLOSE = Duration.ofSeconds(10);
+
     /** Bound on one kit test as a whole, however it hangs: JUnit fails it after this. */
     public static final long TEST_TIMEOUT_SECONDS = 120;
 

@@ -80,6 +80,17 @@ public abstract class LockBackendContract {
                 .build();
     }
 
+    /**
+     * How long a test gives an acquisition of a free lock, or any other call of a few round trips
+     * that should simply succeed: the kit's operation timeout ({@link #options()}, which a fixture of
+     * a slow server raises) plus {@link KitTime#SLACK} stretched like it ({@link KitTime#stretch()}).
+     *
+     * @return the bound, 5 s on an idle machine with the kit's own operation timeout
+     */
+    protected Duration grant() {
+        return options().operationTimeout().plus(KitTime.bound(Duration.ZERO));
+    }
+
     @BeforeEach
     void rememberTestName(TestInfo info) {
         testName = info.getTestMethod().map(m -> m.getName()).orElse("test");

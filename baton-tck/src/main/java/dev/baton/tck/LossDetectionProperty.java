@@ -39,7 +39,7 @@ abstract class LossDetectionProperty {
                 contract.fixture().uriVia(proxy.address()), contract.options().withLeaseTime(lease));
         Duration reportedWithin =
                 lease.plus(contract.options().operationTimeout()).plus(SLACK);
-        Lease held = viaProxy.lock(name).acquire(KitTime.grant());
+        Lease held = viaProxy.lock(name).acquire(contract.grant());
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         held.onLost(lost::complete);
         assertThat(held.isValid()).isTrue();
@@ -66,7 +66,7 @@ abstract class LossDetectionProperty {
         LockOptions options = contract.options();
         Duration failsWithin = options.operationTimeout().plus(SLACK);
         LockClient viaProxy = contract.clientAt(contract.fixture().uriVia(proxy.address()), options);
-        viaProxy.lock(name).acquire(KitTime.grant()).close();
+        viaProxy.lock(name).acquire(contract.grant()).close();
         proxy.cut();
 
         KitTime.Stopwatch acquiring = KitTime.stopwatch();
@@ -84,7 +84,7 @@ abstract class LossDetectionProperty {
                 .isLessThanOrEqualTo(trying.allows(failsWithin).toMillis());
 
         proxy.restore();
-        try (Lease lease = viaProxy.lock(name).acquire(KitTime.grant())) {
+        try (Lease lease = viaProxy.lock(name).acquire(contract.grant())) {
             assertThat(lease.isValid())
                     .as("the client recovers when the server is back")
                     .isTrue();

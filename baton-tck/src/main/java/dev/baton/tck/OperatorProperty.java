@@ -76,7 +76,7 @@ abstract class OperatorProperty {
         String clientName = "kit-" + shortId();
         LockClient client = contract.client(
                 contract.options().toBuilder().clientName(clientName).build());
-        Lease held = contract.inThread(() -> client.lock(name).acquire(KitTime.grant()))
+        Lease held = contract.inThread(() -> client.lock(name).acquire(contract.grant()))
                 .get();
 
         LockInfo info = admin().status(name).orElseThrow(() -> new AssertionError(name + " is held"));
@@ -95,7 +95,7 @@ abstract class OperatorProperty {
         String name = contract.lockName();
         String clientName = "kit-uri-" + shortId();
         LockClient client = contract.clientAt(withClientName(contract.fixture().uri(), clientName), contract.options());
-        try (Lease held = client.lock(name).acquire(KitTime.grant())) {
+        try (Lease held = client.lock(name).acquire(contract.grant())) {
             LockInfo info = admin().status(name).orElseThrow(() -> new AssertionError(name + " is held"));
             assertThat(info.holders().get(0).description()).startsWith(clientName + " on ");
             assertThat(info.fencingToken()).isEqualTo(held.fencingToken());
@@ -105,8 +105,8 @@ abstract class OperatorProperty {
     @Test
     void locksListsLocksReadWriteLocksAndSemaphoresUnderAPrefix() {
         String prefix = contract.lockName() + "/";
-        Lease outside = contract.client().lock(contract.lockName()).acquire(KitTime.grant());
-        Lease lock = contract.client().lock(prefix + "lock").acquire(KitTime.grant());
+        Lease outside = contract.client().lock(contract.lockName()).acquire(contract.grant());
+        Lease lock = contract.client().lock(prefix + "lock").acquire(contract.grant());
         LockAdmin admin = admin();
 
         List<LockInfo> listed = admin.locks(prefix);
@@ -117,11 +117,11 @@ abstract class OperatorProperty {
 
         if (claims(Capability.SHARED_MODE)) {
             Lease reader =
-                    contract.client().readWriteLock(prefix + "rw").readLock().acquire(KitTime.grant());
+                    contract.client().readWriteLock(prefix + "rw").readLock().acquire(contract.grant());
             Lease otherReader =
-                    contract.client().readWriteLock(prefix + "rw").readLock().acquire(KitTime.grant());
+                    contract.client().readWriteLock(prefix + "rw").readLock().acquire(contract.grant());
             Lease writer =
-                    contract.client().readWriteLock(prefix + "w").writeLock().acquire(KitTime.grant());
+                    contract.client().readWriteLock(prefix + "w").writeLock().acquire(contract.grant());
             listed = admin.locks(prefix);
             LockInfo readers = only(listed, prefix + "rw", LockKind.READ);
             assertThat(readers.holders()).hasSize(2);
@@ -138,8 +138,8 @@ abstract class OperatorProperty {
             writer.close();
         }
         if (claims(Capability.SEMAPHORES)) {
-            Lease first = contract.client().semaphore(prefix + "sem", 3).acquire(KitTime.grant());
-            Lease second = contract.client().semaphore(prefix + "sem", 3).acquire(KitTime.grant());
+            Lease first = contract.client().semaphore(prefix + "sem", 3).acquire(contract.grant());
+            Lease second = contract.client().semaphore(prefix + "sem", 3).acquire(contract.grant());
             LockInfo permits = only(admin.locks(prefix), prefix + "sem", LockKind.PERMIT);
             assertThat(permits.permits()).isEqualTo(3);
             assertThat(permits.holders()).hasSize(2);
@@ -165,7 +165,7 @@ abstract class OperatorProperty {
     void waitersAreCountedWhereTheBackendCanTell() throws Exception {
         String prefix = contract.lockName() + "/";
         String name = prefix + "busy";
-        Lease held = contract.client().lock(name).acquire(KitTime.grant());
+        Lease held = contract.client().lock(name).acquire(contract.grant());
         LockAdmin admin = admin();
         OptionalInt before = only(admin.locks(prefix), name, LockKind.MUTEX).waiters();
         assumeTrue(before.isPresent(), admin.backendName() + " does not count waiters (LockInfo.waiters() empty)");
@@ -185,14 +185,14 @@ abstract class OperatorProperty {
         }
         assertThat(counted).as("waiters of %s once a client waits", name).hasValue(1);
         held.close();
-        assertThat(Await.result(waiter, KitTime.grant())).isGreaterThan(held.fencingToken());
+        assertThat(Await.result(waiter, contract.grant())).isGreaterThan(held.fencingToken());
     }
 
     @Test
     void aForcedReleaseFreesTheLockRaisesTheNextTokenAndTellsTheBrokenHolder() throws Exception {
         String name = contract.lockName();
         Duration lease = contract.lease(KitTime.LEASE);
-        Lease broken = contract.client().lock(name).acquire(KitTime.grant());
+        Lease broken = contract.client().lock(name).acquire(contract.grant());
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         broken.onLost(lost::complete);
 
@@ -223,8 +223,8 @@ abstract class OperatorProperty {
         assumeTrue(claims(Capability.SHARED_MODE), "no read/write locks (Capability.SHARED_MODE)");
         String name = contract.lockName();
         Duration lease = contract.lease(KitTime.LEASE);
-        Lease first = contract.client().readWriteLock(name).readLock().acquire(KitTime.grant());
-        Lease second = contract.client().readWriteLock(name).readLock().acquire(KitTime.grant());
+        Lease first = contract.client().readWriteLock(name).readLock().acquire(contract.grant());
+        Lease second = contract.client().readWriteLock(name).readLock().acquire(contract.grant());
         CompletableFuture<LockLostException> firstLost = new CompletableFuture<>();
         CompletableFuture<LockLostException> secondLost = new CompletableFuture<>();
         first.onLost(firstLost::complete);
@@ -232,7 +232,7 @@ abstract class OperatorProperty {
 
         List<LockInfo> released = admin().forceRelease(name);
         assertThat(released).flatExtracting(LockInfo::holders).hasSize(2);
-        try (Lease writer = contract.client().readWriteLock(name).writeLock().acquire(KitTime.grant())) {
+        try (Lease writer = contract.client().readWriteLock(name).writeLock().acquire(contract.grant())) {
             assertThat(writer.fencingToken()).isGreaterThan(Math.max(first.fencingToken(), second.fencingToken()));
             Await.result(firstLost, lease.plus(SLACK));
             Await.result(secondLost, lease.plus(SLACK));
@@ -244,8 +244,8 @@ abstract class OperatorProperty {
         assumeTrue(claims(Capability.SEMAPHORES), "no semaphores (Capability.SEMAPHORES)");
         String name = contract.lockName();
         Duration lease = contract.lease(KitTime.LEASE);
-        Lease broken = contract.client().semaphore(name, 2).acquire(KitTime.grant());
-        Lease kept = contract.client().semaphore(name, 2).acquire(KitTime.grant());
+        Lease broken = contract.client().semaphore(name, 2).acquire(contract.grant());
+        Lease kept = contract.client().semaphore(name, 2).acquire(contract.grant());
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         broken.onLost(lost::complete);
         LockAdmin admin = admin();

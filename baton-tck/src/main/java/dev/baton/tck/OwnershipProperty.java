@@ -34,7 +34,7 @@ abstract class OwnershipProperty {
             Throwable thrown = Await.result(
                     contract.inThread(
                             () -> catchThrowable(() -> client.lock(name).unlock())),
-                    KitTime.grant());
+                    contract.grant());
             assertThat(thrown).isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining(name);
             assertThat(contract.client().lock(name).tryAcquire())
                     .as("still held")

@@ -27,8 +27,8 @@ abstract class ReentrancyProperty {
         DistributedLock lock = contract.client().lock(name);
         DistributedLock other = contract.client().lock(name);
 
-        Lease first = lock.acquire(KitTime.grant());
-        Lease second = lock.acquire(KitTime.grant());
+        Lease first = lock.acquire(contract.grant());
+        Lease second = lock.acquire(contract.grant());
         lock.lock();
         assertThat(lock.holdCount()).isEqualTo(3);
         assertThat(second.fencingToken()).isEqualTo(first.fencingToken());
@@ -51,7 +51,7 @@ abstract class ReentrancyProperty {
     void anotherHandleOfTheSameNameOnTheSameClientIsReentrant() {
         LockClient client = contract.client();
         String name = contract.lockName();
-        try (Lease outer = client.lock(name).acquire(KitTime.grant());
+        try (Lease outer = client.lock(name).acquire(contract.grant());
                 Lease inner = client.lock(name).acquire(Duration.ofSeconds(1))) {
             assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
         }
@@ -62,13 +62,13 @@ abstract class ReentrancyProperty {
     void leaseMayBeClosedFromAnotherThread() throws Exception {
         String name = contract.lockName();
         DistributedLock lock = contract.client().lock(name);
-        Lease lease = lock.acquire(KitTime.grant());
+        Lease lease = lock.acquire(contract.grant());
         Await.result(
                 contract.inThread(() -> {
                     lease.close();
                     return null;
                 }),
-                KitTime.grant());
+                contract.grant());
         assertThat(lease.isValid()).isFalse();
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThat(contract.client().lock(name).tryAcquire())
@@ -80,8 +80,8 @@ abstract class ReentrancyProperty {
     void closingALeaseTwiceReleasesOnlyOnce() {
         String name = contract.lockName();
         DistributedLock lock = contract.client().lock(name);
-        Lease outer = lock.acquire(KitTime.grant());
-        Lease inner = lock.acquire(KitTime.grant());
+        Lease outer = lock.acquire(contract.grant());
+        Lease inner = lock.acquire(contract.grant());
         inner.close();
         inner.close();
         assertThat(lock.holdCount()).isEqualTo(1);

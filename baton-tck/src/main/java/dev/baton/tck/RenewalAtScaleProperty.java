@@ -60,13 +60,13 @@ abstract class RenewalAtScaleProperty {
 
     /** Held leases, their names, their tokens at acquisition, and when each was reported lost. */
     private record Held(List<Lease> leases, List<Long> tokens, Map<String, Long> lostAt) {
-        static Held acquire(LockClient client, Supplier<String> names, int count) {
+        static Held acquire(LockClient client, Supplier<String> names, int count, Duration grant) {
             List<Lease> leases = new ArrayList<>(count);
             List<Long> tokens = new ArrayList<>(count);
             Map<String, Long> lostAt = new ConcurrentHashMap<>();
             for (int i = 0; i < count; i++) {
                 // A fresh name each (not a common prefix): a Redis Cluster fixture picks names by slot.
-                Lease lease = client.lock(names.get()).acquire(KitTime.grant());
+                Lease lease = client.lock(names.get()).acquire(grant);
                 leases.add(lease);
                 tokens.add(lease.fencingToken());
                 lease.onLost(lost -> lostAt.putIfAbsent(lease.name(), System.nanoTime()));
@@ -84,7 +84,7 @@ abstract class RenewalAtScaleProperty {
         TcpProxy proxy = contract.track(TcpProxy.start(contract.fixture().serverAddress()));
         LockClient client = contract.clientAt(contract.fixture().uriVia(proxy.address()), options());
         int count = leaseCount();
-        Held held = Held.acquire(client, contract::lockName, count);
+        Held held = Held.acquire(client, contract::lockName, count, contract.grant());
 
         proxy.latency(ONE_WAY_DELAY);
         long until = System.nanoTime() + lease().multipliedBy(3).toNanos();
@@ -118,7 +118,7 @@ abstract class RenewalAtScaleProperty {
         TcpProxy proxy = contract.track(TcpProxy.start(contract.fixture().serverAddress()));
         LockClient client = contract.clientAt(contract.fixture().uriVia(proxy.address()), options());
         int count = Math.min(leaseCount(), 100);
-        Held held = Held.acquire(client, contract::lockName, count);
+        Held held = Held.acquire(client, contract::lockName, count, contract.grant());
 
         // Every validity deadline is at most one lease time after the pause: each counts from a
         // renewal (or the acquisition) sent before it.
@@ -149,7 +149,7 @@ abstract class RenewalAtScaleProperty {
         RecordingBackend backend = contract.recordingBackend(options());
         LockClient client = contract.track(Baton.open(backend, options()));
         int count = leaseCount();
-        Held held = Held.acquire(client, contract::lockName, count);
+        Held held = Held.acquire(client, contract::lockName, count, contract.grant());
         Lease victim = held.leases().get(0);
 
         KitTime.Stopwatch stalled = KitTime.stopwatch();

@@ -79,8 +79,8 @@ abstract class SemaphoreProperty {
         LockClient first = contract.client();
         LockClient second = contract.client();
         List<Lease> held = new ArrayList<>();
-        held.add(semaphore(first, name, 3).acquire(KitTime.grant()));
-        held.add(semaphore(second, name, 3).acquire(KitTime.grant()));
+        held.add(semaphore(first, name, 3).acquire(contract.grant()));
+        held.add(semaphore(second, name, 3).acquire(contract.grant()));
         held.add(semaphore(first, name, 3).tryAcquire().orElseThrow());
         for (int i = 1; i < held.size(); i++) {
             assertThat(held.get(i).fencingToken())
@@ -206,10 +206,10 @@ abstract class SemaphoreProperty {
         assumeSupported();
         String name = contract.lockName();
         Duration lease = contract.lease(KitTime.LEASE);
-        Lease renewed = semaphore(contract.client(), name, 2).acquire(KitTime.grant());
+        Lease renewed = semaphore(contract.client(), name, 2).acquire(contract.grant());
         LockClient lapsing =
                 contract.client(contract.options().toBuilder().autoRenew(false).build());
-        Lease unrenewed = semaphore(lapsing, name, 2).acquire(KitTime.grant());
+        Lease unrenewed = semaphore(lapsing, name, 2).acquire(contract.grant());
         AtomicInteger lossReports = new AtomicInteger();
         unrenewed.onLost(lost -> lossReports.incrementAndGet());
 
@@ -247,7 +247,7 @@ abstract class SemaphoreProperty {
         assumeSupported();
         String name = contract.lockName();
         LockClient client = contract.client();
-        try (Lease held = semaphore(client, name, 2).acquire(KitTime.grant())) {
+        try (Lease held = semaphore(client, name, 2).acquire(contract.grant())) {
             assertThat(held.isValid()).isTrue();
             assertThatThrownBy(() -> semaphore(contract.client(), name, 3).tryAcquire())
                     .isInstanceOf(LockConfigurationException.class)
@@ -262,14 +262,14 @@ abstract class SemaphoreProperty {
         assumeSupported();
         String name = contract.lockName();
         DistributedSemaphore semaphore = semaphore(contract.client(), name, 1);
-        Lease held = semaphore.acquire(KitTime.grant());
+        Lease held = semaphore.acquire(contract.grant());
         DistributedSemaphore other = semaphore(contract.client(), name, 1);
         for (int i = 0; i < 3; i++) {
             assertThatThrownBy(() -> other.acquire(Duration.ofMillis(100)))
                     .isInstanceOf(LockTimeoutException.class)
                     .hasMessageContaining(name);
         }
-        try (Lease lock = contract.client().lock(name).acquire(KitTime.grant())) {
+        try (Lease lock = contract.client().lock(name).acquire(contract.grant())) {
             assertThat(lock.isValid())
                     .as("a lock of the semaphore's name is another thing")
                     .isTrue();

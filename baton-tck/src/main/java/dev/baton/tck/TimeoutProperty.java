@@ -28,7 +28,7 @@ abstract class TimeoutProperty {
     @Test
     void tryAcquireIsEmptyWhileAnotherClientHolds() {
         String name = contract.lockName();
-        try (Lease held = contract.client().lock(name).acquire(KitTime.grant())) {
+        try (Lease held = contract.client().lock(name).acquire(contract.grant())) {
             DistributedLock other = contract.client().lock(name);
             assertThat(other.tryAcquire()).isEmpty();
             assertThat(other.tryLock()).isFalse();
@@ -39,7 +39,7 @@ abstract class TimeoutProperty {
     @Test
     void acquireWithTimeoutThrowsWithinTheTimeoutPlusSlack() {
         String name = contract.lockName();
-        try (Lease held = contract.client().lock(name).acquire(KitTime.grant())) {
+        try (Lease held = contract.client().lock(name).acquire(contract.grant())) {
             DistributedLock other = contract.client().lock(name);
             Duration timeout = Duration.ofMillis(700);
             KitTime.Stopwatch waited = KitTime.stopwatch();
@@ -60,7 +60,7 @@ abstract class TimeoutProperty {
     @Test
     void tryLockWithTimeReturnsFalseInTime() throws InterruptedException {
         String name = contract.lockName();
-        try (Lease held = contract.client().lock(name).acquire(KitTime.grant())) {
+        try (Lease held = contract.client().lock(name).acquire(contract.grant())) {
             KitTime.Stopwatch waited = KitTime.stopwatch();
             assertThat(contract.client().lock(name).tryLock(300, TimeUnit.MILLISECONDS))
                     .isFalse();
@@ -76,7 +76,7 @@ abstract class TimeoutProperty {
     void timedOutWaiterLeavesNothingBehind() {
         String name = contract.lockName();
         LockClient waiterClient = contract.client();
-        Lease held = contract.client().lock(name).acquire(KitTime.grant());
+        Lease held = contract.client().lock(name).acquire(contract.grant());
         assertThatThrownBy(() -> waiterClient.lock(name).acquire(Duration.ofMillis(200)))
                 .isInstanceOf(LockTimeoutException.class);
         held.close();
