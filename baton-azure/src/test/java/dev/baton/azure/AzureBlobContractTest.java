@@ -1,7 +1,9 @@
 package dev.baton.azure;
 
+import dev.baton.LockOptions;
 import dev.baton.servers.AzuriteServer;
 import dev.baton.tck.Capability;
+import dev.baton.tck.KitTime;
 import dev.baton.tck.LockBackendContract;
 import dev.baton.tck.LockBackendFixture;
 import java.net.InetSocketAddress;
@@ -26,6 +28,14 @@ class AzureBlobContractTest extends LockBackendContract {
     @AfterAll
     static void stopServer() {
         server.close();
+    }
+
+    /** The kit's options, with the operation timeout a single-threaded emulator needs. */
+    @Override
+    protected LockOptions options() {
+        return super.options().toBuilder()
+                .operationTimeout(KitTime.operationTimeout(AzuriteServer.CLIENT_OPERATION_TIMEOUT))
+                .build();
     }
 
     @Override

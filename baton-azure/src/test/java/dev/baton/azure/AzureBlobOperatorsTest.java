@@ -23,6 +23,7 @@ import dev.baton.LockOptions;
 import dev.baton.servers.AzuriteServer;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,12 +44,18 @@ import org.junit.jupiter.api.Test;
 class AzureBlobOperatorsTest {
     private static final String CONTAINER = "baton-operators";
     private static final Duration LEASE = AzureBlobLockBackend.MIN_LEASE;
-    private static final LockOptions OPTIONS = LockOptions.builder()
-            .leaseTime(LEASE)
-            .operationTimeout(Duration.ofSeconds(2))
-            .pollInitialDelay(Duration.ofMillis(5))
-            .pollMaxDelay(Duration.ofMillis(50))
-            .build();
+    /**
+     * Options of this class's clients, made per use: the operation timeout is the one a
+     * single-threaded emulator needs, stretched by the machine's current CPU pressure.
+     */
+    private static LockOptions options() {
+        return LockOptions.builder()
+                .leaseTime(LEASE)
+                .operationTimeout(KitTime.operationTimeout(AzuriteServer.CLIENT_OPERATION_TIMEOUT))
+                .pollInitialDelay(Duration.ofMillis(5))
+                .pollMaxDelay(Duration.ofMillis(50))
+                .build();
+    }
 
     private static AzuriteServer server;
     private static BlobContainerClient raw;
@@ -87,7 +94,7 @@ class AzureBlobOperatorsTest {
     }
 
     private AzureBlobLockBackend backend() {
-        return track(AzureBlobLockBackendProvider.create(uri(), OPTIONS, Map.of()));
+        return track(AzureBlobLockBackendProvider.create(uri(), options(), Map.of()));
     }
 
     private static LockRequest request(String name, String holder) {
@@ -108,13 +115,13 @@ class AzureBlobOperatorsTest {
     void theDescriptionIsStoredHeaderSafeInTheCounterWriteAndReadBackWhole() {
         String name = base() + "described";
         String clientName = "Zürich  billing 中 100%";
-        LockClient client = track(
-                Baton.connect(uri(), OPTIONS.toBuilder().clientName(clientName).build()));
-        try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+        LockClient client = track(Baton.connect(
+                uri(), options().toBuilder().clientName(clientName).build()));
+        try (Lease lease = client.lock(name).acquire(KitTime.grant())) {
             String stored = blobOf(name).getProperties().getMetadata().get(AzureBlobFence.HOLDER_KEY);
             assertThat(stored).matches("[\\x20-\\x7e]+").startsWith("Z%C3%BCrich %20billing %E4%B8%AD 100%25 on ");
 
-            LockInfo info = track(Baton.admin(uri(), OPTIONS)).status(name).orElseThrow();
+            LockInfo info = track(Baton.admin(uri(), options())).status(name).orElseThrow();
             Holder holder = info.holders().get(0);
             assertThat(holder.description())
                     .startsWith(clientName + " on ")
@@ -194,7 +201,7 @@ class AzureBlobOperatorsTest {
     @Test
     void listingAContainerThatDoesNotExistFindsNothing() {
         String missing = "missing-" + UUID.randomUUID().toString().substring(0, 8);
-        try (LockAdmin admin = Baton.admin(server.uri(missing) + "&createContainer=false", OPTIONS)) {
+        try (LockAdmin admin = Baton.admin(server.uri(missing) + "&createContainer=false", options())) {
             assertThat(admin.locks("")).isEmpty();
             assertThat(admin.forceRelease("anything")).isEmpty();
         }
@@ -203,12 +210,12 @@ class AzureBlobOperatorsTest {
     @Test
     void aForcedReleaseOfAnotherOwnerBreaksNothing() {
         String name = base() + "kept";
-        LockClient client = track(Baton.connect(uri(), OPTIONS));
-        LockAdmin admin = track(Baton.admin(uri(), OPTIONS));
-        try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+        LockClient client = track(Baton.connect(uri(), options()));
+        LockAdmin admin = track(Baton.admin(uri(), options()));
+        try (Lease lease = client.lock(name).acquire(KitTime.grant())) {
             assertThat(admin.forceRelease(name, "0".repeat(32))).isEmpty();
             assertThat(admin.status(name)).map(LockInfo::fencingToken).hasValue(lease.fencingToken());
-            assertThat(track(Baton.connect(uri(), OPTIONS)).lock(name).tryAcquire())
+            assertThat(track(Baton.connect(uri(), options())).lock(name).tryAcquire())
                     .isEmpty();
             String owner = admin.status(name).orElseThrow().owners().get(0);
             assertThat(admin.forceRelease(name, owner))
@@ -233,7 +240,7 @@ class AzureBlobOperatorsTest {
                 .buildClient();
         pending.acquireLease(15);
 
-        List<LockInfo> broken = track(Baton.admin(uri(), OPTIONS)).forceRelease(name);
+        List<LockInfo> broken = track(Baton.admin(uri(), options())).forceRelease(name);
         assertThat(broken)
                 .as("the blob still names the earlier grant")
                 .flatExtracting(LockInfo::owners)

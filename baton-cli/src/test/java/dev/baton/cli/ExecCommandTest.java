@@ -6,6 +6,8 @@ import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.servers.H2Server;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import dev.baton.testsupport.TcpProxy;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -82,7 +84,7 @@ class ExecCommandTest {
     void lockHeldElsewhereGives75AfterTheWait() {
         String name = name();
         try (LockClient client = Baton.connect(uri());
-                Lease held = client.lock(name).acquire(Duration.ofSeconds(5))) {
+                Lease held = client.lock(name).acquire(KitTime.grant())) {
             long start = System.nanoTime();
             CliRun run = CliRun.of("exec", "--uri", uri(), "--name", name, "--wait", "300ms", "--", "true");
             assertThat(run.exitCode()).isEqualTo(ExitCodes.NOT_ACQUIRED);
@@ -160,7 +162,7 @@ class ExecCommandTest {
                     .hasValueSatisfying(p -> assertThat(p.isAlive()).isTrue());
 
             proxy.cut();
-            CliRun run = exec.get(30, TimeUnit.SECONDS);
+            CliRun run = Await.result(exec, Duration.ofSeconds(30));
             assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.LEASE_LOST);
             assertThat(run.err().lines().toList())
                     .as("one line for the failure, not the renewal and release warnings around it")
@@ -181,7 +183,7 @@ class ExecCommandTest {
         String held = name();
         String free = name();
         try (LockClient client = Baton.connect(uri());
-                Lease lease = client.lock(held).acquire(Duration.ofSeconds(5))) {
+                Lease lease = client.lock(held).acquire(KitTime.grant())) {
             CliRun run = CliRun.of("status", "--uri", uri(), held, free);
             assertThat(run.exitCode()).as(run.err()).isZero();
             assertThat(run.out().lines())

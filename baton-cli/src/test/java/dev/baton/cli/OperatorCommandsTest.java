@@ -8,10 +8,11 @@ import dev.baton.LockClient;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.servers.H2Server;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -48,8 +49,8 @@ class OperatorCommandsTest {
         String prefix = "ops-" + UUID.randomUUID() + "/";
         try (LockClient billing = client("billing");
                 LockClient reports = client("reports");
-                Lease lock = billing.lock(prefix + "nightly").acquire(Duration.ofSeconds(5));
-                Lease permit = reports.semaphore(prefix + "exports", 3).acquire(Duration.ofSeconds(5))) {
+                Lease lock = billing.lock(prefix + "nightly").acquire(KitTime.grant());
+                Lease permit = reports.semaphore(prefix + "exports", 3).acquire(KitTime.grant())) {
             CliRun run = CliRun.of("locks", "--uri", uri(), "--prefix", prefix);
             assertThat(run.exitCode()).as(run.err()).isZero();
             assertThat(run.out().lines().toList())
@@ -80,7 +81,7 @@ class OperatorCommandsTest {
         String name = "ops-" + UUID.randomUUID();
         try (LockClient stuck = client("stuck");
                 LockClient next = client("next")) {
-            Lease held = stuck.lock(name).acquire(Duration.ofSeconds(5));
+            Lease held = stuck.lock(name).acquire(KitTime.grant());
             CompletableFuture<LockLostException> lost = new CompletableFuture<>();
             held.onLost(lost::complete);
 
@@ -97,7 +98,7 @@ class OperatorCommandsTest {
                     .contains("above " + held.fencingToken());
             try (Lease taken = next.lock(name).tryAcquire().orElseThrow()) {
                 assertThat(taken.fencingToken()).isGreaterThan(held.fencingToken());
-                assertThat(lost.get(5, TimeUnit.SECONDS)).hasMessageContaining(name);
+                assertThat(Await.result(lost, Duration.ofSeconds(5))).hasMessageContaining(name);
                 assertThat(held.isValid()).isFalse();
             }
             CliRun again = CliRun.of("release", "--force", "--uri", uri(), name);

@@ -13,6 +13,8 @@ import dev.baton.servers.EtcdServer;
 import dev.baton.servers.PostgresServer;
 import dev.baton.servers.RedisServer;
 import dev.baton.servers.ZooKeeperServer;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -89,11 +91,11 @@ public final class OperatorDemo {
             LockClient late = client(uri, "late-runner");
             clients.addAll(List.of(billing, reports, search, exports, late));
 
-            Lease nightly = billing.lock("demo/nightly-report").acquire(Duration.ofSeconds(5));
-            reports.readWriteLock("demo/catalog").readLock().acquire(Duration.ofSeconds(5));
-            search.readWriteLock("demo/catalog").readLock().acquire(Duration.ofSeconds(5));
-            exports.semaphore("demo/exports", 3).acquire(Duration.ofSeconds(5));
-            exports.semaphore("demo/exports", 3).acquire(Duration.ofSeconds(5));
+            Lease nightly = billing.lock("demo/nightly-report").acquire(KitTime.grant());
+            reports.readWriteLock("demo/catalog").readLock().acquire(KitTime.grant());
+            search.readWriteLock("demo/catalog").readLock().acquire(KitTime.grant());
+            exports.semaphore("demo/exports", 3).acquire(KitTime.grant());
+            exports.semaphore("demo/exports", 3).acquire(KitTime.grant());
             CompletableFuture<LockLostException> lost = new CompletableFuture<>();
             nightly.onLost(lost::complete);
             CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(
@@ -118,11 +120,11 @@ public final class OperatorDemo {
             run("release", "--uri", uri, "demo/nightly-report");
             run("release", "--force", "--uri", uri, "demo/nightly-report");
             long brokenAt = System.nanoTime();
-            Lease taken = waiter.get(30, TimeUnit.SECONDS);
+            Lease taken = Await.result(waiter, Duration.ofSeconds(30));
             System.out.println(at() + " late-runner (waiting) got demo/nightly-report after "
                     + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - brokenAt) + " ms, fencing token "
                     + taken.fencingToken());
-            LockLostException told = lost.get(10, TimeUnit.SECONDS);
+            LockLostException told = Await.result(lost, Duration.ofSeconds(10));
             System.out.println(
                     at() + " billing told after " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - brokenAt)
                             + " ms: isValid()=" + nightly.isValid() + ", onLost: " + told.getMessage());

@@ -10,6 +10,7 @@ import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.servers.EtcdServer;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -82,12 +83,12 @@ class EtcdClusterFaultTest {
     void aClusterWithoutQuorumIsNamedAsSuch() {
         LockOptions options = LockOptions.builder()
                 .leaseTime(Duration.ofSeconds(2))
-                .operationTimeout(Duration.ofSeconds(2))
+                .operationTimeout(KitTime.operationTimeout())
                 .build();
         try (EtcdServer cluster = EtcdServer.startCluster(3)) {
             String name = "quorum-" + UUID.randomUUID();
             try (LockClient client = Baton.connect(cluster.uri(), options)) {
-                client.lock(name).acquire(Duration.ofSeconds(5)).close();
+                client.lock(name).acquire(KitTime.grant()).close();
                 cluster.kill(1);
                 cluster.kill(2);
                 // The member left forgets the leader an election timeout after it last heard from it;
@@ -98,7 +99,7 @@ class EtcdClusterFaultTest {
                         Duration.ofSeconds(20),
                         () -> {
                             Throwable thrown =
-                                    catchThrowable(() -> client.lock(name).acquire(Duration.ofSeconds(5)));
+                                    catchThrowable(() -> client.lock(name).acquire(KitTime.grant()));
                             assertThat(thrown).isInstanceOf(LockUnavailableException.class);
                             messages.add(thrown.getMessage());
                             return thrown.getMessage().contains("no quorum");

@@ -9,6 +9,7 @@ import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockOptions;
 import dev.baton.servers.EtcdServer;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -41,10 +42,10 @@ class EtcdExtendTest {
         LockOptions options = LockOptions.builder()
                 .leaseTime(Duration.ofMillis(1_500))
                 .autoRenew(false)
-                .operationTimeout(Duration.ofSeconds(2))
+                .operationTimeout(KitTime.operationTimeout())
                 .build();
         try (LockClient client = Baton.connect(server.uri() + "/extend", options);
-                Lease lease = client.lock("extend-ttl").acquire(Duration.ofSeconds(5))) {
+                Lease lease = client.lock("extend-ttl").acquire(KitTime.grant())) {
             assertThatThrownBy(() -> lease.extend(Duration.ofMillis(2_001)))
                     .isInstanceOf(LockConfigurationException.class)
                     .hasMessageContaining("'extend-ttl'")

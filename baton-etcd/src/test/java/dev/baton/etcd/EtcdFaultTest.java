@@ -12,6 +12,8 @@ import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.LockUnavailableException;
 import dev.baton.servers.EtcdServer;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import dev.baton.testsupport.TcpProxy;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -38,7 +40,7 @@ import org.junit.jupiter.api.Timeout;
 class EtcdFaultTest {
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(2))
-            .operationTimeout(Duration.ofSeconds(2))
+            .operationTimeout(KitTime.operationTimeout())
             .build();
     private static final String NAMESPACE = "/faults";
     private static EtcdServer server;
@@ -108,7 +110,7 @@ class EtcdFaultTest {
         // Connections stay open but nothing gets through: the keep-alives stop reaching etcd.
         long cutAt = System.nanoTime();
         proxy.pause();
-        assertThat(lost.get(10, TimeUnit.SECONDS)).hasMessageContaining(name);
+        assertThat(Await.result(lost, Duration.ofSeconds(10))).hasMessageContaining(name);
         assertThat(held.isValid()).isFalse();
         assertThatThrownBy(held::checkValid).isInstanceOf(LockLostException.class);
         try (Lease next = other.lock(name).acquire(Duration.ofSeconds(15))) {
@@ -168,12 +170,12 @@ class EtcdFaultTest {
         assertThat(lost.get(OPTIONS.leaseTime().toMillis() + 3000, TimeUnit.MILLISECONDS))
                 .hasMessageContaining(name);
         assertThat(held.isValid()).isFalse();
-        try (Lease next = client(server.endpoints()).lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease next = client(server.endpoints()).lock(name).acquire(KitTime.grant())) {
             assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
         }
         held.close();
         // The holder's client takes a new lease for its next lock.
-        try (Lease again = holder.lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease again = holder.lock(name).acquire(KitTime.grant())) {
             assertThat(again.isValid()).isTrue();
         }
     }

@@ -8,6 +8,7 @@ import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.servers.EtcdServer;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
 class EtcdLockKindsTest {
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(5))
-            .operationTimeout(Duration.ofSeconds(2))
+            .operationTimeout(KitTime.operationTimeout())
             .build();
     private static EtcdServer server;
     private final List<AutoCloseable> resources = new ArrayList<>();
@@ -62,7 +63,7 @@ class EtcdLockKindsTest {
     @Test
     void aQueuedWriterKeepsLaterReadersOut() throws Exception {
         String name = name();
-        Lease reader = client().readWriteLock(name).readLock().acquire(Duration.ofSeconds(5));
+        Lease reader = client().readWriteLock(name).readLock().acquire(KitTime.grant());
         LockClient writerClient = client();
         CompletableFuture<Lease> writer = CompletableFuture.supplyAsync(
                 () -> writerClient.readWriteLock(name).writeLock().acquire(Duration.ofSeconds(20)));
@@ -80,11 +81,11 @@ class EtcdLockKindsTest {
         assertThat(writer).isNotDone();
 
         reader.close();
-        try (Lease written = writer.get(10, TimeUnit.SECONDS)) {
+        try (Lease written = Await.result(writer, Duration.ofSeconds(10))) {
             assertThat(written.fencingToken()).isGreaterThan(reader.fencingToken());
             assertThat(client().readWriteLock(name).readLock().tryAcquire()).isEmpty();
         }
-        try (Lease again = client().readWriteLock(name).readLock().acquire(Duration.ofSeconds(5))) {
+        try (Lease again = client().readWriteLock(name).readLock().acquire(KitTime.grant())) {
             assertThat(again.isValid()).isTrue();
         }
     }
@@ -92,16 +93,16 @@ class EtcdLockKindsTest {
     @Test
     void plainLocksAndReadWriteLocksOfOneNameExcludeEachOther() {
         String name = name();
-        try (Lease plain = client().lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease plain = client().lock(name).acquire(KitTime.grant())) {
             assertThat(client().readWriteLock(name).readLock().tryAcquire()).isEmpty();
             assertThat(client().readWriteLock(name).writeLock().tryAcquire()).isEmpty();
             assertThat(plain.isValid()).isTrue();
         }
-        try (Lease read = client().readWriteLock(name).readLock().acquire(Duration.ofSeconds(5))) {
+        try (Lease read = client().readWriteLock(name).readLock().acquire(KitTime.grant())) {
             assertThat(client().lock(name).tryAcquire()).isEmpty();
             assertThat(read.isValid()).isTrue();
         }
-        try (Lease plain = client().lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease plain = client().lock(name).acquire(KitTime.grant())) {
             assertThat(plain.isValid()).as("free again after the reader").isTrue();
         }
     }

@@ -13,6 +13,7 @@ import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.servers.EtcdServer;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -132,7 +133,7 @@ class EtcdOperatorTest {
     void batonWritesTheDescriptionAfterTheKindAndOwnerId() throws Exception {
         String name = "value-" + UUID.randomUUID();
         LockClient client = client(OPTIONS.toBuilder().clientName("billing").build());
-        try (Lease held = client.lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease held = client.lock(name).acquire(KitTime.grant())) {
             Holder holder = admin().status(name).orElseThrow().holders().get(0);
             List<KeyValue> kvs = etcd().getKVClient()
                     .get(
@@ -152,9 +153,9 @@ class EtcdOperatorTest {
     void aForcedReleaseLeavesTheOtherGrantsOnTheBrokenClientsLeaseAlone() throws Exception {
         String name = "forced-" + UUID.randomUUID();
         LockClient client = client(OPTIONS);
-        Lease broken = client.lock(name).acquire(Duration.ofSeconds(5));
-        Lease kept = client.lock(name + "-kept").acquire(Duration.ofSeconds(5));
-        Lease permit = client.semaphore(name, 2).acquire(Duration.ofSeconds(5));
+        Lease broken = client.lock(name).acquire(KitTime.grant());
+        Lease kept = client.lock(name + "-kept").acquire(KitTime.grant());
+        Lease permit = client.semaphore(name, 2).acquire(KitTime.grant());
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         broken.onLost(lost::complete);
         CompletableFuture<LockLostException> permitLost = new CompletableFuture<>();

@@ -9,6 +9,8 @@ import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.servers.EtcdServer;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.auth.Permission;
@@ -27,7 +29,7 @@ import org.junit.jupiter.api.Timeout;
 class EtcdRefusalsTest {
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(2))
-            .operationTimeout(Duration.ofSeconds(2))
+            .operationTimeout(KitTime.operationTimeout())
             .build();
 
     private static ByteSequence bytes(String text) {
@@ -49,29 +51,29 @@ class EtcdRefusalsTest {
                         .get(10, TimeUnit.SECONDS);
                 auth.userAdd(bytes("app"), bytes("apppw")).get(10, TimeUnit.SECONDS);
                 auth.userGrantRole(bytes("app"), bytes("other")).get(10, TimeUnit.SECONDS);
-                auth.authEnable().get(10, TimeUnit.SECONDS);
+                Await.result(auth.authEnable(), Duration.ofSeconds(10));
             }
             String name = "auth-" + UUID.randomUUID();
             try (LockClient wrong = Baton.connect("etcd://root:nope@" + endpoint, OPTIONS)) {
-                assertThatThrownBy(() -> wrong.lock(name).acquire(Duration.ofSeconds(5)))
+                assertThatThrownBy(() -> wrong.lock(name).acquire(KitTime.grant()))
                         .isInstanceOf(LockUnavailableException.class)
                         .hasMessageContaining(name)
                         .hasMessageContaining("refused user 'root'")
                         .hasMessageContaining("password");
             }
             try (LockClient anonymous = Baton.connect("etcd://" + endpoint, OPTIONS)) {
-                assertThatThrownBy(() -> anonymous.lock(name).acquire(Duration.ofSeconds(5)))
+                assertThatThrownBy(() -> anonymous.lock(name).acquire(KitTime.grant()))
                         .isInstanceOf(LockUnavailableException.class)
                         .hasMessageContaining("put user:password in the URI");
             }
             try (LockClient denied = Baton.connect("etcd://app:apppw@" + endpoint, OPTIONS)) {
-                assertThatThrownBy(() -> denied.lock(name).acquire(Duration.ofSeconds(5)))
+                assertThatThrownBy(() -> denied.lock(name).acquire(KitTime.grant()))
                         .isInstanceOf(LockUnavailableException.class)
                         .hasMessageContaining("denied user 'app'")
                         .hasMessageContaining("readwrite");
             }
             try (LockClient root = Baton.connect("etcd://root:rootpw@" + endpoint, OPTIONS);
-                    Lease lease = root.lock(name).acquire(Duration.ofSeconds(5))) {
+                    Lease lease = root.lock(name).acquire(KitTime.grant())) {
                 assertThat(lease.isValid()).as("the right credentials work").isTrue();
             }
         }

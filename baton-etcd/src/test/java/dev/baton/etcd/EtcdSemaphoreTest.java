@@ -19,6 +19,7 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -150,7 +151,7 @@ class EtcdSemaphoreTest {
                 }));
             }
             for (Future<?> future : done) {
-                future.get(40, TimeUnit.SECONDS);
+                Await.result(future, Duration.ofSeconds(40));
             }
         } finally {
             threads.shutdownNow();
@@ -164,7 +165,7 @@ class EtcdSemaphoreTest {
     void tokensStrictlyIncreaseAndASemaphoreAndALockOfOneNameNeverMeet() throws Exception {
         String name = name();
         LockClient client = client();
-        try (Lease lock = client().lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease lock = client().lock(name).acquire(KitTime.grant())) {
             long last = lock.fencingToken();
             DistributedSemaphore semaphore = client.semaphore(name, 1);
             for (int i = 0; i < 5; i++) {
@@ -183,8 +184,8 @@ class EtcdSemaphoreTest {
     void aPermitReleasedOutOfOrderGoesToTheFirstWaiter() throws Exception {
         String name = name();
         DistributedSemaphore holders = client().semaphore(name, 2);
-        Lease first = holders.acquire(Duration.ofSeconds(5));
-        Lease second = holders.acquire(Duration.ofSeconds(5));
+        Lease first = holders.acquire(KitTime.grant());
+        Lease second = holders.acquire(KitTime.grant());
         DistributedSemaphore waiters = client().semaphore(name, 2);
         CompletableFuture<Lease> earlier = CompletableFuture.supplyAsync(() -> waiters.acquire(Duration.ofSeconds(30)));
         Await.condition("the first waiter to queue", Duration.ofSeconds(10), () -> keyCount(name) == 3);
@@ -194,11 +195,11 @@ class EtcdSemaphoreTest {
         // The later holder leaves first: the permit is the first waiter's, though the key two places
         // ahead of it (the earlier holder) stays.
         second.close();
-        Lease third = earlier.get(10, TimeUnit.SECONDS);
+        Lease third = Await.result(earlier, Duration.ofSeconds(10));
         assertThat(third.fencingToken()).isGreaterThan(second.fencingToken());
         assertThat(later).isNotDone();
         third.close();
-        try (Lease fourth = later.get(10, TimeUnit.SECONDS)) {
+        try (Lease fourth = Await.result(later, Duration.ofSeconds(10))) {
             assertThat(fourth.fencingToken()).isGreaterThan(third.fencingToken());
             assertThat(first.isValid()).isTrue();
         }
@@ -220,8 +221,8 @@ class EtcdSemaphoreTest {
         LockOptions noRenew =
                 OPTIONS.toBuilder().leaseTime(lease).autoRenew(false).build();
         DistributedSemaphore stale = client(noRenew).semaphore(name, 2);
-        Lease one = stale.acquire(Duration.ofSeconds(5));
-        Lease two = stale.acquire(Duration.ofSeconds(5));
+        Lease one = stale.acquire(KitTime.grant());
+        Lease two = stale.acquire(KitTime.grant());
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         one.onLost(lost::complete);
         DistributedSemaphore other = client().semaphore(name, 2);
@@ -229,7 +230,7 @@ class EtcdSemaphoreTest {
         try (Lease next = other.acquire(Duration.ofSeconds(10))) {
             assertThat(next.fencingToken()).isGreaterThan(Math.max(one.fencingToken(), two.fencingToken()));
         }
-        assertThat(lost.get(5, TimeUnit.SECONDS)).hasMessageContaining(name);
+        assertThat(Await.result(lost, Duration.ofSeconds(5))).hasMessageContaining(name);
     }
 
     @Test
@@ -238,7 +239,7 @@ class EtcdSemaphoreTest {
         Duration lease = Duration.ofMillis(600);
         LockClient client = client(OPTIONS.withLeaseTime(lease));
         DistributedSemaphore other = client().semaphore(name, 1);
-        try (Lease permit = client.semaphore(name, 1).acquire(Duration.ofSeconds(5))) {
+        try (Lease permit = client.semaphore(name, 1).acquire(KitTime.grant())) {
             long start = System.nanoTime();
             while (System.nanoTime() - start
                     < lease.multipliedBy(3).plusMillis(300).toNanos()) {
@@ -304,7 +305,7 @@ class EtcdSemaphoreTest {
     @Test
     void aWaiterWhoseLeaseIsRevokedFailsAndLeavesNoKey() throws Exception {
         String name = name();
-        Lease held = client().semaphore(name, 1).acquire(Duration.ofSeconds(5));
+        Lease held = client().semaphore(name, 1).acquire(KitTime.grant());
         DistributedSemaphore waiting = client().semaphore(name, 1);
         CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> waiting.acquire(Duration.ofSeconds(30)));
         Await.condition("the waiter to queue", Duration.ofSeconds(10), () -> keyCount(name) == 2);
@@ -313,14 +314,14 @@ class EtcdSemaphoreTest {
                 .orElseThrow()
                 .getLease();
         etcd.getLeaseClient().revoke(waiterLease).get(10, TimeUnit.SECONDS);
-        assertThatThrownBy(() -> waiter.get(20, TimeUnit.SECONDS))
+        assertThatThrownBy(() -> Await.result(waiter, Duration.ofSeconds(20)))
                 .hasCauseInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("Baton semaphore '" + name + "'")
                 .hasMessageContaining("lease ended while waiting");
         assertThat(permitKeys(name)).as("the holder's key only").hasSize(1);
         assertThat(held.isValid()).isTrue();
         held.close();
-        try (Lease next = waiting.acquire(Duration.ofSeconds(5))) {
+        try (Lease next = waiting.acquire(KitTime.grant())) {
             assertThat(next.fencingToken())
                     .as("a new lease serves the next attempt")
                     .isGreaterThan(held.fencingToken());
@@ -330,7 +331,7 @@ class EtcdSemaphoreTest {
     @Test
     void aDifferentCountFailsNamingBothCountsAndTheFixAndPutsNoKey() throws Exception {
         String name = name();
-        Lease held = client().semaphore(name, 4).acquire(Duration.ofSeconds(5));
+        Lease held = client().semaphore(name, 4).acquire(KitTime.grant());
         DistributedSemaphore wrong = client().semaphore(name, 3);
         assertThatThrownBy(wrong::tryAcquire)
                 .isInstanceOf(LockConfigurationException.class)
@@ -352,8 +353,8 @@ class EtcdSemaphoreTest {
     void waitersThatTimeOutOrAreInterruptedLeaveNoKey() throws Exception {
         String name = name();
         DistributedSemaphore semaphore = client().semaphore(name, 2);
-        Lease one = semaphore.acquire(Duration.ofSeconds(5));
-        Lease two = semaphore.acquire(Duration.ofSeconds(5));
+        Lease one = semaphore.acquire(KitTime.grant());
+        Lease two = semaphore.acquire(KitTime.grant());
         DistributedSemaphore other = client().semaphore(name, 2);
         assertThat(other.tryAcquire()).isEmpty();
         for (int i = 0; i < 10; i++) {
@@ -377,7 +378,7 @@ class EtcdSemaphoreTest {
         started.await();
         Await.condition("the waiter to queue", Duration.ofSeconds(10), () -> keyCount(name) == 3);
         waiter.interrupt();
-        assertThat(interrupted.get(10, TimeUnit.SECONDS)).isInstanceOf(LockException.class);
+        assertThat(Await.result(interrupted, Duration.ofSeconds(10))).isInstanceOf(LockException.class);
         Set<String> left = new HashSet<>();
         for (KeyValue kv : permitKeys(name)) {
             left.add(kv.getValue().toString(StandardCharsets.UTF_8));

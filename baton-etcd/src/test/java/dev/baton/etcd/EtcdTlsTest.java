@@ -10,6 +10,8 @@ import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.servers.EtcdServer;
 import dev.baton.servers.EtcdTls;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
@@ -30,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 class EtcdTlsTest {
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(5))
-            .operationTimeout(Duration.ofSeconds(2))
+            .operationTimeout(KitTime.operationTimeout())
             .build();
 
     @TempDir
@@ -66,7 +68,7 @@ class EtcdTlsTest {
                     CompletableFuture.supplyAsync(() -> second.lock(name).acquire(Duration.ofSeconds(30)));
             long token = held.fencingToken();
             held.close();
-            try (Lease next = waiter.get(30, TimeUnit.SECONDS)) {
+            try (Lease next = Await.result(waiter, Duration.ofSeconds(30))) {
                 assertThat(next.isValid()).isTrue();
                 assertThat(next.fencingToken()).isGreaterThan(token);
             }
@@ -87,7 +89,7 @@ class EtcdTlsTest {
         String uri = "etcds://" + server.endpoints() + "?cert=" + tls.clientCert() + "&key=" + tls.clientKey();
         String name = name();
         try (LockClient client = Baton.connect(uri, OPTIONS)) {
-            assertThatThrownBy(() -> client.lock(name).acquire(Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> client.lock(name).acquire(KitTime.grant()))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining(name)
                     .hasMessageContaining("certificate")
@@ -100,7 +102,7 @@ class EtcdTlsTest {
         String uri = "etcds://" + server.endpoints() + "?ca=" + tls.ca();
         String name = name();
         try (LockClient client = Baton.connect(uri, OPTIONS)) {
-            assertThatThrownBy(() -> client.lock(name).acquire(Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> client.lock(name).acquire(KitTime.grant()))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining(name)
                     .hasMessageContaining("cert=")
@@ -112,7 +114,7 @@ class EtcdTlsTest {
     void plainEtcdAgainstATlsServerSaysEtcds() {
         String name = name();
         try (LockClient client = Baton.connect("etcd://" + server.endpoints(), OPTIONS)) {
-            assertThatThrownBy(() -> client.lock(name).acquire(Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> client.lock(name).acquire(KitTime.grant()))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining(name)
                     .hasMessageContaining("etcds://");

@@ -3,6 +3,7 @@ package dev.baton.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.servers.EtcdServer;
+import dev.baton.tck.Await;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -17,6 +18,7 @@ import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -124,7 +126,7 @@ class JetcdOnThisServerTest {
                 .build();
         try (Watch.Watcher watcher = client.getWatchClient()
                 .watch(first, fromListing, response -> response.getEvents().forEach(deleted::complete))) {
-            WatchEvent event = deleted.get(10, TimeUnit.SECONDS);
+            WatchEvent event = Await.result(deleted, Duration.ofSeconds(10));
             assertThat(event.getEventType()).isEqualTo(WatchEvent.EventType.DELETE);
             assertThat(event.getKeyValue().getKey()).isEqualTo(first);
         }

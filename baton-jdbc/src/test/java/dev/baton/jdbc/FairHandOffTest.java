@@ -9,6 +9,7 @@ import dev.baton.LockClient;
 import dev.baton.LockListener;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
+import dev.baton.tck.Await;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -77,7 +78,7 @@ abstract class FairHandOffTest {
             assertThat(holder.lock("job").tryAcquire())
                     .as(strategy + ": the releasing client's re-acquire while another client waits")
                     .isEmpty();
-            try (Lease handedOff = queued.get(10, TimeUnit.SECONDS)) {
+            try (Lease handedOff = Await.result(queued, Duration.ofSeconds(10))) {
                 assertThat(handedOff.fencingToken()).isGreaterThan(first.fencingToken());
                 assertThat(waiters(strategy, table))
                         .as(strategy + ": the granted waiter left the line")
@@ -136,7 +137,7 @@ abstract class FairHandOffTest {
                 assertThat(again)
                         .as(strategy + " with fair=false " + (byUri ? "in the URI" : "in LockOptions"))
                         .isPresent();
-                assertThatThrownBy(() -> waiter.get(10, TimeUnit.SECONDS))
+                assertThatThrownBy(() -> Await.result(waiter, Duration.ofSeconds(10)))
                         .hasCauseInstanceOf(LockTimeoutException.class);
                 again.get().close();
             }

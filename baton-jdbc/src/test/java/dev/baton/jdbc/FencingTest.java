@@ -7,11 +7,13 @@ import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.H2Server;
 import dev.baton.servers.MariaDbServer;
 import dev.baton.servers.PostgresServer;
+import dev.baton.tck.Await;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -41,8 +43,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class FencingTest {
-    private static PostgresServer postgres;
-    private static MariaDbServer mariadb;
+    private static DatabaseServer postgres;
+    private static DatabaseServer mariadb;
     private static H2Server h2;
 
     enum Database {
@@ -64,8 +66,8 @@ class FencingTest {
 
     @BeforeAll
     static void startServers() {
-        postgres = PostgresServer.start();
-        mariadb = MariaDbServer.start();
+        postgres = PostgresServer.sharedDatabase();
+        mariadb = MariaDbServer.sharedDatabase();
         h2 = H2Server.start();
     }
 
@@ -298,10 +300,12 @@ class FencingTest {
 
             List<Long> acceptedTokens = new ArrayList<>();
             for (Future<List<Long>> writer : accepted) {
-                acceptedTokens.addAll(writer.get(45, TimeUnit.SECONDS));
+                acceptedTokens.addAll(Await.result(writer, Duration.ofSeconds(45)));
             }
             writing.set(false);
-            assertThat(reads.get(10, TimeUnit.SECONDS)).as("rows read").isPositive();
+            assertThat(Await.result(reads, Duration.ofSeconds(10)))
+                    .as("rows read")
+                    .isPositive();
             assertThat(acceptedTokens).as("seed %d", seed).contains(highest);
             try (Connection c = db.connect()) {
                 assertThat(row(c, table, 1))

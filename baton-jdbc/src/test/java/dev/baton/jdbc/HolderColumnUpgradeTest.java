@@ -12,6 +12,7 @@ import dev.baton.LockConfigurationException;
 import dev.baton.LockInfo;
 import dev.baton.LockKind;
 import dev.baton.LockOptions;
+import dev.baton.tck.KitTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -109,9 +110,9 @@ class HolderColumnUpgradeTest {
         String locks = strategy.equals("table") ? "t" : "t_opt";
         try (LockClient client = Baton.connect(url, OPTIONS);
                 LockAdmin admin = Baton.admin(url, OPTIONS)) {
-            try (Lease lease = client.lock("new").acquire(Duration.ofSeconds(5));
-                    Lease reader = client.readWriteLock("shared").readLock().acquire(Duration.ofSeconds(5));
-                    Lease permit = client.semaphore("sem", 2).acquire(Duration.ofSeconds(5))) {
+            try (Lease lease = client.lock("new").acquire(KitTime.grant());
+                    Lease reader = client.readWriteLock("shared").readLock().acquire(KitTime.grant());
+                    Lease permit = client.semaphore("sem", 2).acquire(KitTime.grant())) {
                 assertThat(hasHolderColumn(url, locks)).isTrue();
                 assertThat(hasHolderColumn(url, "t_permits")).isTrue();
                 assertThat(hasColumn(url, locks, "queued"))
@@ -155,9 +156,9 @@ class HolderColumnUpgradeTest {
         String url = old + ";fair=false";
         try (LockClient client = Baton.connect(url, OPTIONS);
                 LockAdmin admin = Baton.admin(url, OPTIONS)) {
-            try (Lease lease = client.lock("new").acquire(Duration.ofSeconds(5));
-                    Lease reader = client.readWriteLock("shared").readLock().acquire(Duration.ofSeconds(5));
-                    Lease permit = client.semaphore("sem", 2).acquire(Duration.ofSeconds(5))) {
+            try (Lease lease = client.lock("new").acquire(KitTime.grant());
+                    Lease reader = client.readWriteLock("shared").readLock().acquire(KitTime.grant());
+                    Lease permit = client.semaphore("sem", 2).acquire(KitTime.grant())) {
                 assertThat(hasHolderColumn(url, locks)).isFalse();
                 assertThat(hasHolderColumn(url, "t_permits")).isFalse();
                 List<LockInfo> listed = admin.locks("");

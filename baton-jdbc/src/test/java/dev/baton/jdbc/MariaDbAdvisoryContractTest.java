@@ -1,5 +1,6 @@
 package dev.baton.jdbc;
 
+import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.MariaDbServer;
 import dev.baton.tck.Capability;
 import dev.baton.tck.LockBackendContract;
@@ -15,11 +16,11 @@ import org.junit.jupiter.api.BeforeAll;
  * tables of their own), so it claims {@code SEMAPHORES}.
  */
 class MariaDbAdvisoryContractTest extends LockBackendContract {
-    private static MariaDbServer server;
+    private static DatabaseServer server;
 
     @BeforeAll
     static void startServer() {
-        server = MariaDbServer.start();
+        server = MariaDbServer.sharedDatabase();
     }
 
     @AfterAll

@@ -11,7 +11,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -59,7 +58,7 @@ class MariaDbDatabaseStateTest {
 
             assertThat(state[0]).startsWith("sessions (processlist):").contains("id=" + id + " ");
             sleeping.cancel();
-            running.get(30, TimeUnit.SECONDS);
+            Await.result(running, Duration.ofSeconds(30));
         }
     }
 }

@@ -1,5 +1,6 @@
 package dev.baton.jdbc;
 
+import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.MariaDbServer;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -10,11 +11,11 @@ import org.junit.jupiter.api.BeforeAll;
 
 /** MariaDB's fair hand-off at the SPI (optimistic only: the table strategy needs RETURNING). */
 class MariaDbHandOffTest extends RowHandOffTest {
-    private static MariaDbServer server;
+    private static DatabaseServer server;
 
     @BeforeAll
     static void startServer() {
-        server = MariaDbServer.start();
+        server = MariaDbServer.sharedDatabase();
     }
 
     @AfterAll

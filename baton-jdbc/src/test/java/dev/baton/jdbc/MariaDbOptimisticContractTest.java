@@ -1,5 +1,6 @@
 package dev.baton.jdbc;
 
+import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.MariaDbServer;
 import dev.baton.tck.LockBackendContract;
 import dev.baton.tck.LockBackendFixture;
@@ -8,11 +9,11 @@ import org.junit.jupiter.api.BeforeAll;
 
 /** The conformance kit on the optimistic strategy, MariaDB (a private mariadbd). */
 class MariaDbOptimisticContractTest extends LockBackendContract {
-    private static MariaDbServer server;
+    private static DatabaseServer server;
 
     @BeforeAll
     static void startServer() {
-        server = MariaDbServer.start();
+        server = MariaDbServer.sharedDatabase();
     }
 
     @AfterAll

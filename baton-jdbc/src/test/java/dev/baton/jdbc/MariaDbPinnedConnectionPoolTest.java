@@ -14,6 +14,8 @@ import dev.baton.LockException;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.servers.MariaDbServer;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -119,7 +121,7 @@ class MariaDbPinnedConnectionPoolTest {
                             .build())
                     .build()) {
                 for (int i = 0; i < 3; i++) {
-                    try (Lease lease = client.lock("job").acquire(Duration.ofSeconds(5))) {
+                    try (Lease lease = client.lock("job").acquire(KitTime.grant())) {
                         assertThat(lease.fencingToken()).isPositive();
                         assertThat(pool.getHikariPoolMXBean().getActiveConnections())
                                 .as("the only connection is pinned")
@@ -127,7 +129,7 @@ class MariaDbPinnedConnectionPoolTest {
                     }
                     assertAllClean(pool, 1, table, names);
                 }
-                client.lock("left-held").acquire(Duration.ofSeconds(5));
+                client.lock("left-held").acquire(KitTime.grant());
             } // closing the client releases the lease it still holds
             assertAllClean(pool, 1, table, names);
             assertThat(pool.isClosed()).isFalse();
@@ -169,7 +171,7 @@ class MariaDbPinnedConnectionPoolTest {
                         .table(table)
                         .options(slowPolling)
                         .build()) {
-            Lease held = holder.lock("job").acquire(Duration.ofSeconds(5));
+            Lease held = holder.lock("job").acquire(KitTime.grant());
 
             assertThatThrownBy(() -> waiters.lock("job").acquire(Duration.ofMillis(300)))
                     .isInstanceOf(LockTimeoutException.class)
@@ -184,7 +186,7 @@ class MariaDbPinnedConnectionPoolTest {
             });
             awaitCondition("the waiter to wait in GET_LOCK", () -> getLockWaiters() == 1);
             waiterThread.get().interrupt();
-            assertThatThrownBy(() -> interrupted.get(5, TimeUnit.SECONDS))
+            assertThatThrownBy(() -> Await.result(interrupted, Duration.ofSeconds(5)))
                     .hasCauseInstanceOf(LockException.class)
                     .hasRootCauseInstanceOf(InterruptedException.class);
             awaitCondition("the killed GET_LOCK to end", () -> getLockWaiters() == 0);
@@ -194,7 +196,7 @@ class MariaDbPinnedConnectionPoolTest {
             awaitCondition("the waiter to wait in GET_LOCK", () -> getLockWaiters() == 1);
             long releasedAt = System.nanoTime();
             held.close();
-            try (Lease lease = queued.get(5, TimeUnit.SECONDS)) {
+            try (Lease lease = Await.result(queued, Duration.ofSeconds(5))) {
                 assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt))
                         .as("hand-over by the server's queue")
                         .isLessThan(1_000);

@@ -7,6 +7,7 @@ import dev.baton.DistributedSemaphore;
 import dev.baton.Leadership;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
+import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.PostgresServer;
 import dev.baton.tck.Capability;
 import dev.baton.tck.KitGroup;
@@ -66,12 +67,12 @@ import org.junit.jupiter.api.BeforeAll;
             KitGroup.CLOSING
         })
 class PostgresDataSourceContractTest extends LockBackendContract {
-    private static PostgresServer server;
+    private static DatabaseServer server;
     private static final List<HikariDataSource> pools = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void startServer() {
-        server = PostgresServer.start();
+        server = PostgresServer.sharedDatabase();
     }
 
     @AfterAll

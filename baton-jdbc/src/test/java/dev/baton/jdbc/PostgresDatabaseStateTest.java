@@ -11,7 +11,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -85,7 +84,7 @@ class PostgresDatabaseStateTest {
                     .containsPattern("pid=" + holderPid + " locktype=relation mode=AccessExclusiveLock granted=true "
                             + "relation=state_probe");
             holder.rollback();
-            waiting.get(30, TimeUnit.SECONDS);
+            Await.result(waiting, Duration.ofSeconds(30));
         }
     }
 

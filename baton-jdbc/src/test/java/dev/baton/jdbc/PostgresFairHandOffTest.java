@@ -1,5 +1,6 @@
 package dev.baton.jdbc;
 
+import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.PostgresServer;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -10,11 +11,11 @@ import org.junit.jupiter.api.BeforeAll;
 
 /** Fair hand-off on a real PostgreSQL server. */
 class PostgresFairHandOffTest extends FairHandOffTest {
-    private static PostgresServer server;
+    private static DatabaseServer server;
 
     @BeforeAll
     static void startServer() {
-        server = PostgresServer.start();
+        server = PostgresServer.sharedDatabase();
     }
 
     @AfterAll

@@ -10,6 +10,7 @@ import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.servers.PostgresServer;
+import dev.baton.tck.KitTime;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -66,7 +67,7 @@ class PostgresForcedReleasePrivilegeTest {
         String plain = uri(server.user(), server.password(), "advisory").replace("&advisoryHolders=true", "");
         try (LockClient holder = Baton.connect(plain, OPTIONS);
                 LockAdmin admin = Baton.admin(plain, OPTIONS);
-                Lease lease = holder.lock(name).acquire(Duration.ofSeconds(5))) {
+                Lease lease = holder.lock(name).acquire(KitTime.grant())) {
             assertThatThrownBy(() -> admin.locks(""))
                     .isInstanceOf(UnsupportedOperationException.class)
                     .hasMessageContaining("advisoryHolders=true");
@@ -92,7 +93,7 @@ class PostgresForcedReleasePrivilegeTest {
                     LockAdmin operator = Baton.admin(uri(OPERATOR, OPERATOR_PASSWORD, strategy), OPTIONS);
                     LockAdmin owner = Baton.admin(uri(server.user(), server.password(), strategy), OPTIONS);
                     LockClient next = Baton.connect(uri(server.user(), server.password(), strategy), OPTIONS)) {
-                Lease lease = holder.lock(name).acquire(Duration.ofSeconds(5));
+                Lease lease = holder.lock(name).acquire(KitTime.grant());
                 assertThatThrownBy(() -> operator.forceRelease(name))
                         .as(strategy)
                         .isInstanceOf(LockUnavailableException.class)

@@ -8,7 +8,10 @@ import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockOptions;
+import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.PostgresServer;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -18,7 +21,6 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -68,11 +70,11 @@ class PostgresHandOffUpgradeTest {
             """
                     + OLD_WAITERS.formatted("{t}_opt");
 
-    private static PostgresServer server;
+    private static DatabaseServer server;
 
     @BeforeAll
     static void startServer() {
-        server = PostgresServer.start();
+        server = PostgresServer.sharedDatabase();
     }
 
     @AfterAll
@@ -111,12 +113,12 @@ class PostgresHandOffUpgradeTest {
             assertThat(hasColumn(locks + "_waiters", "lease_ms")).isTrue();
             assertThat(hasColumn(locks + "_waiters", "holder")).isTrue();
 
-            Lease first = holder.lock("job").acquire(Duration.ofSeconds(5));
+            Lease first = holder.lock("job").acquire(KitTime.grant());
             CompletableFuture<Lease> next =
                     TestThreads.inThread(() -> waiter.lock("job").acquire(Duration.ofSeconds(30)));
             TestThreads.awaitCondition("the waiter is in line", () -> count(locks + "_waiters") == 1);
             first.close();
-            try (Lease handed = next.get(10, TimeUnit.SECONDS)) {
+            try (Lease handed = Await.result(next, Duration.ofSeconds(10))) {
                 assertThat(handed.fencingToken()).isGreaterThan(first.fencingToken());
             }
         }

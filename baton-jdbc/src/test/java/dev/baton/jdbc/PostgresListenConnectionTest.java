@@ -2,6 +2,7 @@ package dev.baton.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.PostgresServer;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -24,11 +25,11 @@ import org.postgresql.PGNotification;
  * other for queries.
  */
 class PostgresListenConnectionTest {
-    private static PostgresServer server;
+    private static DatabaseServer server;
 
     @BeforeAll
     static void startServer() {
-        server = PostgresServer.start();
+        server = PostgresServer.sharedDatabase();
     }
 
     @AfterAll

@@ -1,5 +1,6 @@
 package dev.baton.jdbc;
 
+import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.PostgresServer;
 import dev.baton.tck.LockBackendContract;
 import dev.baton.tck.LockBackendFixture;
@@ -8,11 +9,11 @@ import org.junit.jupiter.api.BeforeAll;
 
 /** The conformance kit on the pessimistic strategy, PostgreSQL. */
 class PostgresPessimisticContractTest extends LockBackendContract {
-    private static PostgresServer server;
+    private static DatabaseServer server;
 
     @BeforeAll
     static void startServer() {
-        server = PostgresServer.start();
+        server = PostgresServer.sharedDatabase();
     }
 
     @AfterAll

@@ -15,6 +15,8 @@ import dev.baton.LockException;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.servers.PostgresServer;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -125,7 +127,7 @@ class PostgresPinnedConnectionPoolTest {
                     .options(options)
                     .build()) {
                 for (int i = 0; i < 3; i++) {
-                    try (Lease lease = client.lock("job").acquire(Duration.ofSeconds(5))) {
+                    try (Lease lease = client.lock("job").acquire(KitTime.grant())) {
                         assertThat(lease.fencingToken()).isPositive();
                         // The only connection is pinned: another lock cannot even borrow one.
                         assertThat(pool.getHikariPoolMXBean().getActiveConnections())
@@ -133,11 +135,11 @@ class PostgresPinnedConnectionPoolTest {
                     }
                     assertClean(pool);
                 }
-                try (Lease read = client.readWriteLock("shared").readLock().acquire(Duration.ofSeconds(5))) {
+                try (Lease read = client.readWriteLock("shared").readLock().acquire(KitTime.grant())) {
                     assertThat(read.isValid()).isTrue();
                 }
                 assertClean(pool);
-                client.lock("left-held").acquire(Duration.ofSeconds(5));
+                client.lock("left-held").acquire(KitTime.grant());
             } // closing the client releases the lease it still holds
             assertClean(pool);
             assertThat(pool.isClosed())
@@ -157,7 +159,7 @@ class PostgresPinnedConnectionPoolTest {
                                 .leaseTime(Duration.ofSeconds(1))
                                 .build())
                         .build()) {
-            Lease lease = client.lock("job").acquire(Duration.ofSeconds(5));
+            Lease lease = client.lock("job").acquire(KitTime.grant());
             java.util.concurrent.CompletableFuture<Object> lost = new java.util.concurrent.CompletableFuture<>();
             lease.onLost(lost::complete);
             try (Connection admin =
@@ -209,7 +211,7 @@ class PostgresPinnedConnectionPoolTest {
                         .table("queued_advisory")
                         .options(slowPolling)
                         .build()) {
-            Lease held = holder.lock("job").acquire(Duration.ofSeconds(5));
+            Lease held = holder.lock("job").acquire(KitTime.grant());
 
             assertThatThrownBy(() -> waiters.lock("job").acquire(Duration.ofMillis(300)))
                     .isInstanceOf(LockTimeoutException.class)
@@ -224,7 +226,7 @@ class PostgresPinnedConnectionPoolTest {
             });
             awaitCondition("the waiter to queue in pg_advisory_lock", () -> advisoryWaiters() == 1);
             waiterThread.get().interrupt();
-            assertThatThrownBy(() -> interrupted.get(5, TimeUnit.SECONDS))
+            assertThatThrownBy(() -> Await.result(interrupted, Duration.ofSeconds(5)))
                     .hasCauseInstanceOf(LockException.class)
                     .hasRootCauseInstanceOf(InterruptedException.class);
             assertThat(advisoryWaiters())
@@ -237,7 +239,7 @@ class PostgresPinnedConnectionPoolTest {
             awaitCondition("the waiter to queue in pg_advisory_lock", () -> advisoryWaiters() == 1);
             long releasedAt = System.nanoTime();
             held.close();
-            try (Lease lease = queued.get(5, TimeUnit.SECONDS)) {
+            try (Lease lease = Await.result(queued, Duration.ofSeconds(5))) {
                 assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt))
                         .as("hand-over by the database's queue")
                         .isLessThan(1_000);

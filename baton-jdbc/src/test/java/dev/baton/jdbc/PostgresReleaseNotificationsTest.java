@@ -8,6 +8,7 @@ import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.servers.PostgresServer;
+import dev.baton.tck.KitTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -95,7 +96,7 @@ class PostgresReleaseNotificationsTest {
     void aPermitWaiterIsWokenByNotifyOnEveryStrategy(String strategy) throws Exception {
         try (LockClient holder = Baton.connect(uri(strategy), slowPolling());
                 LockClient waiter = Baton.connect(uri(strategy), slowPolling());
-                Lease lockOfTheSameName = waiter.lock("notify-permit").acquire(Duration.ofSeconds(5))) {
+                Lease lockOfTheSameName = waiter.lock("notify-permit").acquire(KitTime.grant())) {
             String select = "SELECT waiter FROM notify_" + strategy + "_semaphores WHERE semaphore_name = ?";
             assertThat(handOverMillis(
                             client -> client.semaphore("notify-permit", 1).acquire(Duration.ofSeconds(30)),

@@ -1,5 +1,6 @@
 package dev.baton.jdbc;
 
+import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.PostgresServer;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
@@ -10,11 +11,11 @@ import org.postgresql.ds.PGSimpleDataSource;
 
 /** The table strategy's protocol on a real PostgreSQL server. */
 class PostgresTableLockBackendTest extends TableLockBackendTest {
-    private static PostgresServer server;
+    private static DatabaseServer server;
 
     @BeforeAll
     static void startServer() {
-        server = PostgresServer.start();
+        server = PostgresServer.sharedDatabase();
     }
 
     @AfterAll

@@ -16,6 +16,8 @@ import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -517,7 +519,7 @@ abstract class TableLockBackendTest {
             }
             start.countDown();
             for (Future<?> future : done) {
-                future.get(50, TimeUnit.SECONDS);
+                Await.result(future, Duration.ofSeconds(50));
             }
         } finally {
             pool.shutdownNow();
@@ -567,7 +569,7 @@ abstract class TableLockBackendTest {
             }
             start.countDown();
             for (Future<Optional<Grant>> grant : grants) {
-                assertThat(grant.get(30, TimeUnit.SECONDS)).isPresent();
+                assertThat(Await.result(grant, Duration.ofSeconds(30))).isPresent();
             }
         } finally {
             pool.shutdownNow();
@@ -635,7 +637,7 @@ abstract class TableLockBackendTest {
         try (LockClient client = Baton.connect(url(table, true), OPTIONS)) {
             assertThat(client.backendName())
                     .isEqualTo("jdbc-table (" + dialect().displayName() + ")");
-            try (Lease lease = client.lock("connect").acquire(Duration.ofSeconds(5))) {
+            try (Lease lease = client.lock("connect").acquire(KitTime.grant())) {
                 assertThat(lease.fencingToken()).isPositive();
                 assertThat(count(table)).isEqualTo(1);
             }
@@ -648,7 +650,7 @@ abstract class TableLockBackendTest {
         LockBackend created = new JdbcLockBackendProvider().create(url(freshTable(), true), OPTIONS);
         JdbcLockBackend backend = (JdbcLockBackend) created;
         LockClient client = Baton.open(backend, OPTIONS);
-        client.lock("pooled").acquire(Duration.ofSeconds(5)).close();
+        client.lock("pooled").acquire(KitTime.grant()).close();
         ReconnectingPool pool = backend.ownedPool();
         assertThat(pool.isClosed()).isFalse();
 
@@ -675,7 +677,7 @@ abstract class TableLockBackendTest {
                 .options(OPTIONS)
                 .build();
 
-        try (Lease lease = client.lock("app").acquire(Duration.ofSeconds(5))) {
+        try (Lease lease = client.lock("app").acquire(KitTime.grant())) {
             assertThat(client.backendName())
                     .as("detected on first use")
                     .isEqualTo("jdbc-table (" + dialect().displayName() + ")");

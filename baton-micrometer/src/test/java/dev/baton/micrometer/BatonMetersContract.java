@@ -2,14 +2,16 @@ package dev.baton.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.awaitility.Awaitility.await;
 
 import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockException;
+import dev.baton.LockListener;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
@@ -97,17 +99,29 @@ abstract class BatonMetersContract {
     void anAcquireAHoldAndATimedOutWaiterOnAnotherClient() throws Exception {
         BatonMeters meters = BatonMeters.builder(registry).build();
         LockClient holder = client(meters);
-        LockClient waiter = client(meters);
 
-        Lease lease = holder.lock(name).acquire(Duration.ofSeconds(5));
+        Lease lease = holder.lock(name).acquire(KitTime.grant());
         long heldFrom = System.nanoTime();
         assertThat(waits("acquired")).isEqualTo(1);
         assertThat(gauge("baton.lock.leases.held")).isEqualTo(1);
 
-        CompletableFuture<Lease> timedOut =
-                CompletableFuture.supplyAsync(() -> waiter.lock(name).acquire(WAIT));
-        await().atMost(Duration.ofSeconds(10)).until(() -> gauge("baton.lock.waiting") == 1);
-        assertThatThrownBy(() -> timedOut.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(LockTimeoutException.class);
+        // The gauge is read when the waiter starts waiting, from a listener called after the
+        // meters': a poll from this thread could come after the short wait has already ended.
+        CompletableFuture<Double> waitingWhileWaiting = new CompletableFuture<>();
+        LockListener readsTheGauge = new LockListener() {
+            @Override
+            public void waitStarted(String lock, String backend) {
+                waitingWhileWaiting.complete(gauge("baton.lock.waiting"));
+            }
+        };
+        LockClient waiter = Baton.connect(
+                uri(),
+                LockOptions.builder().listener(meters).listener(readsTheGauge).build());
+        clients.add(waiter);
+        assertThatThrownBy(() -> waiter.lock(name).acquire(WAIT)).isInstanceOf(LockTimeoutException.class);
+        assertThat(waitingWhileWaiting)
+                .as("baton.lock.waiting while the waiter waited")
+                .isCompletedWithValue(1.0);
         assertThat(gauge("baton.lock.waiting")).isZero();
         assertThat(waits("timed_out")).isEqualTo(1);
         assertThat(waitTimer("timed_out").totalTime(TimeUnit.NANOSECONDS)).isGreaterThanOrEqualTo(WAIT.toNanos());
@@ -133,8 +147,8 @@ abstract class BatonMetersContract {
         BatonMeters meters = BatonMeters.builder(registry).build();
         LockClient client = client(meters);
         LockClient other = client(meters);
-        try (Lease outer = client.lock(name).acquire(Duration.ofSeconds(5));
-                Lease inner = client.lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease outer = client.lock(name).acquire(KitTime.grant());
+                Lease inner = client.lock(name).acquire(KitTime.grant())) {
             assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
             assertThat(other.lock(name).tryAcquire()).isEmpty();
             assertThat(waits("acquired")).isEqualTo(1);
@@ -151,7 +165,7 @@ abstract class BatonMetersContract {
         BatonMeters meters = BatonMeters.builder(registry).build();
         LockClient holder = client(meters);
         LockClient waiter = client(meters);
-        try (Lease lease = holder.lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease lease = holder.lock(name).acquire(KitTime.grant())) {
             CompletableFuture<RuntimeException> failure = new CompletableFuture<>();
             Thread thread = new Thread(() -> {
                 try {
@@ -162,9 +176,9 @@ abstract class BatonMetersContract {
                 }
             });
             thread.start();
-            await().atMost(Duration.ofSeconds(10)).until(() -> gauge("baton.lock.waiting") == 1);
+            Await.condition("baton.lock.waiting at 1", KitTime.grant(), () -> gauge("baton.lock.waiting") == 1);
             thread.interrupt();
-            assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(LockException.class);
+            assertThat(Await.result(failure, KitTime.grant())).isInstanceOf(LockException.class);
             assertThat(lease.isValid()).isTrue();
         }
         assertThat(waits("interrupted")).isEqualTo(1);
@@ -177,12 +191,12 @@ abstract class BatonMetersContract {
     void aWaiterBehindAnotherThreadOfTheSameClientThenAcquires() throws Exception {
         BatonMeters meters = BatonMeters.builder(registry).build();
         LockClient client = client(meters);
-        Lease first = client.lock(name).acquire(Duration.ofSeconds(5));
+        Lease first = client.lock(name).acquire(KitTime.grant());
         CompletableFuture<Lease> second =
-                CompletableFuture.supplyAsync(() -> client.lock(name).acquire(Duration.ofSeconds(20)));
-        await().atMost(Duration.ofSeconds(10)).until(() -> gauge("baton.lock.waiting") == 1);
+                CompletableFuture.supplyAsync(() -> client.lock(name).acquire(KitTime.grant()));
+        Await.condition("baton.lock.waiting at 1", KitTime.grant(), () -> gauge("baton.lock.waiting") == 1);
         first.close();
-        second.get(20, TimeUnit.SECONDS).close();
+        Await.result(second, KitTime.grant()).close();
         assertThat(waits("acquired")).isEqualTo(2);
         assertThat(held()).isEqualTo(2);
         assertThat(gauge("baton.lock.waiting")).isZero();
@@ -194,9 +208,12 @@ abstract class BatonMetersContract {
         BatonMeters meters = BatonMeters.builder(registry).build();
         LockClient client = client(meters, LockOptions.builder().leaseTime(SHORT_LEASE));
         long heldAtLeast;
-        try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease lease = client.lock(name).acquire(KitTime.grant())) {
             long heldFrom = System.nanoTime();
-            await().atMost(Duration.ofSeconds(20)).until(() -> count("baton.lock.renewals") >= 3);
+            Await.condition(
+                    "three renewals",
+                    KitTime.bound(SHORT_LEASE.multipliedBy(2)),
+                    () -> count("baton.lock.renewals") >= 3);
             assertThat(lease.isValid()).isTrue();
             heldAtLeast = System.nanoTime() - heldFrom;
         }
@@ -212,12 +229,12 @@ abstract class BatonMetersContract {
     void aLossProvokedFromOutside() throws Exception {
         BatonMeters meters = BatonMeters.builder(registry).build();
         LockClient client = client(meters, LockOptions.builder().leaseTime(SHORT_LEASE));
-        Lease lease = client.lock(name).acquire(Duration.ofSeconds(5));
+        Lease lease = client.lock(name).acquire(KitTime.grant());
         CompletableFuture<Exception> told = new CompletableFuture<>();
         lease.onLost(told::complete);
         deleteFromOutside(name);
-        assertThat(told.get(20, TimeUnit.SECONDS)).isNotNull();
-        await().atMost(Duration.ofSeconds(10)).until(() -> count("baton.lock.lost") == 1);
+        assertThat(Await.result(told, KitTime.bound(SHORT_LEASE))).isNotNull();
+        Await.condition("baton.lock.lost at 1", KitTime.grant(), () -> count("baton.lock.lost") == 1);
         assertThat(lease.isValid()).isFalse();
         assertThat(gauge("baton.lock.leases.held"))
                 .as("a lost lease counts as held until it is closed")
@@ -234,14 +251,14 @@ abstract class BatonMetersContract {
     @Test
     void theNameTagIsOptionalAndEveryMeterHasItsBackendDescriptionAndUnit() {
         LockClient plain = client(BatonMeters.builder(registry).build());
-        plain.lock(name).acquire(Duration.ofSeconds(5)).close();
+        plain.lock(name).acquire(KitTime.grant()).close();
         assertThat(registry.find("baton.lock.wait").tagKeys("lock").timer()).isNull();
 
         SimpleMeterRegistry tagged = new SimpleMeterRegistry();
         LockClient client = client(BatonMeters.builder(tagged)
                 .nameTag(lock -> lock.substring(0, lock.indexOf('-')))
                 .build());
-        client.lock(name).acquire(Duration.ofSeconds(5)).close();
+        client.lock(name).acquire(KitTime.grant()).close();
         Timer timer = tagged.find("baton.lock.wait")
                 .tag("lock", "invoice")
                 .tag("outcome", "acquired")

@@ -5,13 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.tck.KitTime;
 import io.micrometer.core.instrument.Timer;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -44,7 +44,7 @@ class H2MetersTest extends BatonMetersContract {
         // A database without the lock table, which the client may not create: every attempt fails.
         String empty = "jdbc:h2:mem:empty-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;createSchema=false";
         LockClient client = connect(empty, BatonMeters.builder(registry).build());
-        assertThatThrownBy(() -> client.lock(name).acquire(Duration.ofSeconds(5)))
+        assertThatThrownBy(() -> client.lock(name).acquire(KitTime.grant()))
                 .isInstanceOf(LockConfigurationException.class);
         assertThatThrownBy(() -> client.lock(name).tryAcquire()).isInstanceOf(LockConfigurationException.class);
         Timer failed = registry.get("baton.lock.wait").tag("outcome", "failed").timer();

@@ -8,6 +8,7 @@ import dev.baton.LockOptions;
 import dev.baton.servers.RedisClusterServers;
 import dev.baton.servers.RedisServer;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -43,14 +44,14 @@ class RedisClusterCommandOrderTest {
         String lockKey = new RedisKeys(RedisKeys.DEFAULT_PREFIX).keys(name)[0];
         LockOptions options = LockOptions.builder()
                 .leaseTime(Duration.ofSeconds(5))
-                .operationTimeout(Duration.ofSeconds(2))
+                .operationTimeout(KitTime.operationTimeout())
                 .build();
         try (RedisClusterServers cluster = RedisClusterServers.start(1);
                 Monitor monitor = Monitor.on(cluster.masters().get(0));
                 LockClient client = Baton.connect(cluster.uri(), options)) {
             // The grant goes with its INFO replication on the routed node connection; the release
             // through the cluster connection's routing by slot.
-            client.lock(name).acquire(Duration.ofSeconds(5)).close();
+            client.lock(name).acquire(KitTime.grant()).close();
             Await.condition(
                     "the grant and the release in MONITOR's feed",
                     Duration.ofSeconds(10),

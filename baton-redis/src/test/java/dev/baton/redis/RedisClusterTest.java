@@ -16,6 +16,7 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
+import dev.baton.tck.KitTime;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.SlotHash;
@@ -41,7 +42,7 @@ import org.junit.jupiter.api.Timeout;
 class RedisClusterTest {
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(5))
-            .operationTimeout(Duration.ofSeconds(2))
+            .operationTimeout(KitTime.operationTimeout())
             .build();
 
     private static RedisClusterServers cluster;
@@ -76,7 +77,7 @@ class RedisClusterTest {
             Map<String, Lease> leases = new LinkedHashMap<>();
             for (int i = 0; i < 30; i++) {
                 String name = "spread-" + i;
-                leases.put(name, client.lock(name).acquire(Duration.ofSeconds(5)));
+                leases.put(name, client.lock(name).acquire(KitTime.grant()));
             }
             Map<RedisServer, List<String>> expected = new HashMap<>();
             for (String name : leases.keySet()) {
@@ -122,7 +123,7 @@ class RedisClusterTest {
             for (RedisServer master : cluster.masters()) {
                 assertThat(lockKeysOn(master, prefix)).as("released everywhere").isEmpty();
             }
-            try (Lease again = other.lock("spread-7").acquire(Duration.ofSeconds(5))) {
+            try (Lease again = other.lock("spread-7").acquire(KitTime.grant())) {
                 assertThat(again.fencingToken())
                         .isGreaterThan(leases.get("spread-7").fencingToken());
             }
@@ -238,7 +239,7 @@ class RedisClusterTest {
         RedisServer first = cluster.masters().get(0);
         try (LockClient wrong =
                 Baton.connect("redis-cluster://baton:wrong@" + first.host() + ":" + first.port(), OPTIONS)) {
-            assertThatThrownBy(() -> wrong.lock("guarded").acquire(Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> wrong.lock("guarded").acquire(KitTime.grant()))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("guarded")
                     .hasMessageContaining(wrong.backendName())
@@ -259,14 +260,16 @@ class RedisClusterTest {
         }
         try (LockClient nowhere =
                 Baton.connect("redis-cluster://127.0.0.1:" + closedA + ",127.0.0.1:" + closedB, OPTIONS)) {
-            long start = System.nanoTime();
+            KitTime.Stopwatch failing = KitTime.stopwatch();
             assertThatThrownBy(() -> nowhere.lock("lonely").acquire(Duration.ofSeconds(30)))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("lonely")
                     .hasMessageContaining(nowhere.backendName())
                     .hasMessageContaining("seed");
-            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start))
-                    .isLessThan(OPTIONS.operationTimeout().plusSeconds(3).toMillis());
+            assertThat(failing.millis())
+                    .as("%s", failing)
+                    .isLessThan(failing.allows(OPTIONS.operationTimeout().plus(KitTime.SLACK))
+                            .toMillis());
         }
     }
 
@@ -274,7 +277,7 @@ class RedisClusterTest {
     void aSingleServerIsNotTakenForACluster() {
         try (RedisServer single = RedisServer.startEmbedded();
                 LockClient client = Baton.connect("redis-cluster://" + single.host() + ":" + single.port(), OPTIONS)) {
-            assertThatThrownBy(() -> client.lock("standalone").acquire(Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> client.lock("standalone").acquire(KitTime.grant()))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("standalone")
                     .hasMessageContaining("redis://");
@@ -297,10 +300,10 @@ class RedisClusterTest {
         int slot = slotOf(keys, name);
         try (LockClient client = Baton.connect(cluster.uri(), OPTIONS)) {
             client.lock("topology-" + UUID.randomUUID())
-                    .acquire(Duration.ofSeconds(5))
+                    .acquire(KitTime.grant())
                     .close(); // the client now knows the topology
             assignSlot(slot, to);
-            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+            try (Lease lease = client.lock(name).acquire(KitTime.grant())) {
                 assertThat(lease.isValid()).isTrue();
                 assertThat(lockKeysOn(to, RedisKeys.DEFAULT_PREFIX)).contains(keys.keys(name)[0]);
                 assertThat(lockKeysOn(from, RedisKeys.DEFAULT_PREFIX)).doesNotContain(keys.keys(name)[0]);
@@ -347,7 +350,7 @@ class RedisClusterTest {
         } while (cluster.ownerOf(slotOf(keys, name)) == first);
         String elsewhere = name;
         try (LockClient plain = Baton.connect(first.uri(), OPTIONS)) {
-            assertThatThrownBy(() -> plain.lock(elsewhere).acquire(Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> plain.lock(elsewhere).acquire(KitTime.grant()))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining(elsewhere)
                     .hasMessageContaining("MOVED")
@@ -363,9 +366,9 @@ class RedisClusterTest {
             RedisServer only = small.masters().get(0);
             RedisClient admin = RedisClient.create(only.uri());
             try (StatefulRedisConnection<String, String> conn = admin.connect()) {
-                client.lock("before").acquire(Duration.ofSeconds(5)).close();
+                client.lock("before").acquire(KitTime.grant()).close();
                 conn.sync().clusterDelSlots(42);
-                assertThatThrownBy(() -> client.lock("down").acquire(Duration.ofSeconds(5)))
+                assertThatThrownBy(() -> client.lock("down").acquire(KitTime.grant()))
                         .isInstanceOf(LockUnavailableException.class)
                         .hasMessageContaining("down")
                         .hasMessageContaining(client.backendName())
@@ -374,7 +377,7 @@ class RedisClusterTest {
                 conn.sync().clusterAddSlots(42);
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
                 while (true) {
-                    try (Lease lease = client.lock("down").acquire(Duration.ofSeconds(5))) {
+                    try (Lease lease = client.lock("down").acquire(KitTime.grant())) {
                         assertThat(lease.isValid()).isTrue();
                         break;
                     } catch (LockUnavailableException stillDown) {

@@ -12,6 +12,7 @@ import dev.baton.redis.RedisWaitReplicasTest.Peek;
 import dev.baton.servers.RedisClusterServers;
 import dev.baton.servers.RedisServer;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.SlotHash;
@@ -78,14 +79,14 @@ class RedisClusterWaitReplicasTest {
                 Peek replica2 = Peek.replicaAt(cluster.replicas().get(2))) {
             long waits0 = master0.waitCalls();
             long waits2 = master2.waitCalls();
-            Lease lease0 = client.lock(first).acquire(Duration.ofSeconds(5));
+            Lease lease0 = client.lock(first).acquire(KitTime.grant());
             assertThat(master0.waitCalls())
                     .as("WAIT on the slot's master after the grant")
                     .isGreaterThan(waits0);
             assertThat(replica0.has(first))
                     .as("its replica acknowledged the grant before acquire returned")
                     .isTrue();
-            Lease lease2 = client.lock(second).acquire(Duration.ofSeconds(5));
+            Lease lease2 = client.lock(second).acquire(KitTime.grant());
             assertThat(master2.waitCalls()).isGreaterThan(waits2);
             assertThat(replica2.has(second)).isTrue();
 
@@ -115,7 +116,7 @@ class RedisClusterWaitReplicasTest {
         String name = nameOn(1, "cluster-paused-replica");
         try (LockClient client = Baton.connect(cluster.uri(), OPTIONS);
                 Peek master = Peek.at(cluster.masters().get(1))) {
-            client.lock(name).acquire(Duration.ofSeconds(5)).close(); // connected, scripts loaded
+            client.lock(name).acquire(KitTime.grant()).close(); // connected, scripts loaded
             RedisServer replica = cluster.replicas().get(1);
             replica.pause();
             try {
@@ -137,7 +138,7 @@ class RedisClusterWaitReplicasTest {
         try (LockClient client = Baton.connect(cluster.uri() + "?waitReplicas=0", OPTIONS);
                 Peek master = Peek.at(cluster.masters().get(0))) {
             long waitsBefore = master.waitCalls();
-            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+            try (Lease lease = client.lock(name).acquire(KitTime.grant())) {
                 assertThat(lease.isValid()).isTrue();
             }
             assertThat(master.waitCalls()).as("no WAIT with waitReplicas=0").isEqualTo(waitsBefore);
@@ -199,7 +200,7 @@ class RedisClusterWaitReplicasTest {
             String name = RedisWaitReplicasTest.name("cluster-no-replica");
             RedisServer owner = bare.ownerOf(SlotHash.getSlot(KEYS.keys(name)[0]));
             try (Peek master = Peek.at(owner)) {
-                try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+                try (Lease lease = client.lock(name).acquire(KitTime.grant())) {
                     assertThat(lease.isValid()).isTrue();
                 }
                 assertThat(master.waitCalls()).as("no WAIT without a replica").isZero();

@@ -10,10 +10,11 @@ import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.servers.RedisServer;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 class RedisFaultTest {
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(2))
-            .operationTimeout(Duration.ofSeconds(2))
+            .operationTimeout(KitTime.operationTimeout())
             .build();
 
     @Test
@@ -31,16 +32,16 @@ class RedisFaultTest {
                 LockClient holder = Baton.connect(server.uri(), OPTIONS);
                 LockClient other = Baton.connect(server.uri(), OPTIONS)) {
             String name = "restart-" + UUID.randomUUID();
-            Lease lease = holder.lock(name).acquire(Duration.ofSeconds(5));
+            Lease lease = holder.lock(name).acquire(KitTime.grant());
             CompletableFuture<LockLostException> lost = new CompletableFuture<>();
             lease.onLost(lost::complete);
 
             server.restart();
-            assertThat(lost.get(10, TimeUnit.SECONDS))
+            assertThat(Await.result(lost, Duration.ofSeconds(10)))
                     .hasMessageContaining(name)
                     .hasMessageContaining("no longer has this grant");
             assertThat(lease.isValid()).isFalse();
-            try (Lease next = other.lock(name).acquire(Duration.ofSeconds(5))) {
+            try (Lease next = other.lock(name).acquire(KitTime.grant())) {
                 assertThat(next.fencingToken())
                         .as("the counter is seeded from the server clock, so it survives the data loss")
                         .isGreaterThan(lease.fencingToken());
@@ -55,13 +56,13 @@ class RedisFaultTest {
                 LockClient wrong = Baton.connect("redis://:wrong@" + server.host() + ":" + server.port(), OPTIONS);
                 LockClient right =
                         Baton.connect("redis://:right@" + server.host() + ":" + server.port() + "/3", OPTIONS)) {
-            assertThatThrownBy(() -> wrong.lock("secret").acquire(Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> wrong.lock("secret").acquire(KitTime.grant()))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("secret")
                     .hasMessageContaining("authentication failed")
                     .hasMessageContaining("password")
                     .hasMessageNotContaining("wrong@");
-            try (Lease lease = right.lock("secret").acquire(Duration.ofSeconds(5))) {
+            try (Lease lease = right.lock("secret").acquire(KitTime.grant())) {
                 assertThat(lease.isValid()).isTrue();
             }
         }
@@ -72,7 +73,7 @@ class RedisFaultTest {
         try (RedisServer server =
                         RedisServer.startEmbedded("--rename-command", "EVALSHA", "", "--rename-command", "EVAL", "");
                 LockClient client = Baton.connect(server.uri(), OPTIONS)) {
-            assertThatThrownBy(() -> client.lock("scripted").acquire(Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> client.lock("scripted").acquire(KitTime.grant()))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("scripted")
                     .hasMessageContaining(client.backendName())
@@ -84,7 +85,7 @@ class RedisFaultTest {
     void scriptsAreReloadedAfterScriptFlush() throws Exception {
         try (RedisServer server = RedisServer.startEmbedded();
                 LockClient client = Baton.connect(server.uri(), OPTIONS)) {
-            client.lock("flushed").acquire(Duration.ofSeconds(5)).close();
+            client.lock("flushed").acquire(KitTime.grant()).close();
             server.restart(); // an empty script cache, as after SCRIPT FLUSH or a failover
             try (Lease lease = client.lock("flushed").acquire(Duration.ofSeconds(10))) {
                 assertThat(lease.isValid()).isTrue();

@@ -8,6 +8,8 @@ import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.servers.RedisServer;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.ScriptOutputType;
@@ -23,7 +25,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -120,7 +121,7 @@ class RedisFencingTest {
             }
             go.countDown();
             for (Future<?> future : done) {
-                future.get(30, TimeUnit.SECONDS);
+                Await.result(future, Duration.ofSeconds(30));
             }
         } finally {
             pool.shutdownNow();
@@ -134,16 +135,16 @@ class RedisFencingTest {
     void aStaleHolderIsRefusedAfterTheNextHolderWrote() {
         LockOptions options = LockOptions.builder()
                 .leaseTime(Duration.ofSeconds(2))
-                .operationTimeout(Duration.ofSeconds(2))
+                .operationTimeout(KitTime.operationTimeout())
                 .build();
         String key = key();
         try (LockClient locks = Baton.connect(server.uri(), options)) {
             String name = "fenced-" + UUID.randomUUID();
-            Lease first = locks.lock(name).acquire(Duration.ofSeconds(5));
+            Lease first = locks.lock(name).acquire(KitTime.grant());
             long staleToken = first.fencingToken();
             assertThat(RedisFencing.guardedSet(redis, key, "first", staleToken)).isTrue();
             first.close(); // as if it had expired while its holder was paused
-            try (Lease second = locks.lock(name).acquire(Duration.ofSeconds(5))) {
+            try (Lease second = locks.lock(name).acquire(KitTime.grant())) {
                 assertThat(RedisFencing.guardedSet(redis, key, "second", second.fencingToken()))
                         .isTrue();
             }

@@ -10,6 +10,7 @@ import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.servers.RedisServer;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import dev.baton.testsupport.TcpProxy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -102,7 +103,7 @@ class RedisHandOverTest {
             slow.latency(Duration.ofMillis(100));
             LockClient holderClient = Baton.connect(server.uri(), NO_POLL);
             clients.add(holderClient);
-            Lease holder = holderClient.lock(name).acquire(Duration.ofSeconds(5));
+            Lease holder = holderClient.lock(name).acquire(KitTime.grant());
             int channelsBefore =
                     redis.pubsubChannels(KEYS.prefix() + "handover:*").size();
             List<CompletableFuture<Lease>> waiting = new ArrayList<>();
@@ -181,8 +182,8 @@ class RedisHandOverTest {
                 LockClient fresh = Baton.connect(
                         "redis://127.0.0.1:" + proxy.address().getPort(),
                         LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build())) {
-            Lease held = holder.lock(name).acquire(Duration.ofSeconds(5));
-            fresh.lock(name + "-warm").acquire(Duration.ofSeconds(5)).close(); // its command connection
+            Lease held = holder.lock(name).acquire(KitTime.grant());
+            fresh.lock(name + "-warm").acquire(KitTime.grant()).close(); // its command connection
             List<String> before = redis.pubsubChannels(KEYS.prefix() + "handover:*");
             proxy.latency(Duration.ofMillis(100));
             ExecutorService thread = Executors.newSingleThreadExecutor();
@@ -206,7 +207,7 @@ class RedisHandOverTest {
                     }
                 }
                 held.close();
-                assertThat(granted.get(30, TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+                assertThat(Await.result(granted, Duration.ofSeconds(30))).isGreaterThan(held.fencingToken());
                 assertThat(first).as("what the server showed first").isEqualTo("the queue entry");
             } finally {
                 proxy.latency(Duration.ZERO);
@@ -221,7 +222,7 @@ class RedisHandOverTest {
         try (LockClient holderClient = Baton.connect(server.uri(), NO_POLL);
                 LockClient quitter = Baton.connect(server.uri(), NO_POLL);
                 LockClient later = Baton.connect(server.uri(), NO_POLL)) {
-            Lease holder = holderClient.lock(name).acquire(Duration.ofSeconds(5));
+            Lease holder = holderClient.lock(name).acquire(KitTime.grant());
             assertThatThrownBy(() -> quitter.lock(name).acquire(Duration.ofMillis(300)))
                     .isInstanceOf(LockTimeoutException.class);
             Await.condition(
@@ -247,7 +248,7 @@ class RedisHandOverTest {
                 .build();
         try (LockClient holderClient = Baton.connect(server.uri(), NO_POLL);
                 LockClient next = Baton.connect(server.uri(), polling)) {
-            Lease holder = holderClient.lock(name).acquire(Duration.ofSeconds(5));
+            Lease holder = holderClient.lock(name).acquire(KitTime.grant());
             // A waiter of a process that died: queued with a 700 ms lease on a channel nobody reads.
             String deadOwner = "0123456789abcdef0123456789abcdef";
             redis.zadd(

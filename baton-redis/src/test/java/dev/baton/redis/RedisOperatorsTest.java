@@ -11,6 +11,8 @@ import dev.baton.LockInfo;
 import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.servers.RedisServer;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.SetArgs;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -39,7 +41,7 @@ import org.junit.jupiter.api.Timeout;
 class RedisOperatorsTest {
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(5))
-            .operationTimeout(Duration.ofSeconds(2))
+            .operationTimeout(KitTime.operationTimeout())
             .pollInitialDelay(Duration.ofMillis(5))
             .pollMaxDelay(Duration.ofMillis(50))
             .build();
@@ -128,7 +130,7 @@ class RedisOperatorsTest {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
         held.close();
-        Lease handed = next.get(10, TimeUnit.SECONDS);
+        Lease handed = Await.result(next, Duration.ofSeconds(10));
 
         Holder now = admin.status(name).orElseThrow().holders().get(0);
         assertThat(now.description()).startsWith("second on ").endsWith(" thread waiter thread+");
@@ -175,7 +177,7 @@ class RedisOperatorsTest {
         String name = "ops-redlock-" + UUID.randomUUID();
         LockClient client = client(redlockUri() + "?clientName=red");
         LockAdmin admin = track(Baton.admin(redlockUri(), OPTIONS));
-        Lease broken = client.lock(name).acquire(Duration.ofSeconds(5));
+        Lease broken = client.lock(name).acquire(KitTime.grant());
         CompletableFuture<Exception> lost = new CompletableFuture<>();
         broken.onLost(lost::complete);
         // One master's counter falls behind (as after a restart without persistence).
@@ -203,7 +205,7 @@ class RedisOperatorsTest {
         try (Lease next = client(redlockUri()).lock(name).tryAcquire().orElseThrow()) {
             assertThat(next.fencingToken()).isGreaterThan(broken.fencingToken());
         }
-        assertThat(lost.get(10, TimeUnit.SECONDS)).hasMessageContaining(name);
+        assertThat(Await.result(lost, Duration.ofSeconds(10))).hasMessageContaining(name);
         broken.close();
     }
 }

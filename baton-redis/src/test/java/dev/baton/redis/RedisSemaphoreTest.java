@@ -16,6 +16,7 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScoredValue;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -146,7 +147,7 @@ class RedisSemaphoreTest {
             long last = 0;
             for (int i = 0; i < 6; i++) {
                 LockClient client = i % 2 == 0 ? a : b;
-                try (Lease lease = client.semaphore(name, 2).acquire(Duration.ofSeconds(5))) {
+                try (Lease lease = client.semaphore(name, 2).acquire(KitTime.grant())) {
                     assertThat(lease.fencingToken()).isGreaterThan(last);
                     last = lease.fencingToken();
                 }
@@ -166,8 +167,8 @@ class RedisSemaphoreTest {
                 .build();
         try (LockClient crashed = Baton.connect(server.uri(), crashing);
                 LockClient other = Baton.connect(server.uri(), OPTIONS)) {
-            Lease first = crashed.semaphore(name, 2).acquire(Duration.ofSeconds(5));
-            Lease second = crashed.semaphore(name, 2).acquire(Duration.ofSeconds(5));
+            Lease first = crashed.semaphore(name, 2).acquire(KitTime.grant());
+            Lease second = crashed.semaphore(name, 2).acquire(KitTime.grant());
             assertThat(other.semaphore(name, 2).tryAcquire()).isEmpty();
 
             try (Lease taken = other.semaphore(name, 2).acquire(Duration.ofSeconds(10));
@@ -188,7 +189,7 @@ class RedisSemaphoreTest {
         String name = name();
         try (LockClient a = Baton.connect(server.uri(), OPTIONS);
                 LockClient b = Baton.connect(server.uri(), OPTIONS)) {
-            Lease held = a.semaphore(name, 3).acquire(Duration.ofSeconds(5));
+            Lease held = a.semaphore(name, 3).acquire(KitTime.grant());
             assertThatThrownBy(() -> b.semaphore(name, 4).tryAcquire())
                     .isInstanceOf(LockConfigurationException.class)
                     .hasMessageContaining("'" + name + "'")
@@ -206,7 +207,7 @@ class RedisSemaphoreTest {
 
             held.close();
             redis.del(permitsKey(name));
-            try (Lease recounted = b.semaphore(name, 4).acquire(Duration.ofSeconds(5))) {
+            try (Lease recounted = b.semaphore(name, 4).acquire(KitTime.grant())) {
                 assertThat(redis.get(permitsKey(name))).isEqualTo("4");
                 assertThat(recounted.isValid()).isTrue();
             }
@@ -218,8 +219,8 @@ class RedisSemaphoreTest {
         String name = name();
         try (LockClient client = Baton.connect(server.uri(), OPTIONS);
                 LockClient other = Baton.connect(server.uri(), OPTIONS);
-                Lease lock = client.lock(name).acquire(Duration.ofSeconds(5));
-                Lease permit = client.semaphore(name, 1).acquire(Duration.ofSeconds(5))) {
+                Lease lock = client.lock(name).acquire(KitTime.grant());
+                Lease permit = client.semaphore(name, 1).acquire(KitTime.grant())) {
             assertThat(lock.isValid()).isTrue();
             assertThat(permit.isValid()).isTrue();
             assertThat(other.lock(name).tryAcquire()).isEmpty();
@@ -232,7 +233,7 @@ class RedisSemaphoreTest {
         String name = name();
         try (LockClient holder = Baton.connect(server.uri(), OPTIONS);
                 LockClient waiter = Baton.connect(server.uri(), OPTIONS)) {
-            Lease held = holder.semaphore(name, 1).acquire(Duration.ofSeconds(5));
+            Lease held = holder.semaphore(name, 1).acquire(KitTime.grant());
             assertThatThrownBy(() -> waiter.semaphore(name, 1).acquire(Duration.ofMillis(300)))
                     .isInstanceOf(LockTimeoutException.class)
                     .hasMessageContaining("every permit");
@@ -251,7 +252,7 @@ class RedisSemaphoreTest {
             Await.condition(
                     "the waiter was refused", Duration.ofSeconds(5), () -> "1+".equals(redis.get(permitsKey(name))));
             waiting.interrupt();
-            assertThat(outcome.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(InterruptedException.class);
+            assertThat(Await.result(outcome, Duration.ofSeconds(5))).hasCauseInstanceOf(InterruptedException.class);
 
             assertThat(redis.zcard(holdersKey(name))).as("only the holder").isEqualTo(1);
             held.close();
@@ -268,7 +269,7 @@ class RedisSemaphoreTest {
                 .build();
         try (LockClient holder = Baton.connect(server.uri(), OPTIONS);
                 LockClient waiter = Baton.connect(server.uri(), noPoll)) {
-            Lease held = holder.semaphore(name, 1).acquire(Duration.ofSeconds(5));
+            Lease held = holder.semaphore(name, 1).acquire(KitTime.grant());
             long counted = zcardCalls();
             CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(
                     () -> waiter.semaphore(name, 1).acquire(Duration.ofSeconds(25)));
@@ -279,7 +280,7 @@ class RedisSemaphoreTest {
                     Duration.ofSeconds(5),
                     () -> zcardCalls() >= counted + 2);
             held.close();
-            try (Lease taken = waiting.get(10, TimeUnit.SECONDS)) {
+            try (Lease taken = Await.result(waiting, Duration.ofSeconds(10))) {
                 assertThat(taken.fencingToken()).isGreaterThan(held.fencingToken());
             }
             assertThat(redis.get(permitsKey(name)))
@@ -349,8 +350,8 @@ class RedisSemaphoreTest {
         String name = name();
         try (LockClient client = Baton.connect(server.uri(), SHORT);
                 LockClient other = Baton.connect(server.uri(), OPTIONS);
-                Lease lock = client.lock(name).acquire(Duration.ofSeconds(5));
-                Lease permit = client.semaphore(name, 1).acquire(Duration.ofSeconds(5))) {
+                Lease lock = client.lock(name).acquire(KitTime.grant());
+                Lease permit = client.semaphore(name, 1).acquire(KitTime.grant())) {
             double firstExpiry = onlyScore(name);
             // The permit's expiry on the server moved three lease times past its first one, so it
             // lived that long; the lock, renewed in the same calls, must have too.

@@ -12,11 +12,11 @@ import dev.baton.redis.RedisWaitReplicasTest.Peek;
 import dev.baton.servers.RedisSentinelServers;
 import dev.baton.servers.RedisServer;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -45,7 +45,7 @@ class RedisSentinelDefaultWaitTest {
             Await.condition("the replica to connect", Duration.ofSeconds(10), () -> connectedReplicas(master) == 1);
             String name = RedisWaitReplicasTest.name("default-confirmed");
             long waitsBefore = master.waitCalls();
-            Lease lease = client.lock(name).acquire(Duration.ofSeconds(5));
+            Lease lease = client.lock(name).acquire(KitTime.grant());
             assertThat(master.waitCalls()).as("WAIT after the grant").isGreaterThan(waitsBefore);
             assertThat(replica.has(name))
                     .as("the replica acknowledged the grant before acquire returned")
@@ -67,7 +67,7 @@ class RedisSentinelDefaultWaitTest {
                 Peek master = Peek.at(servers.master())) {
             String name = RedisWaitReplicasTest.name("default-paused-replica");
             Await.condition("the replica to connect", Duration.ofSeconds(10), () -> connectedReplicas(master) == 1);
-            client.lock(name).acquire(Duration.ofSeconds(5)).close(); // connected, scripts loaded
+            client.lock(name).acquire(KitTime.grant()).close(); // connected, scripts loaded
             RedisServer replica = servers.replicas().get(0);
             replica.pause();
             try {
@@ -100,7 +100,7 @@ class RedisSentinelDefaultWaitTest {
                 Peek master = Peek.at(servers.master())) {
             Await.condition("the replica to connect", Duration.ofSeconds(10), () -> connectedReplicas(master) == 1);
             String name = RedisWaitReplicasTest.name("late-ack");
-            client.lock(name + "-warm").acquire(Duration.ofSeconds(5)).close(); // connected, scripts loaded
+            client.lock(name + "-warm").acquire(KitTime.grant()).close(); // connected, scripts loaded
             RedisServer replica = servers.replicas().get(0);
             replica.pause();
             CompletableFuture<Optional<Lease>> attempt;
@@ -114,12 +114,12 @@ class RedisSentinelDefaultWaitTest {
             } finally {
                 replica.resume(); // the replica catches up and acknowledges: too late
             }
-            Optional<Lease> result = attempt.get(20, TimeUnit.SECONDS);
+            Optional<Lease> result = Await.result(attempt, Duration.ofSeconds(20));
             assertThat(result)
                     .as("no lease whose key already expired on the master (%s)", result)
                     .isEmpty();
             assertThat(master.has(name)).as("nothing left behind").isFalse();
-            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+            try (Lease lease = client.lock(name).acquire(KitTime.grant())) {
                 assertThat(lease.isValid())
                         .as("a later attempt, acknowledged in time, gets a live lease")
                         .isTrue();
@@ -137,7 +137,7 @@ class RedisSentinelDefaultWaitTest {
                     "the master to see its replica gone", Duration.ofSeconds(10), () -> connectedReplicas(master) == 0);
             String name = RedisWaitReplicasTest.name("default-no-replica");
             long waitsBefore = master.waitCalls();
-            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+            try (Lease lease = client.lock(name).acquire(KitTime.grant())) {
                 assertThat(lease.isValid()).isTrue();
                 assertThat(master.waitCalls()).as("no WAIT without a replica").isEqualTo(waitsBefore);
             }
@@ -152,7 +152,7 @@ class RedisSentinelDefaultWaitTest {
             Await.condition("the replica to connect", Duration.ofSeconds(10), () -> connectedReplicas(master) == 1);
             String name = RedisWaitReplicasTest.name("opted-out");
             long waitsBefore = master.waitCalls();
-            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+            try (Lease lease = client.lock(name).acquire(KitTime.grant())) {
                 assertThat(lease.isValid()).isTrue();
             }
             assertThat(master.waitCalls()).as("no WAIT with waitReplicas=0").isEqualTo(waitsBefore);

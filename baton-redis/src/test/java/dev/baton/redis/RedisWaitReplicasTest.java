@@ -11,6 +11,7 @@ import dev.baton.LockUnavailableException;
 import dev.baton.servers.RedisSentinelServers;
 import dev.baton.servers.RedisServer;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -83,7 +84,7 @@ class RedisWaitReplicasTest {
                 Peek replica = Peek.at(servers.replicas().get(0))) {
             String name = name("confirmed");
             long waitsBefore = master.waitCalls();
-            Lease lease = client.lock(name).acquire(Duration.ofSeconds(5));
+            Lease lease = client.lock(name).acquire(KitTime.grant());
             assertThat(master.waitCalls()).as("WAIT after the grant").isGreaterThan(waitsBefore);
             assertThat(replica.has(name))
                     .as("the replica acknowledged the grant before acquire returned")
@@ -100,7 +101,7 @@ class RedisWaitReplicasTest {
             assertThat(master.has(name)).isFalse();
 
             // A semaphore's permit likewise (RedisPermits): on the replica before acquire returns.
-            try (Lease permit = client.semaphore(name, 2).acquire(Duration.ofSeconds(5))) {
+            try (Lease permit = client.semaphore(name, 2).acquire(KitTime.grant())) {
                 assertThat(replica.sync().zcard(RedisPermits.keys(KEYS, name)[0]))
                         .as("the replica acknowledged the permit before acquire returned")
                         .isEqualTo(1);
@@ -115,12 +116,12 @@ class RedisWaitReplicasTest {
                 LockClient client = Baton.connect(servers.uri("waitReplicas=1"), OPTIONS);
                 Peek master = Peek.at(servers.master())) {
             String name = name("paused-replica");
-            client.lock(name).acquire(Duration.ofSeconds(5)).close(); // connected, scripts loaded
+            client.lock(name).acquire(KitTime.grant()).close(); // connected, scripts loaded
             RedisServer replica = servers.replicas().get(0);
             replica.pause();
             try {
                 long start = System.nanoTime();
-                assertThatThrownBy(() -> client.lock(name).acquire(Duration.ofSeconds(5)))
+                assertThatThrownBy(() -> client.lock(name).acquire(KitTime.grant()))
                         .isInstanceOf(LockUnavailableException.class)
                         .hasMessageContaining("'" + name + "'")
                         .hasMessageContaining(client.backendName())
@@ -187,7 +188,7 @@ class RedisWaitReplicasTest {
                 LockClient waiter = Baton.connect(servers.uri("waitReplicas=1"), OPTIONS);
                 Peek master = Peek.at(servers.master())) {
             String name = name("handed-over");
-            Lease first = holder.lock(name).acquire(Duration.ofSeconds(5));
+            Lease first = holder.lock(name).acquire(KitTime.grant());
             CompletableFuture<Lease> second =
                     CompletableFuture.supplyAsync(() -> waiter.lock(name).acquire(Duration.ofSeconds(20)));
             String queue = KEYS.keys(name)[3];
@@ -197,7 +198,7 @@ class RedisWaitReplicasTest {
                     () -> master.sync().exists(queue) == 1);
             long waitsBefore = master.waitCalls();
             first.close();
-            try (Lease handed = second.get(20, TimeUnit.SECONDS)) {
+            try (Lease handed = Await.result(second, Duration.ofSeconds(20))) {
                 assertThat(handed.fencingToken()).isGreaterThan(first.fencingToken());
                 assertThat(master.waitCalls())
                         .as("the waiter's own WAIT confirmed the hand-over")
@@ -244,7 +245,7 @@ class RedisWaitReplicasTest {
         try (RedisSentinelServers servers = RedisSentinelServers.startWithReplicas(2);
                 LockClient holder = Baton.connect(servers.uri("waitReplicas=1"), longLease)) {
             String name = name("failover");
-            Lease lease = holder.lock(name).acquire(Duration.ofSeconds(5));
+            Lease lease = holder.lock(name).acquire(KitTime.grant());
             RedisServer promoted = servers.killMasterAndAwaitFailover();
             try (Peek newMaster = Peek.at(promoted);
                     LockClient other = Baton.connect(servers.uri("waitReplicas=1"), longLease)) {

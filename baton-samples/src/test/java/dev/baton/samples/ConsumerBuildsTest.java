@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
@@ -22,7 +21,7 @@ import org.junit.jupiter.api.TestFactory;
 
 /**
  * Builds every sample under {@code src/samples} as a user's application (its own POM importing only
- * baton-bom) against this reactor's artifacts, two at a time, and checks that each one built (its
+ * baton-bom) against this reactor's artifacts, all in one Maven reactor ({@link SampleBuild}), and checks that each one built (its
  * dependencyConvergence rule passed), took and released a lock on each of its backends, and ran on one
  * Netty version. Writes {@code target/samples-report.txt}: each sample's Netty, gRPC, Vert.x and Lettuce
  * versions and the locks it took.
@@ -34,7 +33,7 @@ class ConsumerBuildsTest {
 
     private static SampleServers servers;
     private static ExecutorService builds;
-    private static final Map<Sample, Future<SampleBuild.Result>> results = new LinkedHashMap<>();
+    private static Future<Map<Sample, SampleBuild.Result>> results;
 
     @BeforeAll
     static void startServersAndBuilds() throws IOException {
@@ -43,12 +42,9 @@ class ConsumerBuildsTest {
         Path tail = Path.of(property("baton.samples.tail"));
         Files.writeString(REPORT, "");
         servers = SampleServers.start();
-        builds = Executors.newFixedThreadPool(2);
-        for (Sample sample : Sample.ALL) {
-            Path dir = SAMPLES.resolve(sample.name());
-            results.put(
-                    sample, builds.submit(() -> SampleBuild.run(dir, maven, repository, tail, servers.environment())));
-        }
+        builds = Executors.newSingleThreadExecutor();
+        results = builds.submit(
+                () -> SampleBuild.runAll(SAMPLES, Sample.ALL, maven, repository, tail, servers.environment()));
     }
 
     @AfterAll
@@ -75,7 +71,7 @@ class ConsumerBuildsTest {
     }
 
     private static void check(Sample sample) throws Exception {
-        SampleBuild.Result result = results.get(sample).get();
+        SampleBuild.Result result = results.get().get(sample);
         assertThat(result.exitCode())
                 .as(
                         "%s: mvn verify failed (exit %d); its log, %s, ends:%n%s",

@@ -14,7 +14,7 @@ record Sample(String name, List<String> backends, String bootNettyLine) {
         this(name, backends, null);
     }
 
-    /** Every sample, the longest builds first so that the two build threads finish together. */
+    /** Every sample, in the order the reactor builds them. */
     static final List<Sample> ALL = List.of(
             new Sample("all-backends", List.of("postgresql", "h2", "redis", "zookeeper", "azure", "etcd")),
             new Sample("spring-boot", List.of("redis", "etcd"), "4.2."),

@@ -7,17 +7,26 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * One sample's own Maven build ({@code mvn verify}, which compiles it, checks dependency convergence and
- * runs its lock test), then the list of its runtime dependencies, read back here.
+ * The samples' Maven build: one reactor over every sample (an aggregator POM written beside them
+ * that lists them as modules; each sample keeps its own POM, with no parent), which compiles each
+ * sample, checks its dependency convergence and runs its lock test ({@code mvn verify}), then lists
+ * each one's runtime dependencies; read back here per sample.
+ *
+ * <p>One reactor, not one build per sample: Maven's own JVM starts, loads its plugins and resolves
+ * the BOMs once instead of once per sample. {@code --fail-at-end} builds every sample even when one
+ * fails, and each sample's result is its section of the log and its line in the reactor summary.
  *
  * <p>The build resolves Baton from the private repository the invoker plugin filled from this reactor,
  * everything else from the build's own local repository as a read-only tail (Maven 3.9), and reaches the
@@ -25,21 +34,32 @@ import java.util.stream.Stream;
  */
 final class SampleBuild {
 
-    /** Limit for one sample's build: far above the ~20 s one takes, to end a hung build. */
-    private static final long TIMEOUT_MINUTES = 5;
+    /** Limit for the whole build: far above the ~2 min ten samples take, to end a hung build. */
+    private static final long TIMEOUT_MINUTES = 10;
 
     /** The dependency plugin the reactor already uses, named in full so that no newer one is looked up. */
     private static final String DEPENDENCY_LIST = "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:list";
 
+    /** Where each sample's runtime dependencies are listed, relative to the sample's directory. */
+    private static final String DEPENDENCIES = "target/runtime-dependencies.txt";
+
+    /** The line that starts a module's section of the log: {@code --< dev.baton.samples:sample-x >--}. */
+    private static final Pattern SECTION = Pattern.compile("^\\[INFO\\] -+< dev\\.baton\\.samples:(\\S+) >-+$");
+
+    /** A module's line in the reactor summary: {@code sample-x 1 ...... SUCCESS [  3.2 s]}. */
+    private static final Pattern SUMMARY =
+            Pattern.compile("^\\[INFO\\] (sample-\\S+) \\S+ \\.* ?(SUCCESS|FAILURE|SKIPPED)\\b.*$");
+
     private SampleBuild() {}
 
     /**
-     * The outcome of a build.
+     * The outcome of one sample's part of the build.
      *
-     * @param exitCode Maven's exit code (or -1 after the timeout)
-     * @param log everything the build printed
+     * @param exitCode 0 if the reactor built the sample, 1 if it failed or was skipped (or -1 after the
+     *     timeout)
+     * @param log the sample's section of the build's output
      * @param runtime the runtime dependencies as {@code group:artifact -> version}
-     * @param logFile where {@link #log} was written
+     * @param logFile where the whole build's output was written
      */
     record Result(int exitCode, String log, Map<String, String> runtime, Path logFile) {
 
@@ -76,46 +96,110 @@ final class SampleBuild {
      */
     static final String COMMON_SOURCE = "common/Locks.java";
 
-    static Result run(Path sampleDir, Path mavenHome, Path repository, Path tail, Map<String, String> environment)
+    /**
+     * Builds {@code samples} (directories under {@code samplesDir}) in one reactor.
+     *
+     * @return each sample's result, by sample
+     */
+    static Map<Sample, Result> runAll(
+            Path samplesDir,
+            List<Sample> samples,
+            Path mavenHome,
+            Path repository,
+            Path tail,
+            Map<String, String> environment)
             throws IOException, InterruptedException {
-        deleteRecursively(sampleDir.resolve("target")); // no classes left from an earlier build
-        // Every sample's test takes its locks with the same few lines, kept once beside the samples.
-        Files.copy(
-                sampleDir.resolveSibling(COMMON_SOURCE),
-                sampleDir.resolve("src/test/java/sample/Locks.java"),
-                StandardCopyOption.REPLACE_EXISTING);
-        Path logFile = sampleDir.resolve("build.log");
-        Path dependencies = sampleDir.resolve("target/runtime-dependencies.txt");
+        for (Sample sample : samples) {
+            Path sampleDir = samplesDir.resolve(sample.name());
+            deleteRecursively(sampleDir.resolve("target")); // no classes left from an earlier build
+            // Every sample's test takes its locks with the same few lines, kept once beside the samples.
+            Files.copy(
+                    samplesDir.resolve(COMMON_SOURCE),
+                    sampleDir.resolve("src/test/java/sample/Locks.java"),
+                    StandardCopyOption.REPLACE_EXISTING);
+        }
+        Files.writeString(samplesDir.resolve("pom.xml"), aggregator(samples), StandardCharsets.UTF_8);
+        Path logFile = samplesDir.resolve("build.log");
         List<String> command = new ArrayList<>(List.of(
                 mavenHome.resolve("bin/mvn").toString(),
                 "-B",
                 "-ntp",
+                "--fail-at-end",
                 "-Dstyle.color=never",
                 "-Dmaven.repo.local=" + repository,
                 "-Dmaven.repo.local.tail=" + tail,
                 "verify",
                 DEPENDENCY_LIST,
                 "-DincludeScope=runtime",
-                "-DoutputFile=" + dependencies));
+                "-DoutputFile=" + DEPENDENCIES));
         ProcessBuilder builder = new ProcessBuilder(command)
-                .directory(sampleDir.toFile())
+                .directory(samplesDir.toFile())
                 .redirectErrorStream(true)
                 .redirectOutput(logFile.toFile());
         builder.environment().putAll(environment);
         // Maven's own JVM does little work here: start it fast (the tests fork their own JVM).
-        builder.environment().putIfAbsent("MAVEN_OPTS", "-XX:TieredStopAtLevel=1");
+        builder.environment().putIfAbsent("MAVEN_OPTS", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC");
         Process process = builder.start();
-        int exitCode;
-        if (process.waitFor(TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
-            exitCode = process.exitValue();
-        } else {
+        boolean timedOut = false;
+        if (!process.waitFor(TIMEOUT_MINUTES, TimeUnit.MINUTES)) {
             process.descendants().forEach(ProcessHandle::destroyForcibly);
             process.destroyForcibly().waitFor();
-            exitCode = -1;
+            timedOut = true;
         }
-        String log = Files.readString(logFile, StandardCharsets.UTF_8);
-        Map<String, String> runtime = Files.exists(dependencies) ? parse(Files.readAllLines(dependencies)) : Map.of();
-        return new Result(exitCode, log, runtime, logFile);
+        List<String> log = Files.readAllLines(logFile, StandardCharsets.UTF_8);
+        Map<String, String> outcomes = new TreeMap<>();
+        Map<String, StringBuilder> sections = new TreeMap<>();
+        StringBuilder section = null;
+        for (String line : log) {
+            Matcher starts = SECTION.matcher(line);
+            if (starts.matches()) {
+                section = sections.computeIfAbsent(starts.group(1), name -> new StringBuilder());
+            }
+            Matcher summary = SUMMARY.matcher(line);
+            if (summary.matches()) {
+                outcomes.put(summary.group(1), summary.group(2));
+                section = null;
+            }
+            if (section != null) {
+                section.append(line).append(System.lineSeparator());
+            }
+        }
+        Map<Sample, Result> results = new LinkedHashMap<>();
+        for (Sample sample : samples) {
+            String artifact = "sample-" + sample.name();
+            Path dependencies = samplesDir.resolve(sample.name()).resolve(DEPENDENCIES);
+            Map<String, String> runtime =
+                    Files.exists(dependencies) ? parse(Files.readAllLines(dependencies)) : Map.of();
+            int exitCode = timedOut ? -1 : "SUCCESS".equals(outcomes.get(artifact)) ? 0 : 1;
+            String text = sections.containsKey(artifact)
+                    ? sections.get(artifact).toString()
+                    : "(no section for " + artifact + " in the build's output)" + System.lineSeparator()
+                            + String.join(System.lineSeparator(), log);
+            results.put(sample, new Result(exitCode, text, runtime, logFile));
+        }
+        return results;
+    }
+
+    /** A POM that lists the samples as modules; the samples do not name it as their parent. */
+    static String aggregator(List<Sample> samples) {
+        StringBuilder modules = new StringBuilder();
+        for (Sample sample : samples) {
+            modules.append("    <module>").append(sample.name()).append("</module>\n");
+        }
+        return """
+                <?xml version="1.0" encoding="UTF-8"?>
+                <!-- Written by baton-samples' SampleBuild: the samples in one reactor. -->
+                <project xmlns="http://maven.apache.org/POM/4.0.0">
+                  <modelVersion>4.0.0</modelVersion>
+                  <groupId>dev.baton.samples</groupId>
+                  <artifactId>samples</artifactId>
+                  <version>1</version>
+                  <packaging>pom</packaging>
+                  <modules>
+                %s  </modules>
+                </project>
+                """
+                .formatted(modules);
     }
 
     private static void deleteRecursively(Path dir) throws IOException {

@@ -47,6 +47,14 @@ public final class AzuriteServer extends ManagedServer {
     public static final String ENV_BIN = "BATON_AZURITE_BIN";
     /** The azurite release {@code ./test} installs: the newest that runs on Node 20. */
     public static final String VERSION = "3.35.0";
+
+    /**
+     * The operation timeout a client of this emulator needs on an idle machine: Azurite answers
+     * every request on one Node.js thread, so a request waits behind every other client's, and its
+     * first requests run before Node's JIT has compiled anything. Tests stretch it further on a busy
+     * machine (the conformance kit's {@code KitTime.operationTimeout(Duration)}).
+     */
+    public static final Duration CLIENT_OPERATION_TIMEOUT = Duration.ofSeconds(5);
     /** Azurite's well-known development account (public, documented by Microsoft). */
     public static final String ACCOUNT = "devstoreaccount1";
     /** The well-known key of {@link #ACCOUNT} (public, documented by Microsoft). */

@@ -75,7 +75,7 @@ public final class MariaDbServer extends ManagedServer implements DatabaseServer
 
     private MariaDbServer(int port, ManagedProcess process, Path baseDir) {
         super(process);
-        this.jdbcUrl = url(port);
+        this.jdbcUrl = url(port, DATABASE);
         this.user = USER;
         this.password = PASSWORD;
         this.host = FreePort.LOOPBACK;
@@ -93,6 +93,23 @@ public final class MariaDbServer extends ManagedServer implements DatabaseServer
      */
     public static MariaDbServer start() {
         return start(System.getenv());
+    }
+
+    /**
+     * A database of its own on a MariaDB server that every caller in this JVM shares: the first call
+     * starts the server ({@link #start()}), each call creates a new database on it (the user {@code
+     * baton} may create and use every database named {@code baton_*}), and the server stops when the
+     * JVM exits. For test classes that leave the server itself alone (no signals or kills) and keep
+     * their state in their database and in lock names of their own ({@code GET_LOCK} names are
+     * server-wide): a test JVM then pays one {@code mariadb-install-db} and one server start instead
+     * of one per class. With {@code BATON_MARIADB_URL} set, every call gives that external server's
+     * database.
+     *
+     * @return the database; its {@link DatabaseServer#close()} does nothing
+     * @throws IllegalStateException if the server cannot be started or the database created
+     */
+    public static DatabaseServer sharedDatabase() {
+        return SharedDatabases.MARIADB.database();
     }
 
     static MariaDbServer start(Map<String, String> env) {
@@ -163,8 +180,8 @@ public final class MariaDbServer extends ManagedServer implements DatabaseServer
         return "MariaDbServer[" + jdbcUrl + (external() ? ", external" : ", pid " + pid()) + "]";
     }
 
-    private static String url(int port) {
-        return "jdbc:mariadb://" + FreePort.LOOPBACK + ":" + port + "/" + DATABASE;
+    static String url(int port, String database) {
+        return "jdbc:mariadb://" + FreePort.LOOPBACK + ":" + port + "/" + database;
     }
 
     private static Path find(List<Path> candidates) {
@@ -264,7 +281,9 @@ public final class MariaDbServer extends ManagedServer implements DatabaseServer
                 base.resolve("init.sql"),
                 "CREATE DATABASE IF NOT EXISTS " + DATABASE + ";\n"
                         + "CREATE USER IF NOT EXISTS '" + USER + "'@'%' IDENTIFIED BY '" + PASSWORD + "';\n"
-                        + "GRANT ALL PRIVILEGES ON " + DATABASE + ".* TO '" + USER + "'@'%';\n",
+                        + "GRANT ALL PRIVILEGES ON " + DATABASE + ".* TO '" + USER + "'@'%';\n"
+                        // the databases sharedDatabase() creates
+                        + "GRANT ALL PRIVILEGES ON `" + DATABASE + "\\_%`.* TO '" + USER + "'@'%';\n",
                 StandardCharsets.UTF_8);
     }
 
@@ -309,7 +328,7 @@ public final class MariaDbServer extends ManagedServer implements DatabaseServer
         props.setProperty("password", PASSWORD);
         props.setProperty("connectTimeout", "5000");
         props.setProperty("socketTimeout", "60000");
-        try (Connection connection = new org.mariadb.jdbc.Driver().connect(url(port), props);
+        try (Connection connection = new org.mariadb.jdbc.Driver().connect(url(port, DATABASE), props);
                 Statement statement = connection.createStatement();
                 ResultSet rs = statement.executeQuery("SELECT DATABASE()")) {
             return rs.next() && DATABASE.equals(rs.getString(1));

@@ -97,6 +97,23 @@ public final class PostgresServer extends ManagedServer implements DatabaseServe
         return start(System.getenv());
     }
 
+    /**
+     * A database of its own on a PostgreSQL server that every caller in this JVM shares: the first
+     * call starts the server ({@link #start()}), each call creates a new database on it, and the
+     * server stops when the JVM exits. For test classes that leave the server itself alone (no
+     * signals, {@link #kill()} or {@link #restart()}) and keep their state in their database:
+     * PostgreSQL scopes tables, advisory locks and LISTEN channels to a database, so such classes
+     * see nothing of each other, and a test JVM pays one {@code initdb} and one server start instead
+     * of one per class. With {@code BATON_POSTGRES_URL} set, every call gives that external server's
+     * database.
+     *
+     * @return the database; its {@link DatabaseServer#close()} does nothing
+     * @throws IllegalStateException if the server cannot be started or the database created
+     */
+    public static DatabaseServer sharedDatabase() {
+        return SharedDatabases.POSTGRES.database();
+    }
+
     static PostgresServer start(Map<String, String> env) {
         return start(env, FreePort::find);
     }

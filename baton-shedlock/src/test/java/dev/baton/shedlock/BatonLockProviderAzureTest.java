@@ -10,7 +10,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.baton.Baton;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockOptions;
 import dev.baton.servers.AzuriteServer;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import org.junit.jupiter.api.AfterAll;
@@ -40,8 +42,13 @@ class BatonLockProviderAzureTest {
 
     @Test
     void lockAtMostForOutsideTheBackendsLeaseLimitsIsRefusedClearly() {
-        try (LockClient client = Baton.connect(server.uri("baton-shedlock"));
-                LockClient other = Baton.connect(server.uri("baton-shedlock"));
+        // The operation timeout a single-threaded emulator needs on this machine (the default 5 s
+        // is an idle Azure account's).
+        LockOptions options = LockOptions.builder()
+                .operationTimeout(KitTime.operationTimeout(AzuriteServer.CLIENT_OPERATION_TIMEOUT))
+                .build();
+        try (LockClient client = Baton.connect(server.uri("baton-shedlock"), options);
+                LockClient other = Baton.connect(server.uri("baton-shedlock"), options);
                 BatonLockProvider provider = new BatonLockProvider(client);
                 BatonLockProvider elsewhere = new BatonLockProvider(other)) {
             for (Duration outside : new Duration[] {ofMinutes(5), ofSeconds(1)}) {

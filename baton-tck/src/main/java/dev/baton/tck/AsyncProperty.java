@@ -1,6 +1,5 @@
 package dev.baton.tck;
 
-import static dev.baton.tck.KitTime.SLACK;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Baton;
@@ -86,8 +85,9 @@ abstract class AsyncProperty {
         }
     }
 
+    /** The kit's bound on a grant of a free lock or a release ({@link KitTime#grant()}). */
     private static Duration bound() {
-        return KitTime.OPERATION_TIMEOUT.plus(SLACK);
+        return KitTime.grant();
     }
 
     private LockClient client(Ends ends) {
@@ -141,7 +141,7 @@ abstract class AsyncProperty {
         Ends ends = new Ends();
         LockClient holderClient = contract.client();
         LockClient waiterClient = client(ends);
-        Lease held = holderClient.lock(name).acquire(Duration.ofSeconds(10));
+        Lease held = holderClient.lock(name).acquire(contract.grant());
         CompletableFuture<Lease> waiting = waiterClient.lock(name).acquireAsync(Duration.ofSeconds(60));
         ends.awaitWaiting();
         assertThat(waiting.cancel(false)).isTrue();
@@ -168,7 +168,7 @@ abstract class AsyncProperty {
         LockClient other = contract.client();
         for (int i = 0; i < 10; i++) {
             // The lock is free, so the grant is on its way while the caller cancels.
-            CompletableFuture<Lease> acquiring = client.lock(name).acquireAsync(Duration.ofSeconds(10));
+            CompletableFuture<Lease> acquiring = client.lock(name).acquireAsync(contract.grant());
             if (!acquiring.cancel(false)) {
                 acquiring.join().close(); // granted before the cancel: an ordinary lease
             }
@@ -187,7 +187,7 @@ abstract class AsyncProperty {
     @Test
     void oneClientsAsyncWaitersAreServedInTheOrderTheyAsked() throws Exception {
         String name = contract.lockName();
-        Lease held = contract.client().lock(name).acquire(Duration.ofSeconds(10));
+        Lease held = contract.client().lock(name).acquire(contract.grant());
         LockClient client = contract.client();
         List<CompletableFuture<Lease>> waiters = new ArrayList<>();
         for (int i = 0; i < 4; i++) {
@@ -275,13 +275,13 @@ abstract class AsyncProperty {
     void aLossIsToldToAnAsyncHolder() throws Exception {
         String name = contract.lockName();
         LockClient client = contract.client();
-        Lease held =
-                client.lock(name).acquireAsync(Duration.ofSeconds(10)).get(bound().toMillis(), TimeUnit.MILLISECONDS);
+        Lease held = client.lock(name).acquireAsync(contract.grant()).get(bound().toMillis(), TimeUnit.MILLISECONDS);
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         held.onLost(lost::complete);
         LockAdmin admin = contract.track(Baton.admin(contract.fixture().uri(), contract.options()));
         assertThat(admin.forceRelease(name)).isNotEmpty();
-        Duration told = contract.options().leaseTime().plus(bound());
+        Duration told = KitTime.bound(
+                contract.options().leaseTime().plus(contract.options().operationTimeout()));
         assertThat(lost.get(told.toMillis(), TimeUnit.MILLISECONDS)).hasMessageContaining(name);
         assertThat(held.isValid()).isFalse();
         held.releaseAsync().get(bound().toMillis(), TimeUnit.MILLISECONDS); // never fails for a lost lease
@@ -292,7 +292,7 @@ abstract class AsyncProperty {
         String name = contract.lockName();
         Ends ends = new Ends();
         LockClient holderClient = contract.client();
-        Lease held = holderClient.lock(name).acquire(Duration.ofSeconds(10));
+        Lease held = holderClient.lock(name).acquire(contract.grant());
         CompletableFuture<Lease> waiting = client(ends).lock(name).acquireAsync(Duration.ofMillis(200));
         try {
             waiting.get(bound().toMillis(), TimeUnit.MILLISECONDS);

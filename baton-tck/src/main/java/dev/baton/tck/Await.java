@@ -2,7 +2,10 @@ package dev.baton.tck;
 
 import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
@@ -12,6 +15,11 @@ import java.util.function.Supplier;
  * Waiting for a condition with a bound, for the kit and every backend's tests: the condition is
  * checked every 5 ms, and a timeout fails with what was awaited. Tests wait for what they need to
  * see, never for a guessed time.
+ *
+ * <p>Every timeout here is lengthened by the CPU stall the machine measured during the wait, up to
+ * {@link KitTime#MAX_STRETCH} times the timeout ({@link KitTime.Stopwatch#hasPassed(Duration)}): on
+ * an idle machine a wait ends exactly at its timeout; on a busy one, the time the awaited threads
+ * could not run is not counted against them.
  */
 public final class Await {
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
@@ -43,10 +51,11 @@ public final class Await {
      *     not hold in time
      */
     public static void condition(String what, Duration timeout, BooleanSupplier condition, Supplier<String> details) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        KitTime.Stopwatch waited = KitTime.stopwatch();
         while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + timeout + " waiting for: " + what + details.get());
+            if (waited.hasPassed(timeout)) {
+                throw new AssertionError(
+                        "timed out after " + timeout + " (" + waited + ") waiting for: " + what + details.get());
             }
             LockSupport.parkNanos(POLL_NANOS);
         }
@@ -65,14 +74,40 @@ public final class Await {
      */
     static <T> T next(BlockingQueue<T> queue, Predicate<? super T> matches, Duration timeout, Supplier<String> failure)
             throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        KitTime.Stopwatch waited = KitTime.stopwatch();
         while (true) {
-            T element = queue.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            T element = queue.poll(POLL_NANOS * 10, TimeUnit.NANOSECONDS);
             if (element == null) {
-                throw new AssertionError(failure.get());
-            }
-            if (matches.test(element)) {
+                if (waited.hasPassed(timeout)) {
+                    throw new AssertionError(failure.get() + " (waited " + waited + ")");
+                }
+            } else if (matches.test(element)) {
                 return element;
+            }
+        }
+    }
+
+    /**
+     * The result of {@code future}, waited for as long as {@code timeout} lengthened by the CPU stall
+     * measured meanwhile.
+     *
+     * @param <T> the result's type
+     * @param future what is awaited
+     * @param timeout the longest time to wait on an idle machine
+     * @return the future's result
+     * @throws ExecutionException if the future completed exceptionally
+     * @throws InterruptedException if interrupted while waiting
+     * @throws AssertionError naming {@code timeout} if the future did not complete in time
+     */
+    public static <T> T result(Future<T> future, Duration timeout) throws ExecutionException, InterruptedException {
+        KitTime.Stopwatch waited = KitTime.stopwatch();
+        while (true) {
+            try {
+                return future.get(POLL_NANOS * 10, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                if (waited.hasPassed(timeout)) {
+                    throw new AssertionError("no result within " + timeout + " (waited " + waited + ")", e);
+                }
             }
         }
     }

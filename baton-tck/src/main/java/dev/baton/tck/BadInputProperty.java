@@ -52,7 +52,7 @@ abstract class BadInputProperty {
                 "ключ/с пробелом:*?'\"%_" + suffix,
                 "emoji-\uD83D\uDD12-" + suffix));
         for (String name : names) {
-            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+            try (Lease lease = client.lock(name).acquire(contract.grant())) {
                 assertThat(lease.name()).isEqualTo(name);
                 assertThat(contract.client().lock(name).tryAcquire())
                         .as("held: %s", name)
@@ -61,8 +61,8 @@ abstract class BadInputProperty {
         }
         // Names that differ only after a long common prefix are different locks.
         String prefix = "p".repeat(500) + suffix;
-        try (Lease one = client.lock(prefix + "1").acquire(Duration.ofSeconds(5));
-                Lease two = contract.client().lock(prefix + "2").acquire(Duration.ofSeconds(5))) {
+        try (Lease one = client.lock(prefix + "1").acquire(contract.grant());
+                Lease two = contract.client().lock(prefix + "2").acquire(contract.grant())) {
             assertThat(one.isValid() && two.isValid()).isTrue();
         }
     }
@@ -83,7 +83,7 @@ abstract class BadInputProperty {
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("leaseTime")
                 .hasMessageContaining(name);
-        try (Lease lease = contract.client().lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease lease = contract.client().lock(name).acquire(contract.grant())) {
             assertThat(lease.isValid())
                     .as("the refused attempt left nothing behind")
                     .isTrue();

@@ -15,7 +15,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
@@ -75,7 +74,7 @@ abstract class ClosingProperty {
         LockClient client = contract.fixture().connect(contract.options());
         String first = contract.lockName();
         String second = contract.lockName();
-        Lease lease = client.lock(first).acquire(Duration.ofSeconds(5));
+        Lease lease = client.lock(first).acquire(contract.grant());
         client.lock(second).lock();
         client.lock(second).lock();
         Set<Thread> ownedByClient = new HashSet<>(Thread.getAllStackTraces().keySet());
@@ -95,7 +94,7 @@ abstract class ClosingProperty {
         List<Thread> leftovers = new ArrayList<>();
         Await.condition(
                 "the closed client's threads to end",
-                Duration.ofSeconds(10),
+                KitTime.CLOSE,
                 () -> {
                     leftovers.clear();
                     for (Thread thread : Thread.getAllStackTraces().keySet()) {
@@ -126,10 +125,10 @@ abstract class ClosingProperty {
     void closeFailsPendingWaiters() throws Exception {
         String name = contract.lockName();
         LockClient waiterClient = contract.fixture().connect(contract.options());
-        try (Lease held = contract.client().lock(name).acquire(Duration.ofSeconds(5))) {
-            Waiter waiter = Waiter.start(() -> waiterClient.lock(name).lock());
+        try (Lease held = contract.client().lock(name).acquire(contract.grant())) {
+            Waiter waiter = Waiter.start(() -> waiterClient.lock(name).lock(), contract.grant());
             waiterClient.close();
-            assertThat(waiter.outcome().get(10, TimeUnit.SECONDS)).isInstanceOf(LockUnavailableException.class);
+            assertThat(Await.result(waiter.outcome(), contract.grant())).isInstanceOf(LockUnavailableException.class);
             assertThat(held.isValid()).isTrue();
         }
     }
@@ -140,7 +139,7 @@ abstract class ClosingProperty {
         RecordingBackend backend = contract.recordingBackend(contract.options());
         LockClient client = contract.track(Baton.open(backend, contract.options()));
         String name = contract.lockName();
-        try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease lease = client.lock(name).acquire(contract.grant())) {
             Optional<dev.baton.LockInfo> info = backend.inspect(name);
             info.ifPresent(found -> {
                 assertThat(found.name()).isEqualTo(name);

@@ -49,7 +49,7 @@ abstract class ExtendProperty {
         Duration lease = contract.lease(Duration.ofSeconds(4));
         DistributedLock other = contract.client().lock(name);
         long start = System.nanoTime();
-        Lease held = contract.client(withoutRenewal(lease)).lock(name).acquire(Duration.ofSeconds(5));
+        Lease held = contract.client(withoutRenewal(lease)).lock(name).acquire(contract.grant());
         List<LockLostException> lost = new CopyOnWriteArrayList<>();
         held.onLost(lost::add);
 
@@ -71,7 +71,7 @@ abstract class ExtendProperty {
         assertThat(lost).isEmpty();
 
         held.close();
-        try (Lease next = other.acquire(SLACK)) {
+        try (Lease next = other.acquire(contract.grant())) {
             assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
         }
     }
@@ -80,14 +80,14 @@ abstract class ExtendProperty {
     void aLeaseAlreadyLostCannotBeExtended() throws Exception {
         String name = contract.lockName();
         Duration lease = contract.lease(KitTime.LEASE);
-        Lease held = contract.client(withoutRenewal(lease)).lock(name).acquire(Duration.ofSeconds(5));
+        Lease held = contract.client(withoutRenewal(lease)).lock(name).acquire(contract.grant());
         List<LockLostException> told = new CopyOnWriteArrayList<>();
         held.onLost(told::add);
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         held.onLost(lost::complete);
-        lost.get(lease.plus(SLACK).toMillis(), TimeUnit.MILLISECONDS);
+        Await.result(lost, lease.plus(SLACK));
 
-        try (Lease next = contract.client().lock(name).acquire(SLACK)) {
+        try (Lease next = contract.client().lock(name).acquire(contract.grant())) {
             assertThatThrownBy(() -> held.extend(lease))
                     .isInstanceOf(LockLostException.class)
                     .hasMessageContaining(name);
@@ -104,7 +104,7 @@ abstract class ExtendProperty {
     void badDurationsAndClosedLeasesAreRefused() {
         String name = contract.lockName();
         Duration lease = contract.lease(KitTime.LEASE);
-        Lease held = contract.client(withoutRenewal(lease)).lock(name).acquire(Duration.ofSeconds(5));
+        Lease held = contract.client(withoutRenewal(lease)).lock(name).acquire(contract.grant());
         for (Duration bad : new Duration[] {null, Duration.ZERO, Duration.ofMillis(-1)}) {
             assertThatThrownBy(() -> held.extend(bad))
                     .isInstanceOf(IllegalArgumentException.class)
@@ -119,7 +119,7 @@ abstract class ExtendProperty {
     void anAutoRenewedLeaseIsExtendedByAtLeastItsLeaseTime() {
         String name = contract.lockName();
         Duration lease = contract.options().leaseTime();
-        try (Lease held = contract.client().lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease held = contract.client().lock(name).acquire(contract.grant())) {
             assertThatThrownBy(() -> held.extend(lease.dividedBy(2)))
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining(name);

@@ -44,7 +44,7 @@ public final class ForkedCandidate {
     static LockOptions options(Duration lease) {
         return LockOptions.builder()
                 .leaseTime(lease)
-                .operationTimeout(KitTime.OPERATION_TIMEOUT)
+                .operationTimeout(KitTime.operationTimeout())
                 .pollInitialDelay(Duration.ofMillis(5))
                 .pollMaxDelay(Duration.ofMillis(50))
                 .build();

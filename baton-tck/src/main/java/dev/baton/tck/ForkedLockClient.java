@@ -6,47 +6,60 @@ import dev.baton.DistributedSemaphore;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 
 /**
  * The program the kit forks to test across processes. It talks to its parent through standard
- * output lines and its exit code only. Every mode first warms the JVM up ({@link ColdStart}), so
- * that the first call of the client under test does not carry the driver's cold start.
+ * input and output lines and its exit code only. Every mode first warms the JVM up ({@link
+ * ColdStart}), so that the first call of the client under test does not carry the driver's cold
+ * start.
  *
  * <ul>
  *   <li>{@code hold URI NAME LEASE_MS}: acquire, print {@code ACQUIRED <token>}, then hold until
  *       killed.
- *   <li>{@code count URI NAME ITERATIONS COUNTER_FILE MARKER_FILE LEASE_MS}: repeatedly acquire,
- *       check that nobody else is inside (marker file), increment the counter file non-atomically,
- *       release; print {@code DONE}; exit 3 on an observed overlap.
  *   <li>{@code hold-permit URI NAME PERMITS LEASE_MS}: as {@code hold}, for one permit of a
  *       semaphore.
- *   <li>{@code count-permits URI NAME PERMITS ITERATIONS DIR LEASE_MS}: repeatedly take a permit,
- *       create a file of its own in {@code DIR}, exit 3 if {@code DIR} then holds more than {@code
- *       PERMITS} files, delete the file and give the permit back; print {@code DONE}.
+ *   <li>{@code serve}: a worker ({@link ForkedWorkers}) that runs the counting loops its standard
+ *       input asks for, each answered on standard output:
+ *       <ul>
+ *         <li>{@code count URI NAME ITERATIONS COUNTER_FILE MARKER_FILE LEASE_MS}: repeatedly
+ *             acquire, check that nobody else is inside (marker file), increment the counter file
+ *             non-atomically, release; answer {@code DONE}, or the overlap seen.
+ *         <li>{@code count-permits URI NAME PERMITS ITERATIONS DIR LEASE_MS}: repeatedly take a
+ *             permit, create a file of its own in {@code DIR}, note an overlap if {@code DIR} then
+ *             holds more than {@code PERMITS} files, delete the file and give the permit back;
+ *             answer {@code DONE}, or the overlap seen.
+ *       </ul>
  * </ul>
  */
 public final class ForkedLockClient {
-    static final int EXIT_OVERLAP = 3;
+    /** Between the fields of a {@code serve} mode's input line. */
+    static final String SEPARATOR = "\t";
 
     private ForkedLockClient() {}
 
     /**
      * Runs one mode, as described in the class comment.
      *
-     * @param args the mode followed by its arguments: {@code hold URI NAME LEASE_MS} or {@code count
-     *     URI NAME ITERATIONS COUNTER_FILE MARKER_FILE LEASE_MS}
+     * @param args the mode followed by its arguments, as in the class comment
      * @throws Exception any failure, which ends the process with a stack trace and a non-zero exit
-     *     code other than 3
+     *     code
      */
     public static void main(String[] args) throws Exception {
-
+        if (args[0].equals("serve")) {
+            serve();
+            return;
+        }
         String mode = args[0];
         String uri = args[1];
         String name = args[2];
@@ -55,21 +68,54 @@ public final class ForkedLockClient {
             case "hold" -> hold(uri, name, Duration.ofMillis(Long.parseLong(args[3])));
             case "hold-permit" -> holdPermit(
                     uri, name, Integer.parseInt(args[3]), Duration.ofMillis(Long.parseLong(args[4])));
-            case "count-permits" -> report(countPermits(
-                    uri,
-                    name,
-                    Integer.parseInt(args[3]),
-                    Integer.parseInt(args[4]),
-                    Path.of(args[5]),
-                    Duration.ofMillis(Long.parseLong(args[6]))));
-            case "count" -> report(count(
-                    uri,
-                    name,
-                    Integer.parseInt(args[3]),
-                    Path.of(args[4]),
-                    Path.of(args[5]),
-                    Duration.ofMillis(Long.parseLong(args[6]))));
             default -> throw new IllegalArgumentException("unknown mode " + mode);
+        }
+    }
+
+    /**
+     * The {@code serve} mode ({@link ForkedWorkers}): runs each line of standard input, {@code
+     * <id>\t<mode>\t<args...>} with a counting mode, on a thread of its own, and prints {@code <id>
+     * DONE}, {@code <id> <overlap seen>} or {@code <id> FAILED <exception>}; ends when standard input
+     * does. A backend's first run warms the JVM up as a fresh child does ({@link ColdStart}).
+     */
+    private static void serve() throws IOException {
+        Set<String> warm = ConcurrentHashMap.newKeySet();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] fields = line.split(SEPARATOR);
+            Thread run = new Thread(() -> System.out.println(fields[0] + " " + serveOne(fields, warm)), fields[0]);
+            run.setDaemon(true);
+            run.start();
+        }
+    }
+
+    private static String serveOne(String[] fields, Set<String> warm) {
+        try {
+            String mode = fields[1];
+            String uri = fields[2];
+            String name = fields[3];
+            Duration lease = Duration.ofMillis(Long.parseLong(fields[fields.length - 1]));
+            if (warm.add(uri)) {
+                ColdStart.warmUp(uri, lease);
+            }
+            String overlap =
+                    switch (mode) {
+                        case "count" -> count(
+                                uri, name, Integer.parseInt(fields[4]), Path.of(fields[5]), Path.of(fields[6]), lease);
+                        case "count-permits" -> countPermits(
+                                uri,
+                                name,
+                                Integer.parseInt(fields[4]),
+                                Integer.parseInt(fields[5]),
+                                Path.of(fields[6]),
+                                lease);
+                        default -> throw new IllegalArgumentException("not a counting mode: " + mode);
+                    };
+            return overlap == null ? "DONE" : overlap;
+        } catch (Exception | Error e) {
+            e.printStackTrace();
+            return "FAILED " + e;
         }
     }
 
@@ -153,14 +199,5 @@ public final class ForkedLockClient {
             }
         }
         return null;
-    }
-
-    /** Ends a counting mode: {@code DONE}, or the overlap and exit code {@link #EXIT_OVERLAP}. */
-    private static void report(String overlap) {
-        System.out.println(overlap == null ? "DONE" : overlap);
-        System.out.flush();
-        if (overlap != null) {
-            System.exit(EXIT_OVERLAP);
-        }
     }
 }

@@ -67,16 +67,28 @@ public abstract class LockBackendContract {
     /**
      * Options for the kit's clients.
      *
-     * @return short leases (bounded below by {@link #lease(Duration)}), a short operation timeout and
-     *     fast polling (5 ms to 50 ms), so that the kit stays quick
+     * @return short leases (bounded below by {@link #lease(Duration)}), a short operation timeout
+     *     ({@link KitTime#operationTimeout()}, stretched on a busy machine) and fast polling (5 ms to
+     *     50 ms), so that the kit stays quick
      */
     protected LockOptions options() {
         return LockOptions.builder()
                 .leaseTime(lease(KitTime.LEASE))
-                .operationTimeout(KitTime.OPERATION_TIMEOUT)
+                .operationTimeout(KitTime.operationTimeout())
                 .pollInitialDelay(Duration.ofMillis(5))
                 .pollMaxDelay(Duration.ofMillis(50))
                 .build();
+    }
+
+    /**
+     * How long a test gives an acquisition of a free lock, or any other call of a few round trips
+     * that should simply succeed: the kit's operation timeout ({@link #options()}, which a fixture of
+     * a slow server raises) plus {@link KitTime#SLACK} stretched like it ({@link KitTime#stretch()}).
+     *
+     * @return the bound, 5 s on an idle machine with the kit's own operation timeout
+     */
+    protected Duration grant() {
+        return options().operationTimeout().plus(KitTime.bound(Duration.ZERO));
     }
 
     @BeforeEach

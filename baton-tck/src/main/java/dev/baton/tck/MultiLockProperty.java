@@ -94,7 +94,7 @@ abstract class MultiLockProperty {
         assertThat(multi.name()).contains(a).contains(b).contains(c);
         assertThat(multi.name().indexOf(a)).isLessThan(multi.name().indexOf(b));
 
-        Lease heldB = other.lock(b).acquire(Duration.ofSeconds(10));
+        Lease heldB = other.lock(b).acquire(contract.grant());
         assertThatThrownBy(() -> multi.acquire(Duration.ofMillis(200)))
                 .isInstanceOf(LockTimeoutException.class)
                 .hasMessageContaining(b);
@@ -107,7 +107,7 @@ abstract class MultiLockProperty {
         }
         heldB.close();
 
-        Lease lease = multi.acquire(Duration.ofSeconds(10));
+        Lease lease = multi.acquire(contract.grant());
         assertThat(lease.members()).extracting(Lease::name).containsExactly(a, b, c);
         assertThat(lease.fencingToken()).isEqualTo(lease.members().get(0).fencingToken());
         assertThat(lease.isValid()).isTrue();
@@ -155,7 +155,7 @@ abstract class MultiLockProperty {
                 .autoRenew(false)
                 .leaseTime(leaseTime)
                 .build());
-        Lease lease = client.multiLock(base + "-1", base + "-2").acquire(Duration.ofSeconds(10));
+        Lease lease = client.multiLock(base + "-1", base + "-2").acquire(contract.grant());
         AtomicInteger reports = new AtomicInteger();
         lease.onLost(lost -> reports.incrementAndGet());
         Duration bound = leaseTime.plus(KitTime.SLACK);

@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,7 +39,7 @@ abstract class MutualExclusionProperty {
             }));
         }
         for (Future<?> future : done) {
-            future.get(90, TimeUnit.SECONDS);
+            Await.result(future, Duration.ofSeconds(90));
         }
         assertThat(sections.overlaps.get()).as("overlapping critical sections").isZero();
         assertThat(sections.counter).isEqualTo((long) threadsCount * iterations);
@@ -65,7 +64,7 @@ abstract class MutualExclusionProperty {
             }
         }
         for (Future<?> future : done) {
-            future.get(90, TimeUnit.SECONDS);
+            Await.result(future, Duration.ofSeconds(90));
         }
         assertThat(sections.overlaps.get()).as("overlapping critical sections").isZero();
         assertThat(sections.counter).isEqualTo((long) clients * threadsPerClient * iterations);
@@ -80,31 +79,28 @@ abstract class MutualExclusionProperty {
         Path marker = dir.resolve("inside");
         try {
             Files.writeString(counter, "0", StandardCharsets.UTF_8);
-            // Three processes: two children and this JVM (a child costs about a second of CPU).
+            // Three processes: the JVM's two workers (ForkedWorkers) and this JVM.
             int processes = 3;
             int iterations = 100;
             Duration lease = contract.lease(Duration.ofSeconds(10));
-            List<ForkedJvm> children = new ArrayList<>();
-            for (int p = 0; p < processes - 1; p++) {
-                children.add(contract.track(ForkedJvm.start(
-                        "count",
-                        contract.fixture().uri(),
-                        name,
-                        Integer.toString(iterations),
-                        counter.toString(),
-                        marker.toString(),
-                        Long.toString(lease.toMillis()))));
-            }
+            List<ForkedWorkers.Run> others = ForkedWorkers.run(
+                    processes - 1,
+                    "count",
+                    contract.fixture().uri(),
+                    name,
+                    Integer.toString(iterations),
+                    counter.toString(),
+                    marker.toString(),
+                    Long.toString(lease.toMillis()));
             Future<String> here = contract.inThread(
                     () -> ForkedLockClient.count(contract.fixture().uri(), name, iterations, counter, marker, lease));
-            assertThat(here.get(100, TimeUnit.SECONDS))
+            assertThat(Await.result(here, Duration.ofSeconds(100)))
                     .as("what this JVM saw (null: no overlap)")
                     .isNull();
-            for (ForkedJvm child : children) {
-                int exit = child.awaitExit(Duration.ofSeconds(100));
-                assertThat(exit)
-                        .as("child exit code (3 = overlap seen); stderr:\n%s", child.stderrTail())
-                        .isZero();
+            for (ForkedWorkers.Run other : others) {
+                assertThat(other.await(Duration.ofSeconds(100)))
+                        .as("what another process saw; its worker's stderr:\n%s", other.stderrTail())
+                        .isEqualTo("DONE");
             }
             assertThat(Long.parseLong(
                             Files.readString(counter, StandardCharsets.UTF_8).trim()))

@@ -1,7 +1,6 @@
 package dev.baton.tck;
 
 import static dev.baton.tck.KitTime.SLACK;
-import static dev.baton.tck.KitTime.millisSince;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -77,7 +76,8 @@ abstract class OperatorProperty {
         String clientName = "kit-" + shortId();
         LockClient client = contract.client(
                 contract.options().toBuilder().clientName(clientName).build());
-        Lease held = contract.inThread(() -> client.lock(name).acquire(SLACK)).get();
+        Lease held = contract.inThread(() -> client.lock(name).acquire(contract.grant()))
+                .get();
 
         LockInfo info = admin().status(name).orElseThrow(() -> new AssertionError(name + " is held"));
         Holder holder = info.holders().get(0);
@@ -95,7 +95,7 @@ abstract class OperatorProperty {
         String name = contract.lockName();
         String clientName = "kit-uri-" + shortId();
         LockClient client = contract.clientAt(withClientName(contract.fixture().uri(), clientName), contract.options());
-        try (Lease held = client.lock(name).acquire(SLACK)) {
+        try (Lease held = client.lock(name).acquire(contract.grant())) {
             LockInfo info = admin().status(name).orElseThrow(() -> new AssertionError(name + " is held"));
             assertThat(info.holders().get(0).description()).startsWith(clientName + " on ");
             assertThat(info.fencingToken()).isEqualTo(held.fencingToken());
@@ -105,8 +105,8 @@ abstract class OperatorProperty {
     @Test
     void locksListsLocksReadWriteLocksAndSemaphoresUnderAPrefix() {
         String prefix = contract.lockName() + "/";
-        Lease outside = contract.client().lock(contract.lockName()).acquire(SLACK);
-        Lease lock = contract.client().lock(prefix + "lock").acquire(SLACK);
+        Lease outside = contract.client().lock(contract.lockName()).acquire(contract.grant());
+        Lease lock = contract.client().lock(prefix + "lock").acquire(contract.grant());
         LockAdmin admin = admin();
 
         List<LockInfo> listed = admin.locks(prefix);
@@ -117,11 +117,11 @@ abstract class OperatorProperty {
 
         if (claims(Capability.SHARED_MODE)) {
             Lease reader =
-                    contract.client().readWriteLock(prefix + "rw").readLock().acquire(SLACK);
+                    contract.client().readWriteLock(prefix + "rw").readLock().acquire(contract.grant());
             Lease otherReader =
-                    contract.client().readWriteLock(prefix + "rw").readLock().acquire(SLACK);
+                    contract.client().readWriteLock(prefix + "rw").readLock().acquire(contract.grant());
             Lease writer =
-                    contract.client().readWriteLock(prefix + "w").writeLock().acquire(SLACK);
+                    contract.client().readWriteLock(prefix + "w").writeLock().acquire(contract.grant());
             listed = admin.locks(prefix);
             LockInfo readers = only(listed, prefix + "rw", LockKind.READ);
             assertThat(readers.holders()).hasSize(2);
@@ -138,8 +138,8 @@ abstract class OperatorProperty {
             writer.close();
         }
         if (claims(Capability.SEMAPHORES)) {
-            Lease first = contract.client().semaphore(prefix + "sem", 3).acquire(SLACK);
-            Lease second = contract.client().semaphore(prefix + "sem", 3).acquire(SLACK);
+            Lease first = contract.client().semaphore(prefix + "sem", 3).acquire(contract.grant());
+            Lease second = contract.client().semaphore(prefix + "sem", 3).acquire(contract.grant());
             LockInfo permits = only(admin.locks(prefix), prefix + "sem", LockKind.PERMIT);
             assertThat(permits.permits()).isEqualTo(3);
             assertThat(permits.holders()).hasSize(2);
@@ -165,7 +165,7 @@ abstract class OperatorProperty {
     void waitersAreCountedWhereTheBackendCanTell() throws Exception {
         String prefix = contract.lockName() + "/";
         String name = prefix + "busy";
-        Lease held = contract.client().lock(name).acquire(SLACK);
+        Lease held = contract.client().lock(name).acquire(contract.grant());
         LockAdmin admin = admin();
         OptionalInt before = only(admin.locks(prefix), name, LockKind.MUTEX).waiters();
         assumeTrue(before.isPresent(), admin.backendName() + " does not count waiters (LockInfo.waiters() empty)");
@@ -177,22 +177,22 @@ abstract class OperatorProperty {
                 return lease.fencingToken();
             }
         });
-        long start = System.nanoTime();
+        KitTime.Stopwatch waited = KitTime.stopwatch();
         OptionalInt counted = before;
-        while (counted.orElse(0) < 1 && millisSince(start) < SLACK.toMillis()) {
+        while (counted.orElse(0) < 1 && !waited.hasPassed(SLACK)) {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
             counted = only(admin.locks(prefix), name, LockKind.MUTEX).waiters();
         }
         assertThat(counted).as("waiters of %s once a client waits", name).hasValue(1);
         held.close();
-        assertThat(waiter.get(SLACK.toMillis(), TimeUnit.MILLISECONDS)).isGreaterThan(held.fencingToken());
+        assertThat(Await.result(waiter, contract.grant())).isGreaterThan(held.fencingToken());
     }
 
     @Test
     void aForcedReleaseFreesTheLockRaisesTheNextTokenAndTellsTheBrokenHolder() throws Exception {
         String name = contract.lockName();
         Duration lease = contract.lease(KitTime.LEASE);
-        Lease broken = contract.client().lock(name).acquire(SLACK);
+        Lease broken = contract.client().lock(name).acquire(contract.grant());
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         broken.onLost(lost::complete);
 
@@ -208,8 +208,7 @@ abstract class OperatorProperty {
                 .orElseThrow(() -> new AssertionError(
                         name + " is still held right after its forced release: " + admin().status(name)));
         assertThat(next.fencingToken()).isGreaterThan(broken.fencingToken());
-        assertThat(lost.get(lease.plus(SLACK).toMillis(), TimeUnit.MILLISECONDS))
-                .hasMessageContaining(name);
+        assertThat(Await.result(lost, lease.plus(SLACK))).hasMessageContaining(name);
         assertThat(broken.isValid()).isFalse();
 
         broken.close(); // the broken holder's own release must leave the new holder alone
@@ -224,8 +223,8 @@ abstract class OperatorProperty {
         assumeTrue(claims(Capability.SHARED_MODE), "no read/write locks (Capability.SHARED_MODE)");
         String name = contract.lockName();
         Duration lease = contract.lease(KitTime.LEASE);
-        Lease first = contract.client().readWriteLock(name).readLock().acquire(SLACK);
-        Lease second = contract.client().readWriteLock(name).readLock().acquire(SLACK);
+        Lease first = contract.client().readWriteLock(name).readLock().acquire(contract.grant());
+        Lease second = contract.client().readWriteLock(name).readLock().acquire(contract.grant());
         CompletableFuture<LockLostException> firstLost = new CompletableFuture<>();
         CompletableFuture<LockLostException> secondLost = new CompletableFuture<>();
         first.onLost(firstLost::complete);
@@ -233,10 +232,10 @@ abstract class OperatorProperty {
 
         List<LockInfo> released = admin().forceRelease(name);
         assertThat(released).flatExtracting(LockInfo::holders).hasSize(2);
-        try (Lease writer = contract.client().readWriteLock(name).writeLock().acquire(SLACK)) {
+        try (Lease writer = contract.client().readWriteLock(name).writeLock().acquire(contract.grant())) {
             assertThat(writer.fencingToken()).isGreaterThan(Math.max(first.fencingToken(), second.fencingToken()));
-            firstLost.get(lease.plus(SLACK).toMillis(), TimeUnit.MILLISECONDS);
-            secondLost.get(lease.plus(SLACK).toMillis(), TimeUnit.MILLISECONDS);
+            Await.result(firstLost, lease.plus(SLACK));
+            Await.result(secondLost, lease.plus(SLACK));
         }
     }
 
@@ -245,8 +244,8 @@ abstract class OperatorProperty {
         assumeTrue(claims(Capability.SEMAPHORES), "no semaphores (Capability.SEMAPHORES)");
         String name = contract.lockName();
         Duration lease = contract.lease(KitTime.LEASE);
-        Lease broken = contract.client().semaphore(name, 2).acquire(SLACK);
-        Lease kept = contract.client().semaphore(name, 2).acquire(SLACK);
+        Lease broken = contract.client().semaphore(name, 2).acquire(contract.grant());
+        Lease kept = contract.client().semaphore(name, 2).acquire(contract.grant());
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         broken.onLost(lost::complete);
         LockAdmin admin = admin();
@@ -255,7 +254,7 @@ abstract class OperatorProperty {
 
         List<LockInfo> released = admin.forceRelease(name, owner);
         assertThat(released).flatExtracting(LockInfo::owners).containsExactly(owner);
-        lost.get(lease.plus(SLACK).toMillis(), TimeUnit.MILLISECONDS);
+        Await.result(lost, lease.plus(SLACK));
         assertThat(kept.isValid()).isTrue();
         assertThat(only(admin.locks(name), name, LockKind.PERMIT).holders())
                 .extracting(Holder::fencingToken)

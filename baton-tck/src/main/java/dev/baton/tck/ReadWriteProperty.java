@@ -57,8 +57,8 @@ abstract class ReadWriteProperty {
         DistributedReadWriteLock first = contract.client().readWriteLock(name);
         DistributedReadWriteLock second = contract.client().readWriteLock(name);
         DistributedReadWriteLock writer = contract.client().readWriteLock(name);
-        Lease readerOne = first.readLock().acquire(Duration.ofSeconds(5));
-        Lease readerTwo = second.readLock().acquire(Duration.ofSeconds(5));
+        Lease readerOne = first.readLock().acquire(contract.grant());
+        Lease readerTwo = second.readLock().acquire(contract.grant());
         assertThat(readerOne.isValid() && readerTwo.isValid()).isTrue();
         assertThat(writer.writeLock().tryAcquire())
                 .as("writer excluded by readers")
@@ -69,7 +69,7 @@ abstract class ReadWriteProperty {
                 .as("writer still excluded by one reader")
                 .isEmpty();
         readerTwo.close();
-        try (Lease written = writer.writeLock().acquire(Duration.ofSeconds(5))) {
+        try (Lease written = writer.writeLock().acquire(contract.grant())) {
             assertThat(first.readLock().tryAcquire())
                     .as("reader excluded by writer")
                     .isEmpty();
@@ -78,7 +78,7 @@ abstract class ReadWriteProperty {
                     .isEmpty();
             assertThat(written.fencingToken()).isGreaterThan(readerTwo.fencingToken());
         }
-        try (Lease again = first.readLock().acquire(Duration.ofSeconds(5))) {
+        try (Lease again = first.readLock().acquire(contract.grant())) {
             assertThat(again.isValid()).isTrue();
         }
     }
@@ -87,7 +87,7 @@ abstract class ReadWriteProperty {
     void readerWaitingForAWriterGetsTheLockWhenItIsReleased() throws Exception {
         assumeSupported();
         String name = contract.lockName();
-        Lease written = contract.client().readWriteLock(name).writeLock().acquire(Duration.ofSeconds(5));
+        Lease written = contract.client().readWriteLock(name).writeLock().acquire(contract.grant());
         DistributedReadWriteLock readers = contract.client().readWriteLock(name);
         CountDownLatch bothIn = new CountDownLatch(2);
         List<Future<Long>> results = new ArrayList<>();
@@ -105,7 +105,8 @@ abstract class ReadWriteProperty {
         }
         written.close();
         for (Future<Long> result : results) {
-            assertThat(result.get(30, TimeUnit.SECONDS)).isGreaterThan(written.fencingToken());
+            assertThat(Await.result(result, KitTime.bound(KitTime.OPERATION_TIMEOUT.multipliedBy(3))))
+                    .isGreaterThan(written.fencingToken());
         }
     }
 
@@ -113,7 +114,7 @@ abstract class ReadWriteProperty {
     void upgradingFromReadToWriteIsRefusedInsteadOfDeadlocking() {
         assumeSupported();
         DistributedReadWriteLock lock = contract.client().readWriteLock(contract.lockName());
-        try (Lease read = lock.readLock().acquire(Duration.ofSeconds(5))) {
+        try (Lease read = lock.readLock().acquire(contract.grant())) {
             assertThatThrownBy(() -> lock.writeLock().acquire(Duration.ofSeconds(1)))
                     .isInstanceOf(LockException.class)
                     .hasMessageContaining("read lock");

@@ -6,7 +6,6 @@ import dev.baton.DistributedLock;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,8 +27,8 @@ abstract class ReentrancyProperty {
         DistributedLock lock = contract.client().lock(name);
         DistributedLock other = contract.client().lock(name);
 
-        Lease first = lock.acquire(Duration.ofSeconds(5));
-        Lease second = lock.acquire(Duration.ofSeconds(5));
+        Lease first = lock.acquire(contract.grant());
+        Lease second = lock.acquire(contract.grant());
         lock.lock();
         assertThat(lock.holdCount()).isEqualTo(3);
         assertThat(second.fencingToken()).isEqualTo(first.fencingToken());
@@ -52,7 +51,7 @@ abstract class ReentrancyProperty {
     void anotherHandleOfTheSameNameOnTheSameClientIsReentrant() {
         LockClient client = contract.client();
         String name = contract.lockName();
-        try (Lease outer = client.lock(name).acquire(Duration.ofSeconds(5));
+        try (Lease outer = client.lock(name).acquire(contract.grant());
                 Lease inner = client.lock(name).acquire(Duration.ofSeconds(1))) {
             assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
         }
@@ -63,12 +62,13 @@ abstract class ReentrancyProperty {
     void leaseMayBeClosedFromAnotherThread() throws Exception {
         String name = contract.lockName();
         DistributedLock lock = contract.client().lock(name);
-        Lease lease = lock.acquire(Duration.ofSeconds(5));
-        contract.inThread(() -> {
+        Lease lease = lock.acquire(contract.grant());
+        Await.result(
+                contract.inThread(() -> {
                     lease.close();
                     return null;
-                })
-                .get(10, TimeUnit.SECONDS);
+                }),
+                contract.grant());
         assertThat(lease.isValid()).isFalse();
         assertThat(lock.isHeldByCurrentThread()).isFalse();
         assertThat(contract.client().lock(name).tryAcquire())
@@ -80,8 +80,8 @@ abstract class ReentrancyProperty {
     void closingALeaseTwiceReleasesOnlyOnce() {
         String name = contract.lockName();
         DistributedLock lock = contract.client().lock(name);
-        Lease outer = lock.acquire(Duration.ofSeconds(5));
-        Lease inner = lock.acquire(Duration.ofSeconds(5));
+        Lease outer = lock.acquire(contract.grant());
+        Lease inner = lock.acquire(contract.grant());
         inner.close();
         inner.close();
         assertThat(lock.holdCount()).isEqualTo(1);

@@ -40,7 +40,7 @@ abstract class RenewalProperty {
         String name = contract.lockName();
         DistributedLock other = contract.client().lock(name);
 
-        Lease held = client.lock(name).acquire(Duration.ofSeconds(5));
+        Lease held = client.lock(name).acquire(contract.grant());
         long start = System.nanoTime();
         while (millisSince(start) < lease.toMillis() * 3 + 300) {
             assertThat(held.isValid()).isTrue();
@@ -75,11 +75,10 @@ abstract class RenewalProperty {
         Duration lease = contract.lease(Duration.ofMillis(800));
         LockOptions noRenew =
                 contract.options().toBuilder().leaseTime(lease).autoRenew(false).build();
-        Lease held = contract.client(noRenew).lock(name).acquire(Duration.ofSeconds(5));
+        Lease held = contract.client(noRenew).lock(name).acquire(contract.grant());
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         held.onLost(lost::complete);
-        assertThat(lost.get(lease.plus(SLACK).toMillis(), TimeUnit.MILLISECONDS))
-                .hasMessageContaining(name);
+        assertThat(Await.result(lost, lease.plus(SLACK))).hasMessageContaining(name);
         assertThat(held.isValid()).isFalse();
         try (Lease next = contract.client().lock(name).acquire(SLACK)) {
             assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
@@ -96,7 +95,7 @@ abstract class RenewalProperty {
                 contract.client().lock(name));
         List<Long> tokens = new ArrayList<>();
         for (int i = 0; i < 1000; i++) {
-            try (Lease lease = locks.get(i % locks.size()).acquire(Duration.ofSeconds(10))) {
+            try (Lease lease = locks.get(i % locks.size()).acquire(contract.grant())) {
                 tokens.add(lease.fencingToken());
             }
         }

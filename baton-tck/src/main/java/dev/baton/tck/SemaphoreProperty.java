@@ -79,8 +79,8 @@ abstract class SemaphoreProperty {
         LockClient first = contract.client();
         LockClient second = contract.client();
         List<Lease> held = new ArrayList<>();
-        held.add(semaphore(first, name, 3).acquire(Duration.ofSeconds(10)));
-        held.add(semaphore(second, name, 3).acquire(Duration.ofSeconds(10)));
+        held.add(semaphore(first, name, 3).acquire(contract.grant()));
+        held.add(semaphore(second, name, 3).acquire(contract.grant()));
         held.add(semaphore(first, name, 3).tryAcquire().orElseThrow());
         for (int i = 1; i < held.size(); i++) {
             assertThat(held.get(i).fencingToken())
@@ -91,10 +91,10 @@ abstract class SemaphoreProperty {
                 .as("a fourth permit of three")
                 .isEmpty();
 
-        Future<Lease> waiter =
-                contract.inThread(() -> semaphore(second, name, 3).acquire(Duration.ofSeconds(30)));
+        Future<Lease> waiter = contract.inThread(
+                () -> semaphore(second, name, 3).acquire(KitTime.bound(KitTime.OPERATION_TIMEOUT.multipliedBy(2))));
         held.get(1).close();
-        Lease next = waiter.get(40, TimeUnit.SECONDS);
+        Lease next = Await.result(waiter, KitTime.bound(KitTime.OPERATION_TIMEOUT.multipliedBy(3)));
         assertThat(next.fencingToken()).isGreaterThan(held.get(2).fencingToken());
         assertThat(semaphore(first, name, 3).tryAcquire())
                 .as("three held again")
@@ -148,28 +148,26 @@ abstract class SemaphoreProperty {
         String name = contract.lockName();
         Path dir = Files.createTempDirectory("baton-tck-permits");
         try {
-            // Three processes: two children and this JVM (a child costs about a second of CPU).
+            // Three processes: the JVM's two workers (ForkedWorkers) and this JVM.
             Duration lease = contract.lease(Duration.ofSeconds(10));
-            List<ForkedJvm> children = new ArrayList<>();
-            for (int p = 0; p < 2; p++) {
-                children.add(contract.track(ForkedJvm.start(
-                        "count-permits",
-                        contract.fixture().uri(),
-                        name,
-                        "2",
-                        "25",
-                        dir.toString(),
-                        Long.toString(lease.toMillis()))));
-            }
+            List<ForkedWorkers.Run> others = ForkedWorkers.run(
+                    2,
+                    "count-permits",
+                    contract.fixture().uri(),
+                    name,
+                    "2",
+                    "25",
+                    dir.toString(),
+                    Long.toString(lease.toMillis()));
             Future<String> here = contract.inThread(
                     () -> ForkedLockClient.countPermits(contract.fixture().uri(), name, 2, 25, dir, lease));
-            assertThat(here.get(100, TimeUnit.SECONDS))
+            assertThat(Await.result(here, Duration.ofSeconds(100)))
                     .as("what this JVM saw (null: never more than 2 holders)")
                     .isNull();
-            for (ForkedJvm child : children) {
-                assertThat(child.awaitExit(Duration.ofSeconds(100)))
-                        .as("child exit code (3 = more than 2 holders seen); stderr:\n%s", child.stderrTail())
-                        .isZero();
+            for (ForkedWorkers.Run other : others) {
+                assertThat(other.await(Duration.ofSeconds(100)))
+                        .as("what another process saw; its worker's stderr:\n%s", other.stderrTail())
+                        .isEqualTo("DONE");
             }
         } finally {
             try (var files = Files.list(dir)) {
@@ -188,15 +186,17 @@ abstract class SemaphoreProperty {
         Duration lease = contract.lease(KitTime.LEASE);
         ForkedJvm child = contract.track(
                 ForkedJvm.start("hold-permit", contract.fixture().uri(), name, "1", Long.toString(lease.toMillis())));
-        long childToken = Long.parseLong(child.awaitLine("ACQUIRED", Duration.ofSeconds(60)));
+        long childToken = Long.parseLong(child.awaitLine("ACQUIRED", KitTime.COLD_START));
         DistributedSemaphore semaphore = semaphore(contract.client(), name, 1);
         assertThat(semaphore.tryAcquire()).as("the child holds the only permit").isEmpty();
 
-        long killedAt = System.nanoTime();
+        KitTime.Stopwatch killed = KitTime.stopwatch();
         child.kill9();
-        try (Lease next = semaphore.acquire(lease.plus(KitTime.SLACK).plus(Duration.ofSeconds(10)))) {
-            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - killedAt))
-                    .isLessThanOrEqualTo(lease.plus(KitTime.SLACK).toMillis());
+        try (Lease next = semaphore.acquire(KitTime.bound(lease.plus(KitTime.SLACK)))) {
+            assertThat(killed.millis())
+                    .as("ms from kill -9 to the next grant (%s)", killed)
+                    .isLessThanOrEqualTo(
+                            killed.allows(lease.plus(KitTime.SLACK)).toMillis());
             assertThat(next.fencingToken()).isGreaterThan(childToken);
         }
     }
@@ -206,16 +206,16 @@ abstract class SemaphoreProperty {
         assumeSupported();
         String name = contract.lockName();
         Duration lease = contract.lease(KitTime.LEASE);
-        Lease renewed = semaphore(contract.client(), name, 2).acquire(Duration.ofSeconds(10));
+        Lease renewed = semaphore(contract.client(), name, 2).acquire(contract.grant());
         LockClient lapsing =
                 contract.client(contract.options().toBuilder().autoRenew(false).build());
-        Lease unrenewed = semaphore(lapsing, name, 2).acquire(Duration.ofSeconds(10));
+        Lease unrenewed = semaphore(lapsing, name, 2).acquire(contract.grant());
         AtomicInteger lossReports = new AtomicInteger();
         unrenewed.onLost(lost -> lossReports.incrementAndGet());
 
         DistributedSemaphore third = semaphore(contract.client(), name, 2);
         assertThat(third.tryAcquire()).as("both permits held").isEmpty();
-        try (Lease taken = third.acquire(lease.plus(KitTime.SLACK).plus(Duration.ofSeconds(10)))) {
+        try (Lease taken = third.acquire(KitTime.bound(lease.plus(KitTime.SLACK)))) {
             assertThat(taken.fencingToken()).isGreaterThan(unrenewed.fencingToken());
             Await.condition("the unrenewed permit to be reported lost", KitTime.SLACK, () -> lossReports.get() == 1);
             assertThat(unrenewed.isValid()).isFalse();
@@ -247,7 +247,7 @@ abstract class SemaphoreProperty {
         assumeSupported();
         String name = contract.lockName();
         LockClient client = contract.client();
-        try (Lease held = semaphore(client, name, 2).acquire(Duration.ofSeconds(10))) {
+        try (Lease held = semaphore(client, name, 2).acquire(contract.grant())) {
             assertThat(held.isValid()).isTrue();
             assertThatThrownBy(() -> semaphore(contract.client(), name, 3).tryAcquire())
                     .isInstanceOf(LockConfigurationException.class)
@@ -262,14 +262,14 @@ abstract class SemaphoreProperty {
         assumeSupported();
         String name = contract.lockName();
         DistributedSemaphore semaphore = semaphore(contract.client(), name, 1);
-        Lease held = semaphore.acquire(Duration.ofSeconds(10));
+        Lease held = semaphore.acquire(contract.grant());
         DistributedSemaphore other = semaphore(contract.client(), name, 1);
         for (int i = 0; i < 3; i++) {
             assertThatThrownBy(() -> other.acquire(Duration.ofMillis(100)))
                     .isInstanceOf(LockTimeoutException.class)
                     .hasMessageContaining(name);
         }
-        try (Lease lock = contract.client().lock(name).acquire(Duration.ofSeconds(10))) {
+        try (Lease lock = contract.client().lock(name).acquire(contract.grant())) {
             assertThat(lock.isValid())
                     .as("a lock of the semaphore's name is another thing")
                     .isTrue();

@@ -16,8 +16,11 @@ record Waiter(Thread thread, CompletableFuture<Throwable> outcome, AtomicInteger
         void run() throws Exception;
     }
 
-    /** Starts {@code acquisition} on a new thread and returns once that thread waits for the lock. */
-    static Waiter start(Acquisition acquisition) {
+    /**
+     * Starts {@code acquisition} on a new thread and returns once that thread waits for the lock, which
+     * takes it one attempt on the backend ({@code firstAttempt} at most).
+     */
+    static Waiter start(Acquisition acquisition, Duration firstAttempt) {
         CompletableFuture<Throwable> outcome = new CompletableFuture<>();
         AtomicInteger interruptFlag = new AtomicInteger(-1);
         Thread thread = new Thread(() -> {
@@ -31,14 +34,14 @@ record Waiter(Thread thread, CompletableFuture<Throwable> outcome, AtomicInteger
         });
         thread.setDaemon(true);
         thread.start();
-        awaitWaiting(thread);
+        awaitWaiting(thread, firstAttempt);
         return new Waiter(thread, outcome, interruptFlag);
     }
 
-    private static void awaitWaiting(Thread thread) {
+    private static void awaitWaiting(Thread thread, Duration firstAttempt) {
         Await.condition(
                 "thread " + thread.getName() + " to wait for the lock",
-                Duration.ofSeconds(10),
+                firstAttempt,
                 () -> thread.getState() == Thread.State.WAITING || thread.getState() == Thread.State.TIMED_WAITING);
     }
 }

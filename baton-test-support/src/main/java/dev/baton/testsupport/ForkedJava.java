@@ -3,6 +3,7 @@ package dev.baton.testsupport;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -27,6 +29,7 @@ public final class ForkedJava implements AutoCloseable {
     private final Process process;
     private final Path stderr;
     private final Thread reader;
+    private final ReentrantLock inputLock = new ReentrantLock();
 
     private ForkedJava(Process process, Path stderr, Consumer<String> lines) {
         this.process = process;
@@ -145,6 +148,26 @@ public final class ForkedJava implements AutoCloseable {
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot run kill -" + signal + " " + process.pid(), e);
+        }
+    }
+
+    /**
+     * Writes {@code line} and a line feed to the child's standard input, for a child that reads its
+     * work from there. Safe to call from several threads: lines are never interleaved.
+     *
+     * @param line the line, without a line feed
+     * @throws UncheckedIOException if the child's standard input is closed (the child is gone)
+     */
+    public void send(String line) {
+        inputLock.lock();
+        try {
+            OutputStream input = process.getOutputStream();
+            input.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+            input.flush();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write to child " + process.pid() + " (alive=" + isAlive() + ")", e);
+        } finally {
+            inputLock.unlock();
         }
     }
 

@@ -128,7 +128,7 @@ abstract class CuratorInteropTestBase extends OneServerTestBase {
             done.add(threads.submit(task));
         }
         for (Future<Void> future : done) {
-            future.get(80, TimeUnit.SECONDS);
+            Await.result(future, Duration.ofSeconds(80));
         }
     }
 

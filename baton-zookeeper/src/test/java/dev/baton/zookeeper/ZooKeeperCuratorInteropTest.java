@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.DistributedLock;
 import dev.baton.Lease;
 import dev.baton.LockClient;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,7 +38,7 @@ class ZooKeeperCuratorInteropTest extends CuratorInteropTestBase {
                 .isEmpty();
         curatorLock.release();
 
-        try (Lease lease = baton.lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease lease = baton.lock(name).acquire(KitTime.grant())) {
             InterProcessMutex other = new InterProcessMutex(curator(), pathOf(name));
             assertThat(other.acquire(200, TimeUnit.MILLISECONDS))
                     .as("Curator sees Baton's holder")
@@ -62,7 +64,7 @@ class ZooKeeperCuratorInteropTest extends CuratorInteropTestBase {
         LockClient other = baton();
 
         long firstToken;
-        try (Lease first = baton.lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease first = baton.lock(name).acquire(KitTime.grant())) {
             firstToken = first.fencingToken();
             assertThat(other.lock(name).tryAcquire()).as("held by the first").isEmpty();
             Future<Long> waiter = threads.submit(() -> {
@@ -72,9 +74,9 @@ class ZooKeeperCuratorInteropTest extends CuratorInteropTestBase {
             });
             awaitQueued(curator, pathOf(name), 2);
             first.close();
-            assertThat(waiter.get(20, TimeUnit.SECONDS)).isGreaterThan(firstToken);
+            assertThat(Await.result(waiter, Duration.ofSeconds(20))).isGreaterThan(firstToken);
         }
-        try (Lease again = baton.lock(name).acquire(Duration.ofSeconds(5))) {
+        try (Lease again = baton.lock(name).acquire(KitTime.grant())) {
             assertThat(again.fencingToken()).isGreaterThan(firstToken);
         }
         assertThat(curator.getChildren().forPath(pathOf(name))).isEmpty();
@@ -88,9 +90,9 @@ class ZooKeeperCuratorInteropTest extends CuratorInteropTestBase {
         // the acquires (Baton's first acquire of a new name creates it as a container instead).
         String open = "interop-" + UUID.randomUUID();
         curator.create().creatingParentsIfNeeded().forPath(pathOf(open));
-        baton.lock(open).acquire(Duration.ofSeconds(5)).close();
+        baton.lock(open).acquire(KitTime.grant()).close();
         assertThat(curator.checkExists().forPath(pathOf(open)).getVersion()).isEqualTo(1);
-        try (Lease second = baton.lock(open).acquire(Duration.ofSeconds(5))) {
+        try (Lease second = baton.lock(open).acquire(KitTime.grant())) {
             assertThat(curator.checkExists().forPath(pathOf(open)).getVersion()).isEqualTo(2);
             String node = curator.getChildren().forPath(pathOf(open)).get(0);
             assertThat(second.fencingToken())

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.DistributedReadWriteLock;
 import dev.baton.Lease;
-import java.time.Duration;
+import dev.baton.tck.KitTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -25,7 +25,7 @@ class ZooKeeperCuratorReadWriteInteropTest extends CuratorInteropTestBase {
     @Test
     void aCuratorWriterDoesNotGetTheLockWhileABatonWriterHoldsIt() throws Exception {
         String name = "interop-rw-" + UUID.randomUUID();
-        try (Lease lease = baton().readWriteLock(name).writeLock().acquire(Duration.ofSeconds(5))) {
+        try (Lease lease = baton().readWriteLock(name).writeLock().acquire(KitTime.grant())) {
             boolean got = new InterProcessReadWriteLock(curator(), pathOf(name))
                     .writeLock()
                     .acquire(500, TimeUnit.MILLISECONDS);
@@ -44,7 +44,7 @@ class ZooKeeperCuratorReadWriteInteropTest extends CuratorInteropTestBase {
         InterProcessReadWriteLock curatorLock = new InterProcessReadWriteLock(curator(), pathOf(name));
 
         curatorLock.readLock().acquire();
-        try (Lease read = batonLock.readLock().acquire(Duration.ofSeconds(5))) {
+        try (Lease read = batonLock.readLock().acquire(KitTime.grant())) {
             assertThat(read.isValid())
                     .as("Baton reader shares with a Curator reader")
                     .isTrue();
@@ -71,7 +71,7 @@ class ZooKeeperCuratorReadWriteInteropTest extends CuratorInteropTestBase {
             curatorLock.writeLock().release();
         }
 
-        try (Lease write = batonLock.writeLock().acquire(Duration.ofSeconds(5))) {
+        try (Lease write = batonLock.writeLock().acquire(KitTime.grant())) {
             InterProcessReadWriteLock other = new InterProcessReadWriteLock(curator(), pathOf(name));
             assertThat(other.readLock().acquire(200, TimeUnit.MILLISECONDS))
                     .as("Baton writer excludes Curator readers")

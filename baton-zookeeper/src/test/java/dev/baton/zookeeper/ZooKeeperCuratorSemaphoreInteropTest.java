@@ -3,6 +3,8 @@ package dev.baton.zookeeper;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.DistributedSemaphore;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -115,12 +117,12 @@ class ZooKeeperCuratorSemaphoreInteropTest extends CuratorInteropTestBase {
                 .as("Baton's lease node among Curator's")
                 .allSatisfy(node -> assertThat(node).matches(PROTECTED + "lease-\\d{10}"));
         first.close();
-        assertThat(batonWaiter.get(20, TimeUnit.SECONDS)).isPositive();
+        assertThat(Await.result(batonWaiter, Duration.ofSeconds(20))).isPositive();
         second.close();
 
         // Baton holds both permits: Curator waits until Baton returns one.
-        dev.baton.Lease batonFirst = baton.acquire(Duration.ofSeconds(5));
-        dev.baton.Lease batonSecond = baton.acquire(Duration.ofSeconds(5));
+        dev.baton.Lease batonFirst = baton.acquire(KitTime.grant());
+        dev.baton.Lease batonSecond = baton.acquire(KitTime.grant());
         assertThat(curatorSemaphore.acquire(0, TimeUnit.MILLISECONDS))
                 .as("a third permit for Curator")
                 .isNull();
@@ -134,7 +136,7 @@ class ZooKeeperCuratorSemaphoreInteropTest extends CuratorInteropTestBase {
         });
         awaitQueued(curator, semaphorePathOf(name) + "/leases", 3);
         batonFirst.close();
-        assertThat(curatorWaiter.get(20, TimeUnit.SECONDS)).isTrue();
+        assertThat(Await.result(curatorWaiter, Duration.ofSeconds(20))).isTrue();
         batonSecond.close();
         assertThat(curator.getChildren().forPath(semaphorePathOf(name) + "/leases"))
                 .isEmpty();

@@ -11,6 +11,7 @@ import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.servers.ZooKeeperServer;
+import dev.baton.tck.Await;
 import dev.baton.testsupport.TcpProxy;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -115,7 +116,7 @@ class ZooKeeperFaultTest {
                     .isGreaterThanOrEqualTo(SESSION.toMillis() / 2);
             assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
             // The holder learns it lost the lock at its next renewal (a third of its lease time).
-            assertThat(lost.get(15, TimeUnit.SECONDS)).hasMessageContaining(name);
+            assertThat(Await.result(lost, Duration.ofSeconds(15))).hasMessageContaining(name);
             assertThat(held.isValid()).isFalse();
             assertThatThrownBy(held::checkValid).isInstanceOf(LockLostException.class);
         }

@@ -144,7 +144,7 @@ class ZooKeeperHandOverTest extends OneServerTestBase {
         assertThat(listings).as("the waiter listed the queue once, on joining").isEqualTo(1);
 
         assertThat(holder.backend().release(first)).isTrue();
-        Grant second = waiting.get(10, TimeUnit.SECONDS).orElseThrow();
+        Grant second = Await.result(waiting, Duration.ofSeconds(10)).orElseThrow();
 
         assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
         assertThat(waiter.listings()).as("listings after the hand-over").isEqualTo(listings);
@@ -172,12 +172,12 @@ class ZooKeeperHandOverTest extends OneServerTestBase {
                 .isEqualTo(1);
 
         assertThat(holder.backend().release(first)).isTrue();
-        Grant second = middleWaiting.get(10, TimeUnit.SECONDS).orElseThrow();
+        Grant second = Await.result(middleWaiting, Duration.ofSeconds(10)).orElseThrow();
         assertThat(lastWaiting)
                 .as("the last waiter still waits behind the new holder")
                 .isNotDone();
         assertThat(middle.backend().release(second)).isTrue();
-        Grant third = lastWaiting.get(10, TimeUnit.SECONDS).orElseThrow();
+        Grant third = Await.result(lastWaiting, Duration.ofSeconds(10)).orElseThrow();
 
         assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
         assertThat(third.fencingToken()).isGreaterThan(second.fencingToken());

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.DistributedLock;
 import dev.baton.DistributedReadWriteLock;
 import dev.baton.Lease;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,7 +36,7 @@ class ZooKeeperLockKindsTest extends CuratorInteropTestBase {
         DistributedReadWriteLock readWrite = baton().readWriteLock(name);
         CuratorFramework curator = curator();
 
-        Lease held = plain.acquire(Duration.ofSeconds(5));
+        Lease held = plain.acquire(KitTime.grant());
         assertThat(readWrite.writeLock().tryAcquire())
                 .as("writer behind a plain holder")
                 .isEmpty();
@@ -53,9 +55,9 @@ class ZooKeeperLockKindsTest extends CuratorInteropTestBase {
                 .anySatisfy(node -> assertThat(node).matches(PROTECTED + "lock-\\d{10}"))
                 .anySatisfy(node -> assertThat(node).matches(PROTECTED + "__WRIT__\\d{10}"));
         held.close();
-        assertThat(writer.get(20, TimeUnit.SECONDS)).isGreaterThan(held.fencingToken());
+        assertThat(Await.result(writer, Duration.ofSeconds(20))).isGreaterThan(held.fencingToken());
 
-        try (Lease read = readWrite.readLock().acquire(Duration.ofSeconds(5))) {
+        try (Lease read = readWrite.readLock().acquire(KitTime.grant())) {
             assertThat(plain.tryAcquire()).as("plain lock behind a reader").isEmpty();
         }
     }
@@ -102,13 +104,13 @@ class ZooKeeperLockKindsTest extends CuratorInteropTestBase {
         holding(curatorReadWrite.readLock(), () -> assertThat(plain.tryAcquire())
                 .isEmpty());
 
-        try (Lease write = readWrite.writeLock().acquire(Duration.ofSeconds(5))) {
+        try (Lease write = readWrite.writeLock().acquire(KitTime.grant())) {
             assertThat(curatorMutex.acquire(5, TimeUnit.SECONDS))
                     .as("Curator's mutex does not know read/write nodes")
                     .isTrue();
             curatorMutex.release();
         }
-        try (Lease lock = plain.acquire(Duration.ofSeconds(5))) {
+        try (Lease lock = plain.acquire(KitTime.grant())) {
             assertThat(curatorReadWrite.writeLock().acquire(5, TimeUnit.SECONDS))
                     .as("Curator's read/write lock does not know mutex nodes")
                     .isTrue();

@@ -9,6 +9,7 @@ import dev.baton.LockAdmin;
 import dev.baton.LockInfo;
 import dev.baton.LockKind;
 import dev.baton.LockOptions;
+import dev.baton.tck.Await;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -74,7 +75,7 @@ class ZooKeeperOperatorInteropTest extends CuratorInteropTestBase {
 
         List<LockInfo> broken = admin.forceRelease(name, holder.ownerId());
         assertThat(broken).extracting(LockInfo::fencingToken).containsExactly(holder.fencingToken());
-        assertThat(waiter.get(10, TimeUnit.SECONDS)).isGreaterThan(holder.fencingToken());
+        assertThat(Await.result(waiter, Duration.ofSeconds(10))).isGreaterThan(holder.fencingToken());
         assertThat(admin.locks(prefix)).isEmpty();
     }
 

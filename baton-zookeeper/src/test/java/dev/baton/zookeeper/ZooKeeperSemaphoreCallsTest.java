@@ -7,6 +7,7 @@ import dev.baton.DistributedSemaphore;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
+import dev.baton.tck.KitTime;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -143,10 +144,10 @@ class ZooKeeperSemaphoreCallsTest extends OneServerTestBase {
         String name = "calls-" + UUID.randomUUID();
         String path = ZooKeeperPermits.semaphorePath("/baton/locks", name);
         DistributedSemaphore semaphore = client.semaphore(name, 2);
-        semaphore.acquire(Duration.ofSeconds(5)).close(); // creates the nodes and records the count
+        semaphore.acquire(KitTime.grant()).close(); // creates the nodes and records the count
         handle[0].take();
 
-        Lease lease = semaphore.acquire(Duration.ofSeconds(5));
+        Lease lease = semaphore.acquire(KitTime.grant());
         assertThat(handle[0].take())
                 .containsExactly(
                         "multi [" + path + "/locks/<lock node>, " + path + "/locks]",

@@ -114,7 +114,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
             }));
         }
         for (Future<?> future : done) {
-            future.get(40, TimeUnit.SECONDS);
+            Await.result(future, Duration.ofSeconds(40));
         }
         assertThat(most.get()).as("holders at once").isBetween(1, permits);
         assertThat(tokens).hasSize(8 * rounds);
@@ -154,7 +154,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         });
         Await.condition("the waiter holds the mutex", WAIT, () -> childCount(admin, path(name) + "/locks") == 1);
         held.remove(1).close();
-        assertThat(waiter.get(20, TimeUnit.SECONDS)).isGreaterThan(last);
+        assertThat(Await.result(waiter, Duration.ofSeconds(20))).isGreaterThan(last);
         held.forEach(Lease::close);
         assertThat(semaphores.get(0).tryAcquire().orElseThrow().fencingToken()).isGreaterThan(last);
     }
@@ -250,7 +250,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
                 .as("the waiter's mutex node only")
                 .isEqualTo(1);
         held.close();
-        waiter.get(20, TimeUnit.SECONDS).close();
+        Await.result(waiter, Duration.ofSeconds(20)).close();
     }
 
     @Test
@@ -271,7 +271,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         }
         start.countDown();
         for (Future<?> waiter : timedOut) {
-            assertThatThrownBy(() -> waiter.get(20, TimeUnit.SECONDS))
+            assertThatThrownBy(() -> Await.result(waiter, Duration.ofSeconds(20)))
                     .isInstanceOf(ExecutionException.class)
                     .hasCauseInstanceOf(LockTimeoutException.class);
         }
@@ -310,7 +310,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         CuratorFramework admin = admin();
         Await.condition("a lease node waiting", WAIT, () -> childCount(admin, path(name) + "/leases") == 2);
         closing.close();
-        assertThatThrownBy(() -> waiter.get(20, TimeUnit.SECONDS))
+        assertThatThrownBy(() -> Await.result(waiter, Duration.ofSeconds(20)))
                 .isInstanceOf(ExecutionException.class)
                 .hasCauseInstanceOf(LockException.class);
         held.close();
