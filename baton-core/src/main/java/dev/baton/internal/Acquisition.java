@@ -52,6 +52,7 @@ final class Acquisition {
     private boolean gateHeld;
     private ScheduledFuture<?> deadline;
     private boolean interruptSwallowed;
+    private volatile String lateAnswer;
     /** Past the gate: the time on the backend, or null before. */
     private volatile BackendWait backend;
 
@@ -121,6 +122,22 @@ final class Acquisition {
             }
             driver.execute(this::stopped);
         }
+    }
+
+    /**
+     * A grant was answered too late to hand out ({@link BackendWait}); a timeout then says so rather
+     * than blaming another owner.
+     */
+    void answeredLate(long elapsedNanos, long validityNanos) {
+        lateAnswer = "the backend's answer came " + elapsedNanos / 1_000_000 + " ms after the request, more than"
+                + " half of the lease's " + validityNanos / 1_000_000 + " ms validity, so the grant was released"
+                + " unused; this machine or the backend is too slow for the lease time: check their load, or"
+                + " raise the lease time";
+    }
+
+    /** Why a timed-out wait got no grant, when it was not another owner: late answers. */
+    String lateAnswer() {
+        return lateAnswer;
     }
 
     /** Why it was asked to stop; null while it goes on. */

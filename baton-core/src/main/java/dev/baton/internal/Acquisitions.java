@@ -45,9 +45,11 @@ final class Acquisitions {
      *
      * @param timeoutNanos 0 to try once without waiting, negative to wait without limit
      * @param interruptible whether an interrupt ends the wait (with {@link InterruptedException})
+     * @param timeout the caller's timeout: when given, running out of time throws {@link
+     *     LockTimeoutException} saying why instead of returning empty
      * @return the lease, or empty if the time ran out
      */
-    Optional<LeaseHandle> acquire(LockHandle lock, long timeoutNanos, boolean interruptible)
+    Optional<LeaseHandle> acquire(LockHandle lock, long timeoutNanos, boolean interruptible, Duration timeout)
             throws InterruptedException {
         client.checkOpen();
         if (interruptible && Thread.interrupted()) {
@@ -84,6 +86,9 @@ final class Acquisitions {
                 thread.interrupt();
             }
             hold = outcome(acquisition);
+            if (hold == null && timeout != null) {
+                throw new LockTimeoutException(client.timeoutMessage(lock, timeout, acquisition.lateAnswer()));
+            }
             return Optional.ofNullable(hold).map(LeaseHandle::new);
         } finally {
             if (hold == null) {
@@ -131,7 +136,7 @@ final class Acquisitions {
                 future.completeExceptionally(new LockTimeoutException(
                         timeoutNanos == 0
                                 ? lock.describe() + ": held by another owner; retry later"
-                                : client.timeoutMessage(lock, timeout)));
+                                : client.timeoutMessage(lock, timeout, acquisition.lateAnswer())));
             } else if (!(failure instanceof CancellationException)) {
                 future.completeExceptionally(failure);
             }

@@ -134,7 +134,7 @@ final class BackendWait {
         if (grant.isPresent()) {
             if (!late(grant.get())) {
                 acquisition.granted(grant.get(), sentAt);
-            } else {
+            } else if (!acquisition.timedOut()) {
                 poke(); // the lock was free a moment ago: again at once
             }
             return;
@@ -194,7 +194,9 @@ final class BackendWait {
     /** A grant from the line: a late one was released by {@link #late}, so the request lines up again. */
     private void takeFromLine(Grant grant) {
         if (late(grant)) {
-            poke();
+            if (!acquisition.timedOut()) {
+                poke();
+            }
         } else {
             acquisition.granted(grant, sentAt);
         }
@@ -271,6 +273,7 @@ final class BackendWait {
         if (elapsed < validity / 2) {
             return false;
         }
+        acquisition.answeredLate(elapsed, validity);
         client.releaseLate(lock, grant, elapsed, validity);
         return true;
     }

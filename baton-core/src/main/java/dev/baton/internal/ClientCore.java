@@ -193,7 +193,12 @@ final class ClientCore implements LockClient {
     /** See {@link Acquisitions#acquire}. */
     Optional<LeaseHandle> acquire(LockHandle lock, long timeoutNanos, boolean interruptible)
             throws InterruptedException {
-        return acquisitions.acquire(lock, timeoutNanos, interruptible);
+        return acquisitions.acquire(lock, timeoutNanos, interruptible, null);
+    }
+
+    /** As {@link #acquire(LockHandle, long, boolean)}, throwing {@link dev.baton.LockTimeoutException} on timeout. */
+    LeaseHandle acquireOrThrow(LockHandle lock, long timeoutNanos, Duration timeout) throws InterruptedException {
+        return acquisitions.acquire(lock, timeoutNanos, true, timeout).orElseThrow();
     }
 
     /** See {@link Acquisitions#acquireAsync}. */
@@ -306,7 +311,10 @@ final class ClientCore implements LockClient {
                 + " is closed; create a new client with Baton.connect to take locks again");
     }
 
-    String timeoutMessage(LockHandle lock, Duration timeout) {
+    String timeoutMessage(LockHandle lock, Duration timeout, String lateAnswer) {
+        if (lateAnswer != null) {
+            return lock.describe() + ": not acquired within " + timeout + ": " + lateAnswer;
+        }
         return lock.describe() + ": not acquired within " + timeout
                 + (lock.permits() > 0
                         ? " because other owners hold every permit; retry later or wait longer"

@@ -78,8 +78,7 @@ final class LockHandle implements DistributedLock {
     public Lease acquire(Duration timeout) {
         long nanos = timeoutNanos(timeout);
         try {
-            return client.acquire(this, nanos, true)
-                    .orElseThrow(() -> new LockTimeoutException(client.timeoutMessage(this, timeout)));
+            return client.acquireOrThrow(this, nanos, timeout);
         } catch (InterruptedException e) {
             throw interrupted(e);
         }

@@ -1,9 +1,11 @@
 package dev.baton.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.Lease;
 import dev.baton.LockOptions;
+import dev.baton.LockTimeoutException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
@@ -113,6 +115,19 @@ class LateGrantTest {
                 assertThat(lease.fencingToken()).isEqualTo(4);
                 assertThat(backend.released).containsExactly(1L, 2L, 3L);
             }
+        }
+    }
+
+    @Test
+    void aWaitWhoseAnswersAllCameTooLateSaysSoWhenItTimesOut() {
+        SlowBackend backend = new SlowBackend(clock, Duration.ofMillis(1_500), 100);
+        try (ClientCore client = new ClientCore(backend, options, clock::get)) {
+            assertThatThrownBy(() -> client.lock("a").acquire(Duration.ofSeconds(3)))
+                    .isInstanceOf(LockTimeoutException.class)
+                    .hasMessageContaining("answer came")
+                    .hasMessageContaining("1500 ms")
+                    .hasMessageNotContaining("another owner holds it");
+            assertThat(backend.released).containsExactly(1L, 2L);
         }
     }
 }

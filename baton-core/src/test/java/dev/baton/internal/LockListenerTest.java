@@ -313,9 +313,14 @@ class LockListenerTest {
         assertThat(recorder.events.get(recorder.events.size() - 1)).isEqualTo("released a");
     }
 
+    /**
+     * A lease of two seconds: its first renewal is due after a third of it, and the loss is reported at
+     * its end, so a renewal thread the machine does not run for over a second still fails (and is
+     * reported) before the loss. With a shorter lease a loaded machine reported the loss first.
+     */
     @Test
     void failingRenewalsAreReportedThenTheLossThenTheRelease() {
-        try (ClientCore client = client(SHORT_LEASE, recorder)) {
+        try (ClientCore client = client(Duration.ofSeconds(2), recorder)) {
             Lease lease = client.lock("a").acquire();
             backend.failRenewals = true;
             await("the loss", () -> recorder.count("lost a") == 1);
