@@ -110,7 +110,8 @@ final class JdbcLockBackend implements LockBackend {
                         name -> ready(name).waiters(),
                         name -> ready(name).heldIn(),
                         () -> notifications.registerWaiters() ? notifications.channel() : null,
-                        name -> ready(name).handOff())
+                        name -> ready(name).handOff(),
+                        () -> setup.dialect())
                 : null;
         if (queue != null) {
             notifications.onGrant(queue::handedOver);
