@@ -205,7 +205,21 @@ final class JdbcLockBackend implements LockBackend {
         if (JdbcPermits.isPermit(request)) {
             return permits.tryAcquire(request); // the core polls for permits: never called to wait
         }
-        return ready(request).acquire(request, timeoutNanos);
+        // A grant counts from when its attempt began (see PinnedWaits); one whose session ended
+        // before it was read is not handed out, and the wait goes on while time is left.
+        long start = System.nanoTime();
+        while (true) {
+            long called = System.nanoTime();
+            long remaining = timeoutNanos <= 0 ? timeoutNanos : Math.max(0, timeoutNanos - (called - start));
+            Optional<Grant> grant = ready(request).acquire(request, remaining);
+            if (grant.isEmpty()) {
+                return grant;
+            }
+            Optional<Grant> counted = PinnedWaits.counted(this, request, grant.get(), called);
+            if (counted.isPresent() || remaining == 0) {
+                return counted;
+            }
+        }
     }
 
     /** The protocol for a new attempt; an attempt that fails here is known to have sent nothing. */
