@@ -9,7 +9,14 @@ import java.util.Random;
 import java.util.Set;
 import java.util.stream.IntStream;
 
-/** ZooKeeper targets on a 3-member ensemble: Baton's Curator-compatible lock, and the naive fixed znode. */
+/**
+ * ZooKeeper targets on a 3-member ensemble: Baton's Curator-compatible lock, and the naive fixed
+ * znode. Baton's runs with the session timeout equal to the lease ({@code zookeeper}), and with a
+ * session that frees a silent holder's lock before its lease time runs out: asked for by the URI
+ * ({@code zookeeper-short-session}), or lowered by the servers' {@code maxSessionTimeout} below the
+ * lease the URI asks for ({@code zookeeper-clamped}); there only the session timeout the servers
+ * negotiated bounds how long a lease may be trusted.
+ */
 final class ZooKeeperTargets {
     /** How long a killed member stays down. */
     static final Duration DOWNTIME = Duration.ofSeconds(1);
@@ -22,7 +29,34 @@ final class ZooKeeperTargets {
                 "Baton, ZooKeeper ensemble of 3",
                 "baton",
                 Set.of(Fault.KILL, Fault.PAUSE, Fault.CUT, Fault.BLACKHOLE, Fault.RESTART),
-                sessionTimeout);
+                sessionTimeout,
+                unlimited());
+    }
+
+    /** The URI asks for a session of half the lease. */
+    static CheckTarget shortSession(Duration lease) {
+        Duration session = half(lease);
+        return new Ensemble(
+                "zookeeper-short-session",
+                "Baton, ZooKeeper ensemble of 3, sessionTimeout " + session.toMillis() + " ms in the URI (lease "
+                        + lease.toMillis() + " ms)",
+                "baton",
+                Set.of(Fault.PAUSE, Fault.CUT),
+                session,
+                unlimited());
+    }
+
+    /** The URI asks for a session as long as the lease; the servers grant half of it at most. */
+    static CheckTarget clampedSession(Duration lease) {
+        Duration session = half(lease);
+        return new Ensemble(
+                "zookeeper-clamped",
+                "Baton, ZooKeeper ensemble of 3 whose maxSessionTimeout (" + session.toMillis()
+                        + " ms) lowers the URI's sessionTimeout (the lease, " + lease.toMillis() + " ms)",
+                "baton",
+                Set.of(Fault.PAUSE, Fault.CUT),
+                lease,
+                session);
     }
 
     static CheckTarget naiveZnode(Duration sessionTimeout) {
@@ -31,16 +65,39 @@ final class ZooKeeperTargets {
                 "naive fixed ephemeral znode every waiter watches, on ZooKeeper",
                 "naive-znode",
                 Set.of(Fault.PAUSE),
-                sessionTimeout);
+                sessionTimeout,
+                unlimited());
+    }
+
+    /** Half the lease, within what the test servers grant. */
+    private static Duration half(Duration lease) {
+        long millis = Math.max(ZooKeeperServer.MIN_SESSION_MILLIS, lease.toMillis() / 2);
+        return Duration.ofMillis(Math.min(ZooKeeperServer.MAX_SESSION_MILLIS, millis));
+    }
+
+    private static Duration unlimited() {
+        return Duration.ofMillis(ZooKeeperServer.MAX_SESSION_MILLIS);
     }
 
     private static final class Ensemble extends ServerTarget {
         private final Duration sessionTimeout;
+        private final Duration maxSessionTimeout;
         private ZooKeeperServer servers;
 
-        Ensemble(String id, String description, String subject, Set<Fault> faults, Duration sessionTimeout) {
+        /**
+         * @param sessionTimeout what Baton's URI asks for
+         * @param maxSessionTimeout the longest session the servers grant
+         */
+        Ensemble(
+                String id,
+                String description,
+                String subject,
+                Set<Fault> faults,
+                Duration sessionTimeout,
+                Duration maxSessionTimeout) {
             super(id, description, subject, true, faults);
             this.sessionTimeout = sessionTimeout;
+            this.maxSessionTimeout = maxSessionTimeout;
         }
 
         @Override
@@ -51,7 +108,7 @@ final class ZooKeeperTargets {
 
         @Override
         public void start() {
-            servers = ZooKeeperServer.startEnsemble(3);
+            servers = ZooKeeperServer.startEnsemble(3, maxSessionTimeout);
         }
 
         @Override
