@@ -15,7 +15,9 @@ import java.util.stream.IntStream;
  * session that frees a silent holder's lock before its lease time runs out: asked for by the URI
  * ({@code zookeeper-short-session}), or lowered by the servers' {@code maxSessionTimeout} below the
  * lease the URI asks for ({@code zookeeper-clamped}); there only the session timeout the servers
- * negotiated bounds how long a lease may be trusted.
+ * negotiated bounds how long a lease may be trusted. Their pauses and cuts last halfway between the
+ * session timeout and the lease: the session expires and another client takes the lock, while a
+ * validity counted from the lease alone would still hold when the holder runs again.
  */
 final class ZooKeeperTargets {
     /** How long a killed member stays down. */
@@ -30,7 +32,8 @@ final class ZooKeeperTargets {
                 "baton",
                 Set.of(Fault.KILL, Fault.PAUSE, Fault.CUT, Fault.BLACKHOLE, Fault.RESTART),
                 sessionTimeout,
-                unlimited());
+                unlimited(),
+                null);
     }
 
     /** The URI asks for a session of half the lease. */
@@ -43,7 +46,8 @@ final class ZooKeeperTargets {
                 "baton",
                 Set.of(Fault.PAUSE, Fault.CUT),
                 session,
-                unlimited());
+                unlimited(),
+                between(session, lease));
     }
 
     /** The URI asks for a session as long as the lease; the servers grant half of it at most. */
@@ -56,7 +60,8 @@ final class ZooKeeperTargets {
                 "baton",
                 Set.of(Fault.PAUSE, Fault.CUT),
                 lease,
-                session);
+                session,
+                between(session, lease));
     }
 
     static CheckTarget naiveZnode(Duration sessionTimeout) {
@@ -66,13 +71,23 @@ final class ZooKeeperTargets {
                 "naive-znode",
                 Set.of(Fault.PAUSE),
                 sessionTimeout,
-                unlimited());
+                unlimited(),
+                null);
     }
 
     /** Half the lease, within what the test servers grant. */
     private static Duration half(Duration lease) {
         long millis = Math.max(ZooKeeperServer.MIN_SESSION_MILLIS, lease.toMillis() / 2);
         return Duration.ofMillis(Math.min(ZooKeeperServer.MAX_SESSION_MILLIS, millis));
+    }
+
+    /**
+     * Halfway between the session timeout and the lease: long enough for the session to expire and
+     * another client to take the lock, short enough that a holder whose validity followed its lease
+     * would still trust it on resuming.
+     */
+    private static Duration between(Duration session, Duration lease) {
+        return session.plus(lease).dividedBy(2);
     }
 
     private static Duration unlimited() {
@@ -82,11 +97,13 @@ final class ZooKeeperTargets {
     private static final class Ensemble extends ServerTarget {
         private final Duration sessionTimeout;
         private final Duration maxSessionTimeout;
+        private final Duration isolation;
         private ZooKeeperServer servers;
 
         /**
          * @param sessionTimeout what Baton's URI asks for
          * @param maxSessionTimeout the longest session the servers grant
+         * @param isolation how long a pause or cut lasts; null for the check's default
          */
         Ensemble(
                 String id,
@@ -94,10 +111,17 @@ final class ZooKeeperTargets {
                 String subject,
                 Set<Fault> faults,
                 Duration sessionTimeout,
-                Duration maxSessionTimeout) {
+                Duration maxSessionTimeout,
+                Duration isolation) {
             super(id, description, subject, true, faults);
             this.sessionTimeout = sessionTimeout;
             this.maxSessionTimeout = maxSessionTimeout;
+            this.isolation = isolation;
+        }
+
+        @Override
+        public Duration isolation(CheckSettings settings) {
+            return isolation != null ? isolation : settings.isolation();
         }
 
         @Override

@@ -22,7 +22,10 @@ import org.slf4j.LoggerFactory;
  * So every grant and renewal is valid for the shorter of its lease time and the negotiated session
  * timeout, counted from the send time of the last request the server answered; the timeout is read
  * from the connection that answered, so a reconnection to a server that negotiates another one, or a
- * new session, is followed.
+ * new session, is followed. On an ensemble the leader, which expires sessions, learns of a request a
+ * follower answered at the follower's next ping (every half tick): a client silent for almost the
+ * whole timeout before that request can lose its session in that window, which no client-side bound
+ * can see (docs/lease-validity.md lists it).
  *
  * <p>A lease time longer than the session timeout is not refused: the negotiated timeout is known only
  * once the client is connected (connecting does no I/O), and a shorter validity keeps every guarantee;
