@@ -19,12 +19,10 @@ import org.junit.jupiter.api.BeforeAll;
  * the server negotiated tells how long a silent client keeps its locks; the URI's does not.
  *
  * <p>A {@link KitVariant} of {@link ZooKeeperContractTest}, for the same reasons as {@link
- * ZooKeeperShortSessionContractTest}: StoppedHolder and Renewal run here, where the server, not the
- * URI, makes the session shorter than the lease.
+ * ZooKeeperShortSessionContractTest}: StoppedHolder runs here, where the server, not the URI, makes
+ * the session shorter than the lease.
  */
-@KitVariant(
-        of = ZooKeeperContractTest.class,
-        runs = {KitGroup.STOPPED_HOLDER, KitGroup.RENEWAL})
+@KitVariant(of = ZooKeeperContractTest.class, runs = KitGroup.STOPPED_HOLDER)
 class ZooKeeperClampedSessionContractTest extends LockBackendContract {
     static final Duration MAX_SESSION_TIMEOUT = Duration.ofSeconds(1);
 
