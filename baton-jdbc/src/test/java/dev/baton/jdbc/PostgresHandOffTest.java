@@ -189,7 +189,7 @@ class PostgresHandOffTest {
         JdbcLockBackend next = backend(strategy, table);
         String name = "job";
         Duration lease = Duration.ofSeconds(1);
-        Grant first = holder.tryAcquire(request(name, lease)).orElseThrow();
+        Grant first = holder.tryAcquire(request(name, LEASE)).orElseThrow(); // the heir gets its own lease
 
         LockRequest waiting = request(name, lease);
         assertThat(late.tryAcquire(waiting)).isEmpty();
