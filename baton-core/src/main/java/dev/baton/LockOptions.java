@@ -99,6 +99,15 @@ public final class LockOptions {
      * LockConfigurationException} naming it (when the client is created, and when a lock with its own
      * options is acquired) rather than round it.
      *
+     * <p>A lease is valid ({@link Lease#isValid()}, {@link Leadership#isLeader()}) for at most the
+     * lease time after the last request the backend answered, and never longer than the server is
+     * bound to keep the grant: where something else frees it sooner, validity is bounded by that too.
+     * On ZooKeeper that is the session timeout the server negotiated (it may lower the URI's {@code
+     * sessionTimeout} to its {@code maxSessionTimeout}); a longer lease time is accepted there with a
+     * warning, and is then renewed within the session timeout, and lost after a pause or without
+     * auto-renewal once the session timeout has passed. The docs' lease-validity page says, per
+     * backend, what frees a lock and how validity is bounded by it.
+     *
      * @return the lease time; positive
      */
     public Duration leaseTime() {

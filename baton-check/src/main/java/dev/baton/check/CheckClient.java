@@ -108,6 +108,11 @@ public final class CheckClient {
                     // that renewals run under the faults and a fault can meet a holder mid-work.
                     boolean longOne = random.nextInt(LONG_SHARE) == 0;
                     Thread.sleep((longOne ? longWork : work).toMillis());
+                    // Stamped before asking: a yes then holds from the stamp on (the checker's strictness).
+                    long askedAt = System.nanoTime();
+                    if (!hold.knownLost()) {
+                        print(Kind.BELIEVED, lock, hold.token(), askedAt, true);
+                    }
                     long writeAt = System.nanoTime();
                     boolean accepted = fence.write(lock, client, hold.token());
                     out.println(new HistoryEvent(

@@ -11,8 +11,9 @@ import java.util.List;
  * @param operations holds granted (critical sections entered)
  * @param failures attempts that failed with an error (while a fault lasted)
  * @param overlaps holds granted while another client still held the same lock
- * @param isolatedOverlaps those of them where every such other holder was stopped or cut off at the time,
- *     or had already been told that it lost the lock (its lease ended without an answer to its renewals)
+ * @param isolatedOverlaps those of them where every such other holder was stopped or cut off at the time
+ *     (and did not, back at work, still believe its lease valid after the grant), or had already been
+ *     told that it lost the lock (its lease ended without an answer to its renewals)
  * @param longestOverlap the longest of them
  * @param staleCaught writes from a holder that was no longer the latest, refused by the fence
  * @param staleAccepted such writes the resource accepted after it had accepted a write of the newer
@@ -61,7 +62,10 @@ public record CheckResult(
         return sorted.get(sorted.size() / 2);
     }
 
-    /** {@return overlaps whose earlier holder ran freely (neither stopped nor cut off)} */
+    /**
+     * {@return overlaps whose earlier holder ran freely (neither stopped nor cut off), or still
+     * believed its lease valid after the later grant}
+     */
     public int unexplainedOverlaps() {
         return overlaps - isolatedOverlaps;
     }

@@ -143,7 +143,8 @@ public record CheckRow(
                 found.add(String.format("herd: %.1f waiters woken per release", result.wakeupsPerRelease()));
             }
         } else if (strict && result.unexplainedOverlaps() > 0) {
-            found.add(result.unexplainedOverlaps() + " overlaps while the earlier holder ran freely");
+            found.add(result.unexplainedOverlaps()
+                    + " overlaps while the earlier holder ran freely or still believed its lease valid");
         }
         return found;
     }

@@ -73,7 +73,7 @@ final class CheckRun {
                 boolean owed = faultsInjected < faults.size();
                 if (!faults.isEmpty()
                         && now >= nextFault
-                        && (owed || end - now > settings.isolation().toNanos())) {
+                        && (owed || end - now > target.isolation(settings).toNanos())) {
                     inject(locks);
                     lastFaultOver = System.nanoTime();
                     nextFault = lastFaultOver + gap / 2 + (long) (random.nextDouble() * gap);
@@ -150,7 +150,7 @@ final class CheckRun {
         }
         int victim = pickHolder();
         ClientProcess client = clients.get(victim);
-        long isolation = settings.isolation().toMillis();
+        long isolation = target.isolation(settings).toMillis();
         switch (fault) {
             case KILL -> {
                 client.kill();

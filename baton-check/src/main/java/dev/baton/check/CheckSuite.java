@@ -35,6 +35,8 @@ public final class CheckSuite {
         TARGETS.put("redis-cluster-async", s -> ClusterTargets.asynchronous());
         TARGETS.put("redlock", s -> RedisTargets.redlock());
         TARGETS.put("zookeeper", s -> ZooKeeperTargets.ensemble(s.leaseTime()));
+        TARGETS.put("zookeeper-short-session", s -> ZooKeeperTargets.shortSession(s.leaseTime()));
+        TARGETS.put("zookeeper-clamped", s -> ZooKeeperTargets.clampedSession(s.leaseTime()));
         TARGETS.put("etcd", s -> EtcdTargets.single());
         TARGETS.put("etcd-cluster", s -> EtcdTargets.cluster());
         TARGETS.put("azure", s -> AzureTargets.azurite());

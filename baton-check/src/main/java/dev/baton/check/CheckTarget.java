@@ -61,6 +61,17 @@ interface CheckTarget extends AutoCloseable {
         return Duration.ZERO;
     }
 
+    /**
+     * How long a pause, cut or black hole lasts: by default past the lease ({@link
+     * CheckSettings#isolation()}), so that the holder loses its lock. A target whose server frees a lock
+     * sooner than the lease (a ZooKeeper session shorter than it) isolates for less than the lease and
+     * longer than that, where a holder whose validity followed the lease would still believe the lock
+     * its own on resuming.
+     */
+    default Duration isolation(CheckSettings settings) {
+        return settings.isolation();
+    }
+
     /** How many lock names the clients share. */
     default int locks(CheckSettings settings) {
         return settings.locks();

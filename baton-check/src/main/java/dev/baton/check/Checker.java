@@ -50,6 +50,8 @@ final class Checker {
         boolean overlappedIsolated = true;
 
         final List<HistoryEvent> writes = new ArrayList<>();
+        /** When the holder asked its lease and heard that it still held the lock ({@link Kind#BELIEVED}). */
+        final List<Long> believed = new ArrayList<>();
 
         Hold(HistoryEvent acquired) {
             this.client = acquired.client();
@@ -92,10 +94,12 @@ final class Checker {
                     }
                     lost = true;
                     later.overlapped = true;
-                    // Explained: the earlier holder was stopped or cut off, or it already knew that its
-                    // lease had ended (its renewals went unanswered, as when the servers stall), so
-                    // no two holders each believed the lock theirs at once.
-                    later.overlappedIsolated &= earlier.isolated || earlier.toldAt <= later.start;
+                    // Explained: the earlier holder was stopped or cut off (and did not, back at work,
+                    // still believe the lock its own after this grant), or it already knew that its
+                    // lease had ended (its renewals went unanswered, as when the servers stall), so no
+                    // two holders each believed the lock theirs at once.
+                    later.overlappedIsolated &=
+                            (earlier.isolated && !believedAfter(earlier, later.start)) || earlier.toldAt <= later.start;
                     long overlap = Math.min(earlier.end, later.end) - later.start;
                     if (overlap > longest || longestAt == null) {
                         longest = Math.max(longest, overlap);
@@ -157,6 +161,11 @@ final class Checker {
                 recovery.never(),
                 releases == 0 ? 0 : (double) woken / releases,
                 centre == null ? null : timeline(events, holds, centre.start));
+    }
+
+    /** Whether {@code hold}'s holder asked and heard that it still held the lock at {@code at} or later. */
+    private static boolean believedAfter(Hold hold, long at) {
+        return hold.believed.stream().anyMatch(asked -> asked > at);
     }
 
     /** How much of the run a timeline shows, centred on the grant that overlapped longest. */
@@ -254,6 +263,11 @@ final class Checker {
                 case WROTE -> {
                     if (current != null) {
                         current.writes.add(event);
+                    }
+                }
+                case BELIEVED -> {
+                    if (current != null) {
+                        current.believed.add(event.nanos());
                     }
                 }
                 case LOST -> {

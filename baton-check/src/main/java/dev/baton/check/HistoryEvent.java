@@ -34,6 +34,11 @@ record HistoryEvent(Kind kind, int client, String lock, long token, long nanos, 
         ACQUIRED,
         /** The client wrote to the fenced resource (sent at nanos, answered at endNanos); flag: it was accepted. */
         WROTE,
+        /**
+         * The holder asked its lease whether it still holds the lock, right before writing, and it said
+         * yes: it believed the lock its own at nanos (stamped before asking) or later.
+         */
+        BELIEVED,
         /** The client is about to release (printed before the call); flag: it knew the lease was lost. */
         RELEASING,
         /** The lease's onLost callback ran. */

@@ -122,6 +122,18 @@ class CheckRunsTest {
     }
 
     /**
+     * A session that frees a silent holder's lock before its lease time runs out, asked for by the URI
+     * or lowered by the servers: a holder stopped or cut off past it must not, back at work, still
+     * believe its lease valid beside the next holder (strict, the earlier holder's BELIEVED events).
+     */
+    @Test
+    void zookeeperWithASessionShorterThanTheLeaseUnderPauseAndCut() throws InterruptedException {
+        for (String target : List.of("zookeeper-short-session", "zookeeper-clamped")) {
+            assertBatonKeptItsGuarantees(run(target, SMOKE, Set.of(Fault.PAUSE, Fault.CUT)));
+        }
+    }
+
+    /**
      * etcd's 2 s minimum lease: the run's 1 s lease is raised to it (and the run stretched), so that
      * a stopped or cut-off holder does lose its key. Strict: no overlap while a holder ran freely,
      * under a member restart and a kill of the Raft leader too.

@@ -103,10 +103,11 @@ final class FairQueue implements ReleaseNotifications {
             Function<String, WaiterStatements> statements,
             Function<String, String> heldIn,
             Supplier<String> channel,
-            Function<String, HandOff> handOffs) {
+            Function<String, HandOff> handOffs,
+            Supplier<Dialect> dialect) {
         this.backendName = backendName;
         this.handOffs = handOffs;
-        this.handOver = new HandOverQueue(backendName, channel);
+        this.handOver = new HandOverQueue(backendName, channel, new DatabaseClock(sessions, dialect));
         this.channel = channel;
         this.inner = inner;
         this.sessions = sessions;

@@ -86,6 +86,8 @@ final class HandOverQueue {
     private final Supplier<String> backendName;
     /** This client's LISTEN channel while its listener is up, else null. */
     private final Supplier<String> channel;
+    /** Where a handed grant's expiry on the database's clock falls on this JVM's. */
+    private final DatabaseClock clock;
 
     private final Map<String, Waiter> waiters = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
@@ -96,9 +98,10 @@ final class HandOverQueue {
     /** Whether H2's and MariaDB's waiters are woken by a release in this JVM (off: tests of the poll). */
     private volatile boolean inProcess = true;
 
-    HandOverQueue(Supplier<String> backendName, Supplier<String> channel) {
+    HandOverQueue(Supplier<String> backendName, Supplier<String> channel, DatabaseClock clock) {
         this.backendName = backendName;
         this.channel = channel;
+        this.clock = clock;
     }
 
     /** Joins the line (acquire-or-join), which may grant at once; {@code notified} ends with it. */
@@ -134,18 +137,35 @@ final class HandOverQueue {
         };
     }
 
-    /** The answer to the core's attempt for this owner id, or null to ask the database. */
+    /**
+     * The answer to the core's attempt for this owner id, or null to ask the database. A handed grant
+     * counts from the hand-off on the database's clock ({@link DatabaseClock}), not from this attempt,
+     * which may come long after it (the client was stopped): one whose lease ran out is not handed out.
+     */
     Optional<Grant> answer(LockRequest request) {
         Waiter waiter = waiters.get(request.ownerId());
         if (waiter == null || !waiter.request.name().equals(request.name())) {
             return null;
         }
         Grant handed = waiter.handed.getAndSet(null);
-        if (handed != null) {
-            waiter.taken = true;
-            return Optional.of(handed);
+        if (handed == null) {
+            return waiter.queued ? Optional.empty() : null;
         }
-        return waiter.queued ? Optional.empty() : null;
+        Grant counted;
+        try {
+            counted = clock.counted(handed, request.leaseTime());
+        } catch (SQLException e) {
+            waiter.handed.compareAndSet(null, handed); // tried again later; the database's answer says why
+            return null;
+        }
+        if (counted == null) {
+            waiter.rejoin = true; // back in line: the tick finds the lock taken over, or free, and joins
+            waiter.queued = true;
+            poke();
+            return Optional.empty();
+        }
+        waiter.taken = true;
+        return Optional.of(counted);
     }
 
     /** The core took a grant for this owner id from the database itself (not from the line). */

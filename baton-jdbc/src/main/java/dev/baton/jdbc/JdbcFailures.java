@@ -109,15 +109,18 @@ final class JdbcFailures {
                         || in(H2_BROKEN_CONNECTION_STATES, s));
     }
 
+    /** PostgreSQL's SQLStates of a session it ended: see {@link #isSessionEnded}. */
+    private static final Set<String> SESSION_ENDED_STATES = Set.of("57P01", "57P02", "57P05", "25P03");
+
     /**
      * Whether the database session behind a connection has ended, taking its session locks and open
      * transaction with it: the connection broke, or PostgreSQL terminated the backend (57P01 by an
-     * administrator or {@code pg_terminate_backend}, 57P02 in a crash).
+     * administrator or {@code pg_terminate_backend}, 57P02 in a crash, 57P05 after its {@code
+     * idle_session_timeout}, 25P03 after its {@code idle_in_transaction_session_timeout}: the last two
+     * are how a pinned lease's session ends when its holder went silent for the lease time).
      */
     static boolean isSessionEnded(SQLException e) {
-        return isBrokenConnection(e)
-                || isConnection(e)
-                || any(e, s -> "57P01".equals(s.getSQLState()) || "57P02".equals(s.getSQLState()));
+        return isBrokenConnection(e) || isConnection(e) || any(e, s -> SESSION_ENDED_STATES.contains(s.getSQLState()));
     }
 
     static boolean isPermission(SQLException e) {

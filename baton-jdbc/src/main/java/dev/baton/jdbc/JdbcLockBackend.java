@@ -119,7 +119,8 @@ final class JdbcLockBackend implements LockBackend {
                         name -> ready(name).waiters(),
                         name -> ready(name).heldIn(),
                         () -> notifications.registerWaiters() ? notifications.channel() : null,
-                        name -> ready(name).handOff())
+                        name -> ready(name).handOff(),
+                        () -> setup.dialect())
                 : null;
         if (queue != null) {
             notifications.onGrant(queue::handedOver);
@@ -218,9 +219,25 @@ final class JdbcLockBackend implements LockBackend {
                 : ready(request).tryAcquire(request);
     }
 
-    /** A blocking wait of a pinning strategy (see {@link #waiting}). */
+    /**
+     * A blocking wait of a pinning strategy (see {@link #waiting}). A grant counts from when its
+     * attempt began (see {@link PinnedWaits}); one whose session ended before it was read is not
+     * handed out, and the wait goes on while time is left.
+     */
     private Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        return ready(request).acquire(request, timeoutNanos);
+        long start = System.nanoTime();
+        while (true) {
+            long called = System.nanoTime();
+            long remaining = timeoutNanos <= 0 ? timeoutNanos : Math.max(0, timeoutNanos - (called - start));
+            Optional<Grant> grant = ready(request).acquire(request, remaining);
+            if (grant.isEmpty()) {
+                return grant;
+            }
+            Optional<Grant> counted = PinnedWaits.counted(this, request, grant.get(), called);
+            if (counted.isPresent() || remaining == 0) {
+                return counted;
+            }
+        }
     }
 
     /** The protocol for a new attempt; an attempt that fails here is known to have sent nothing. */

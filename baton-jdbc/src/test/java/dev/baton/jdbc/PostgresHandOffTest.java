@@ -174,6 +174,54 @@ class PostgresHandOffTest {
     }
 
     /**
+     * A grant the release handed over counts from the hand-off, on the database's clock, not from when
+     * the waiter takes it: a waiter that takes it only after its lease ran out on the database (the
+     * waiter was stopped, or its thread not scheduled) and another client took the lock over must not
+     * get it as a fresh grant, valid for a whole lease beside the new holder. Before the fix, the core
+     * got the stored grant, valid for its full lease time from the late attempt.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"table", "optimistic"})
+    void aHandedGrantTakenAfterItsLeaseRanOutOnTheDatabaseIsNotHandedOut(String strategy) throws Exception {
+        String table = table();
+        JdbcLockBackend holder = backend(strategy, table);
+        JdbcLockBackend late = backend(strategy, table);
+        JdbcLockBackend next = backend(strategy, table);
+        String name = "job";
+        Duration lease = Duration.ofSeconds(1);
+        Grant first = holder.tryAcquire(request(name, LEASE)).orElseThrow(); // the heir gets its own lease
+
+        LockRequest waiting = request(name, lease);
+        assertThat(late.tryAcquire(waiting)).isEmpty();
+        CountDownLatch woken = new CountDownLatch(1);
+        Subscription subscription = InLine.enter(late, waiting, woken::countDown);
+        try {
+            assertThat(late.tryAcquire(waiting)).as("in line").isEmpty();
+            assertThat(holder.release(first)).isTrue();
+            assertThat(woken.await(10, TimeUnit.SECONDS)).as("handed, and told").isTrue();
+
+            // The waiter does not take its grant: its lease runs out on the database, and another
+            // client takes the lock over.
+            LockRequest taking = request(name, Duration.ofSeconds(30));
+            AtomicReference<Grant> takenOver = new AtomicReference<>();
+            TestThreads.awaitCondition("another client takes the lock over once the handed lease ran out", () -> {
+                next.tryAcquire(taking).ifPresent(takenOver::set);
+                return takenOver.get() != null;
+            });
+            Grant taken = takenOver.get();
+            assertThat(taken.fencingToken()).isGreaterThan(first.fencingToken() + 1);
+
+            Optional<Grant> stale = late.tryAcquire(waiting);
+            assertThat(stale.map(grant -> grant.validityNanos(lease) + " ns of validity"))
+                    .as("the waiter's attempt after another client took the lock over")
+                    .isEmpty();
+            assertThat(next.release(taken)).isTrue();
+        } finally {
+            subscription.close();
+        }
+    }
+
+    /**
      * A client's first wait opens its listener's connection and waits for its LISTEN; its entry in the
      * line must exist before that, or the releasing client takes the lock straight back meanwhile (the
      * kit's fairness property saw one client take all 160 grants while three fresh ones waited, [1,
@@ -248,7 +296,11 @@ class PostgresHandOffTest {
     }
 
     private static LockRequest request(String name) {
-        return LockRequest.builder(name, UUID.randomUUID().toString().replace("-", ""), LockKind.MUTEX, LEASE)
+        return request(name, LEASE);
+    }
+
+    private static LockRequest request(String name, Duration lease) {
+        return LockRequest.builder(name, UUID.randomUUID().toString().replace("-", ""), LockKind.MUTEX, lease)
                 .build();
     }
 

@@ -18,6 +18,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -74,6 +75,47 @@ abstract class RowHandOffTest {
     void aWaiterNotWokenInProcessFindsItsGrantByPolling() throws Exception {
         for (String strategy : strategies()) {
             handedAndTaken(strategy, false);
+        }
+    }
+
+    /**
+     * A grant the release handed over counts from the hand-off, on the database's clock: a waiter that
+     * takes it only after its lease ran out there, when another client has taken the lock over, does
+     * not get it (before the fix it got it, valid for its whole lease time from the late attempt).
+     */
+    @Test
+    void aHandedGrantTakenAfterItsLeaseRanOutOnTheDatabaseIsNotHandedOut() throws Exception {
+        for (String strategy : strategies()) {
+            String table = table();
+            JdbcLockBackend holder = backend(strategy, table);
+            JdbcLockBackend late = backend(strategy, table);
+            JdbcLockBackend next = backend(strategy, table);
+            String name = "job";
+            Duration lease = Duration.ofSeconds(1);
+            Grant first = holder.tryAcquire(request(name, LEASE)).orElseThrow(); // the heir gets its own lease
+            LockRequest waiting = request(name, lease);
+            assertThat(late.tryAcquire(waiting)).isEmpty();
+            CountDownLatch woken = new CountDownLatch(1);
+            Subscription subscription = InLine.enter(late, waiting, woken::countDown);
+            try {
+                assertThat(holder.release(first)).isTrue();
+                assertThat(woken.await(10, TimeUnit.SECONDS))
+                        .as(strategy + ": handed, and told")
+                        .isTrue();
+
+                LockRequest taking = request(name, LEASE);
+                AtomicReference<Grant> takenOver = new AtomicReference<>();
+                TestThreads.awaitCondition(strategy + ": another client takes the lock over", () -> {
+                    next.tryAcquire(taking).ifPresent(takenOver::set);
+                    return takenOver.get() != null;
+                });
+                assertThat(late.tryAcquire(waiting).map(grant -> grant.validityNanos(lease) + " ns of validity"))
+                        .as(strategy + ": the waiter's attempt after another client took the lock over")
+                        .isEmpty();
+                assertThat(next.release(takenOver.get())).isTrue();
+            } finally {
+                subscription.close();
+            }
         }
     }
 
@@ -220,6 +262,11 @@ abstract class RowHandOffTest {
         JdbcLockBackend backend = (JdbcLockBackend) new JdbcLockBackendProvider().create(url(strategy, table), OPTIONS);
         resources.add(backend);
         return backend;
+    }
+
+    private static LockRequest request(String name, Duration lease) {
+        return LockRequest.builder(name, UUID.randomUUID().toString().replace("-", ""), LockKind.MUTEX, lease)
+                .build();
     }
 
     private static LockRequest request(String name) {

@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -26,8 +27,9 @@ import org.slf4j.LoggerFactory;
  * directory that is deleted on {@link #close()}.
  *
  * <p>The servers run with a short tick ({@link #TICK_MILLIS} ms) and accept session timeouts from
- * {@link #MIN_SESSION_MILLIS} to {@link #MAX_SESSION_MILLIS} ms, so that tests can use sessions of
- * a few seconds (ZooKeeper otherwise clamps session timeouts to 2 to 20 ticks of 3 s).
+ * {@link #MIN_SESSION_MILLIS} to {@link #MAX_SESSION_MILLIS} ms (or a lower maximum given to {@link
+ * #start(Duration)}), so that tests can use sessions of a few seconds (ZooKeeper otherwise clamps
+ * session timeouts to 2 to 20 ticks of 3 s).
  *
  * <p>If the environment variable {@code BATON_ZOOKEEPER_CONNECT} is set ({@code host:port,...}),
  * nothing is started: {@link #connectString()} reports it, {@link #external()} is true, {@link
@@ -84,11 +86,28 @@ public final class ZooKeeperServer implements AutoCloseable {
      * @throws IllegalStateException if the server cannot be started
      */
     public static ZooKeeperServer start() {
+        return start(Duration.ofMillis(MAX_SESSION_MILLIS));
+    }
+
+    /**
+     * Starts one standalone server that grants sessions of at most {@code maxSessionTimeout}: a
+     * client that asks for more gets this, as it gets at most 20 ticks from a server with ZooKeeper's
+     * defaults. For tests of a session timeout the server lowered below the one the client asked for.
+     * With {@code BATON_ZOOKEEPER_CONNECT} set, reports the external server, whose limits are its own.
+     *
+     * @param maxSessionTimeout the longest session timeout the server grants; from {@link
+     *     #MIN_SESSION_MILLIS} ms to {@link #MAX_SESSION_MILLIS} ms
+     * @return a running server; the caller closes it
+     * @throws IllegalArgumentException if {@code maxSessionTimeout} is outside that range
+     * @throws IllegalStateException if the server cannot be started
+     */
+    public static ZooKeeperServer start(Duration maxSessionTimeout) {
+        int maxSessionMillis = maxSessionMillis(maxSessionTimeout);
         String external = System.getenv(ENV_CONNECT);
         if (external != null && !external.isBlank()) {
             return new ZooKeeperServer(external.trim(), null, null, List.of());
         }
-        InstanceSpec spec = spec(1, new HashSet<>());
+        InstanceSpec spec = spec(1, new HashSet<>(), maxSessionMillis);
         try {
             TestingServer server = inServerThreads(() -> new TestingServer(spec, true));
             log.info("ZooKeeper started at {} (data {})", server.getConnectString(), spec.getDataDirectory());
@@ -111,6 +130,24 @@ public final class ZooKeeperServer implements AutoCloseable {
      * @throws IllegalStateException if the ensemble cannot be started
      */
     public static ZooKeeperServer startEnsemble(int size) {
+        return startEnsemble(size, Duration.ofMillis(MAX_SESSION_MILLIS));
+    }
+
+    /**
+     * Starts an ensemble of {@code size} servers, each granting sessions of at most {@code
+     * maxSessionTimeout} (see {@link #start(Duration)}).
+     *
+     * @param size the number of servers, at least 1
+     * @param maxSessionTimeout the longest session timeout the servers grant; from {@link
+     *     #MIN_SESSION_MILLIS} ms to {@link #MAX_SESSION_MILLIS} ms
+     * @return the started ensemble, or the external server named by {@code BATON_ZOOKEEPER_CONNECT}; the
+     *     caller closes it
+     * @throws IllegalArgumentException if {@code size} is less than 1 or {@code maxSessionTimeout} is
+     *     outside that range
+     * @throws IllegalStateException if the ensemble cannot be started
+     */
+    public static ZooKeeperServer startEnsemble(int size, Duration maxSessionTimeout) {
+        int maxSessionMillis = maxSessionMillis(maxSessionTimeout);
         if (size < 1) {
             throw new IllegalArgumentException("an ensemble needs at least one server, not " + size);
         }
@@ -121,7 +158,7 @@ public final class ZooKeeperServer implements AutoCloseable {
         List<InstanceSpec> specs = new ArrayList<>();
         Set<Integer> ports = new HashSet<>();
         for (int i = 1; i <= size; i++) {
-            specs.add(spec(i, ports));
+            specs.add(spec(i, ports, maxSessionMillis));
         }
         TestingCluster cluster = new TestingCluster(specs);
         try {
@@ -206,7 +243,16 @@ public final class ZooKeeperServer implements AutoCloseable {
         throw new IllegalStateException("could not find distinct free ports for a ZooKeeper ensemble");
     }
 
-    private static InstanceSpec spec(int serverId, Set<Integer> ports) {
+    private static int maxSessionMillis(Duration maxSessionTimeout) {
+        long millis = maxSessionTimeout.toMillis();
+        if (millis < MIN_SESSION_MILLIS || millis > MAX_SESSION_MILLIS) {
+            throw new IllegalArgumentException("a test ZooKeeper server grants sessions of " + MIN_SESSION_MILLIS
+                    + " ms to " + MAX_SESSION_MILLIS + " ms; cannot cap them at " + maxSessionTimeout);
+        }
+        return (int) millis;
+    }
+
+    private static InstanceSpec spec(int serverId, Set<Integer> ports, int maxSessionMillis) {
         File dataDir;
         try {
             dataDir = Files.createTempDirectory("baton-zookeeper").toFile();
@@ -215,7 +261,7 @@ public final class ZooKeeperServer implements AutoCloseable {
         }
         Map<String, Object> properties = Map.of(
                 "minSessionTimeout", String.valueOf(MIN_SESSION_MILLIS),
-                "maxSessionTimeout", String.valueOf(MAX_SESSION_MILLIS));
+                "maxSessionTimeout", String.valueOf(maxSessionMillis));
         return new InstanceSpec(
                 dataDir,
                 freePort(ports),

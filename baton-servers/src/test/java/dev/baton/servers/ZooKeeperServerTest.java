@@ -5,6 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 
 class ZooKeeperServerTest {
@@ -51,6 +56,28 @@ class ZooKeeperServerTest {
                     .map(name -> name.substring(0, name.indexOf(']') + 1))
                     .containsExactlyInAnyOrder("QuorumPeer[myid=1]", "QuorumPeer[myid=2]", "QuorumPeer[myid=3]");
         }
+    }
+
+    /** A client that asks for 30 s gets the maximum, as from a production server's 20 ticks. */
+    @Test
+    void aServerStartedWithAMaximumSessionTimeoutLowersTheOneAskedFor() throws Exception {
+        try (ZooKeeperServer server = ZooKeeperServer.start(Duration.ofSeconds(1))) {
+            CountDownLatch connected = new CountDownLatch(1);
+            ZooKeeper client = new ZooKeeper(server.connectString(), 30_000, event -> {
+                if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                    connected.countDown();
+                }
+            });
+            try {
+                assertThat(connected.await(30, TimeUnit.SECONDS)).isTrue();
+                assertThat(client.getSessionTimeout()).isEqualTo(1000);
+            } finally {
+                client.close();
+            }
+        }
+        assertThatThrownBy(() -> ZooKeeperServer.start(Duration.ofMillis(100)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("500 ms to 60000 ms");
     }
 
     private static java.util.List<String> liveServerThreadNames(ZooKeeperServer server) {

@@ -45,6 +45,21 @@ final class ForkedJvm implements AutoCloseable {
         process.kill();
     }
 
+    /** SIGSTOP: the child is frozen, its connections open, until {@link #resume()}. */
+    void stop() throws InterruptedException {
+        process.stop();
+    }
+
+    /** SIGCONT. */
+    void resume() throws InterruptedException {
+        process.resume();
+    }
+
+    /** Closes the child's standard input: the signal of the modes that wait for it. */
+    void closeInput() {
+        process.closeInput();
+    }
+
     String stderrTail() {
         return process.stderrTail();
     }

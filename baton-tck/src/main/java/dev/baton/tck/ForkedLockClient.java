@@ -3,6 +3,7 @@ package dev.baton.tck;
 import dev.baton.Baton;
 import dev.baton.DistributedLock;
 import dev.baton.DistributedSemaphore;
+import dev.baton.Leadership;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
@@ -29,6 +30,12 @@ import java.util.concurrent.CountDownLatch;
  *       killed.
  *   <li>{@code hold-permit URI NAME PERMITS LEASE_MS}: as {@code hold}, for one permit of a
  *       semaphore.
+ *   <li>{@code hold-and-lead URI NAME LEASE_MS}: acquire {@code NAME}, print {@code ACQUIRED
+ *       <token>}, stand for the leadership of {@code NAME} + {@link #LEADERSHIP_SUFFIX} and print
+ *       {@code ELECTED <epoch>} (and {@code REVOKED <epoch> <reason>} as its listener hears it); when
+ *       standard input closes, ask the lease {@code isValid()} and the
+ *       leadership {@code isLeader()}, each for the first time, print {@code ASKED valid=<v>
+ *       leader=<l>} and exit.
  *   <li>{@code serve}: a worker ({@link ForkedWorkers}) that runs the counting loops its standard
  *       input asks for, each answered on standard output:
  *       <ul>
@@ -45,6 +52,8 @@ import java.util.concurrent.CountDownLatch;
 public final class ForkedLockClient {
     /** Between the fields of a {@code serve} mode's input line. */
     static final String SEPARATOR = "\t";
+    /** What {@code hold-and-lead} appends to the lock's name for the leadership it stands for. */
+    static final String LEADERSHIP_SUFFIX = "-leadership";
 
     private ForkedLockClient() {}
 
@@ -66,6 +75,7 @@ public final class ForkedLockClient {
         ColdStart.warmUp(uri, Duration.ofMillis(Long.parseLong(args[args.length - 1])));
         switch (mode) {
             case "hold" -> hold(uri, name, Duration.ofMillis(Long.parseLong(args[3])));
+            case "hold-and-lead" -> holdAndLead(uri, name, Duration.ofMillis(Long.parseLong(args[3])));
             case "hold-permit" -> holdPermit(
                     uri, name, Integer.parseInt(args[3]), Duration.ofMillis(Long.parseLong(args[4])));
             default -> throw new IllegalArgumentException("unknown mode " + mode);
@@ -126,6 +136,30 @@ public final class ForkedLockClient {
         System.out.println("ACQUIRED " + held.fencingToken());
         System.out.flush();
         new CountDownLatch(1).await();
+    }
+
+    /**
+     * The {@code hold-and-lead} mode: its two questions are the process's first calls of either
+     * kind, so that a parent that stopped it and closed its input before {@code SIGCONT} learns what a
+     * holder and a leader say on their first call after the pause.
+     */
+    private static void holdAndLead(String uri, String name, Duration lease) throws IOException {
+        LockClient client = Baton.connect(uri, ForkedCandidate.options(lease));
+        Lease held = client.lock(name).acquire(ColdStart.BOUND);
+        say("ACQUIRED " + held.fencingToken());
+        Leadership leadership = ForkedCandidate.stand(client, name + LEADERSHIP_SUFFIX, ForkedLockClient::say);
+        while (System.in.read() != -1) {
+            // the parent closes our input once we run again
+        }
+        boolean valid = held.isValid();
+        boolean leader = leadership.isLeader();
+        say("ASKED valid=" + valid + " leader=" + leader);
+        System.exit(0);
+    }
+
+    private static void say(String line) {
+        System.out.println(line);
+        System.out.flush();
     }
 
     private static void holdPermit(String uri, String name, int permits, Duration lease) throws InterruptedException {

@@ -39,6 +39,8 @@ public enum KitGroup {
     BAD_INPUT(BadInputProperty.class),
     /** {@code LeaderElection}: leader election across processes. */
     LEADER_ELECTION(LeadershipProperty.class),
+    /** {@code StoppedHolder}: a holder and leader stopped until others took over say so when they resume. */
+    STOPPED_HOLDER(StoppedHolderProperty.class),
     /** {@code Operators}: holder descriptions, listing and forced release. */
     OPERATORS(OperatorProperty.class),
     /** {@code Async}: the asynchronous API: exclusion, cancellation, order and loss. */

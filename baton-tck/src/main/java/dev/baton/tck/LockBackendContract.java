@@ -286,6 +286,14 @@ public abstract class LockBackendContract {
 
     @Nested
     @SharesTheJvm
+    class StoppedHolder extends StoppedHolderProperty {
+        StoppedHolder() {
+            super(LockBackendContract.this);
+        }
+    }
+
+    @Nested
+    @SharesTheJvm
     class Operators extends OperatorProperty {
         Operators() {
             super(LockBackendContract.this);

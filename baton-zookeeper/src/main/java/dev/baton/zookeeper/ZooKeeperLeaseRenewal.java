@@ -45,6 +45,11 @@ import org.apache.zookeeper.ZooKeeper;
  * the connection comes back, within the operation timeout. "Renewed until" is the local lease
  * deadline of {@link ZooKeeperHeldNodes}: the send time plus the lease time, so a holder that stops
  * renewing still has its node deleted when its lease runs out.
+ *
+ * <p>Validity: a renewed grant is valid for the shorter of the lease time (or the extension asked
+ * for) and the negotiated session timeout from the send time of the answered request ({@link
+ * ZooKeeperSessionBound}): the answer proves the session, and its nodes, alive that long and no
+ * longer.
  */
 final class ZooKeeperLeaseRenewal {
     /** The one node that always exists, to ask the session's server about. */
@@ -52,11 +57,14 @@ final class ZooKeeperLeaseRenewal {
 
     private final ZooKeeperCalls calls;
     private final ZooKeeperHeldNodes held;
+    private final ZooKeeperSessionBound bound;
     private final Duration sessionTimeout;
 
-    ZooKeeperLeaseRenewal(ZooKeeperCalls calls, ZooKeeperHeldNodes held, Duration sessionTimeout) {
+    ZooKeeperLeaseRenewal(
+            ZooKeeperCalls calls, ZooKeeperHeldNodes held, ZooKeeperSessionBound bound, Duration sessionTimeout) {
         this.calls = calls;
         this.held = held;
+        this.bound = bound;
         this.sessionTimeout = sessionTimeout;
     }
 
@@ -85,16 +93,20 @@ final class ZooKeeperLeaseRenewal {
         }
         long sentAt;
         long session;
+        int sessionTimeoutMillis;
         try {
             long[] answered = checkSession(lockName, nodes);
             sentAt = answered[0];
             session = answered[1];
+            sessionTimeoutMillis = (int) answered[2];
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockUnavailableException(calls.describe(lockName) + ": interrupted while renewing", e);
         }
         long deadline = sentAt + leaseTime.toNanos();
-        Instant expiresAt = Instant.now().plus(leaseTime);
+        // Counted by the core from when it called, before sentAt: the session's proof from sentAt on.
+        Duration validity = bound.validity(leaseTime, sessionTimeoutMillis, sentAt, sentAt);
+        Instant expiresAt = Instant.now().plus(validity == null ? leaseTime : validity);
         for (int i = 0; i < grants.size(); i++) {
             HeldNode node = nodes.get(i);
             if (node == null || !node.valid()) {
@@ -106,7 +118,8 @@ final class ZooKeeperLeaseRenewal {
                 continue;
             }
             if (node.extend(deadline)) {
-                answers.set(i, Optional.of(grants.get(i).withExpiresAt(expiresAt)));
+                answers.set(
+                        i, Optional.of(grants.get(i).withExpiresAt(expiresAt).withValidity(validity)));
             }
         }
         return answers;
@@ -116,7 +129,8 @@ final class ZooKeeperLeaseRenewal {
      * Watches the nodes not yet watched and has the server answer one request, retrying after a
      * connection loss within the operation timeout.
      *
-     * @return when the answered request was sent ({@link System#nanoTime()}), and its session
+     * @return when the answered request was sent ({@link System#nanoTime()}), its session, and the
+     *     session timeout the server negotiated, as the connection that answered reports it
      */
     private long[] checkSession(String lockName, List<HeldNode> nodes) throws InterruptedException {
         long deadline = calls.deadline();
@@ -139,7 +153,7 @@ final class ZooKeeperLeaseRenewal {
             switch (code) {
                 case OK -> {
                     if (allWatched(nodes)) {
-                        return new long[] {sentAt, session};
+                        return new long[] {sentAt, session, zk.getSessionTimeout()};
                     }
                     // A watch fired on a data change meanwhile, or failed: once more, then give up.
                     if (++unwatchedRounds > 1) {

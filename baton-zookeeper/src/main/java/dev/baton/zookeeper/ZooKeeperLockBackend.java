@@ -12,7 +12,6 @@ import dev.baton.spi.Waiting;
 import dev.baton.zookeeper.ZooKeeperHeldNodes.HeldNode;
 import dev.baton.zookeeper.ZooKeeperQueueProtocol.Entered;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -38,6 +37,10 @@ import org.apache.zookeeper.ZooDefs;
  * grants it holds, with a watch on each held node telling of its deletion ({@link
  * ZooKeeperLeaseRenewal}). Loss (a held node deleted by another client, a suspended connection unless
  * {@code onSuspended=wait}, an expired session, a lease run out) is reported at the next renewal.
+ * Validity: every grant, renewal and extension is valid for the shorter of its lease time and the
+ * session timeout the server negotiated, counted from the send time of the last request the server
+ * answered in the node's session ({@link ZooKeeperSessionBound}), so a holder stopped or cut off past
+ * its session is told by its own clock before another client can hold the lock.
  *
  * <p>Semaphore permits ({@link LockKind#PERMIT}) are Curator InterProcessSemaphoreV2 lease nodes
  * ({@link ZooKeeperPermits}); once granted, a permit's lease node is a held node like a lock's, so
@@ -48,6 +51,7 @@ final class ZooKeeperLockBackend implements LockBackend {
     private final ZooKeeperCalls calls;
     private final ZooKeeperQueueProtocol queue;
     private final ZooKeeperHeldNodes held;
+    private final ZooKeeperSessionBound bound;
     private final ZooKeeperLeaseRenewal renewal;
     private final ZooKeeperPermits permits;
     private final ZooKeeperLockListing listing;
@@ -58,8 +62,9 @@ final class ZooKeeperLockBackend implements LockBackend {
         this.queue = new ZooKeeperQueueProtocol(
                 calls, uri.creatorOnlyAcl() ? ZooDefs.Ids.CREATOR_ALL_ACL : ZooDefs.Ids.OPEN_ACL_UNSAFE, uri.root());
         this.held = new ZooKeeperHeldNodes(calls, uri.waitForReconnect());
-        this.renewal = new ZooKeeperLeaseRenewal(calls, held, uri.sessionTimeout());
-        this.permits = new ZooKeeperPermits(calls, queue, held, uri.root());
+        this.bound = new ZooKeeperSessionBound(calls.backendName(), uri.sessionTimeout());
+        this.renewal = new ZooKeeperLeaseRenewal(calls, held, bound, uri.sessionTimeout());
+        this.permits = new ZooKeeperPermits(calls, queue, held, bound, uri.root());
         this.listing = new ZooKeeperLockListing(calls, uri.root(), uri.sessionTimeout());
         curator.getConnectionStateListenable().addListener((client, state) -> {
             held.onConnectionState(state);
@@ -112,10 +117,11 @@ final class ZooKeeperLockBackend implements LockBackend {
         }
         String lockPath = ZooKeeperLockPaths.lockPath(uri.root(), request.name());
         Entered entered = queue.enter(request, lockPath, calls.deadline());
+        ZooKeeperOwnSession session = new ZooKeeperOwnSession(calls, request.name(), entered.own());
         boolean granted = false;
         try {
-            granted = queue.awaitTurn(request, lockPath, entered, start, timeoutNanos);
-            return granted ? Optional.of(grant(request, entered)) : Optional.empty();
+            granted = queue.awaitTurn(request, lockPath, entered, session, start, timeoutNanos);
+            return granted ? Optional.of(grant(request, entered, session)) : Optional.empty();
         } finally {
             if (!granted) {
                 calls.deleteQuietly(request.name(), entered.own().path());
@@ -123,11 +129,10 @@ final class ZooKeeperLockBackend implements LockBackend {
         }
     }
 
-    private Grant grant(LockRequest request, Entered entered) {
+    private Grant grant(LockRequest request, Entered entered, ZooKeeperOwnSession session) {
         HeldNode node =
                 held.hold(request.name(), entered.own().path(), entered.own().session(), request.leaseTime());
-        return Grant.of(request, entered.own().czxid(), Instant.now().plus(request.leaseTime()))
-                .withBackendState(node);
+        return bound.grant(request, entered.own().czxid(), node, session);
     }
 
     /** A batch of one: see {@link #renewAll}. */

@@ -28,7 +28,13 @@ import org.apache.zookeeper.data.ACL;
  *   <li>Locks live at {@code <chroot><root>/<encoded name>}; the parents are container nodes, which
  *       the server removes when they are empty.
  *   <li>{@code sessionTimeout} (default 30 s): how long the server keeps a silent client's session,
- *       and with it its locks. The server clamps it to 2..20 times its tick time.
+ *       and with it its locks. The server clamps it to its {@code minSessionTimeout..maxSessionTimeout}
+ *       (2..20 times its tick time by default), and what it negotiates, not what the URI asks for,
+ *       bounds every lease: a lease is valid at most that long after ZooKeeper last answered this
+ *       client, whatever its lease time. A lease time longer than the negotiated session timeout is
+ *       accepted (the lease is renewed within the session timeout, and a pause or a lease without
+ *       auto-renewal loses it after the session timeout), with one WARN per client naming both and
+ *       the fix.
  *   <li>{@code connectionTimeout} (default: the operation timeout): how long one call waits for a
  *       connection.
  *   <li>{@code onSuspended}: {@code lose} (default, safe) reports every held lease lost as soon as

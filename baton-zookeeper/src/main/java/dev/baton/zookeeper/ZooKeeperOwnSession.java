@@ -42,6 +42,11 @@ final class ZooKeeperOwnSession {
     private final QueueNode own;
     /** When the latest request of the node's session that the server answered was sent. */
     private long answeredSentAt;
+    /**
+     * The session timeout the server negotiated, as the connection in the node's session reported it
+     * with the latest answer or confirmation; 0 until then.
+     */
+    private int sessionTimeoutMillis;
 
     ZooKeeperOwnSession(ZooKeeperCalls calls, String lockName, QueueNode own) {
         this.calls = calls;
@@ -78,10 +83,10 @@ final class ZooKeeperOwnSession {
             long sentAt = System.nanoTime();
             try {
                 T answer = call.call(zk);
-                answered(sentAt);
+                answered(sentAt, zk);
                 return answer;
             } catch (KeeperException.NoNodeException e) {
-                answered(sentAt);
+                answered(sentAt, zk);
                 throw new ZooKeeperCalls.NoNode();
             } catch (KeeperException.SessionExpiredException e) {
                 throw vanished();
@@ -97,10 +102,25 @@ final class ZooKeeperOwnSession {
         }
     }
 
-    private void answered(long sentAt) {
+    private void answered(long sentAt, ZooKeeper zk) {
         if (sentAt - answeredSentAt > 0) {
             answeredSentAt = sentAt;
         }
+        sessionTimeoutMillis = zk.getSessionTimeout();
+    }
+
+    /**
+     * When the latest request of the node's session that the server answered was sent ({@link
+     * System#nanoTime()}): the node lives at least the {@link #sessionTimeoutMillis() session timeout}
+     * from then ({@link ZooKeeperSessionBound}).
+     */
+    long answeredSentAt() {
+        return answeredSentAt;
+    }
+
+    /** The negotiated session timeout seen with the latest answer or {@link #confirm()}; 0 before. */
+    int sessionTimeoutMillis() {
+        return sessionTimeoutMillis;
     }
 
     /**
@@ -118,6 +138,7 @@ final class ZooKeeperOwnSession {
             if (zk != null
                     && zk.getSessionId() == own.session()
                     && System.nanoTime() - answeredSentAt < trusted(zk.getSessionTimeout())) {
+                sessionTimeoutMillis = zk.getSessionTimeout();
                 return;
             }
             if (System.nanoTime() - deadline > 0) {

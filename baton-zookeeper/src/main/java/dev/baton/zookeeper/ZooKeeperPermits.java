@@ -9,7 +9,6 @@ import dev.baton.zookeeper.ZooKeeperHeldNodes.HeldNode;
 import dev.baton.zookeeper.ZooKeeperQueueProtocol.Entered;
 import dev.baton.zookeeper.ZooKeeperQueueProtocol.QueueNode;
 import java.nio.charset.StandardCharsets;
-import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -87,13 +86,20 @@ final class ZooKeeperPermits {
     private final ZooKeeperCalls calls;
     private final ZooKeeperQueueProtocol queue;
     private final ZooKeeperHeldNodes held;
+    private final ZooKeeperSessionBound bound;
     private final String root;
     private final Set<ZooKeeperQueueWatch> waiters = ConcurrentHashMap.newKeySet();
 
-    ZooKeeperPermits(ZooKeeperCalls calls, ZooKeeperQueueProtocol queue, ZooKeeperHeldNodes held, String root) {
+    ZooKeeperPermits(
+            ZooKeeperCalls calls,
+            ZooKeeperQueueProtocol queue,
+            ZooKeeperHeldNodes held,
+            ZooKeeperSessionBound bound,
+            String root) {
         this.calls = calls;
         this.queue = queue;
         this.held = held;
+        this.bound = bound;
         this.root = root;
     }
 
@@ -129,20 +135,23 @@ final class ZooKeeperPermits {
         CompletableFuture<CountRead> count = readCount(path);
         boolean alone = inMutex.children() != null;
         QueueNode lease = null;
+        ZooKeeperOwnSession leaseSession = null;
         boolean granted = false;
         try {
             if (!alone) {
                 checkCount(request, subject, path, count);
             }
-            if (!queue.awaitTurn(mutex, path + LOCKS, inMutex, start, timeoutNanos)) {
+            ZooKeeperOwnSession inMutexSession = new ZooKeeperOwnSession(calls, subject, inMutex.own());
+            if (!queue.awaitTurn(mutex, path + LOCKS, inMutex, inMutexSession, start, timeoutNanos)) {
                 return Optional.empty();
             }
             Entered joined = queue.enter(leaseRequest(request, subject), path + LEASES, calls.deadline());
             lease = joined.own();
+            leaseSession = new ZooKeeperOwnSession(calls, subject, lease);
             if (alone) {
                 checkCount(request, subject, path, count);
             }
-            if (!awaitLease(subject, path + LEASES, joined, request.permits(), start, timeoutNanos)) {
+            if (!awaitLease(subject, path + LEASES, joined, leaseSession, request.permits(), start, timeoutNanos)) {
                 return Optional.empty();
             }
             // The permit is ours: the next acquirer may count the leases. A failure here fails the
@@ -159,8 +168,7 @@ final class ZooKeeperPermits {
             }
         }
         HeldNode node = held.hold(subject, lease.path(), lease.session(), request.leaseTime());
-        return Optional.of(Grant.of(request, lease.czxid(), Instant.now().plus(request.leaseTime()))
-                .withBackendState(node));
+        return Optional.of(bound.grant(request, lease.czxid(), node, leaseSession));
     }
 
     /**
@@ -194,11 +202,16 @@ final class ZooKeeperPermits {
      * false when the time ran out first.
      */
     private boolean awaitLease(
-            String subject, String leasesPath, Entered joined, int permits, long start, long timeoutNanos)
+            String subject,
+            String leasesPath,
+            Entered joined,
+            ZooKeeperOwnSession session,
+            int permits,
+            long start,
+            long timeoutNanos)
             throws InterruptedException {
         // The lease counts only while its session is known to live (see ZooKeeperOwnSession): an
         // answer read after a stop past the session timeout must not grant it.
-        ZooKeeperOwnSession session = new ZooKeeperOwnSession(calls, subject, joined.own());
         if (joined.joined() > 0 && joined.joined() <= permits) {
             session.confirm();
             return true; // counted in the transaction that created it: no listing needed

@@ -221,15 +221,22 @@ final class ZooKeeperQueueProtocol {
      * session is known to live ({@link ZooKeeperOwnSession}): on a recent answer of it, which costs
      * the hand-off no read, or else on one more read of the node.
      *
+     * @param session the reads in {@code entered}'s node's session; once this returns true, it tells
+     *     until when that session is known to live ({@link ZooKeeperOwnSession#answeredSentAt()})
      * @param start when the attempt began ({@link System#nanoTime()}), which {@code timeoutNanos}
      *     counts from
      * @param timeoutNanos 0 to look once, negative to wait without limit
      * @return true when the node holds the lock, false when the time ran out first
      */
-    boolean awaitTurn(LockRequest request, String lockPath, Entered entered, long start, long timeoutNanos)
+    boolean awaitTurn(
+            LockRequest request,
+            String lockPath,
+            Entered entered,
+            ZooKeeperOwnSession session,
+            long start,
+            long timeoutNanos)
             throws InterruptedException {
         QueueNode own = entered.own();
-        ZooKeeperOwnSession session = new ZooKeeperOwnSession(calls, request.name(), own);
         List<String> firstListing = entered.children();
         boolean ownIsRead = request.mode() == LockMode.SHARED;
         // Watched paths are the server's (with Curator's namespace), as watch events name them.
