@@ -107,19 +107,35 @@ public class BatonAutoConfiguration {
     }
 
     /**
+     * Where {@link Locked} calls that ended before their {@code lockAtLeastFor} leave their leases
+     * until it is up; closed before the client (which it depends on), releasing them at once.
+     *
+     * @param client the client whose leases are kept
+     * @return the releases' keeper; starts its one thread on first use
+     */
+    @Bean(destroyMethod = "close")
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    LockedReleases batonLockedReleases(LockClient client) {
+        return new LockedReleases();
+    }
+
+    /**
      * The advisor of {@link Locked} methods. Static and lazy about the client so that creating it
      * (early, among the post-processors) does not create the client too soon.
      *
      * @param client the client the advised methods lock with, looked up on the first call
+     * @param releases keeps the leases of calls shorter than their lockAtLeastFor, looked up on the
+     *     first call
      * @param beanFactory resolves {@code @bean} references in the lock names' expressions
      * @return an advisor ordered at {@link #LOCKED_ORDER}
      */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    public static Advisor batonLockedAdvisor(ObjectProvider<LockClient> client, BeanFactory beanFactory) {
+    public static Advisor batonLockedAdvisor(
+            ObjectProvider<LockClient> client, ObjectProvider<LockedReleases> releases, BeanFactory beanFactory) {
         LockedMethods methods = new LockedMethods(beanFactory);
         DefaultPointcutAdvisor advisor =
-                new DefaultPointcutAdvisor(methods.pointcut(), new LockedMethodInterceptor(client, methods));
+                new DefaultPointcutAdvisor(methods.pointcut(), new LockedMethodInterceptor(client, releases, methods));
         advisor.setOrder(LOCKED_ORDER);
         return advisor;
     }
