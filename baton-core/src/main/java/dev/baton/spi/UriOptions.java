@@ -1,5 +1,7 @@
 package dev.baton.spi;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -90,6 +92,46 @@ public final class UriOptions {
      */
     public static String list(Collection<String> known) {
         return String.join(", ", sorted(withCommon(known)));
+    }
+
+    /**
+     * The URI with one more option, in the URI's own syntax: {@code ;name=value} on an H2 JDBC URL,
+     * {@code ?name=value} or {@code &name=value} elsewhere (the value URL-encoded), before any {@code
+     * #fragment} (a Sentinel master's name).
+     *
+     * @param uri a backend URI
+     * @param name the option's name
+     * @param value the option's value, as text
+     * @return the URI with the option added; {@code uri} is not checked
+     */
+    public static String with(String uri, String name, String value) {
+        if (uri.regionMatches(true, 0, "jdbc:h2:", 0, "jdbc:h2:".length())) {
+            return uri + ";" + name + "=" + value;
+        }
+        int hash = uri.indexOf('#');
+        String base = hash < 0 ? uri : uri.substring(0, hash);
+        String fragment = hash < 0 ? "" : uri.substring(hash);
+        return base + (base.contains("?") ? "&" : "?") + name + "=" + URLEncoder.encode(value, StandardCharsets.UTF_8)
+                + fragment;
+    }
+
+    /**
+     * Whether the URI names the option {@code name} (compared ignoring case) among its parameters,
+     * after {@code ?}, {@code &} or {@code ;} and before any {@code #fragment}.
+     *
+     * @param uri a backend URI
+     * @param name the option's name
+     * @return {@code true} if a parameter of that name is in it
+     */
+    public static boolean has(String uri, String name) {
+        int hash = uri.indexOf('#');
+        for (String part : (hash < 0 ? uri : uri.substring(0, hash)).split("[?&;]")) {
+            int eq = part.indexOf('=');
+            if (eq > 0 && part.substring(0, eq).strip().equalsIgnoreCase(name)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static List<String> withCommon(Collection<String> known) {

@@ -48,4 +48,17 @@ class UriOptionsTest {
         assertThat(UriOptions.distance("cable", "table")).isEqualTo(1);
         assertThat(UriOptions.distance("", "abc")).isEqualTo(3);
     }
+
+    @Test
+    void anOptionJoinsAUriInItsOwnSyntax() {
+        assertThat(UriOptions.with("jdbc:h2:mem:x;MODE=PostgreSQL", "table", "t"))
+                .isEqualTo("jdbc:h2:mem:x;MODE=PostgreSQL;table=t");
+        assertThat(UriOptions.with("jdbc:postgresql://db/app", "table", "t"))
+                .isEqualTo("jdbc:postgresql://db/app?table=t");
+        assertThat(UriOptions.with("redis-sentinel://s:26379?timeout=2s#m", "prefix", "a:"))
+                .isEqualTo("redis-sentinel://s:26379?timeout=2s&prefix=a%3A#m");
+        assertThat(UriOptions.has("jdbc:h2:mem:x;TABLE=a", "table")).isTrue();
+        assertThat(UriOptions.has("redis://h?prefix=a#table=b", "table")).isFalse();
+        assertThat(UriOptions.has("redis://h?prefix=a", "table")).isFalse();
+    }
 }

@@ -1,26 +1,20 @@
 package dev.baton.spring;
 
 import dev.baton.LockConfigurationException;
-import java.net.URLEncoder;
-import java.nio.charset.StandardCharsets;
+import dev.baton.spi.UriOptions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * Adds the backend options of the {@code baton.jdbc.*}, {@code baton.redis.*}, ... properties to
- * {@code baton.uri}, in the URI's own syntax ({@code ;name=value} on H2, {@code ?name=value&...}
- * elsewhere), so that the backend checks them exactly as if they were written in the URI. A group set
+ * {@code baton.uri}, in the URI's own syntax ({@link UriOptions#with}), so that the backend checks them exactly as if they were written in the URI. A group set
  * for another backend than the URI's, or an option given both ways, fails startup naming the property.
  */
 final class BackendUriOptions {
     /** One option set by a property. */
     record Option(String property, String name, String value) {}
-
-    /** Separates a URI's parameters: {@code ?}, {@code &} and, on H2, {@code ;}. */
-    private static final Pattern PARAMETERS = Pattern.compile("[?&;]");
 
     private BackendUriOptions() {}
 
@@ -65,11 +59,11 @@ final class BackendUriOptions {
                                 + group.getKey());
             }
             for (Option option : options) {
-                if (has(result, option.name())) {
+                if (UriOptions.has(result, option.name())) {
                     throw new LockConfigurationException("Baton: the option " + option.name() + " is set both in"
                             + " baton.uri and as the property " + option.property() + "; keep one");
                 }
-                result = append(result, scheme.equals("jdbc:h2"), option);
+                result = UriOptions.with(result, option.name(), option.value());
             }
         }
         return result;
@@ -100,26 +94,5 @@ final class BackendUriOptions {
         }
         int end = lower.indexOf("://");
         return end < 0 ? lower : lower.substring(0, end);
-    }
-
-    private static boolean has(String uri, String name) {
-        for (String part : PARAMETERS.split(uri)) {
-            int eq = part.indexOf('=');
-            if (eq > 0 && part.substring(0, eq).strip().equalsIgnoreCase(name)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static String append(String uri, boolean h2, Option option) {
-        if (h2) {
-            return uri + ";" + option.name() + "=" + option.value();
-        }
-        int hash = uri.indexOf('#');
-        String base = hash < 0 ? uri : uri.substring(0, hash);
-        String fragment = hash < 0 ? "" : uri.substring(hash);
-        return base + (base.contains("?") ? "&" : "?") + option.name() + "="
-                + URLEncoder.encode(option.value(), StandardCharsets.UTF_8) + fragment;
     }
 }
