@@ -29,14 +29,16 @@ public final class Baton {
     private static final Map<String, String> KNOWN_SCHEMES = Map.ofEntries(
             Map.entry("jdbc:h2", "baton-jdbc"),
             Map.entry("jdbc:postgresql", "baton-jdbc"),
-            Map.entry("jdbc:mysql", "baton-jdbc"),
             Map.entry("jdbc:mariadb", "baton-jdbc"),
             Map.entry("redis", "baton-redis"),
             Map.entry("rediss", "baton-redis"),
             Map.entry("redis-sentinel", "baton-redis"),
+            Map.entry("redis-cluster", "baton-redis"),
+            Map.entry("rediss-cluster", "baton-redis"),
             Map.entry("redlock", "baton-redis"),
             Map.entry("zookeeper", "baton-zookeeper"),
             Map.entry("etcd", "baton-etcd"),
+            Map.entry("etcds", "baton-etcd"),
             Map.entry("azblob", "baton-azure"));
 
     private Baton() {}
@@ -57,17 +59,24 @@ public final class Baton {
     /**
      * Connects to the backend that serves the URI's scheme.
      *
+     * <p>Besides the backend's own options, every URI takes {@code clientName=<name>} (sets {@link
+     * LockOptions#clientName()}) and {@code fair=false} (turns {@link LockOptions#fair()} off); the core
+     * reads them into the client's options, which {@link LockClient#options()} then reports, and no
+     * backend or driver sees them. Every option the URI names is checked when the client is built: an
+     * unknown or misspelt one fails here, with the nearest name the URI takes.
+     *
      * @param uri the backend's URI, such as {@code jdbc:postgresql://host:5432/db} or {@code
      *     redis://host:6379}; its scheme picks the backend module found on the class path
      * @param options lease time, renewal, timeouts and listeners for every lock of the client
      * @return a client that the caller closes; closing it releases every lease it still holds
-     * @throws LockConfigurationException if the URI is malformed, its scheme is unknown, or the
-     *     module that serves it is not on the class path (the message names the module to add)
+     * @throws LockConfigurationException if the URI is malformed, names an unknown option or a bad
+     *     value, its scheme is unknown, or the module that serves it is not on the class path (the
+     *     message names the module to add)
      * @throws LockUnavailableException if the backend cannot be reached at once (most backends
      *     connect lazily and report this on first use instead)
      */
     public static LockClient connect(String uri, LockOptions options) {
-        LockOptions named = ClientNameParameter.apply(uri, options);
+        LockOptions named = CommonUriOptions.apply(uri, options);
         return open(backend(uri, named), named);
     }
 
@@ -93,7 +102,7 @@ public final class Baton {
      * @throws LockConfigurationException as {@link #connect(String, LockOptions)}
      */
     public static LockAdmin admin(String uri, LockOptions options) {
-        LockOptions named = ClientNameParameter.apply(uri, options);
+        LockOptions named = CommonUriOptions.apply(uri, options);
         return Clients.admin(backend(uri, named), named);
     }
 
@@ -115,8 +124,8 @@ public final class Baton {
             throw new LockConfigurationException(
                     "Baton.connect(" + uri + "): options must not be null; use LockOptions.defaults()");
         }
-        options = ClientNameParameter.apply(uri, options);
-        uri = ClientNameParameter.strip(uri);
+        options = CommonUriOptions.apply(uri, options);
+        uri = CommonUriOptions.strip(uri);
         String scheme = schemeOf(uri);
         List<String> available = new ArrayList<>();
         for (LockBackendProvider provider :
@@ -127,6 +136,12 @@ public final class Baton {
                     return provider.create(uri, options);
                 }
             }
+        }
+        if (scheme.equals("jdbc:mysql")) {
+            throw new LockConfigurationException("Baton.connect(" + redact(uri) + "): Baton JDBC reaches MySQL and"
+                    + " MariaDB through the MariaDB driver; write the URL as jdbc:mariadb://host:3306/db and add"
+                    + " org.mariadb.jdbc:mariadb-java-client"
+                    + (available.contains("jdbc:mariadb") ? "" : " and dev.baton:baton-jdbc"));
         }
         String module = KNOWN_SCHEMES.get(scheme);
         if (module != null) {

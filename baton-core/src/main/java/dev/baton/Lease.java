@@ -87,9 +87,9 @@ public interface Lease extends AutoCloseable {
      * @param extension how long the backend keeps the lease from now; positive, and within what the
      *     backend can serve (Azure Blob renews a lease only for the duration it was taken with; etcd
      *     at most the whole seconds of the lease it was taken with)
-     * @throws IllegalArgumentException if {@code extension} is null, zero or negative, or, on an
-     *     auto-renewed lease, shorter than the lock's lease time
-     * @throws LockConfigurationException if the backend cannot keep a lease for {@code extension}
+     * @throws LockConfigurationException if {@code extension} is null, zero or negative, on an
+     *     auto-renewed lease shorter than the lock's lease time, or longer than the backend can keep a
+     *     lease; nothing is sent to the backend then
      * @throws LockLostException if the lease was already lost, its validity ran out, or the backend no
      *     longer has it ({@link #onLost} listeners hear of a loss found here, once)
      * @throws IllegalStateException if this lease has been closed
@@ -116,12 +116,6 @@ public interface Lease extends AutoCloseable {
     CompletableFuture<Void> releaseAsync();
 
     /**
-     * Releases this hold. The backend is released when the last hold of the grant is closed; renewal
-     * has stopped before this method returns. Idempotent. Never throws for a lease that was already
-     * lost: it logs instead. If the backend cannot be reached the release is logged and the lease
-     * expires on the backend after its lease time.
-     */
-    /**
      * The leases this one is made of: for a lock's or a permit's lease, just itself; for a {@link
      * LockClient#multiLock(String...) multi-lock}'s, the lease of each name in the canonical order
      * the names were taken in (ascending {@link String#compareTo}), each with its own fencing token.
@@ -132,6 +126,12 @@ public interface Lease extends AutoCloseable {
         return java.util.List.of(this);
     }
 
+    /**
+     * Releases this hold. The backend is released when the last hold of the grant is closed; renewal
+     * has stopped before this method returns. Idempotent. Never throws for a lease that was already
+     * lost: it logs instead. If the backend cannot be reached the release is logged and the lease
+     * expires on the backend after its lease time.
+     */
     @Override
     void close();
 }

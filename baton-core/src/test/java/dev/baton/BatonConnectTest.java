@@ -27,6 +27,21 @@ class BatonConnectTest {
     }
 
     @Test
+    void everySchemeBatonServesIsOneItKnows() {
+        assertThatThrownBy(() -> Baton.connect("consul://127.0.0.1:8500"))
+                .hasMessageContaining("redis-cluster")
+                .hasMessageContaining("rediss-cluster")
+                .hasMessageContaining("etcds");
+        assertThatThrownBy(() -> Baton.connect("rediss-cluster://h:1,h:2"))
+                .hasMessageContaining("add the dependency dev.baton:baton-redis");
+        assertThatThrownBy(() -> Baton.connect("etcds://h:2379")).hasMessageContaining("dev.baton:baton-etcd");
+        assertThatThrownBy(() -> Baton.connect("jdbc:mysql://h/db"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("write the URL as jdbc:mariadb://host:3306/db")
+                .hasMessageContaining("dev.baton:baton-jdbc");
+    }
+
+    @Test
     void emptyOrSchemelessUrisAreRejected() {
         assertThatThrownBy(() -> Baton.connect(" ")).isInstanceOf(LockConfigurationException.class);
         assertThatThrownBy(() -> Baton.connect(null)).isInstanceOf(LockConfigurationException.class);

@@ -77,6 +77,7 @@ class PublishedSurfaceTest {
                         "LockRequest$Builder",
                         "ReleaseNotifications",
                         "ReleaseNotifications$Subscription",
+                        "UriOptions",
                         "WaitQueue",
                         "WaitQueue$Entry",
                         "Waiting",

@@ -1,15 +1,18 @@
 package dev.baton.azure;
 
 import dev.baton.LockConfigurationException;
+import dev.baton.spi.UriOptions;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Baton's Azure Blob URI: {@code azblob://<account>/<container>[?param=value&...]}, with the
@@ -51,8 +54,12 @@ record AzureBlobUri(
     static final String ENV_KEY = "AZURE_STORAGE_KEY";
     static final String ENV_SAS = "AZURE_STORAGE_SAS_TOKEN";
 
+    /** The options as documented; compared in lower case. */
+    private static final List<String> OPTIONS =
+            List.of("endpoint", "accountKey", "sas", "connectionString", "prefix", "createContainer");
+
     private static final Set<String> PARAMS =
-            Set.of("endpoint", "accountkey", "sas", "connectionstring", "prefix", "createcontainer");
+            OPTIONS.stream().map(o -> o.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
     private static final Pattern ACCOUNT = Pattern.compile("[a-z0-9]{3,24}");
     private static final Pattern CONTAINER = Pattern.compile("[a-z0-9](?!.*--)[a-z0-9-]{1,61}[a-z0-9]");
 
@@ -131,10 +138,7 @@ record AzureBlobUri(
             int eq = pair.indexOf('=');
             String key = (eq < 0 ? pair : pair.substring(0, eq)).toLowerCase(Locale.ROOT);
             if (!PARAMS.contains(key)) {
-                throw invalid(
-                        uri,
-                        "unknown parameter '" + key + "'; known: endpoint, accountKey, sas,"
-                                + " connectionString, prefix, createContainer");
+                throw invalid(uri, UriOptions.unknown(eq < 0 ? pair : pair.substring(0, eq), OPTIONS));
             }
             String value = eq < 0 ? "" : pair.substring(eq + 1);
             try {

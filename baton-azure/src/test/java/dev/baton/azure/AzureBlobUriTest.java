@@ -79,7 +79,7 @@ class AzureBlobUriTest {
                 "azblob://acct123/Locks?accountKey=s3cret", "container name",
                 "azblob://acct123/a--b?accountKey=s3cret", "container name",
                 "azblob://acct123/locks?accountKey=s3cret&sas=x", "one of accountKey",
-                "azblob://acct123/locks?accountKey=s3cret&colour=blue", "unknown parameter 'colour'",
+                "azblob://acct123/locks?accountKey=s3cret&colour=blue", "unknown option 'colour'",
                 "azblob://acct123/locks?accountKey=s3cret&endpoint=ftp://x", "http(s) URL",
                 "azblob://acct123/locks?accountKey=s3cret&createContainer=maybe", "true or false");
         problems.forEach((uri, problem) -> assertThatThrownBy(() -> AzureBlobUri.parse(uri, NO_ENV))

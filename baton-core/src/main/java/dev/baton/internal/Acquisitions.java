@@ -187,15 +187,31 @@ final class Acquisitions {
                 .build();
     }
 
-    /** A grant answered too late to hand out ({@link Acquisition}): released, best effort. */
-    void releaseLate(LockHandle lock, Grant grant, long elapsedNanos, long validityNanos) {
-        log.warn(
-                "{}: the grant (token {}) was answered {} ms after its request, with less than half of its {} ms"
-                        + " validity left; released, not handed out",
-                lock.describe(),
-                grant.fencingToken(),
-                elapsedNanos / 1_000_000,
-                validityNanos / 1_000_000);
+    /**
+     * A grant answered too late to hand out ({@link Acquisition}): released, best effort. Logged at
+     * debug the first time in a wait ({@code again} false), as a warning with the fix after.
+     */
+    void releaseLate(LockHandle lock, Grant grant, long elapsedNanos, long validityNanos, boolean again) {
+        if (!again) {
+            // Usually a cold client's first call; the next attempt costs the caller nothing to act on.
+            log.debug(
+                    "{}: the grant (token {}) was answered {} ms after its request, with less than half of its {} ms"
+                            + " validity left; released and asked for again",
+                    lock.describe(),
+                    grant.fencingToken(),
+                    elapsedNanos / 1_000_000,
+                    validityNanos / 1_000_000);
+        } else {
+            log.warn(
+                    "{}: a grant was answered {} ms after its request, again with less than half of its {} ms"
+                            + " validity left, so it was released and not handed out; the backend or this client is"
+                            + " slow for a lease time of {}: check the server's load and the network, or raise"
+                            + " LockOptions.leaseTime",
+                    lock.describe(),
+                    elapsedNanos / 1_000_000,
+                    validityNanos / 1_000_000,
+                    lock.options().leaseTime());
+        }
         releaseUnwanted(lock, grant);
     }
 

@@ -39,6 +39,8 @@ final class BackendWait {
     private Backoff backoff;
     private ScheduledFuture<?> retry;
     private long sentAt;
+    /** Grants of this wait answered too late to hand out ({@link #late}). */
+    private int lateAnswers;
 
     BackendWait(Acquisition acquisition, ClientCore client, LockHandle lock, Driver driver, LockRequest request) {
         this.acquisition = acquisition;
@@ -284,8 +286,13 @@ final class BackendWait {
 
     /**
      * Whether a grant came back with less than half its validity left, counted from when its request
-     * was sent: it is then released and not handed out, as it would be lost before its first renewal
-     * could be answered.
+     * was sent (a stalled or cold client, a slow server): it is then released and not handed out, as
+     * it would be lost before its first renewal could be answered.
+     *
+     * <p>The first such answer of a wait is logged at debug only: it is usually the client's first
+     * call (connecting, loading classes, creating the tables), and the next attempt costs the caller
+     * nothing they can act on. A second one in the same wait means round trips near half the lease
+     * time, which the warning says how to fix.
      */
     private boolean late(Grant grant) {
         long validity = grant.validityNanos(lock.options().leaseTime());
@@ -294,7 +301,7 @@ final class BackendWait {
             return false;
         }
         acquisition.answeredLate(elapsed, validity);
-        client.releaseLate(lock, grant, elapsed, validity);
+        client.releaseLate(lock, grant, elapsed, validity, ++lateAnswers > 1);
         return true;
     }
 }

@@ -226,8 +226,8 @@ final class ClientCore implements LockClient {
         return acquisitions.request(lock, caller);
     }
 
-    void releaseLate(LockHandle lock, Grant grant, long elapsedNanos, long validityNanos) {
-        acquisitions.releaseLate(lock, grant, elapsedNanos, validityNanos);
+    void releaseLate(LockHandle lock, Grant grant, long elapsedNanos, long validityNanos, boolean again) {
+        acquisitions.releaseLate(lock, grant, elapsedNanos, validityNanos, again);
     }
 
     void releaseUnwanted(LockHandle lock, Grant grant) {

@@ -53,6 +53,9 @@ final class HeldGrant {
     private volatile Status status = Status.HELD;
     private volatile long validUntilNanos;
     private volatile LockLostException lostCause;
+    /** The lease time of the last grant or renewal: the options', or an extension's ({@link LeaseExtension}). */
+    private volatile Duration leaseTime;
+
     private int holds = 1;
 
     HeldGrant(
@@ -68,6 +71,7 @@ final class HeldGrant {
         this.thread = thread;
         this.grant = grant;
         this.validUntilNanos = requestSentNanos + grant.validityNanos(options.leaseTime());
+        this.leaseTime = options.leaseTime();
         this.grantedNanos = client.ticker.nanoTime();
         // Described only if a listener fails: building the text per grant cost the hot path a few %.
         this.lossListeners = new LossListeners(this::describe);
@@ -79,6 +83,19 @@ final class HeldGrant {
 
     Status status() {
         return status;
+    }
+
+    /** What the backend was last asked to keep the grant for: the lease time, or the last extension. */
+    Duration leaseTime() {
+        return leaseTime;
+    }
+
+    /** {@code its lease time (PT3S)}, or after {@link dev.baton.Lease#extend} {@code its extended lease (PT6S)}. */
+    String leaseDescription() {
+        Duration current = leaseTime;
+        return current.equals(options.leaseTime())
+                ? "its lease time (" + current + ")"
+                : "its extended lease (" + current + ", from the last Lease.extend)";
     }
 
     boolean isValid() {
@@ -103,7 +120,8 @@ final class HeldGrant {
             throw new LockLostException(describe() + ": the lease has been released");
         }
         if (client.ticker.nanoTime() - validUntilNanos >= 0) {
-            throw new LockLostException(describe() + ": the lease time has elapsed without a successful renewal");
+            throw new LockLostException(
+                    describe() + ": " + leaseDescription() + " has elapsed without a successful" + " renewal");
         }
     }
 
@@ -193,7 +211,7 @@ final class HeldGrant {
             log.warn(
                     "{}: release failed; the backend frees it when its lease time ({}) runs out: {}",
                     describe(),
-                    options.leaseTime(),
+                    leaseTime,
                     e.toString());
         } finally {
             long heldNanos = client.ticker.nanoTime() - grantedNanos;
@@ -255,7 +273,7 @@ final class HeldGrant {
     void watchdog() {
         if (client.ticker.nanoTime() - validUntilNanos >= 0) {
             markLost(
-                    "it was not renewed within its validity (lease time " + options.leaseTime()
+                    "it was not renewed within its validity (lease time " + leaseTime
                             + "); the renewal did not answer in time",
                     null,
                     true);
@@ -321,6 +339,7 @@ final class HeldGrant {
                 long previous = validUntilNanos;
                 grant = renewed;
                 validUntilNanos = sentAt + renewed.validityNanos(leaseTime);
+                this.leaseTime = leaseTime;
                 log.trace("{}: renewed until {}", describe(), renewed.expiresAt());
                 if (byRenewer) {
                     // Counted from the send time, like the validity: grants renewed in one call stay
@@ -359,7 +378,7 @@ final class HeldGrant {
     void renewalFailed(RuntimeException failure) {
         long remaining = validUntilNanos - client.ticker.nanoTime();
         if (remaining <= 0) {
-            markLost("it could not be renewed before its lease time (" + options.leaseTime() + ") ran out", failure);
+            markLost("it could not be renewed before its lease time (" + leaseTime + ") ran out", failure);
             return;
         }
         log.warn("{}: renewal failed, retrying while the lease is still valid: {}", describe(), failure.toString());
@@ -372,7 +391,7 @@ final class HeldGrant {
             schedule(RenewalTimer.Kind.EXPIRE, remaining, 0);
             return;
         }
-        markLost("its lease time (" + options.leaseTime() + ") elapsed and auto-renewal is off", null);
+        markLost(leaseDescription() + " elapsed and auto-renewal is off", null);
     }
 
     void markLost(String why, Throwable cause) {

@@ -1,5 +1,6 @@
 package dev.baton.internal;
 
+import dev.baton.LockConfigurationException;
 import dev.baton.LockLostException;
 import dev.baton.spi.Grant;
 import java.time.Duration;
@@ -17,10 +18,11 @@ final class LeaseExtension {
     static void extend(HeldGrant held, Duration extension) {
         String lock = held.describe();
         if (extension == null || extension.isZero() || extension.isNegative()) {
-            throw new IllegalArgumentException(lock + ": cannot extend by " + extension + "; give a positive duration");
+            throw new LockConfigurationException(
+                    lock + ": cannot extend by " + extension + "; give a positive duration");
         }
         if (held.options.autoRenew() && extension.compareTo(held.options.leaseTime()) < 0) {
-            throw new IllegalArgumentException(lock + ": cannot extend an auto-renewed lease by " + extension
+            throw new LockConfigurationException(lock + ": cannot extend an auto-renewed lease by " + extension
                     + ", less than its lease time (" + held.options.leaseTime() + "): it would run out before"
                     + " the next automatic renewal; extend by at least the lease time, or acquire with"
                     + " LockOptions autoRenew(false) to manage the lease yourself");
@@ -51,8 +53,7 @@ final class LeaseExtension {
             case LOST -> throw lost(held);
             case HELD -> {
                 if (!held.isValid()) {
-                    held.markLost(
-                            "its lease time (" + held.options.leaseTime() + ") elapsed before it was extended", null);
+                    held.markLost(held.leaseDescription() + " elapsed before it was extended", null);
                     throw lost(held);
                 }
             }

@@ -9,6 +9,9 @@ import dev.baton.LockTimeoutException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -105,6 +108,47 @@ class LateGrantTest {
             assertThat(backend.released).containsExactly(1L);
             assertThat(backend.attempts).hasValue(1);
         }
+    }
+
+    /**
+     * A cold client's first call (connecting, creating the tables) often answers late; the retry that
+     * follows at once costs the caller nothing to act on, so it is no warning.
+     */
+    @Test
+    void oneLateAnswerIsNotWarnedAboutButRepeatedOnesAreWithWhatToDo() {
+        String once = stderrOf(() -> {
+            SlowBackend backend = new SlowBackend(clock, Duration.ofMillis(1_200), 1);
+            try (ClientCore client = new ClientCore(backend, options, clock::get);
+                    Lease lease = client.lock("cold").acquire(Duration.ofSeconds(5))) {
+                assertThat(lease.fencingToken()).isEqualTo(2);
+            }
+        });
+        assertThat(once).doesNotContain("'cold'");
+        String again = stderrOf(() -> {
+            SlowBackend backend = new SlowBackend(clock, Duration.ofMillis(1_200), 2);
+            try (ClientCore client = new ClientCore(backend, options, clock::get);
+                    Lease lease = client.lock("slow").acquire(Duration.ofSeconds(5))) {
+                assertThat(lease.fencingToken()).isEqualTo(3);
+            }
+        });
+        assertThat(again.lines().filter(line -> line.contains("'slow'")))
+                .singleElement()
+                .satisfies(line -> assertThat(line)
+                        .contains("WARN")
+                        .contains("again with less than half")
+                        .contains("raise LockOptions.leaseTime"));
+    }
+
+    private static String stderrOf(Runnable body) {
+        PrintStream err = System.err;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            body.run();
+        } finally {
+            System.setErr(err);
+        }
+        return captured.toString(StandardCharsets.UTF_8);
     }
 
     @Test

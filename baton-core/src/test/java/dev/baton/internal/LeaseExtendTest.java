@@ -153,11 +153,28 @@ class LeaseExtendTest {
     }
 
     @Test
+    void aLossAfterAnExtensionNamesTheExtendedLeaseNotTheLeaseTime() {
+        Lease lease = client.lock("a").acquire(Duration.ofSeconds(1));
+        lease.extend(Duration.ofSeconds(6));
+        advance(Duration.ofMillis(6_100));
+
+        assertThatThrownBy(lease::checkValid)
+                .isInstanceOf(LockLostException.class)
+                .hasMessageContaining("its extended lease (PT6S, from the last Lease.extend) has elapsed")
+                .hasMessageNotContaining("PT2S");
+        assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(3)))
+                .isInstanceOf(LockLostException.class)
+                .hasMessageContaining("its extended lease (PT6S, from the last Lease.extend) elapsed")
+                .hasMessageNotContaining("PT2S");
+        lease.close();
+    }
+
+    @Test
     void badDurationsAreRefusedNamingTheLock() {
         Lease lease = client.lock("a").acquire(Duration.ofSeconds(1));
         for (Duration bad : new Duration[] {null, Duration.ZERO, Duration.ofMillis(-1)}) {
             assertThatThrownBy(() -> lease.extend(bad))
-                    .isInstanceOf(IllegalArgumentException.class)
+                    .isInstanceOf(LockConfigurationException.class)
                     .hasMessageContaining("'a'");
         }
         assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(11)))
@@ -183,8 +200,9 @@ class LeaseExtendTest {
         LockOptions renewed = LockOptions.builder().leaseTime(LEASE).build();
         try (Lease lease = client.lock("a", renewed).acquire(Duration.ofSeconds(1))) {
             assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(1)))
-                    .isInstanceOf(IllegalArgumentException.class)
-                    .hasMessageContaining("lease time");
+                    .as("refused like every other bad option, not as IllegalArgumentException")
+                    .isInstanceOf(LockConfigurationException.class)
+                    .hasMessageContaining("less than its lease time (PT2S)");
             lease.extend(Duration.ofSeconds(5));
             assertThat(backend.renewals).contains(Duration.ofSeconds(5));
             advance(Duration.ofMillis(4_500));

@@ -1,6 +1,7 @@
 package dev.baton.etcd;
 
 import dev.baton.LockConfigurationException;
+import dev.baton.spi.UriOptions;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -104,7 +105,7 @@ record EtcdUri(
                 int eq = pair.indexOf('=');
                 String name = eq < 0 ? pair : pair.substring(0, eq);
                 if (!PARAMS.contains(name)) {
-                    throw bad(uri, "unknown parameter '" + name + "'; known: " + PARAMS);
+                    throw bad(uri, UriOptions.unknown(name, PARAMS));
                 }
                 params.put(name, eq < 0 ? "" : decode(uri, pair.substring(eq + 1)));
             }

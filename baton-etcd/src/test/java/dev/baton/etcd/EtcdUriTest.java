@@ -64,6 +64,14 @@ class EtcdUriTest {
     }
 
     @Test
+    void anUnknownOptionIsOfferedTheNearestAndEveryOneTheUriTakes() {
+        assertThatThrownBy(() -> EtcdUri.parse("etcd://h:2379?roo=/app"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("unknown option 'roo' (did you mean 'root'?); the options are ca, cert,"
+                        + " clientName, fair, key, root, tls");
+    }
+
+    @Test
     void leaseTimesMapToWholeSecondsRoundedUp() {
         assertThat(EtcdSession.ttlSeconds(Duration.ofMillis(1))).isEqualTo(1);
         assertThat(EtcdSession.ttlSeconds(Duration.ofMillis(800))).isEqualTo(1);

@@ -39,6 +39,15 @@ final class JdbcFailures {
             "90079"); // H2 schema not found
 
     private static final Set<String> AUTHENTICATION_STATES = Set.of("28000", "28P01");
+    /** H2: the database file is open in another process (DATABASE_ALREADY_OPEN_1, "The file is locked"). */
+    private static final String H2_DATABASE_IN_USE = "90020";
+    /** PostgreSQL invalid_catalog_name, H2 DATABASE_NOT_FOUND (with IFEXISTS) and its remote form. */
+    private static final Set<String> MISSING_DATABASE_STATES = Set.of("3D000", "90146", "90149");
+    /** MariaDB/MySQL vendor code: unknown database. */
+    private static final int MARIADB_UNKNOWN_DATABASE = 1049;
+    /** H2: a setting of the URL it does not know (UNSUPPORTED_SETTING_1). */
+    private static final String H2_UNSUPPORTED_SETTING = "90113";
+
     private static final int H2_WRONG_USER_OR_PASSWORD = 28000;
     /** H2's client reports an unreachable or lost server with its own state, not class 08. */
     private static final String H2_CONNECTION_BROKEN = "90067";
@@ -142,10 +151,8 @@ final class JdbcFailures {
         } else if (isMissingObject(e)) {
             what = "the lock tables are missing (dropped while in use?); create them again or restart the"
                     + " client with createSchema=true";
-        } else if (isConnection(e)) {
-            what = "could not get a database connection in time; check the JDBC URL (host, port,"
-                    + " database name), that the server is running and reachable, and that the"
-                    + " connection pool is large enough";
+        } else if (isConnection(e) || isRefusedConnect(e)) {
+            what = connectionFailure(e, operationTimeout);
         } else if (isTimeout(e)) {
             what = "the database did not answer within the operation timeout (" + operationTimeout
                     + "); check the server's health and the network, or raise LockOptions.operationTimeout";
@@ -155,7 +162,49 @@ final class JdbcFailures {
         } else {
             what = "the database refused the request; check the JDBC URL, the credentials and the" + " server's log";
         }
-        return what + " [" + describe(root(e)) + "]";
+        return e instanceof PoolExhaustedException ? what : what + " [" + describe(root(e)) + "]";
+    }
+
+    /** A connection refused for what the URL names: a file in use, a database or setting unknown. */
+    private static boolean isRefusedConnect(SQLException e) {
+        return any(
+                e,
+                s -> H2_DATABASE_IN_USE.equals(s.getSQLState())
+                        || H2_UNSUPPORTED_SETTING.equals(s.getSQLState())
+                        || in(MISSING_DATABASE_STATES, s)
+                        || s.getErrorCode() == MARIADB_UNKNOWN_DATABASE);
+    }
+
+    /**
+     * Why no connection was had, most specific first: the file is in use, the database or a URL
+     * setting is unknown, the pool is exhausted, the server refused or could not be reached, or
+     * nothing answered in time. Only the pool's own exhaustion speaks of the pool.
+     */
+    private static String connectionFailure(SQLException e, Duration operationTimeout) {
+        if (any(e, s -> H2_DATABASE_IN_USE.equals(s.getSQLState()))) {
+            return "the database file is in use by another process (H2 lets one process open a file database);"
+                    + " add ;AUTO_SERVER=TRUE to the URL of every process that opens it, or run an H2 server"
+                    + " and connect with jdbc:h2:tcp://";
+        }
+        if (any(e, s -> in(MISSING_DATABASE_STATES, s) || s.getErrorCode() == MARIADB_UNKNOWN_DATABASE)) {
+            return "the database does not exist; check the database name in the JDBC URL, or create it";
+        }
+        if (any(e, s -> H2_UNSUPPORTED_SETTING.equals(s.getSQLState()))) {
+            return "H2 does not know a setting of the JDBC URL; correct or remove it (Baton's options are"
+                    + " strategy, table, createSchema, advisoryHolders, clientName and fair)";
+        }
+        if (e instanceof PoolExhaustedException) {
+            return "no connection within the operation timeout (" + operationTimeout + ") because "
+                    + e.getMessage() + "; on the advisory and pessimistic strategies each held lease keeps"
+                    + " one: release leases sooner, or spread them over more clients";
+        }
+        if (root(e) == e && e instanceof SQLTransientConnectionException) {
+            return "no connection to the database within the operation timeout (" + operationTimeout + ");"
+                    + " check the host and port in the JDBC URL, that the server is running and that the"
+                    + " network lets this host reach it";
+        }
+        return "cannot connect to the database server; check the host and port in the JDBC URL and that the"
+                + " server is running and reachable";
     }
 
     private static SQLException root(SQLException e) {

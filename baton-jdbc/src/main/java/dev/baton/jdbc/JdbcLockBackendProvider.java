@@ -14,8 +14,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * URLs; found by {@link
  * dev.baton.Baton#connect(String, LockOptions)} through {@link java.util.ServiceLoader}.
  *
- * <p>The URL is the driver's own URL plus optional Baton parameters, which are removed before the
- * URL reaches the driver:
+ * <p>The URL is the driver's own URL plus optional Baton options, which are taken out before the
+ * URL reaches the driver: query parameters on PostgreSQL and MariaDB, settings after {@code ;} on H2
+ * (an H2 URL with {@code ?} is refused, since H2 would take it as part of the file name):
  *
  * <pre>
  * jdbc:postgresql://db:5432/app?user=app&amp;password=secret&amp;table=baton_locks&amp;createSchema=false
@@ -32,7 +33,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   <li>{@code createSchema}: {@code true} (default) creates missing tables on first use; with
  *       {@code false} a missing table fails the first operation with a {@link
  *       LockConfigurationException} that prints the DDL to run.
+ *   <li>{@code advisoryHolders}: {@code true} makes the PostgreSQL advisory strategy record each
+ *       holder, so that {@code baton locks} can name and break its locks (default {@code false}).
+ *   <li>{@code clientName} and {@code fair}, which every Baton URI takes ({@link
+ *       dev.baton.Baton#connect(String, LockOptions)}).
  * </ul>
+ *
+ * <p>Which names are Baton's (compared ignoring case): the options above, always, even if the driver
+ * had a parameter of the same name. A name the driver lists among its own parameters ({@link
+ * java.sql.Driver#getPropertyInfo}; PostgreSQL's and MariaDB's drivers list all of theirs, H2's none)
+ * passes through to the driver untouched. Any other name within a few letters of a Baton option, or
+ * naming a {@link LockOptions} option ({@code leaseTime}, ...), is refused as a misspelt Baton option
+ * with the nearest name; every other name passes through to the driver untouched. All of this is
+ * checked when the client is built: a bad option or value fails {@link dev.baton.Baton#connect} with
+ * a {@link LockConfigurationException} naming the option and what it takes.
  *
  * <p>The backend owns a HikariCP pool (named {@code baton-<n>}, up to 10 connections, 40 for the
  * strategies that pin a connection per held lock), closed with the client; on PostgreSQL the {@code
@@ -60,8 +74,9 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
     /**
      * Builds the backend; does no I/O.
      *
-     * @throws LockConfigurationException for a malformed URL, an unknown strategy, an invalid table
-     *     name or createSchema value, or a JDBC driver missing from the class path
+     * @throws LockConfigurationException for a malformed URL, a misspelt Baton option, an unknown
+     *     strategy, an invalid table name or true/false value, or a JDBC driver missing from the class
+     *     path
      */
     @Override
     public LockBackend create(String uri, LockOptions options) {
@@ -87,14 +102,14 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
                 url.createSchema(),
                 options,
                 pool,
-                url.fair(),
                 url.advisoryHolders());
     }
 
     /**
      * The backend of a strategy; {@code dialect} null means detect it on first use. The table and
-     * optimistic strategies hand off fairly unless {@code fair} (the URI's) or {@code options.fair()}
-     * is false; the others wait in the database's own queue either way.
+     * optimistic strategies hand off fairly unless {@code options.fair()} is false (a URI's {@code
+     * fair=false} is read into the options by the core); the others wait in the database's own queue
+     * either way.
      */
     static LockBackend backend(
             Strategy strategy,
@@ -104,7 +119,6 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
             boolean createSchema,
             LockOptions options,
             ReconnectingPool ownedPool,
-            boolean fair,
             boolean advisoryHolders) {
         return new JdbcLockBackend(
                 strategy,
@@ -114,7 +128,7 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
                 createSchema,
                 options.operationTimeout(),
                 ownedPool,
-                fair && options.fair(),
+                options.fair(),
                 advisoryHolders);
     }
 

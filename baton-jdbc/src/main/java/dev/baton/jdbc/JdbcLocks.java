@@ -159,7 +159,7 @@ public final class JdbcLocks {
         public LockClient build() {
             return Baton.open(
                     JdbcLockBackendProvider.backend(
-                            strategy, dataSource, null, tables, createSchema, options, null, true, advisoryHolders),
+                            strategy, dataSource, null, tables, createSchema, options, null, advisoryHolders),
                     options);
         }
     }

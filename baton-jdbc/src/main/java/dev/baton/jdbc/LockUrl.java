@@ -1,35 +1,53 @@
 package dev.baton.jdbc;
 
 import dev.baton.LockConfigurationException;
+import dev.baton.spi.UriOptions;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.sql.Driver;
+import java.sql.DriverPropertyInfo;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A JDBC URL with Baton's own parameters taken out. The driver would reject (H2) or ignore
- * (PostgreSQL) them, so they are removed and the rest of the URL is passed on untouched.
+ * A JDBC URL with Baton's own options taken out and checked; the rest of the URL is passed on to the
+ * driver untouched.
  *
  * <ul>
  *   <li>PostgreSQL and MariaDB: query parameters, {@code jdbc:postgresql://host/db?user=u&table=app_locks}
- *   <li>H2: settings, {@code jdbc:h2:mem:test;DB_CLOSE_DELAY=-1;table=app_locks}
+ *   <li>H2: settings after {@code ;}, {@code jdbc:h2:mem:test;DB_CLOSE_DELAY=-1;table=app_locks}; a
+ *       {@code ?} in an H2 URL is refused (H2 would make it part of the database's file name)
  * </ul>
  *
- * <p>Parameter names are compared case-insensitively, as H2 does with its own settings.
+ * <p>Which names are Baton's, compared ignoring case (as H2 does with its own settings):
  *
- * @param driverUrl the URL for the JDBC driver, without Baton's parameters
+ * <ol>
+ *   <li>{@code strategy}, {@code table}, {@code createSchema} and {@code advisoryHolders} (and {@code
+ *       clientName} and {@code fair}, which the core reads for every URI) are Baton's, always: taken
+ *       out, checked, never passed to the driver, even if a driver had a parameter of that name.
+ *   <li>A name the driver lists among its own parameters ({@link Driver#getPropertyInfo}: PostgreSQL's
+ *       and MariaDB's drivers list every one; H2's lists none) is the driver's and passes through.
+ *   <li>Any other name within a few letters of a Baton option, or naming one of the client's {@code
+ *       LockOptions} ({@code leaseTime}, ...), is a misspelt Baton option: refused with the nearest
+ *       name ("did you mean").
+ *   <li>Everything else is the driver's and passes through untouched; H2 refuses a setting it does not
+ *       know when it connects, PostgreSQL and MariaDB ignore it.
+ * </ol>
+ *
+ * @param driverUrl the URL for the JDBC driver, without Baton's options
  * @param dialect the database, from the URL's sub-protocol
  * @param strategy the locking strategy ({@code strategy}, default {@code table}), supported by the
  *     dialect
  * @param tables the table names ({@code table}, default {@code baton_locks})
  * @param createSchema whether missing tables are created on first use ({@code createSchema},
  *     default {@code true})
- * @param fair whether the table and optimistic strategies hand a released lock to the longest
- *     waiting acquisition before a re-acquire by the releasing client ({@code fair}, default {@code
- *     true}); {@code false} allows barging, see the module README
  * @param advisoryHolders whether the PostgreSQL advisory strategy records each grant's holder in its
  *     holders table, so that {@code baton locks} can name and break its locks ({@code
  *     advisoryHolders}, default {@code false}: the row write per acquire and unlock doubles the
@@ -41,20 +59,26 @@ record LockUrl(
         Strategy strategy,
         TableNames tables,
         boolean createSchema,
-        boolean fair,
         boolean advisoryHolders) {
     static final String STRATEGY = "strategy";
     static final String TABLE = "table";
     static final String CREATE_SCHEMA = "createSchema";
-    static final String FAIR = "fair";
     static final String ADVISORY_HOLDERS = "advisoryHolders";
     static final String TABLE_STRATEGY = "table";
 
+    /** Baton's JDBC options, as documented. */
+    static final List<String> OPTIONS = List.of(STRATEGY, TABLE, CREATE_SCHEMA, ADVISORY_HOLDERS);
+
+    /** The parameter names each driver lists, looked up once: none when the driver is missing. */
+    private static final Map<Dialect, Set<String>> DRIVER_PARAMETERS = new ConcurrentHashMap<>();
+
     /**
-     * Parses a Baton JDBC URL.
+     * Parses a Baton JDBC URL; does no I/O.
      *
-     * @throws LockConfigurationException for a URL that is not H2, PostgreSQL or MariaDB, an unknown strategy
-     *     or one that does not support the database, an invalid table name or createSchema value, or a Baton parameter given twice
+     * @throws LockConfigurationException naming the option and what it takes, for a URL that is not
+     *     H2, PostgreSQL or MariaDB, a misspelt or unknown Baton option, an H2 URL with {@code ?}, an
+     *     unknown strategy or one that does not support the database, an invalid table name, a value
+     *     other than true or false, or a Baton option given twice or without a value
      */
     static LockUrl parse(String uri) {
         if (uri == null || uri.isBlank()) {
@@ -66,62 +90,54 @@ record LockUrl(
                 .orElseThrow(() -> new LockConfigurationException("Baton JDBC: " + redact(trimmed)
                         + " is not a URL of a supported database; Baton JDBC supports jdbc:h2,"
                         + " jdbc:postgresql and jdbc:mariadb"));
-        Map<String, String> baton = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        String driverUrl = dialect == Dialect.H2 ? stripH2(trimmed, baton) : stripPostgres(trimmed, baton);
-
         String where = "Baton JDBC URL " + redact(trimmed);
+        Map<String, String> baton = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+        Set<String> driverKnows = driverParameters(dialect);
+        String driverUrl = dialect == Dialect.H2
+                ? stripH2(trimmed, baton, driverKnows, where)
+                : stripQuery(trimmed, baton, driverKnows, where);
+
         Strategy strategy = Strategy.of(baton.getOrDefault(STRATEGY, TABLE_STRATEGY), where);
         strategy.require(dialect, where);
         TableNames tables;
         try {
             tables = TableNames.of(baton.getOrDefault(TABLE, TableNames.DEFAULT_TABLE));
         } catch (LockConfigurationException e) {
-            throw new LockConfigurationException(
-                    "Baton JDBC URL " + redact(trimmed) + ": " + e.getMessage().replaceFirst("^Baton JDBC: ", ""), e);
-        }
-        String create = baton.getOrDefault(CREATE_SCHEMA, "true");
-        if (!create.equalsIgnoreCase("true") && !create.equalsIgnoreCase("false")) {
-            throw new LockConfigurationException("Baton JDBC URL " + redact(trimmed) + ": createSchema must be"
-                    + " true or false but was '" + create + "'");
-        }
-        String fair = baton.getOrDefault(FAIR, "true");
-        if (!fair.equalsIgnoreCase("true") && !fair.equalsIgnoreCase("false")) {
-            throw new LockConfigurationException("Baton JDBC URL " + redact(trimmed) + ": fair must be true or"
-                    + " false but was '" + fair + "' (false lets a releasing client take the lock straight back,"
-                    + " which can starve other clients' waiters)");
-        }
-        String holders = baton.getOrDefault(ADVISORY_HOLDERS, "false");
-        if (!holders.equalsIgnoreCase("true") && !holders.equalsIgnoreCase("false")) {
-            throw new LockConfigurationException("Baton JDBC URL " + redact(trimmed) + ": advisoryHolders must be"
-                    + " true or false but was '" + holders + "'");
+            throw new LockConfigurationException(where + ": " + e.getMessage().replaceFirst("^Baton JDBC: ", ""), e);
         }
         return new LockUrl(
                 driverUrl,
                 dialect,
                 strategy,
                 tables,
-                Boolean.parseBoolean(create),
-                Boolean.parseBoolean(fair),
-                Boolean.parseBoolean(holders));
+                bool(baton, CREATE_SCHEMA, true, where, ""),
+                bool(baton, ADVISORY_HOLDERS, false, where, " (true records advisory holders for baton locks)"));
     }
 
-    private static boolean isBaton(String key) {
-        return key.equalsIgnoreCase(STRATEGY)
-                || key.equalsIgnoreCase(TABLE)
-                || key.equalsIgnoreCase(CREATE_SCHEMA)
-                || key.equalsIgnoreCase(FAIR)
-                || key.equalsIgnoreCase(ADVISORY_HOLDERS);
+    private static boolean bool(Map<String, String> baton, String option, boolean absent, String where, String hint) {
+        String value = baton.get(option);
+        if (value == null) {
+            return absent;
+        }
+        if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
+            return Boolean.parseBoolean(value);
+        }
+        throw new LockConfigurationException(
+                where + ": " + option + " must be true or false but was '" + value + "'" + hint);
     }
 
     /** {@code jdbc:h2:<db>;KEY=value;...}; a backslash escapes a semicolon inside a value. */
-    private static String stripH2(String url, Map<String, String> baton) {
+    private static String stripH2(String url, Map<String, String> baton, Set<String> driverKnows, String where) {
         List<String> kept = new ArrayList<>();
         int start = 0;
         for (int i = 0; i <= url.length(); i++) {
             boolean end = i == url.length();
             if (end || (url.charAt(i) == ';' && (i == 0 || url.charAt(i - 1) != '\\'))) {
                 String part = url.substring(start, i);
-                if (kept.isEmpty() || !take(part, false, baton, url)) {
+                if (kept.isEmpty()) {
+                    refuseQuery(part, where);
+                    kept.add(part);
+                } else if (!take(part, false, baton, driverKnows, where)) {
                     kept.add(part);
                 }
                 start = i + 1;
@@ -130,15 +146,26 @@ record LockUrl(
         return String.join(";", kept);
     }
 
-    /** {@code jdbc:postgresql://host/db?key=value&...}. */
-    private static String stripPostgres(String url, Map<String, String> baton) {
+    /** H2 reads everything before the first {@code ;} as the database, so {@code ?k=v} would name a file. */
+    private static void refuseQuery(String database, String where) {
+        int question = database.indexOf('?');
+        if (question >= 0) {
+            String query = database.substring(question);
+            throw new LockConfigurationException(where + ": H2 URLs take settings and Baton's options after ';',"
+                    + " not '?' (H2 would make '" + query + "' part of the database's name); write "
+                    + database.substring(0, question) + ";" + query.substring(1).replace('&', ';'));
+        }
+    }
+
+    /** {@code jdbc:postgresql://host/db?key=value&...}, and MariaDB's of the same form. */
+    private static String stripQuery(String url, Map<String, String> baton, Set<String> driverKnows, String where) {
         int query = url.indexOf('?');
         if (query < 0) {
             return url;
         }
         List<String> kept = new ArrayList<>();
         for (String part : url.substring(query + 1).split("&", -1)) {
-            if (!take(part, true, baton, url)) {
+            if (!take(part, true, baton, driverKnows, where)) {
                 kept.add(part);
             }
         }
@@ -146,35 +173,89 @@ record LockUrl(
         return kept.isEmpty() ? base : base + "?" + String.join("&", kept);
     }
 
-    /** Records {@code part} if it is a Baton parameter and says so. */
-    private static boolean take(String part, boolean urlEncoded, Map<String, String> baton, String url) {
+    /**
+     * Records {@code part} if it is a Baton option and says so; refuses it if it looks like a
+     * misspelt one (see the class's rules).
+     */
+    private static boolean take(
+            String part, boolean urlEncoded, Map<String, String> baton, Set<String> driverKnows, String where) {
         int eq = part.indexOf('=');
         // Baton's names are plain ASCII, so the raw key is compared; only Baton's values are decoded.
         String key = (eq < 0 ? part : part.substring(0, eq)).strip();
+        if (key.isEmpty()) {
+            return false;
+        }
         if (!isBaton(key)) {
+            if (!driverKnows.contains(key.toLowerCase(Locale.ROOT))) {
+                if (UriOptions.lockOption(key).isPresent()) {
+                    throw new LockConfigurationException(where + ": " + UriOptions.unknown(key, OPTIONS));
+                }
+                if (UriOptions.closest(key, OPTIONS).isPresent()) {
+                    throw new LockConfigurationException(where + ": " + UriOptions.unknown(key, OPTIONS)
+                            + " (the driver's own parameters pass through as they are)");
+                }
+            }
             return false;
         }
         String value = eq < 0 ? "" : part.substring(eq + 1).strip();
         if (urlEncoded) {
-            value = decode(value, url);
+            value = decode(value, where);
         }
         if (value.isEmpty()) {
-            throw new LockConfigurationException("Baton JDBC URL " + redact(url) + ": the parameter " + key
-                    + " has no value; give " + key + "=<value> or leave it out");
+            throw new LockConfigurationException(
+                    where + ": the option " + key + " has no value; give " + key + "=<value> or leave it out");
+        }
+        if (isCommon(key)) {
+            return true; // read by the core (Baton.connect) before the URL gets here
         }
         if (baton.putIfAbsent(key, value) != null) {
-            throw new LockConfigurationException("Baton JDBC URL " + redact(url) + ": the parameter "
-                    + key.toLowerCase(Locale.ROOT) + " is given more than once; keep one");
+            throw new LockConfigurationException(
+                    where + ": the option " + key.toLowerCase(Locale.ROOT) + " is given more than once; keep one");
         }
         return true;
     }
 
-    private static String decode(String text, String url) {
+    private static boolean isBaton(String key) {
+        return OPTIONS.stream().anyMatch(key::equalsIgnoreCase) || isCommon(key);
+    }
+
+    private static boolean isCommon(String key) {
+        return UriOptions.COMMON.stream().anyMatch(key::equalsIgnoreCase);
+    }
+
+    /**
+     * The parameters the dialect's driver lists, lower case; none when the driver is not on the class
+     * path or lists nothing (H2).
+     */
+    static Set<String> driverParameters(Dialect dialect) {
+        return DRIVER_PARAMETERS.computeIfAbsent(dialect, LockUrl::askDriver);
+    }
+
+    private static Set<String> askDriver(Dialect dialect) {
+        Set<String> names = new TreeSet<>();
+        try {
+            Driver driver = (Driver) Class.forName(dialect.driverClass(), true, LockUrl.class.getClassLoader())
+                    .getDeclaredConstructor()
+                    .newInstance();
+            String sample = dialect == Dialect.H2
+                    ? "jdbc:h2:mem:"
+                    : "jdbc:" + dialect.name().toLowerCase(Locale.ROOT) + "://localhost/db";
+            for (DriverPropertyInfo info : driver.getPropertyInfo(sample, new Properties())) {
+                names.add(info.name.toLowerCase(Locale.ROOT));
+            }
+        } catch (ReflectiveOperationException | LinkageError | java.sql.SQLException | RuntimeException e) {
+            // No driver (reported when the backend is built) or one that lists nothing: names close to
+            // Baton's are then judged by closeness alone.
+            return Set.of();
+        }
+        return Set.copyOf(names);
+    }
+
+    private static String decode(String text, String where) {
         try {
             return URLDecoder.decode(text, StandardCharsets.UTF_8);
         } catch (IllegalArgumentException e) {
-            throw new LockConfigurationException(
-                    "Baton JDBC URL " + redact(url) + ": '" + text + "' is not correctly URL-encoded", e);
+            throw new LockConfigurationException(where + ": '" + text + "' is not correctly URL-encoded", e);
         }
     }
 

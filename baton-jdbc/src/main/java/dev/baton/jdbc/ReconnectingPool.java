@@ -2,6 +2,7 @@ package dev.baton.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -43,11 +44,14 @@ final class ReconnectingPool implements DataSource, AutoCloseable {
         try {
             return pool.getConnection();
         } catch (SQLException e) {
-            if (!closed
-                    && e instanceof SQLTransientConnectionException
-                    && pool.getHikariPoolMXBean() != null
-                    && pool.getHikariPoolMXBean().getTotalConnections() == 0) {
-                replace(pool);
+            HikariPoolMXBean state = pool.getHikariPoolMXBean();
+            if (!closed && e instanceof SQLTransientConnectionException && state != null) {
+                if (state.getTotalConnections() == 0) {
+                    replace(pool);
+                } else if (state.getActiveConnections() >= config.getMaximumPoolSize()) {
+                    // Every connection was borrowed: the pool's limit held the caller up, not the database.
+                    throw new PoolExhaustedException(config.getPoolName(), config.getMaximumPoolSize());
+                }
             }
             throw e;
         }

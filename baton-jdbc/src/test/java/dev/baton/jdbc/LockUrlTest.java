@@ -133,21 +133,65 @@ class LockUrlTest {
     }
 
     @Test
-    void fairIsOnByDefaultAndFalseTurnsItOff() {
-        assertThat(LockUrl.parse("jdbc:h2:mem:x").fair()).isTrue();
-        LockUrl h2 = LockUrl.parse("jdbc:h2:mem:x;fair=false;DB_CLOSE_DELAY=-1");
-        assertThat(h2.fair()).isFalse();
+    void theOptionsEveryUriTakesNeverReachTheDriver() {
+        LockUrl h2 = LockUrl.parse("jdbc:h2:mem:x;fair=false;DB_CLOSE_DELAY=-1;CLIENTNAME=billing");
         assertThat(h2.driverUrl()).isEqualTo("jdbc:h2:mem:x;DB_CLOSE_DELAY=-1");
-        LockUrl postgres = LockUrl.parse("jdbc:postgresql://db/app?fair=FALSE&ssl=true");
-        assertThat(postgres.fair()).isFalse();
+        LockUrl postgres = LockUrl.parse("jdbc:postgresql://db/app?fair=FALSE&ssl=true&clientName=b");
         assertThat(postgres.driverUrl()).isEqualTo("jdbc:postgresql://db/app?ssl=true");
     }
 
     @Test
-    void aFairValueOtherThanTrueOrFalseIsRefused() {
-        assertThatThrownBy(() -> LockUrl.parse("jdbc:mariadb://db/app?strategy=optimistic&fair=no"))
+    void aMisspeltOptionIsRefusedWithTheNearestName() {
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:postgresql://db/app?user=u&stratgy=advisory"))
                 .isInstanceOf(LockConfigurationException.class)
-                .hasMessageContaining("fair must be true or false but was 'no'");
+                .hasMessageStartingWith("Baton JDBC URL jdbc:postgresql://db/app?user=u&stratgy=advisory: unknown"
+                        + " option 'stratgy' (did you mean 'strategy'?); the options are advisoryHolders, clientName,"
+                        + " createSchema, fair, strategy, table");
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:mariadb://db/app?createSchemas=false"))
+                .hasMessageContaining("did you mean 'createSchema'?");
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:h2:mem:x;DB_CLOSE_DELAY=-1;TABEL=app_locks"))
+                .hasMessageContaining("unknown option 'TABEL' (did you mean 'table'?)");
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:h2:mem:x;fiar=false"))
+                .hasMessageContaining("did you mean 'fair'?");
+    }
+
+    @Test
+    void aLockOptionInTheUrlIsToldWhereItIsSet() {
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:h2:./bad;leaseTime=10s"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("'leaseTime' is not a URI option")
+                .hasMessageContaining("LockOptions.builder().leaseTime(...)");
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:h2:./bad;leaseTme=10s"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("'leaseTme' is not a URI option (did you mean 'leaseTime'?)");
+    }
+
+    @Test
+    void anH2UrlWithAQueryIsRefusedInsteadOfNamingAFile() {
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:h2:./bad?table=foo&createSchema=false"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("H2 URLs take settings and Baton's options after ';', not '?'")
+                .hasMessageContaining("write jdbc:h2:./bad;table=foo;createSchema=false");
+    }
+
+    @Test
+    void theDriversOwnParametersPassThroughUntouched() {
+        assertThat(LockUrl.driverParameters(Dialect.POSTGRESQL)).contains("sslmode", "applicationname");
+        assertThat(LockUrl.driverParameters(Dialect.MARIADB)).contains("connecttimeout");
+        String postgres = "jdbc:postgresql://db/app?sslmode=disable&ApplicationName=billing&tcpKeepAlive=true"
+                + "&currentSchema=app&options=-c%20statement_timeout%3D5s";
+        assertThat(LockUrl.parse(postgres + "&table=t").driverUrl()).isEqualTo(postgres);
+        String mariadb = "jdbc:mariadb://db/app?useSsl=false&connectTimeout=100&autocommit=true";
+        assertThat(LockUrl.parse(mariadb + "&strategy=advisory").driverUrl()).isEqualTo(mariadb);
+        String h2 = "jdbc:h2:mem:x;MODE=PostgreSQL;AUTO_SERVER=TRUE;FILE_LOCK=FILE;TRACE_LEVEL_FILE=0";
+        assertThat(LockUrl.parse(h2 + ";table=t").driverUrl()).isEqualTo(h2);
+    }
+
+    @Test
+    void aBooleanOptionOtherThanTrueOrFalseIsRefused() {
+        assertThatThrownBy(() -> LockUrl.parse("jdbc:mariadb://db/app?strategy=advisory&advisoryHolders=no"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("advisoryHolders must be true or false but was 'no'");
     }
 
     @Test

@@ -249,6 +249,34 @@ class PostgresPinnedConnectionPoolTest {
         }
     }
 
+    /**
+     * Baton's own pool (40 connections for the pinning strategies) with every connection pinned by a
+     * held lease: the next acquire says that the pool was exhausted, and only then does a message
+     * speak of the pool.
+     */
+    @Test
+    void anExhaustedPoolSaysSoAndWhy() {
+        String url =
+                server.jdbcUrl() + "?user=" + server.user() + "&password=" + server.password() + "&strategy=advisory";
+        List<Lease> held = new ArrayList<>();
+        try (LockClient client = Baton.connect(
+                url,
+                LockOptions.builder().operationTimeout(Duration.ofSeconds(1)).build())) {
+            for (int i = 0; i < 40; i++) {
+                held.add(client.lock("pinned-" + i).acquire(Duration.ofSeconds(10)));
+            }
+            assertThatThrownBy(() -> client.lock("one-more").tryAcquire())
+                    .isInstanceOf(LockException.class)
+                    .hasMessageContaining("'one-more'")
+                    .hasMessageContaining("all 40 connections of the pool baton-")
+                    .hasMessageContaining("each held lease keeps one");
+            held.forEach(Lease::close);
+            try (Lease lease = client.lock("one-more").acquire(Duration.ofSeconds(10))) {
+                assertThat(lease.isValid()).isTrue();
+            }
+        }
+    }
+
     @Test
     void strategiesRefuseDatabasesTheyDoNotSupportOnFirstUse() {
         JdbcDataSource h2 = new JdbcDataSource();

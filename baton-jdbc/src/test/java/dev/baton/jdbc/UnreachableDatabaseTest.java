@@ -35,12 +35,34 @@ class UnreachableDatabaseTest {
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("'down'")
                     .hasMessageContaining("jdbc-table (PostgreSQL)")
-                    .hasMessageContaining("could not get a database connection")
-                    .hasMessageContaining("check the JDBC URL")
+                    .hasMessageContaining(
+                            "cannot connect to the database server; check the host and port in the" + " JDBC URL")
+                    .as("the driver's own reason")
+                    .hasMessageContaining("[SQLState 08001: Connection to 127.0.0.1:")
+                    .hasMessageContaining("refused")
+                    .as("no pool-size hint: the pool was not exhausted")
+                    .hasMessageNotContaining("pool")
                     .hasMessageNotContaining("secret-pw");
             // One connection timeout, not two: an attempt that never reached the database leaves
             // nothing to abandon. The bound is wide: this checks "no hang", not speed.
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(3_000);
+        }
+    }
+
+    /** With time for the driver's attempt to fail (the bound above may end before it has), its reason is given. */
+    @Test
+    void aRefusedConnectionSaysSoWithTheDriversReason() throws IOException {
+        LockOptions options =
+                LockOptions.builder().operationTimeout(Duration.ofSeconds(5)).build();
+        String url = "jdbc:postgresql://127.0.0.1:" + closedPort() + "/app?user=app";
+        try (LockClient client = Baton.connect(url, options)) {
+            assertThatThrownBy(() -> client.lock("refused").acquire(Duration.ofSeconds(30)))
+                    .isInstanceOf(LockUnavailableException.class)
+                    .hasMessageContaining("cannot connect to the database server; check the host and port in the"
+                            + " JDBC URL and that the server is running and reachable")
+                    .hasMessageContaining("[SQLState 08001: Connection to 127.0.0.1:")
+                    .hasMessageContaining("refused")
+                    .hasMessageNotContaining("pool");
         }
     }
 }

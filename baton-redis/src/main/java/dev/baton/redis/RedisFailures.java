@@ -15,6 +15,9 @@ import java.util.regex.Pattern;
 final class RedisFailures {
     /** A cluster redirect as a plain client sees it: {@code MOVED 3999 10.0.0.5:6381} or {@code ASK ...}. */
     private static final Pattern REDIRECT = Pattern.compile("\\b(moved|ask) \\d+ ");
+    /** Netty's native transport's prefix: {@code finishConnect(..) failed with error(-111): }. */
+    private static final Pattern NATIVE_CALL =
+            Pattern.compile("^\\w+\\(\\.\\.\\) failed(?: with error\\(-?\\d+\\))?: ");
 
     private RedisFailures() {}
 
@@ -118,13 +121,28 @@ final class RedisFailures {
                     + " not overloaded, or raise LockOptions.operationTimeout";
         }
         if (failure instanceof RedisConnectionException || hasCause(failure, ConnectException.class)) {
-            return "cannot connect (" + firstLine(all) + "); check that Redis runs at that address and is reachable";
+            return "cannot connect (" + connectReason(failure, all)
+                    + "); check that Redis runs at that address and is reachable";
         }
         if (lower.contains("closed") || lower.contains("connection")) {
             return "the connection is down (" + firstLine(all)
                     + "); check that Redis is reachable, the client reconnects by itself";
         }
         return firstLine(all);
+    }
+
+    /**
+     * The socket's own reason ({@code Connection refused: /127.0.0.1:6390}) without the client
+     * libraries' exception class names (Netty's AnnotatedConnectException, Lettuce's wrapper), which
+     * a user cannot act on; the whole chain when no socket error is in it.
+     */
+    private static String connectReason(Throwable failure, String chain) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof ConnectException && t.getMessage() != null) {
+                return NATIVE_CALL.matcher(firstLine(t.getMessage())).replaceFirst("");
+            }
+        }
+        return firstLine(chain);
     }
 
     private static boolean hasCause(Throwable failure, Class<? extends Throwable> type) {

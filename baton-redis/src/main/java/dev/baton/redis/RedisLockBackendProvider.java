@@ -50,7 +50,8 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
             throw new LockConfigurationException("Baton Redis: the URI and the options must not be null");
         }
         RedisUris.Parsed parsed = RedisUris.split(uri);
-        boolean fair = options.fair() && RedisUris.fair(uri, parsed.params());
+        // The URI's fair=false is read by the core into the options (as is clientName).
+        boolean fair = options.fair();
         if (parsed.scheme().equals("redlock")) {
             if (parsed.params().containsKey("waitreplicas")) {
                 throw RedisUris.invalid(uri, Redlock.NO_WAIT_REPLICAS);

@@ -1,6 +1,7 @@
 package dev.baton.redis;
 
 import dev.baton.LockConfigurationException;
+import dev.baton.spi.UriOptions;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.internal.HostAndPort;
 import java.net.URLDecoder;
@@ -15,16 +16,21 @@ import java.util.Set;
 
 /** Parses Baton's Redis URIs: Baton's own query parameters are taken out, the rest goes to Lettuce. */
 final class RedisUris {
-    static final Set<String> BATON_PARAMS = Set.of(
-            "prefix",
-            "drift",
-            "driftfactor",
-            "nodetimeout",
-            "tls",
-            "natmap",
-            "topologyrefresh",
-            "waitreplicas",
-            "fair");
+    static final Set<String> BATON_PARAMS =
+            Set.of("prefix", "drift", "driftfactor", "nodetimeout", "tls", "natmap", "topologyrefresh", "waitreplicas");
+
+    /** Baton's options of redis://, rediss:// and redis-sentinel:// URIs, as documented. */
+    private static final List<String> NODE_OPTIONS = List.of("prefix", "waitReplicas");
+
+    /** Lettuce's options that Baton passes on, as documented. */
+    private static final List<String> LETTUCE_OPTIONS =
+            List.of("timeout", "database", "clientName", "libraryName", "libraryVersion", "verifyPeer");
+
+    /** Options of redlock:// URIs, as documented. */
+    private static final List<String> REDLOCK_OPTIONS = List.of("prefix", "drift", "driftFactor", "nodeTimeout", "tls");
+
+    /** Options of redis-cluster:// URIs, as documented. */
+    private static final List<String> CLUSTER_OPTIONS = List.of("prefix", "natMap", "topologyRefresh", "waitReplicas");
 
     /** Options of redis://, rediss:// and redis-sentinel:// URIs that Lettuce reads (lower case). */
     static final Set<String> LETTUCE_PARAMS = Set.of(
@@ -119,25 +125,6 @@ final class RedisUris {
     }
 
     /**
-     * The {@code fair} option (every scheme): {@code fair=false} turns the hand-over queue off, so
-     * whoever asks first after a release takes the lock (barging); true when absent.
-     */
-    static boolean fair(String original, Map<String, String> params) {
-        String text = params.get("fair");
-        if (text == null) {
-            return true;
-        }
-        String value = text.trim().toLowerCase(Locale.ROOT);
-        if (value.equals("true") || value.equals("false")) {
-            return value.equals("true");
-        }
-        throw invalid(
-                original,
-                "fair='" + text + "' is not true or false; give fair=false to let a releasing client take the lock"
-                        + " again before queued waiters (barging, which can starve them), or leave it out (fair)");
-    }
-
-    /**
      * Refuses query parameters of a {@code redis://}, {@code rediss://} or {@code redis-sentinel://}
      * URI that neither Baton nor Lettuce knows: Lettuce would ignore them silently, and a misspelt
      * safety option must not be.
@@ -155,16 +142,22 @@ final class RedisUris {
             if (pair.isEmpty() || LETTUCE_PARAMS.contains(key)) {
                 continue;
             }
+            List<String> known = new ArrayList<>(NODE_OPTIONS);
+            known.addAll(LETTUCE_OPTIONS);
             throw invalid(
                     original,
-                    "'" + pair + "' is not an option of " + scheme
-                            + ":// URIs; they take prefix, waitReplicas and fair,"
-                            + " and"
-                            + " Lettuce's timeout, database, clientName, libraryName, libraryVersion and verifyPeer"
+                    scheme + ":// URIs: " + UriOptions.unknown(eq < 0 ? pair : pair.substring(0, eq), known)
                             + (key.contains("replica")
                                     ? " (to make a grant wait for replicas, use waitReplicas=N)"
                                     : ""));
         }
+    }
+
+    /** Why the first option of {@code query} (what is left after Baton's own) is refused. */
+    private static String unknownIn(String query, List<String> known) {
+        String pair = query.split("&", -1)[0];
+        int eq = pair.indexOf('=');
+        return UriOptions.unknown(eq < 0 ? pair : pair.substring(0, eq), known);
     }
 
     static RedisURI lettuce(String original, String lettuceUri) {
@@ -191,9 +184,7 @@ final class RedisUris {
         int question = lettuceUri.indexOf('?');
         if (question >= 0) {
             throw invalid(
-                    original,
-                    "'" + lettuceUri.substring(question + 1) + "' is not an option of redlock:// URIs; they take"
-                            + " prefix, drift, driftFactor, nodeTimeout, tls and fair");
+                    original, "redlock:// URIs: " + unknownIn(lettuceUri.substring(question + 1), REDLOCK_OPTIONS));
         }
         List<RedisURI> nodes = hostList(original, lettuceUri, tls);
         if (nodes.size() < 3) {
@@ -212,11 +203,9 @@ final class RedisUris {
     static List<RedisURI> clusterSeeds(String original, String lettuceUri, boolean tls) {
         int question = lettuceUri.indexOf('?');
         if (question >= 0) {
-            String unknown = lettuceUri.substring(question + 1);
             throw invalid(
                     original,
-                    "'" + unknown + "' is not an option of redis-cluster:// URIs; they take prefix, natMap,"
-                            + " topologyRefresh, waitReplicas and fair");
+                    "redis-cluster:// URIs: " + unknownIn(lettuceUri.substring(question + 1), CLUSTER_OPTIONS));
         }
         List<RedisURI> seeds = hostList(original, lettuceUri, tls);
         if (seeds.isEmpty()) {

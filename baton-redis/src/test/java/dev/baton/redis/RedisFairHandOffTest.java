@@ -80,9 +80,9 @@ class RedisFairHandOffTest {
      */
     private static Optional<Grant> releaseAndReacquireWhileAnotherClientWaits(String uri, LockOptions options) {
         String name = "fair-" + UUID.randomUUID();
-        RedisLockBackendProvider provider = new RedisLockBackendProvider();
-        try (LockBackend a = provider.create(uri, options);
-                LockBackend b = provider.create(uri, options)) {
+        // Through the core, which reads the URI's fair=false into the options.
+        try (LockBackend a = Baton.backend(uri, options);
+                LockBackend b = Baton.backend(uri, options)) {
             Grant held = a.tryAcquire(request(name)).orElseThrow();
             LockRequest waiter = request(name);
             assertThat(b.tryAcquire(waiter)).isEmpty();
@@ -211,11 +211,11 @@ class RedisFairHandOffTest {
 
     @Test
     void aBadFairValueIsRefusedNamingTheOption() {
-        assertThatThrownBy(() -> new RedisLockBackendProvider().create(single.uri() + "?fair=maybe", FAIR))
+        assertThatThrownBy(() -> Baton.backend(single.uri() + "?fair=maybe", FAIR))
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("fair='maybe'")
                 .hasMessageContaining("fair=false");
-        assertThatThrownBy(() -> new RedisLockBackendProvider().create(redlockUri() + "?fair=yes", FAIR))
+        assertThatThrownBy(() -> Baton.backend(redlockUri() + "?fair=yes", FAIR))
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("fair='yes'");
     }

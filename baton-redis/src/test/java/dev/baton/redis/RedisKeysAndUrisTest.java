@@ -194,15 +194,20 @@ class RedisKeysAndUrisTest {
         LockOptions options = LockOptions.defaults();
         assertThatThrownBy(() -> Baton.connect("redis://h:1?replicas=1", options))
                 .isInstanceOf(LockConfigurationException.class)
-                .hasMessageContaining("'replicas=1' is not an option of redis:// URIs")
+                .hasMessageContaining("redis:// URIs: unknown option 'replicas'")
                 .hasMessageContaining("use waitReplicas=N");
         assertThatThrownBy(() -> Baton.connect("redis-sentinel://s:1?prefx=app:#m", options))
                 .isInstanceOf(LockConfigurationException.class)
-                .hasMessageContaining("'prefx=app:' is not an option of redis-sentinel:// URIs")
-                .hasMessageContaining("prefix");
+                .hasMessageContaining("redis-sentinel:// URIs: unknown option 'prefx' (did you mean 'prefix'?)");
         assertThatThrownBy(() -> Baton.connect("redlock://a:1,b:2,c:3?drfit=2ms", options))
                 .isInstanceOf(LockConfigurationException.class)
-                .hasMessageContaining("'drfit=2ms' is not an option of redlock:// URIs");
+                .hasMessageContaining("redlock:// URIs: unknown option 'drfit' (did you mean 'drift'?)");
+        assertThatThrownBy(() -> Baton.connect("redis-cluster://h:1,h:2?natmpa=a:1>b:2", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("redis-cluster:// URIs: unknown option 'natmpa' (did you mean 'natMap'?)");
+        assertThatThrownBy(() -> Baton.connect("redis://h:1?leaseTime=10s", options))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("LockOptions.builder().leaseTime(...)");
         Baton.connect("redis://h:1/0?timeout=2s&clientName=app&database=1&verifyPeer=NONE", options)
                 .close();
     }

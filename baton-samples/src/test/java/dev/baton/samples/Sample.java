@@ -17,8 +17,10 @@ record Sample(String name, List<String> backends, String bootNettyLine) {
     /** Every sample, in the order the reactor builds them. */
     static final List<Sample> ALL = List.of(
             new Sample("all-backends", List.of("postgresql", "h2", "redis", "zookeeper", "azure", "etcd")),
+            new Sample("no-bom", List.of("zookeeper", "redis", "etcd", "azure", "h2")),
             new Sample("spring-boot", List.of("redis", "etcd"), "4.2."),
             new Sample("spring-boot3", List.of("postgresql", "redis"), "4.1."),
+            new Sample("wrong-boot-line", List.of("h2"), "4.1."),
             new Sample("shedlock", List.of("redis")),
             new Sample("spring-integration", List.of("etcd")),
             new Sample("jdbc", List.of("postgresql", "h2")),

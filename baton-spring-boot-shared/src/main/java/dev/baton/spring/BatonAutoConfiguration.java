@@ -11,6 +11,7 @@ import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -29,8 +30,12 @@ import org.springframework.core.Ordered;
  * own replaces it; {@link Locked} methods and the health indicator then use that one.
  *
  * <p>Startup fails with a {@link LockConfigurationException} naming the property when {@code
- * baton.uri} is missing or is not a URI that a Baton backend on the class path serves, or when a
- * duration is zero or negative.
+ * baton.uri} is missing or is not a URI that a Baton backend on the class path serves, when it or a
+ * backend property ({@code baton.jdbc.*}, ...) names a bad option or value, or when a duration is zero
+ * or negative; {@link BatonFailureAnalyzer} reports it as Boot's "APPLICATION FAILED TO START" with
+ * the action to take. It also fails at once, naming the right artifact, when this starter runs on
+ * the other Spring Boot line than the one it was built for (baton-spring-boot-starter for Boot 4,
+ * baton-spring-boot3-starter for Boot 3.5).
  *
  * <p>{@link Locked} methods are advised by Spring AOP proxies, as {@code @Transactional} ones are:
  * Boot's AOP auto-configuration ({@code spring.aop.auto=true}, the default) provides the proxying.
@@ -45,6 +50,15 @@ public class BatonAutoConfiguration {
      * the lowest precedence by default, so that a transaction commits before its lock is released.
      */
     public static final int LOCKED_ORDER = Ordered.LOWEST_PRECEDENCE - 1000;
+
+    /**
+     * The auto-configuration; refuses a Spring Boot line the starter was not built for.
+     *
+     * @throws LockConfigurationException naming the starter to use instead
+     */
+    public BatonAutoConfiguration() {
+        BootLine.require(SpringBootVersion.getVersion());
+    }
 
     /**
      * The application's client, built from {@link BatonProperties} and then changed by every {@link
@@ -66,12 +80,14 @@ public class BatonAutoConfiguration {
                     + " jdbc:h2:mem:locks), or define a LockClient bean of your own");
         }
         LockOptions options = options(properties, customizers);
+        String withOptions = BackendUriOptions.apply(uri.trim(), properties);
+        String named = withOptions.equals(uri.trim()) ? "baton.uri" : "baton.uri with its baton.* backend properties";
         // The messages below carry the backend's own, so no cause: the root of the startup failure names the property.
         try {
-            return Baton.connect(uri.trim(), options);
+            return Baton.connect(withOptions, options);
         } catch (LockConfigurationException e) {
             throw new LockConfigurationException(
-                    "Baton: the property baton.uri is invalid: " + e.getMessage() + "; fix baton.uri");
+                    "Baton: the property " + named + " is invalid: " + e.getMessage() + "; fix " + named);
         }
     }
 
@@ -85,6 +101,16 @@ public class BatonAutoConfiguration {
         set("baton.poll-initial-delay", properties.getPollInitialDelay(), builder::pollInitialDelay);
         set("baton.poll-max-delay", properties.getPollMaxDelay(), builder::pollMaxDelay);
         builder.autoRenew(properties.isAutoRenew());
+        builder.fair(properties.isFair());
+        try {
+            builder.clientName(
+                    properties.getClientName() == null
+                            ? ""
+                            : properties.getClientName().strip());
+        } catch (LockConfigurationException e) {
+            throw new LockConfigurationException("Baton: the property baton.client-name is invalid: "
+                    + e.getMessage().replaceFirst("^LockOptions: ", ""));
+        }
         customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
         try {
             return builder.build();
@@ -107,19 +133,35 @@ public class BatonAutoConfiguration {
     }
 
     /**
+     * Where {@link Locked} calls that ended before their {@code lockAtLeastFor} leave their leases
+     * until it is up; closed before the client (which it depends on), releasing them at once.
+     *
+     * @param client the client whose leases are kept
+     * @return the releases' keeper; starts its one thread on first use
+     */
+    @Bean(destroyMethod = "close")
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    LockedReleases batonLockedReleases(LockClient client) {
+        return new LockedReleases();
+    }
+
+    /**
      * The advisor of {@link Locked} methods. Static and lazy about the client so that creating it
      * (early, among the post-processors) does not create the client too soon.
      *
      * @param client the client the advised methods lock with, looked up on the first call
+     * @param releases keeps the leases of calls shorter than their lockAtLeastFor, looked up on the
+     *     first call
      * @param beanFactory resolves {@code @bean} references in the lock names' expressions
      * @return an advisor ordered at {@link #LOCKED_ORDER}
      */
     @Bean
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    public static Advisor batonLockedAdvisor(ObjectProvider<LockClient> client, BeanFactory beanFactory) {
+    public static Advisor batonLockedAdvisor(
+            ObjectProvider<LockClient> client, ObjectProvider<LockedReleases> releases, BeanFactory beanFactory) {
         LockedMethods methods = new LockedMethods(beanFactory);
         DefaultPointcutAdvisor advisor =
-                new DefaultPointcutAdvisor(methods.pointcut(), new LockedMethodInterceptor(client, methods));
+                new DefaultPointcutAdvisor(methods.pointcut(), new LockedMethodInterceptor(client, releases, methods));
         advisor.setOrder(LOCKED_ORDER);
         return advisor;
     }

@@ -12,6 +12,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
@@ -50,6 +51,68 @@ class BatonAutoConfigurationTest {
                         assertThat(lease.isValid()).isTrue();
                     }
                 });
+    }
+
+    @Test
+    void everyLockOptionHasAProperty() {
+        runner.withPropertyValues(
+                        "baton.uri=jdbc:h2:mem:starter-every-option",
+                        "baton.lease-time=2s",
+                        "baton.operation-timeout=1500ms",
+                        "baton.auto-renew=false",
+                        "baton.poll-initial-delay=5ms",
+                        "baton.poll-max-delay=PT0.2S",
+                        "baton.client-name=billing",
+                        "baton.fair=false")
+                .run(context -> assertThat(context.getBean(LockClient.class).options())
+                        .isEqualTo(LockOptions.builder()
+                                .leaseTime(Duration.ofSeconds(2))
+                                .operationTimeout(Duration.ofMillis(1500))
+                                .autoRenew(false)
+                                .pollInitialDelay(Duration.ofMillis(5))
+                                .pollMaxDelay(Duration.ofMillis(200))
+                                .clientName("billing")
+                                .fair(false)
+                                .build()));
+    }
+
+    @Test
+    void backendPropertiesBecomeTheUrisOptions() {
+        runner.withPropertyValues(
+                        "baton.uri=jdbc:h2:mem:starter-backend-options;DB_CLOSE_DELAY=-1",
+                        "baton.jdbc.strategy=optimistic",
+                        "baton.jdbc.table=app_locks")
+                .run(context -> {
+                    LockClient client = context.getBean(LockClient.class);
+                    assertThat(client.backendName()).startsWith("jdbc-optimistic");
+                    String database = "jdbc:h2:mem:starter-backend-options";
+                    try (Lease lease = client.lock("with-options").acquire(Duration.ofSeconds(5));
+                            LockClient sameTable = Baton.connect(database + ";strategy=optimistic;table=app_locks");
+                            LockClient defaultTable = Baton.connect(database + ";strategy=optimistic")) {
+                        assertThat(sameTable.lock("with-options").tryAcquire())
+                                .as("held in baton.jdbc.table's table")
+                                .isEmpty();
+                        Optional<Lease> elsewhere =
+                                defaultTable.lock("with-options").tryAcquire();
+                        assertThat(elsewhere).as("not in the default table").isPresent();
+                        elsewhere.get().close();
+                    }
+                });
+    }
+
+    @Test
+    void aBadBackendPropertyFailsStartupNamingIt() {
+        runner.withPropertyValues("baton.uri=jdbc:h2:mem:starter-bad-strategy", "baton.jdbc.strategy=magic")
+                .run(context -> assertThat(rootMessage(context.getStartupFailure()))
+                        .contains("baton.uri with its baton.* backend properties is invalid")
+                        .contains("strategy 'magic' is not available"));
+        runner.withPropertyValues("baton.uri=jdbc:h2:mem:starter-other-group", "baton.zookeeper.root=/app")
+                .run(context -> assertThat(rootMessage(context.getStartupFailure()))
+                        .contains("baton.zookeeper.root is set, but baton.uri is a jdbc:h2 URI"));
+        runner.withPropertyValues("baton.uri=jdbc:h2:mem:starter-bad-name", "baton.client-name=" + "x".repeat(41))
+                .run(context -> assertThat(rootMessage(context.getStartupFailure()))
+                        .contains("baton.client-name is invalid")
+                        .contains("at most 40 characters"));
     }
 
     @Test
@@ -133,7 +196,19 @@ class BatonAutoConfigurationTest {
                             "\"baton.uri\"",
                             "\"baton.lease-time\"",
                             "\"baton.operation-timeout\"",
-                            "\"baton.auto-renew\"");
+                            "\"baton.auto-renew\"",
+                            "\"baton.poll-initial-delay\"",
+                            "\"baton.poll-max-delay\"",
+                            "\"baton.client-name\"",
+                            "\"baton.fair\"",
+                            "\"baton.jdbc.strategy\"",
+                            "\"baton.jdbc.create-schema\"",
+                            "\"baton.redis.wait-replicas\"",
+                            "\"baton.redis.topology-refresh\"",
+                            "\"baton.zookeeper.session-timeout\"",
+                            "\"baton.etcd.root\"",
+                            "\"baton.azure.create-container\"",
+                            "\"value\": \"advisory\"");
         }
     }
 

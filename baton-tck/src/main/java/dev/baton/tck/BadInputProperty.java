@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import dev.baton.Baton;
 import dev.baton.DistributedLock;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockOptions;
+import dev.baton.spi.UriOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,8 +19,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The kit's bad-input property ({@link LockBackendContract.BadInput}): bad names and options are
- * refused with clear messages, the longest and unusual valid names work, and a lease shorter than
- * the backend accepts ({@link LockBackendFixture#minimumLeaseTime()}) is refused.
+ * refused with clear messages, a misspelt URI option is refused when the client is built (with the
+ * nearest name), the longest and unusual valid names work, and a lease shorter than the backend
+ * accepts ({@link LockBackendFixture#minimumLeaseTime()}) is refused.
  */
 abstract class BadInputProperty {
     private final LockBackendContract contract;
@@ -88,6 +91,26 @@ abstract class BadInputProperty {
                     .as("the refused attempt left nothing behind")
                     .isTrue();
         }
+    }
+
+    /**
+     * Every backend checks its URI's options by {@link UriOptions}' rule, before any I/O: a misspelt
+     * one names the nearest, and one of the client's {@link LockOptions} is told where it is set.
+     */
+    @Test
+    void aMisspeltUriOptionIsRefusedWhenTheClientIsBuilt() {
+        String misspelt = UriOptions.with(contract.fixture().uri(), "fiar", "false");
+        assertThatThrownBy(() -> Baton.connect(misspelt, contract.options()).close())
+                .as("%s", misspelt)
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("'fiar'")
+                .hasMessageContaining("did you mean 'fair'?")
+                .hasMessageNotContaining("\n");
+        String leaseTime = UriOptions.with(contract.fixture().uri(), "leaseTime", "10s");
+        assertThatThrownBy(() -> Baton.connect(leaseTime, contract.options()).close())
+                .as("%s", leaseTime)
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("LockOptions.builder().leaseTime(...)");
     }
 
     @Test

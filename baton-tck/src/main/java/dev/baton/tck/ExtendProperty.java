@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.DistributedLock;
 import dev.baton.Lease;
+import dev.baton.LockConfigurationException;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import java.time.Duration;
@@ -107,7 +108,7 @@ abstract class ExtendProperty {
         Lease held = contract.client(withoutRenewal(lease)).lock(name).acquire(contract.grant());
         for (Duration bad : new Duration[] {null, Duration.ZERO, Duration.ofMillis(-1)}) {
             assertThatThrownBy(() -> held.extend(bad))
-                    .isInstanceOf(IllegalArgumentException.class)
+                    .isInstanceOf(LockConfigurationException.class)
                     .hasMessageContaining(name);
         }
         assertThat(held.isValid()).isTrue();
@@ -121,7 +122,7 @@ abstract class ExtendProperty {
         Duration lease = contract.options().leaseTime();
         try (Lease held = contract.client().lock(name).acquire(contract.grant())) {
             assertThatThrownBy(() -> held.extend(lease.dividedBy(2)))
-                    .isInstanceOf(IllegalArgumentException.class)
+                    .isInstanceOf(LockConfigurationException.class)
                     .hasMessageContaining(name);
             held.extend(lease);
             held.checkValid();

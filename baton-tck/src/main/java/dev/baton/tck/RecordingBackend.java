@@ -1,15 +1,13 @@
 package dev.baton.tck;
 
+import dev.baton.Baton;
 import dev.baton.LockOptions;
 import dev.baton.spi.ForwardingLockBackend;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
-import dev.baton.spi.LockBackendProvider;
 import java.time.Duration;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
-import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -37,17 +35,12 @@ final class RecordingBackend extends ForwardingLockBackend {
         super(delegate);
     }
 
-    /** A new backend of {@code uri}, created by the provider of its scheme, that records. */
+    /**
+     * A new backend of {@code uri}, made as {@link Baton#connect} makes it (the URI's clientName and
+     * fair read into the options), that records.
+     */
     static RecordingBackend of(String uri, LockOptions options) {
-        String lower = uri.toLowerCase(Locale.ROOT);
-        for (LockBackendProvider provider : ServiceLoader.load(LockBackendProvider.class)) {
-            for (String scheme : provider.schemes()) {
-                if (lower.startsWith(scheme.toLowerCase(Locale.ROOT) + ":")) {
-                    return new RecordingBackend(provider.create(uri, options));
-                }
-            }
-        }
-        throw new AssertionError("no provider for " + uri);
+        return new RecordingBackend(Baton.backend(uri, options));
     }
 
     @Override

@@ -50,7 +50,7 @@ class KitVariantsTest {
     void aGroupTheVariantNamesRuns() {
         Events events = run(BadInputOnlyVariant.class, LockBackendContract.BadInput.class);
         assertThat(events.skipped().count()).isZero();
-        assertThat(events.started().count()).isEqualTo(4);
+        assertThat(events.started().count()).isEqualTo(5);
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.baton.zookeeper;
 
 import dev.baton.LockConfigurationException;
+import dev.baton.spi.UriOptions;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -116,7 +117,7 @@ record ZooKeeperUri(
                                     + " remove the parameter");
                 }
                 if (!PARAMS.contains(key)) {
-                    throw bad(uri, "unknown parameter '" + key + "'; known: " + PARAMS);
+                    throw bad(uri, UriOptions.unknown(key, PARAMS));
                 }
                 params.put(key, value);
             }

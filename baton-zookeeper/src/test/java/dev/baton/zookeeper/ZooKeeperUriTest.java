@@ -61,6 +61,14 @@ class ZooKeeperUriTest {
     }
 
     @Test
+    void anUnknownOptionIsOfferedTheNearestAndEveryOneTheUriTakes() {
+        assertThatThrownBy(() -> ZooKeeperUri.parse("zookeeper://h:1?sesionTimeout=5s"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("unknown option 'sesionTimeout' (did you mean 'sessionTimeout'?); the options"
+                        + " are acl, clientName, connectionTimeout, fair, onSuspended, root, sessionTimeout");
+    }
+
+    @Test
     void theRemovedExclusiveNodesParameterIsRefusedWithWhatReplacedIt() {
         assertThatThrownBy(() -> ZooKeeperUri.parse("zookeeper://h:1?exclusiveNodes=readwrite"))
                 .isInstanceOf(LockConfigurationException.class)
