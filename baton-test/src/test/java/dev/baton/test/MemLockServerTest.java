@@ -62,6 +62,23 @@ class MemLockServerTest {
     }
 
     @Test
+    void anotherJvmConnectsWithTheServersUri() {
+        // snippet:start serve
+        MemLockServer billing = MemLocks.serve("billing"); // a free port of the loopback interface
+        String uri = billing.uri(); // mem://127.0.0.1:<port>/billing, for the application's other JVMs
+        // snippet:end serve
+        try (LockClient there = Baton.connect(uri, OPTIONS);
+                LockClient here = Baton.connect("mem://billing", OPTIONS);
+                Lease held = here.lock("invoice-42").acquire(Duration.ofSeconds(1))) {
+            assertThat(uri).matches("mem://127\\.0\\.0\\.1:\\d+/billing");
+            assertThat(there.lock("invoice-42").tryAcquire()).isEmpty();
+        } finally {
+            billing.close();
+            MemLocks.forget("billing");
+        }
+    }
+
+    @Test
     void theFaultsOfTheNamespaceReachItsOtherJvms() {
         try (LockClient there = Baton.connect(server.uri(), OPTIONS);
                 MemFault outage = faults.unreachable()) {
