@@ -7,6 +7,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -28,7 +29,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *       passed since the last renewal that was answered; the grant runs out on the server then too.
  *   <li>{@link #stallRenewals}: renewals hang, each until the fault ends or the client's operation
  *       timeout passes (then it fails as a call without an answer does); the lease is reported lost at
- *       its validity deadline however long the call hangs.
+ *       its validity deadline however long the call hangs. A client in this JVM renews grant by grant;
+ *       a client in another JVM renews up to 100 grants in one call, and a stalled renewal holds back
+ *       its whole call, as on a server that renews in batches.
  *   <li>{@link #unreachable}: every call fails at once with {@link LockUnavailableException}, as with
  *       a server whose port refuses connections: acquisitions fail, waiters stop waiting with that
  *       exception, renewals fail (leases are lost at their validity deadlines unless the fault ends
@@ -51,6 +54,7 @@ public final class MemFaults {
     private final List<MemFault> faults = new CopyOnWriteArrayList<>();
     private final ReentrantLock stalls = new ReentrantLock();
     private final Condition faultEnded = stalls.newCondition();
+    private final AtomicInteger stalled = new AtomicInteger();
 
     MemFaults(MemNamespace namespace) {
         this.namespace = namespace;
@@ -273,6 +277,7 @@ public final class MemFaults {
         }
         long deadline = System.nanoTime() + timeout.toNanos();
         stalls.lock();
+        stalled.incrementAndGet();
         try {
             while (covered(MemFault.Kind.STALL_RENEWALS, lock)) {
                 long left = deadline - System.nanoTime();
@@ -293,8 +298,14 @@ public final class MemFaults {
             throw new LockUnavailableException(
                     what(lock, backend) + ": interrupted while the renewal was stalled (MemFaults.stallRenewals)");
         } finally {
+            stalled.decrementAndGet();
             stalls.unlock();
         }
+    }
+
+    /** Renewals in {@link #beforeRenewal} now, held back or about to be: for tests that must see one held. */
+    int renewalsInStall() {
+        return stalled.get();
     }
 
     private static String what(String lock, String backend) {

@@ -54,8 +54,9 @@ public final class MemLockServer implements AutoCloseable {
     private MemLockServer(MemNamespace namespace) throws IOException {
         this.namespace = namespace;
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        // Calls run on workers, not on the connection's reader, so that a renewal a fault stalls holds
-        // back neither the connection's other calls nor its wake-ups.
+        // Renewals run on workers, not on the connection's reader, so that one a fault stalls holds
+        // back neither the connection's other calls nor its wake-ups; every other call is answered on
+        // the reader, since none blocks.
         this.workers = Executors.newCachedThreadPool(runnable -> {
             Thread thread = new Thread(runnable, "baton-mem-server-worker-" + WORKERS.incrementAndGet());
             thread.setDaemon(true);
@@ -157,12 +158,14 @@ public final class MemLockServer implements AutoCloseable {
             long id = in.readLong();
             if (type == MemWire.HELLO) {
                 hello(id, in); // on the reader: every later call of the client finds its backend made
-                return;
-            }
-            try {
-                workers.execute(() -> answer(type, id, in));
-            } catch (java.util.concurrent.RejectedExecutionException e) {
-                link.close(); // the server is closing
+            } else if (type == MemWire.RENEW) {
+                try {
+                    workers.execute(() -> answer(type, id, in));
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    link.close(); // the server is closing
+                }
+            } else {
+                answer(type, id, in); // never blocks: a few map operations under the namespace's lock
             }
         }
 

@@ -10,11 +10,16 @@ import dev.baton.LockAdmin;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockInfo;
+import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockBackend;
+import dev.baton.spi.LockRequest;
 import dev.baton.testsupport.TcpProxy;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -87,6 +92,33 @@ class MemLockServerTest {
                     .hasMessageContaining("cut")
                     .hasMessageContaining("unreachable");
         }
+    }
+
+    @Test
+    void aStalledRenewalHoldsBackNoOtherCallOfItsConnection() throws Exception {
+        LockOptions patient =
+                OPTIONS.toBuilder().operationTimeout(Duration.ofSeconds(30)).build();
+        try (LockBackend there = Baton.backend(server.uri(), patient)) {
+            Grant grant = there.tryAcquire(request("stalled")).orElseThrow();
+            CompletableFuture<Optional<Grant>> renewal;
+            try (MemFault stall = faults.stallRenewals("stalled")) {
+                renewal = CompletableFuture.supplyAsync(() -> there.renew(grant, Duration.ofSeconds(2)));
+                await().atMost(Bounds.SLACK).until(() -> faults.renewalsInStall() == 1);
+                assertThat(there.tryAcquire(request("other"))).isPresent();
+                assertThat(renewal)
+                        .as("still stalled while the other call was answered")
+                        .isNotDone();
+            }
+            assertThat(renewal.get(Bounds.SLACK.toMillis(), TimeUnit.MILLISECONDS))
+                    .as("answered once the fault ended")
+                    .isPresent();
+        }
+    }
+
+    private static LockRequest request(String name) {
+        return LockRequest.builder(
+                        name, UUID.randomUUID().toString().replace("-", ""), LockKind.MUTEX, Duration.ofSeconds(2))
+                .build();
     }
 
     @Test
