@@ -39,7 +39,8 @@ public final class Baton {
             Map.entry("zookeeper", "baton-zookeeper"),
             Map.entry("etcd", "baton-etcd"),
             Map.entry("etcds", "baton-etcd"),
-            Map.entry("azblob", "baton-azure"));
+            Map.entry("azblob", "baton-azure"),
+            Map.entry("mem", "baton-test"));
 
     private Baton() {}
 

@@ -16,6 +16,9 @@ class BatonConnectTest {
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("dev.baton:baton-jdbc")
                 .hasMessageNotContaining("secret");
+        assertThatThrownBy(() -> Baton.connect("mem://app"))
+                .isInstanceOf(LockConfigurationException.class)
+                .hasMessageContaining("dev.baton:baton-test");
     }
 
     @Test

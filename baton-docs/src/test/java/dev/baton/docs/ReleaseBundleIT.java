@@ -51,7 +51,9 @@ class ReleaseBundleIT {
                 published.add(module);
             }
         }
-        assertThat(published).contains("baton-core", "baton-bom", "baton-jdbc").doesNotContain("baton-cli");
+        assertThat(published)
+                .contains("baton-core", "baton-bom", "baton-jdbc", "baton-test")
+                .doesNotContain("baton-cli");
 
         List<String> missing = new ArrayList<>();
         for (String artifact : published) {
