@@ -8,13 +8,18 @@ import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.WaitQueue;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One attempt on the backend for an acquiring thread: a failure becomes the API's {@link
  * LockUnavailableException} (naming the lock and the backend), and an attempt whose outcome is
- * unknown is cleaned up before it is reported.
+ * unknown is cleaned up in the background while it is reported: a backend that cannot be reached
+ * would make the cleanup wait a second operation timeout, and the caller was promised one.
  */
 final class BackendAttempts {
+    private static final Logger log = LoggerFactory.getLogger(BackendAttempts.class);
+
     private BackendAttempts() {}
 
     /** A blocking wait ({@link BlockingWait}), its failures reported like a queued wait's. */
@@ -31,34 +36,46 @@ final class BackendAttempts {
     }
 
     /** Enters the backend's line; a failure is cleaned up and reported as for {@link #tryOnce}. */
-    static WaitQueue.Entry enter(LockBackend backend, WaitQueue queue, LockRequest request, Runnable wake) {
+    static WaitQueue.Entry enter(ClientCore client, WaitQueue queue, LockRequest request, Runnable wake) {
         try {
             return queue.enter(request, wake);
         } catch (UnsupportedOperationException e) {
             throw e;
         } catch (RuntimeException e) {
-            throw abandoned(backend, request, e);
+            throw abandoned(client, request, e);
         }
     }
 
-    static Optional<Grant> tryOnce(LockBackend backend, LockRequest request) {
+    static Optional<Grant> tryOnce(ClientCore client, LockRequest request) {
         try {
-            return backend.tryAcquire(request);
+            return client.backend.tryAcquire(request);
         } catch (UnsupportedOperationException e) {
             // The backend refuses the mode (no shared locks): nothing was attempted, nothing to clean.
             throw e;
         } catch (RuntimeException e) {
-            throw abandoned(backend, request, e);
+            throw abandoned(client, request, e);
         }
     }
 
-    /** The attempt may have reached the backend: removes whatever it left, then reports it. */
-    private static RuntimeException abandoned(LockBackend backend, LockRequest request, RuntimeException e) {
-        try {
-            backend.abandon(request);
-        } catch (RuntimeException cleanup) {
-            e.addSuppressed(cleanup);
-        }
+    /**
+     * The attempt may have reached the backend: reports it at once and removes whatever it left on
+     * a call thread. The owner id is this acquisition's alone and the acquisition ends here, so the
+     * cleanup can touch nothing granted later; if it fails, the leftover expires after its lease.
+     */
+    private static RuntimeException abandoned(ClientCore client, LockRequest request, RuntimeException e) {
+        LockBackend backend = client.backend;
+        client.waits.run(() -> {
+            try {
+                backend.abandon(request);
+            } catch (RuntimeException cleanup) {
+                log.debug(
+                        "Baton lock '{}' on {}: removing what a failed attempt left failed; it expires after"
+                                + " its lease time: {}",
+                        request.name(),
+                        backend.name(),
+                        cleanup.toString());
+            }
+        });
         return e instanceof LockException ? e : unavailable(backend, request, e);
     }
 

@@ -53,7 +53,7 @@ final class BackendWait {
     /** A single attempt (a zero timeout). */
     void tryOnce() {
         sentAt = client.ticker.nanoTime();
-        Optional<Grant> grant = BackendAttempts.tryOnce(client.backend, request);
+        Optional<Grant> grant = BackendAttempts.tryOnce(client, request);
         if (grant.isPresent() && !late(grant.get())) {
             acquisition.granted(grant.get(), sentAt);
         } else {
@@ -139,7 +139,7 @@ final class BackendWait {
     private void pollAttempt() {
         cancelRetry();
         sentAt = client.ticker.nanoTime();
-        Optional<Grant> grant = BackendAttempts.tryOnce(client.backend, request);
+        Optional<Grant> grant = BackendAttempts.tryOnce(client, request);
         if (grant.isPresent()) {
             if (!late(grant.get())) {
                 acquisition.granted(grant.get(), sentAt);
@@ -165,7 +165,7 @@ final class BackendWait {
 
     private void enterLine() {
         sentAt = client.ticker.nanoTime();
-        entry = BackendAttempts.enter(client.backend, waiting.queue(), request, this::poke);
+        entry = BackendAttempts.enter(client, waiting.queue(), request, this::poke);
         Optional<Grant> grant = entry.grantedOnEntry();
         if (grant.isPresent()) {
             entry = null;
@@ -217,7 +217,7 @@ final class BackendWait {
             // An asynchronous wait first tries once: a free lock needs no thread of the bounded pool,
             // where its call could wait behind others' long waits.
             sentAt = client.ticker.nanoTime();
-            Optional<Grant> free = BackendAttempts.tryOnce(client.backend, request);
+            Optional<Grant> free = BackendAttempts.tryOnce(client, request);
             if (free.isPresent() && !late(free.get())) {
                 acquisition.granted(free.get(), sentAt);
                 return;
