@@ -15,7 +15,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -171,11 +170,26 @@ class PostgresReleaseNotificationsTest {
         }
     }
 
+    /**
+     * Parked in the caller's driver between two steps: every frame above its {@code runUntil} is the
+     * JDK's own. A step that waits (for a connection, for the listener) also shows {@code runUntil}
+     * lower in its stack, with Baton's frames above it.
+     */
     private static boolean parkedInPollPause(Thread thread) {
-        return thread.getState() == Thread.State.TIMED_WAITING
-                && Arrays.stream(thread.getStackTrace())
-                        .anyMatch(frame -> frame.getClassName().endsWith("Driver$Caller")
-                                && frame.getMethodName().equals("runUntil"));
+        if (thread.getState() != Thread.State.TIMED_WAITING) {
+            return false;
+        }
+        for (StackTraceElement frame : thread.getStackTrace()) {
+            if (frame.getClassName().endsWith("Driver$Caller")
+                    && frame.getMethodName().equals("runUntil")) {
+                return true;
+            }
+            if (!frame.getClassName().startsWith("java.")
+                    && !frame.getClassName().startsWith("jdk.")) {
+                return false;
+            }
+        }
+        return false;
     }
 
     /** The pid of the session listening for release notifications (only the waiter's client has one), or 0. */
