@@ -4,6 +4,8 @@ import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
 import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -57,6 +59,10 @@ final class HeldGrant {
     private volatile Duration leaseTime;
 
     private int holds = 1;
+    /** Counted down when {@link #finish} is done: the backend answered and the local state is free. */
+    private final CountDownLatch finished = new CountDownLatch(1);
+
+    private volatile Thread finishing;
 
     HeldGrant(
             ClientCore client,
@@ -152,19 +158,26 @@ final class HeldGrant {
     /** Removes one hold; the last one stops renewal and releases on the backend before returning. */
     void releaseHold() {
         boolean wasHeld;
+        boolean last;
         state.lock();
         try {
-            if (holds == 0) {
-                return;
+            last = holds > 0;
+            if (!last) {
+                wasHeld = false;
+            } else {
+                holds--;
+                if (holds > 0) {
+                    return;
+                }
+                wasHeld = status == Status.HELD;
+                status = Status.RELEASED;
             }
-            holds--;
-            if (holds > 0) {
-                return;
-            }
-            wasHeld = status == Status.HELD;
-            status = Status.RELEASED;
         } finally {
             state.unlock();
+        }
+        if (!last) {
+            awaitReleased(); // released already, maybe still in progress on another thread
+            return;
         }
         finish(wasHeld);
     }
@@ -191,6 +204,7 @@ final class HeldGrant {
      * listeners hear it now, so that no loss goes unreported.
      */
     private void finish(boolean reportIfGone) {
+        finishing = Thread.currentThread();
         if (thread != null) {
             local.holders.remove(thread, this);
         }
@@ -215,8 +229,30 @@ final class HeldGrant {
                     e.toString());
         } finally {
             long heldNanos = client.ticker.nanoTime() - grantedNanos;
-            client.grantReleased(this);
-            client.events.leaseReleased(local.name, heldNanos);
+            try {
+                client.grantReleased(this);
+                client.events.leaseReleased(local.name, heldNanos);
+            } finally {
+                finished.countDown();
+            }
+        }
+    }
+
+    /**
+     * Returns once a release another thread started has finished, so that a close() that found the
+     * lease already being released returns, as the first one does, with the lock free in this client
+     * (its gate open to the next acquisition). Bounded by the release's own operation timeout.
+     */
+    void awaitReleased() {
+        if (status != Status.RELEASED || finishing == Thread.currentThread() || finished.getCount() == 0) {
+            return;
+        }
+        try {
+            if (!finished.await(options.operationTimeout().toNanos() * 2, TimeUnit.NANOSECONDS)) {
+                log.debug("{}: a release in another thread is still running", describe());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

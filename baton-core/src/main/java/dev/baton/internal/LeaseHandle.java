@@ -72,6 +72,8 @@ final class LeaseHandle implements Lease {
     public void close() {
         if (closed.compareAndSet(false, true)) {
             held.releaseHold();
+        } else {
+            held.awaitReleased(); // closed by another thread: return when that release is done
         }
     }
 
