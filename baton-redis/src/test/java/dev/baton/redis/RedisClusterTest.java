@@ -16,6 +16,7 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
+import dev.baton.tck.Await;
 import dev.baton.tck.KitTime;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -64,6 +65,21 @@ class RedisClusterTest {
     /** The lock keys with {@code prefix} that {@code master} holds, read from the master itself. */
     private static List<String> lockKeysOn(RedisServer master, String prefix) {
         return admin(master, conn -> conn.sync().keys(prefix + "*:lock"));
+    }
+
+    /**
+     * Waits until a node of the cluster has a subscriber on a channel of {@code name}. Subscribing
+     * waits at most the operation timeout for the first node to confirm, then lets polls stand in;
+     * these tests check the messages themselves, so they wait for the confirmation however long a
+     * busy machine takes.
+     */
+    private static void awaitSubscribed(String name) {
+        Await.condition(
+                "a node subscribed to the release channel of " + name,
+                KitTime.bound(KitTime.COLD_START),
+                () -> cluster.nodes().stream()
+                        .anyMatch(node -> !admin(node, conn -> conn.sync().pubsubChannels("*" + name + "*"))
+                                .isEmpty()));
     }
 
     @Test
@@ -141,7 +157,10 @@ class RedisClusterTest {
         RedisKeys keys = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
         try (LockBackend waiting = provider.create(cluster.uri(), OPTIONS);
                 LockBackend holding = provider.create(cluster.uri(), OPTIONS)) {
-            ReleaseNotifications notifications = waiting.waiting(LockKind.MUTEX).notifications();
+            // A fair exclusive waiter waits in the hand-over line; a reader's wait listens on the same
+            // channel, which an exclusive release publishes on when the lock was wanted.
+            ReleaseNotifications notifications = waiting.waiting(LockKind.READ).notifications();
+            assertThat(notifications.supported()).isTrue();
             for (RedisServer master : cluster.masters()) {
                 String name;
                 do {
@@ -160,6 +179,7 @@ class RedisClusterTest {
                 CountDownLatch released = new CountDownLatch(1);
                 try (ReleaseNotifications.Subscription subscription =
                         notifications.subscribe(name, released::countDown)) {
+                    awaitSubscribed(name);
                     assertThat(holding.release(grant)).isTrue();
                     assertThat(released.await(5, TimeUnit.SECONDS))
                             .as("release on the master on port %d is heard", master.port())
@@ -206,6 +226,7 @@ class RedisClusterTest {
                 try (ReleaseNotifications.Subscription subscription = waiting.waiting(LockKind.PERMIT)
                         .notifications()
                         .subscribe(refused.name(), released::countDown)) {
+                    awaitSubscribed(refused.name());
                     assertThat(holding.release(second)).isTrue();
                     assertThat(released.await(5, TimeUnit.SECONDS))
                             .as("a permit's release on the master on port %d is heard", master.port())
