@@ -57,6 +57,7 @@ class PublishedSurfaceTest {
                         "LockKind",
                         "LockListener",
                         "LockListener$AcquireOutcome",
+                        "LockListener$Acquisition",
                         "LockLostException",
                         "LockMode",
                         "LockOptions",

@@ -77,7 +77,7 @@ final class Acquisitions {
                 thread,
                 threadBound,
                 interruptible,
-                client.events.attempt(lock.name(), client.ticker));
+                client.events.attempt(lock.name(), lock.kind(), client.ticker));
         HeldGrant hold = null;
         try {
             begin(acquisition);
@@ -122,7 +122,7 @@ final class Acquisitions {
                 Thread.currentThread(),
                 false,
                 false,
-                client.events.attempt(lock.name(), client.ticker));
+                client.events.attempt(lock.name(), lock.kind(), client.ticker));
         acquisition.result.whenComplete((hold, failure) -> {
             if (hold != null) {
                 LeaseHandle lease = new LeaseHandle(hold);

@@ -249,12 +249,13 @@ final class ClientCore implements LockClient {
             Grant grant,
             long sentAt,
             LockEvents.Attempt attempt) {
-        HeldGrant hold = new HeldGrant(this, local, lock.options(), thread, grant, sentAt);
+        HeldGrant hold = new HeldGrant(this, local, lock.options(), thread, grant, sentAt, attempt);
         if (thread != null) {
             local.holders.put(thread, hold);
         }
         // Reported before the grant is in `held`: a concurrent close() cannot release it (and report
         // leaseReleased) before its ACQUIRED; a listener may already re-enter the lock on this thread.
+        attempt.granted(grant.fencingToken());
         attempt.end(AcquireOutcome.ACQUIRED);
         held.add(hold);
         if (closed) {

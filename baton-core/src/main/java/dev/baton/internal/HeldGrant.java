@@ -45,6 +45,8 @@ final class HeldGrant {
     final LocalLockState local;
     final LockOptions options;
     final Thread thread;
+    /** The acquire call that took this grant: what the client's listeners hear its events with. */
+    final LockEvents.Attempt acquisition;
 
     private final ReentrantLock state = new ReentrantLock();
     private final ReentrantLock renewing = new ReentrantLock();
@@ -70,11 +72,13 @@ final class HeldGrant {
             LockOptions options,
             Thread thread,
             Grant grant,
-            long requestSentNanos) {
+            long requestSentNanos,
+            LockEvents.Attempt acquisition) {
         this.client = client;
         this.local = local;
         this.options = options;
         this.thread = thread;
+        this.acquisition = acquisition;
         this.grant = grant;
         this.validUntilNanos = requestSentNanos + grant.validityNanos(options.leaseTime());
         this.leaseTime = options.leaseTime();
@@ -231,7 +235,7 @@ final class HeldGrant {
             long heldNanos = client.ticker.nanoTime() - grantedNanos;
             try {
                 client.grantReleased(this);
-                client.events.leaseReleased(local.name, heldNanos);
+                client.events.leaseReleased(acquisition, heldNanos);
             } finally {
                 finished.countDown();
             }
@@ -463,7 +467,7 @@ final class HeldGrant {
     /** Tells the client's listeners of the loss, once; the renewal thread calls it after it let go. */
     void reportLoss() {
         if (lossUnreported.compareAndSet(true, false)) {
-            client.events.leaseLost(local.name, lostCause);
+            client.events.leaseLost(acquisition, lostCause);
         }
     }
 
@@ -474,7 +478,7 @@ final class HeldGrant {
                 + " token " + grant.fencingToken() + " may be stale");
         log.warn(lost.getMessage());
         lossListeners.tell(lost, false);
-        client.events.leaseLost(local.name, lost);
+        client.events.leaseLost(acquisition, lost);
     }
 
     void onLost(Consumer<LockLostException> listener) {

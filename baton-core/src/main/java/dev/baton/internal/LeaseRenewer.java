@@ -137,11 +137,11 @@ final class LeaseRenewer {
                 grant.endRenewal();
             }
             for (HeldGrant grant : renewed) {
-                events.renewed(grant.local.name);
+                events.renewed(grant.acquisition);
             }
             for (HeldGrant grant : taken) {
                 if (failure != null) {
-                    events.renewalFailed(grant.local.name, failure);
+                    events.renewalFailed(grant.acquisition, failure);
                 }
                 grant.reportLoss();
             }

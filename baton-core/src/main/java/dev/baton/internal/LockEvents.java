@@ -1,10 +1,12 @@
 package dev.baton.internal;
 
+import dev.baton.LockKind;
 import dev.baton.LockListener;
 import dev.baton.LockListener.AcquireOutcome;
 import dev.baton.LockLostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -32,26 +34,59 @@ final class LockEvents {
         return listeners.isEmpty();
     }
 
-    /** One acquire call that is not reentrant: its wait and its single outcome. */
-    final class Attempt {
+    /**
+     * One acquire call that is not reentrant: its wait and its single outcome, and the {@link
+     * LockListener.Acquisition} every event of the call and of its grant carries.
+     */
+    final class Attempt implements LockListener.Acquisition {
         private final String lock;
+        private final LockKind kind;
         private final long startNanos;
         private final Ticker ticker;
+        private volatile long fencingToken;
+        private volatile boolean granted;
         private boolean waiting;
         private boolean ended;
 
-        private Attempt(String lock, Ticker ticker) {
+        private Attempt(String lock, LockKind kind, Ticker ticker) {
             this.lock = lock;
+            this.kind = kind;
             this.ticker = ticker;
             this.startNanos = ticker.nanoTime();
+        }
+
+        @Override
+        public String lock() {
+            return lock;
+        }
+
+        @Override
+        public String backend() {
+            return backend;
+        }
+
+        @Override
+        public LockKind kind() {
+            return kind;
+        }
+
+        @Override
+        public OptionalLong fencingToken() {
+            return granted ? OptionalLong.of(fencingToken) : OptionalLong.empty();
         }
 
         /** The call has to wait; reported once. */
         void waiting() {
             if (!waiting && !ended) {
                 waiting = true;
-                each("waitStarted", listener -> listener.waitStarted(lock, backend));
+                each("waitStarted", listener -> listener.waitStarted(this));
             }
+        }
+
+        /** The call was granted the grant of {@code token}; {@link #end} with ACQUIRED follows. */
+        void granted(long token) {
+            fencingToken = token;
+            granted = true;
         }
 
         /** The call ended with {@code outcome}; only the first call counts. */
@@ -64,36 +99,46 @@ final class LockEvents {
                 return;
             }
             if (waiting) {
-                each("waitEnded", listener -> listener.waitEnded(lock, backend));
+                each("waitEnded", listener -> listener.waitEnded(this));
             }
             Duration waited = Duration.ofNanos(ticker.nanoTime() - startNanos);
-            each("acquireEnded", listener -> listener.acquireEnded(lock, backend, outcome, waited));
+            each("acquireEnded", listener -> listener.acquireEnded(this, outcome, waited));
+        }
+
+        @Override
+        public String toString() {
+            return "Acquisition[" + lock + ", " + kind + ", " + backend + "]";
         }
     }
 
-    Attempt attempt(String lock, Ticker ticker) {
-        return new Attempt(lock, ticker);
+    /** Starts an acquire call's events, on the calling thread: {@code acquireStarted} is heard here. */
+    Attempt attempt(String lock, LockKind kind, Ticker ticker) {
+        Attempt attempt = new Attempt(lock, kind, ticker);
+        if (!none()) {
+            each("acquireStarted", listener -> listener.acquireStarted(attempt));
+        }
+        return attempt;
     }
 
-    void leaseReleased(String lock, long heldNanos) {
+    void leaseReleased(Attempt acquisition, long heldNanos) {
         if (!none()) {
             Duration held = Duration.ofNanos(heldNanos);
-            each("leaseReleased", listener -> listener.leaseReleased(lock, backend, held));
+            each("leaseReleased", listener -> listener.leaseReleased(acquisition, held));
         }
     }
 
-    void renewed(String lock) {
+    void renewed(Attempt acquisition) {
         if (!none()) {
-            each("renewed", listener -> listener.renewed(lock, backend));
+            each("renewed", listener -> listener.renewed(acquisition));
         }
     }
 
-    void renewalFailed(String lock, Throwable cause) {
-        each("renewalFailed", listener -> listener.renewalFailed(lock, backend, cause));
+    void renewalFailed(Attempt acquisition, Throwable cause) {
+        each("renewalFailed", listener -> listener.renewalFailed(acquisition, cause));
     }
 
-    void leaseLost(String lock, LockLostException cause) {
-        each("leaseLost", listener -> listener.leaseLost(lock, backend, cause));
+    void leaseLost(Attempt acquisition, LockLostException cause) {
+        each("leaseLost", listener -> listener.leaseLost(acquisition, cause));
     }
 
     private void each(String kind, Consumer<LockListener> call) {

@@ -39,7 +39,7 @@ class LockListenerTest {
     private static final Duration SHORT_LEASE = Duration.ofMillis(450);
 
     /** One owner per name; renewals can be made to fail or be refused. */
-    private static final class MemoryBackend implements LockBackend {
+    static final class MemoryBackend implements LockBackend {
         final Map<String, String> owners = new ConcurrentHashMap<>();
         volatile boolean failAcquire;
         volatile boolean failRenewals;

@@ -8,10 +8,14 @@ import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
+import io.micrometer.tracing.test.simple.SimpleSpan;
+import io.micrometer.tracing.test.simple.SimpleTracer;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The example of docs/frameworks/micrometer.md, run as the page shows it (on in-process H2). */
+/** The examples of docs/frameworks/micrometer.md, run as the page shows them (on in-process H2). */
 class ReadmeExampleTest {
 
     @Test
@@ -39,5 +43,24 @@ class ReadmeExampleTest {
                         .timer()
                         .count())
                 .isEqualTo(1);
+    }
+
+    @Test
+    void theObservationExampleTracesTheAcquireAndTheHold() {
+        SimpleTracer tracer = new SimpleTracer();
+        // snippet:start observations
+        ObservationRegistry registry = ObservationRegistry.create(); // Spring Boot gives you its own
+        registry.observationConfig().observationHandler(new DefaultTracingObservationHandler(tracer));
+        BatonObservations observations = BatonObservations.builder(registry).build();
+        LockOptions options = LockOptions.builder().listener(observations).build();
+        try (LockClient client = Baton.connect("jdbc:h2:mem:app;DB_CLOSE_DELAY=-1", options)) {
+            try (Lease lease = client.lock("invoice-42").acquire(Duration.ofSeconds(5))) {
+                // spans: baton.lock.acquire (ended), baton.lock.hold (open until close)
+            }
+        }
+        // snippet:end observations
+        assertThat(tracer.getSpans())
+                .extracting(SimpleSpan::getName)
+                .containsExactly("baton.lock.acquire", "baton.lock.hold");
     }
 }

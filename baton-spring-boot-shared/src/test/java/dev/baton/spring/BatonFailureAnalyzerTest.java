@@ -36,7 +36,9 @@ class BatonFailureAnalyzerTest {
         try (output) {
             assertThatThrownBy(() -> new SpringApplicationBuilder(App.class)
                             .properties(
-                                    "baton.uri=jdbc:h2:mem:analyzed;stratgy=advisory", "spring.main.banner-mode=off")
+                                    "baton.uri=jdbc:h2:mem:analyzed;stratgy=advisory",
+                                    "spring.main.banner-mode=off",
+                                    "spring.main.web-application-type=none")
                             .run()
                             .close())
                     .hasRootCauseInstanceOf(dev.baton.LockConfigurationException.class);
@@ -56,7 +58,10 @@ class BatonFailureAnalyzerTest {
         StandardOutput output = new StandardOutput();
         try (output) {
             assertThatThrownBy(() -> new SpringApplicationBuilder(AppWithABadAnnotation.class)
-                            .properties("baton.uri=jdbc:h2:mem:analyzed-annotation", "spring.main.banner-mode=off")
+                            .properties(
+                                    "baton.uri=jdbc:h2:mem:analyzed-annotation",
+                                    "spring.main.banner-mode=off",
+                                    "spring.main.web-application-type=none")
                             .run()
                             .close())
                     .hasRootCauseInstanceOf(dev.baton.LockConfigurationException.class);

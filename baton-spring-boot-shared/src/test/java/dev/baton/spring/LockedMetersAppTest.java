@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -50,6 +51,7 @@ class LockedMetersAppTest {
     @Test
     void lockedCallsShowUpInTheMeters() throws Exception {
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class)
+                .web(WebApplicationType.NONE)
                 .properties("baton.uri=jdbc:h2:mem:metered-app", "spring.main.banner-mode=off")
                 .run()) {
             Reports reports = context.getBean(Reports.class);

@@ -89,6 +89,7 @@ class LockedTest {
     static void start() {
         context = new SpringApplicationBuilder(App.class)
                 .web(WebApplicationType.NONE)
+                .web(WebApplicationType.NONE)
                 .properties("baton.uri=jdbc:h2:mem:starter-locked", "baton.lease-time=5s")
                 .run();
         invoices = context.getBean(Invoices.class);

@@ -12,7 +12,10 @@ class ReadmeExampleTest {
     @Test
     void theReadmeExampleRuns() {
         try (ConfigurableApplicationContext context = SpringApplication.run(
-                ReadmeExample.class, "--baton.uri=jdbc:h2:mem:starter-readme", "--spring.main.banner-mode=off")) {
+                ReadmeExample.class,
+                "--baton.uri=jdbc:h2:mem:starter-readme",
+                "--spring.main.banner-mode=off",
+                "--spring.main.web-application-type=none")) {
             ReadmeExample.Billing billing = context.getBean(ReadmeExample.Billing.class);
             long first = billing.bill(42);
             assertThat(billing.bill(42)).isGreaterThan(first);
