@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * No Javadoc comment of the published packages is left without its declaration: a comment followed
  * by another Javadoc comment belongs to nothing, and the method it was written for shows an inherited
- * or no text instead (Lease.close() showed AutoCloseable's "Closes this resource").
+ * or no text instead (Lease.close() would show AutoCloseable's "Closes this resource").
  */
 class PublishedJavadocTest {
     @Test

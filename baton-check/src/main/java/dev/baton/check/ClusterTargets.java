@@ -21,9 +21,9 @@ final class ClusterTargets {
 
     /**
      * How soon a node counts another as failed ({@code cluster-node-timeout}): 2 s, so that a failover
-     * takes about 3 s here (detection, the replicas' election), as Sentinel's does, up to about 12 s
-     * on a loaded machine or when both replicas stand at once and split the vote; shorter risks failing
-     * over a master that a loaded 2-core machine merely slowed down.
+     * (detection, the replicas' election) takes about as long as Sentinel's, longer on a loaded
+     * machine or when both replicas stand at once and split the vote; shorter risks failing over a
+     * master that a loaded machine merely slowed down.
      */
     static final Duration NODE_TIMEOUT = Duration.ofSeconds(2);
 

@@ -24,7 +24,7 @@ class CheckRunsTest {
     /**
      * Baton's runs: each backend on two fixed seeds (neither tuned for: a clean run on one seed
      * proves little), 4 s each, on servers started once per backend, so the smoke costs about what one
-     * 10 s run did. The sweep over 20 seeds is {@code baton check --seeds 1-20} (README).
+     * 10 s run would. The sweep over 20 seeds is {@code baton check --seeds 1-20} (README).
      */
     private static final List<Long> SEEDS = List.of(11L, 23L);
 

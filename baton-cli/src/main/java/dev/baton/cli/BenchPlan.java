@@ -12,8 +12,8 @@ import java.util.Locale;
 /**
  * What a {@code baton bench} run will do, known before any server starts, and about how long it
  * takes. A row is one subject in one scenario; each row is measured {@code runs} times, each run after
- * its warm-up. The overheads below were measured on the project's 2-core build machine (one run of
- * every backend, 2026-11-25); runs themselves last exactly as long as asked.
+ * its warm-up. The overheads below are rough averages over the backends, from one run of each (see
+ * docs/performance.md); runs themselves last exactly as long as asked.
  *
  * @param backends the backends to run, in order, with the subjects each will offer
  * @param scenarios the scenarios every subject runs
@@ -22,18 +22,19 @@ import java.util.Locale;
  */
 record BenchPlan(List<Backend> backends, List<Scenario> scenarios, BenchSettings settings, boolean recovery) {
 
-    /** Starting the embedded server and the first connection's class loading: 0.3 s (H2) to 4 s (Redis). */
+    /** Starting the embedded server and loading the first connection's classes: H2 quicker, Redis slower. */
     static final Duration START_UP = Duration.ofSeconds(2);
 
-    /** Opening and closing a run's client: about 0.1 s. */
+    /** Opening and closing a run's client. */
     static final Duration RUN_OVERHEAD = Duration.ofMillis(100);
 
-    /** A scenario with a client per thread opens 8 of them: 0.1 s (JDBC) to 1.5 s (Curator, Redisson). */
+    /** A scenario with a client per thread opens 8 of them: JDBC's are quicker, Curator's and Redisson's slower. */
     static final Duration CLIENTS_OVERHEAD = Duration.ofMillis(500);
 
     /**
-     * A recovery probe forks a JVM that takes the lock with a 2 s lease and is killed: 1 to 3 s, and 11
-     * s for ZooKeeper, whose lock lives as long as the bench's 10 s session; 3 s on average.
+     * A recovery probe forks a JVM that takes the lock with a 2 s lease and is killed, then waits for
+     * the lock: about the lease, longer for ZooKeeper, whose lock lives as long as the bench's 10 s
+     * session.
      */
     static final Duration PROBE = Duration.ofSeconds(3);
 

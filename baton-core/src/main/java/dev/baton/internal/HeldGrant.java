@@ -83,7 +83,7 @@ final class HeldGrant {
         this.validUntilNanos = requestSentNanos + grant.validityNanos(options.leaseTime());
         this.leaseTime = options.leaseTime();
         this.grantedNanos = client.ticker.nanoTime();
-        // Described only if a listener fails: building the text per grant cost the hot path a few %.
+        // Described only if a listener fails: building the text for every grant weighs on the hot path.
         this.lossListeners = new LossListeners(this::describe);
     }
 

@@ -28,7 +28,7 @@ import org.slf4j.LoggerFactory;
  *       in (t, t + I]: if t1 &le; t + I/2, t takes t1 with it; otherwise t is renewed and next due
  *       at t + I, which is within I/2 of t1, so t1 takes it. Any two groups merge within one
  *       interval, so grants taken at arbitrary moments are renewed as one group per lease time
- *       after about two intervals (a tenth, as before, never merges groups more than I/10 apart).
+ *       after about two intervals (a window of a tenth never merges groups more than I/10 apart).
  *   <li>Churn costs at most about twice. With a steady stream of new grants, a new grant due more
  *       than I/2 after the main group pulls the main group with it, early; then the main group is
  *       due again I later, so this happens at most about once per half interval: in the worst case
@@ -42,8 +42,8 @@ import org.slf4j.LoggerFactory;
  * <p>Why not a {@code ScheduledThreadPoolExecutor}: scheduling there takes the queue's lock, sifts a
  * heap, often wakes the timer thread (a new earliest task), and the release has to cancel and remove
  * the task again, all on the acquiring and releasing threads. Most grants are released long before
- * their first renewal, so that work is wasted, and on a small machine it costs a tenth of the
- * throughput of a fast backend. Here a new task is one lock-free queue append; the timer thread
+ * their first renewal, so that work is wasted, and beside a fast backend's round trip it is a large
+ * share of a grant's cost. Here a new task is one lock-free queue append; the timer thread
  * moves the tasks of grants still held into its own heap in batches (every {@link #DRAIN_NANOS}
  * while tasks keep arriving) and simply drops the tasks of grants released meanwhile.
  * Nothing is cancelled: a task whose grant is no longer held does nothing when it comes due.

@@ -23,9 +23,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A grant answered long after its request was sent (a cold or stalled client, a slow server) has
- * little of its validity left, which the core counts from the send: handed out, it was lost before
- * its first renewal could be answered (the kit's closing test saw a 2 s lease granted after 2.6 s on
- * a loaded machine). The core releases such a grant and asks again while the caller's time lasts.
+ * little of its validity left, which the core counts from the send: handed out, it would be lost
+ * before its first renewal could be answered. The core releases such a grant and asks again while
+ * the caller's time lasts.
  */
 class LateGrantTest {
     private static final Duration LEASE = Duration.ofSeconds(2);

@@ -8,9 +8,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link LeadershipEvents#shutdown(long)} returns once the listener thread has ended, not only once
- * its executor counts as terminated (which it does while its last thread is still on its way out: a
- * loaded run of the whole suite saw {@code closingTheClientResignsItsCandidaciesAndEndsTheirThreads}
- * find the listener thread alive after close).
+ * its executor counts as terminated (which it does while its last thread is still on its way out,
+ * so a caller that looks for the client's threads right after close, as {@code
+ * closingTheClientResignsItsCandidaciesAndEndsTheirThreads} does, could still find the listener).
  */
 class LeadershipEventsTest {
     @Test

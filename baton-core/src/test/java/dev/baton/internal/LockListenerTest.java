@@ -316,7 +316,7 @@ class LockListenerTest {
     /**
      * A lease of two seconds: its first renewal is due after a third of it, and the loss is reported at
      * its end, so a renewal thread the machine does not run for over a second still fails (and is
-     * reported) before the loss. With a shorter lease a loaded machine reported the loss first.
+     * reported) before the loss; a shorter lease leaves a stalled renewal thread too little time.
      */
     @Test
     void failingRenewalsAreReportedThenTheLossThenTheRelease() {

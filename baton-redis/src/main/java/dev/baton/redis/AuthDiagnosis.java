@@ -20,7 +20,7 @@ import java.util.concurrent.CompletionException;
 /**
  * Tells a refused password from a lost connection when Lettuce cannot. Lettuce's connection handshake
  * (HELLO or AUTH) fails by closing the channel and completing the connection's future once the close
- * is done; when the channel's inactive event overtakes that (seen on a loaded machine), the future
+ * is done; when the channel's inactive event overtakes that (a race of Netty's events), the future
  * fails with "Connection closed prematurely" and the server's WRONGPASS is lost, so a user with a
  * wrong password would be told to check the network.
  *

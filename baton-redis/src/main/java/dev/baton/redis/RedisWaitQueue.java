@@ -63,10 +63,10 @@ final class RedisWaitQueue {
 
     /**
      * Queues {@code request} for a hand-over from the core's next attempt on, which comes at once:
-     * nothing here waits for this client's channel to be subscribed. A client's first wait used to
-     * wait for it (a pub/sub connection opened, then SUBSCRIBE), and until the next attempt put the
-     * waiter in the queue, the releasing client took the lock straight back (the kit's fairness
-     * property saw [140, 8, 8, 7] on a loaded machine). A hand-over message sent before the channel is
+     * nothing here waits for this client's channel to be subscribed. A client's first wait would
+     * otherwise wait for it (a pub/sub connection opened, then SUBSCRIBE), and until the next attempt
+     * put the waiter in the queue, the releasing client would take the lock straight back, for as long
+     * as subscribing takes. A hand-over message sent before the channel is
      * subscribed is lost; the waiter's next poll then finds the lock handed to it (see {@link
      * RedisScripts}).
      *

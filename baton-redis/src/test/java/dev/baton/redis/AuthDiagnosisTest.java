@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Lettuce can fail a handshake whose AUTH the server refused with "Connection closed prematurely"
- * (its channel-inactive event overtaking the handshake's failure; seen twice in loaded runs of the
- * whole suite, in {@code RedisFaultTest} and {@code RedisClusterTest}). These tests hand {@link
- * AuthDiagnosis} exactly that failure against a real server and check what the user is told.
+ * (its channel-inactive event overtaking the handshake's failure, which a loaded machine makes more
+ * likely). These tests hand {@link AuthDiagnosis} exactly that failure against a real server and
+ * check what the user is told.
  */
 class AuthDiagnosisTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(5);

@@ -28,11 +28,11 @@ import org.junit.jupiter.api.Timeout;
 /**
  * On a Redis Cluster, one client's commands for one master go on one connection, so that they run
  * in the order sent. A clean-up sent without waiting (an interrupted waiter leaving the queue) relies
- * on it to run before the client's next attempt: when grants went on a node connection asked for by
+ * on it to run before the client's next attempt: were grants sent on a node connection asked for by
  * node id (for their {@code WAIT}) and releases on the connection the cluster connection routes a
- * slot to (asked for by host and port), Lettuce held two connections to the master, and the kit saw
- * an interrupted waiter's own client refused the free lock once (its queue entry, left by a clean-up
- * still on the other connection, was ahead of it).
+ * slot to (asked for by host and port), Lettuce would hold two connections to the master, and an
+ * interrupted waiter's own client could be refused the free lock (its queue entry, left by a
+ * clean-up still on the other connection, ahead of it).
  */
 @Timeout(60)
 class RedisClusterCommandOrderTest {

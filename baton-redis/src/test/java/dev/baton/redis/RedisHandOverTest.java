@@ -89,9 +89,8 @@ class RedisHandOverTest {
      * The waiters reach the server through a proxy that delays every packet by 100 ms, so that each is
      * queued before its client's hand-over channel is subscribed (see the test below): a release in
      * between hands the lock to a waiter that cannot hear it and would find it only at its next poll.
-     * So the release comes once the three are queued and their three channels are subscribed; waiting
-     * for the queue alone failed here on every run (and now and then on a busy machine without the
-     * proxy).
+     * So the release comes once the three are queued and their three channels are subscribed: with
+     * the queue alone awaited, the release would find a waiter that cannot hear it yet.
      */
     @Test
     void oneReleaseWakesExactlyOneWaiterWhichOwnsTheLockWithoutAnotherRoundTrip() throws Exception {
@@ -168,11 +167,11 @@ class RedisHandOverTest {
     /**
      * A client's first wait opens its pub/sub connection and subscribes its hand-over channel; the
      * waiter must be in the lock's queue before that completes, or the releasing client takes the lock
-     * straight back meanwhile (the kit's fairness property saw [140, 8, 8, 7]). The waiter's
+     * straight back meanwhile and starves the others. The waiter's
      * connections go through a proxy that delays every packet by 100 ms, so its subscription needs
      * several round trips (connect, HELLO, SUBSCRIBE) and its queueing attempt one: the queue entry is
-     * on the server well before the channel is subscribed. When the subscription was awaited first,
-     * the channel was subscribed before the entry was written, and this failed.
+     * on the server well before the channel is subscribed; a client that awaited its subscription
+     * before queueing would have it the other way round, and this test would fail.
      */
     @Test
     void aFreshClientsFirstWaitIsQueuedBeforeItsHandOverChannelIsSubscribed() throws Exception {

@@ -85,9 +85,7 @@ class RedisSentinelDefaultWaitTest {
 
     /**
      * A replica that acknowledges the grant only after its key expired on the master: the grant is
-     * not handed to the caller (a dead lease whose lock another owner may already hold: the kit's
-     * holderKilledWithSigkill saw the lock free right after its child printed ACQUIRED on a loaded
-     * machine).
+     * not handed to the caller (a dead lease: another owner may already hold its lock).
      */
     @Test
     void aGrantAcknowledgedAfterItsLeaseRanOutIsNotReturned() throws Exception {

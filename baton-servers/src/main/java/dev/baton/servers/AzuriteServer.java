@@ -109,9 +109,8 @@ public final class AzuriteServer extends ManagedServer {
     /**
      * Starts Azurite keeping its containers and blobs (with their metadata) on disk in its working
      * directory rather than in memory, so that {@link #restart()} finds them again; never external.
-     * Not their leases: Azurite 3.35.0 comes back from a restart with every lease expired (measured:
-     * a 15 s lease taken 3 s before a restart could be taken by another lease id right after it),
-     * where Azure keeps them.
+     * Not their leases: Azurite 3.35.0 comes back from a restart with every lease expired (another
+     * lease id can take a blob leased just before the restart), where Azure keeps them.
      *
      * @return a running service; the caller closes it
      * @throws IllegalStateException as {@link #start()} does

@@ -12,11 +12,9 @@ import java.util.Optional;
  * ForkedCandidate}).
  *
  * <p>A backend client's first call in a fresh JVM loads and compiles its driver (gRPC and Vert.x for
- * etcd, Netty for Redis and ZooKeeper, a JDBC driver) and opens its connection. Measured on the
- * 2-core build machine with etcd: the first acquire took 0.6-0.75 s in an idle JVM against 7-8 ms for
- * the next pair, and 1.9-2.2 s with three children starting together beside two busy loops; on a CI
- * run with another module's tests beside it, one child's first lease grant took over the 5 s
- * operation timeout, and {@code lock()} rightly failed. The properties the children take part in
+ * etcd, Netty for Redis and ZooKeeper, a JDBC driver) and opens its connection, which takes far
+ * longer than the calls after it and, with several children starting together on a busy machine,
+ * can outlast the operation timeout. The properties the children take part in
  * (mutual exclusion, ownership, leadership) are not about timeouts, so each child first warms up
  * with a client of its own whose operation timeout covers a cold start ({@link #BOUND}), closes it,
  * and only then connects the client under test, with the bounds of the property.

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.Test;
  * nor the renewal of the client's other leases.
  *
  * <p>Why it matters: renewals that run one after another, each waiting for its round trip, cannot
- * keep up with hundreds of leases on a link of a few milliseconds, and one hung call used to hold
- * back every other renewal and every loss report of its client.
+ * keep up with hundreds of leases on a link of a few milliseconds, and a hung call must hold back
+ * neither the client's other renewals nor its loss reports.
  */
 abstract class RenewalAtScaleProperty {
     /** Lease time of these tests, unless the backend's shortest lease is longer ({@link #lease()}). */
