@@ -46,41 +46,41 @@ final class BatchRenewal {
 
     /**
      * @param sessions opens the session the batch statement runs in
-     * @param prefix the strategy's statement up to its IN list, for a grant's table
-     * @param key the values of the IN list's columns for one grant
+     * @param protocol the protocol of a lock name, settled once: its statement up to the IN list
+     *     ({@link JdbcProtocol#renewIn}) and the IN list's values of one grant ({@link
+     *     JdbcProtocol#renewKey})
      * @param single the strategy's renewal of one grant
      * @param failure turns a failed batch statement into the strategy's {@code
      *     LockUnavailableException}, naming the first grant
      */
     BatchRenewal(
             Sessions sessions,
-            Function<Grant, String> prefix,
-            Function<Grant, List<Object>> key,
+            Function<String, JdbcProtocol> protocol,
             BiFunction<Grant, Duration, Optional<Grant>> single,
             BiFunction<Grant, SQLException, RuntimeException> failure) {
-        this.statement = inListUpdate(sessions, prefix, key);
+        this.statement = inListUpdate(sessions, protocol);
         this.single = single;
         this.failure = failure;
     }
 
     /**
-     * The batch statement: {@code prefix} (whose first parameter is the lease) followed by an IN
-     * list of each grant's {@code key} columns, run in a session from {@code sessions}.
+     * The batch statement: the protocol's {@code renewIn} (whose first parameter is the lease)
+     * followed by an IN list of each grant's {@code renewKey} columns, run in a session from {@code
+     * sessions}.
      */
-    private static Statement inListUpdate(
-            Sessions sessions, Function<Grant, String> prefix, Function<Grant, List<Object>> key) {
+    private static Statement inListUpdate(Sessions sessions, Function<String, JdbcProtocol> protocol) {
         return (grants, leaseMillis) -> {
+            JdbcProtocol sql = protocol.apply(grants.get(0).name());
             List<Object> params = new ArrayList<>(1 + grants.size() * 3);
             params.add(leaseMillis);
             int columns = 0;
             for (Grant grant : grants) {
-                List<Object> columnValues = key.apply(grant);
+                List<Object> columnValues = sql.renewKey(grant);
                 columns = columnValues.size();
                 params.addAll(columnValues);
             }
             try (JdbcSession db = sessions.open()) {
-                return db.update(
-                        SqlTemplate.inList(prefix.apply(grants.get(0)), columns, grants.size()), params.toArray());
+                return db.update(SqlTemplate.inList(sql.renewIn(), columns, grants.size()), params.toArray());
             }
         };
     }

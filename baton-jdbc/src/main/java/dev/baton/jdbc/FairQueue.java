@@ -79,14 +79,13 @@ final class FairQueue implements ReleaseNotifications {
     private final Supplier<String> backendName;
     private final PgNotifications inner;
     private final Sessions sessions;
-    /** The waiter statements of a lock name (the backend's, once its schema is ready). */
-    private final Function<String, WaiterStatements> statements;
-    /** The query, up to its IN list of names, returning the names of the listed locks that are held. */
-    private final Function<String, String> heldIn;
+    /**
+     * The protocol of a lock name, settled once: its waiter statements, the query up to its IN list
+     * of names returning the held ones, and the hand-off of exclusive grants (or null).
+     */
+    private final Function<String, JdbcProtocol> protocol;
     /** PostgreSQL: this client's LISTEN channel while its listener is up, else null. */
     private final Supplier<String> channel;
-    /** The hand-off of a lock name's exclusive grants, or null where there is none. */
-    private final Function<String, HandOff> handOffs;
     /** The exclusive waiters that a release hands the lock to. */
     private final HandOverQueue handOver;
 
@@ -100,19 +99,15 @@ final class FairQueue implements ReleaseNotifications {
             Supplier<String> backendName,
             PgNotifications inner,
             Sessions sessions,
-            Function<String, WaiterStatements> statements,
-            Function<String, String> heldIn,
+            Function<String, JdbcProtocol> protocol,
             Supplier<String> channel,
-            Function<String, HandOff> handOffs,
             Supplier<Dialect> dialect) {
         this.backendName = backendName;
-        this.handOffs = handOffs;
         this.handOver = new HandOverQueue(backendName, channel, new DatabaseClock(sessions, dialect));
         this.channel = channel;
         this.inner = inner;
         this.sessions = sessions;
-        this.statements = statements;
-        this.heldIn = heldIn;
+        this.protocol = protocol;
     }
 
     @Override
@@ -142,9 +137,10 @@ final class FairQueue implements ReleaseNotifications {
         if (request.kind() == LockKind.PERMIT) {
             return notified(request, onRelease);
         }
-        WaiterStatements sql = statements.apply(request.name());
+        JdbcProtocol settled = protocol.apply(request.name());
+        WaiterStatements sql = settled.waiters();
         String joinedWith = channel.get();
-        HandOff handOff = request.mode() != LockMode.EXCLUSIVE ? null : handOffs.apply(request.name());
+        HandOff handOff = request.mode() != LockMode.EXCLUSIVE ? null : settled.handOff();
         Subscription subscription;
         if (handOff != null) {
             AtomicReference<Subscription> byName = new AtomicReference<>(() -> {});
@@ -277,11 +273,12 @@ final class FairQueue implements ReleaseNotifications {
             names.add(w.name());
         }
         String any = now.get(0).name();
-        WaiterStatements sql = statements.apply(any);
+        JdbcProtocol settled = protocol.apply(any);
+        WaiterStatements sql = settled.waiters();
         List<String> nameList = new ArrayList<>(names);
         try (JdbcSession db = sessions.open()) {
             Set<String> held = db.all(
-                    heldIn.apply(any) + SqlTemplate.placeholders(nameList.size(), 1),
+                    settled.heldIn() + SqlTemplate.placeholders(nameList.size(), 1),
                     rs -> {
                         Set<String> found = new HashSet<>();
                         while (rs.next()) {

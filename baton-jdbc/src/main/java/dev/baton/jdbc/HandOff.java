@@ -74,11 +74,6 @@ final class HandOff {
         this.context = context;
     }
 
-    /** The columns that tables of the previous version lack ({@link JdbcSchema#upgrade}). */
-    Map<String, String> upgrades() {
-        return statements.upgrades();
-    }
-
     /** Whether the release wakes the heir itself (NOTIFY); else waiters poll with backoff. */
     boolean notifiesHeir() {
         return statements.notifiesHeir();

@@ -3,7 +3,6 @@ package dev.baton.jdbc;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -37,9 +36,6 @@ interface HandOffStatements {
 
     /** Leaves the line: false when the entry was gone (a release handed this waiter the lock first). */
     boolean leave(String name, String owner) throws SQLException;
-
-    /** The columns that tables of the previous version lack ({@link JdbcSchema#upgrade}). */
-    Map<String, String> upgrades();
 
     /**
      * Whether the hand-off release wakes the heir itself (PostgreSQL's NOTIFY); otherwise {@link

@@ -149,8 +149,8 @@ final class JdbcFailures {
             what = "the database user lacks privileges; grant it SELECT, INSERT, UPDATE and DELETE on " + names.locks()
                     + " and " + names.readers() + " and USAGE on " + names.sequence();
         } else if (isMissingObject(e)) {
-            what = "the lock tables are missing (dropped while in use?); create them again or restart the"
-                    + " client with createSchema=true";
+            what = "the lock tables are missing (dropped while in use?); the client checked them once and"
+                    + " does not create them again: run their DDL, or restart it with createSchema=true";
         } else if (isConnection(e) || isRefusedConnect(e)) {
             what = connectionFailure(e, operationTimeout);
         } else if (isTimeout(e)) {

@@ -83,7 +83,7 @@ final class JdbcLockBackend implements LockBackend {
         this.names = names;
         boolean handsOffFairly = fair && strategy.handsOffFairly();
         this.connections = new JdbcConnections(dataSource, ownedPool, operationTimeout);
-        this.gate = new SchemaGate<>(this::name, operationTimeout, names);
+        this.gate = new SchemaGate<>(this::name, "lock", operationTimeout, names, protocol -> ddl());
         this.waits = new StatementWait("baton-jdbc-wait", this::name, operationTimeout.toMillis());
         this.notifications =
                 new PgNotifications(this::name, dataSource, ownedPool, operationTimeout, this::notifiesReleases);
@@ -116,10 +116,8 @@ final class JdbcLockBackend implements LockBackend {
                         this::name,
                         notifications,
                         () -> connections.open(false),
-                        name -> ready(name).waiters(),
-                        name -> ready(name).heldIn(),
+                        this::ready,
                         () -> notifications.registerWaiters() ? notifications.channel() : null,
-                        name -> ready(name).handOff(),
                         () -> setup.dialect())
                 : null;
         if (queue != null) {
@@ -145,8 +143,7 @@ final class JdbcLockBackend implements LockBackend {
         this.batchRenewal = strategy.batchesRenewals()
                 ? new BatchRenewal(
                         () -> connections.open(false),
-                        grant -> ready(grant.name()).renewIn(),
-                        grant -> ready(grant.name()).renewKey(grant),
+                        this::ready,
                         this::renew,
                         (grant, e) -> failure(grant.name(), "renew", e))
                 : null;
@@ -161,6 +158,11 @@ final class JdbcLockBackend implements LockBackend {
         return strategy == Strategy.ADVISORY
                 ? known == Dialect.POSTGRESQL
                 : known == null || known == Dialect.POSTGRESQL;
+    }
+
+    /** The DDL of the strategy on the known database, for the message of a table dropped in use. */
+    private String ddl() {
+        return setup.ddl();
     }
 
     /** The name for the dialect it was built with; built again once the dialect is known. */

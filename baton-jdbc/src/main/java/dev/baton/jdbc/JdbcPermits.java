@@ -101,7 +101,12 @@ final class JdbcPermits {
         this.createSchema = createSchema;
         this.strategyCheck = strategyCheck;
         this.notifications = notifications;
-        this.gate = new SchemaGate<>(backendName, "semaphore", connections.operationTimeout, names);
+        this.gate = new SchemaGate<>(
+                backendName,
+                "semaphore",
+                connections.operationTimeout,
+                names,
+                sql -> JdbcSchema.ddl("permits", sql.dialect, names));
     }
 
     static boolean isPermit(Grant grant) {
@@ -148,11 +153,7 @@ final class JdbcPermits {
             }
             long token = semaphore.token() + 1;
             tx.update(sql.advanceToken, token, name);
-            if (sql.described) {
-                tx.update(sql.insertHolder, name, request.ownerId(), token, lease, request.holder());
-            } else {
-                tx.update(sql.insertHolder, name, request.ownerId(), token, lease);
-            }
+            tx.update(sql.insertHolder, name, request.ownerId(), token, lease, request.holder());
             tx.commit();
             // The expiry is informational (the core judges validity on its own clock).
             return Optional.of(Grant.builder(name, request.ownerId(), request.mode())
@@ -317,13 +318,7 @@ final class JdbcPermits {
                         connections.queryTimeoutSeconds,
                         "Baton semaphore '" + name + "' on " + name(),
                         e -> JdbcFailures.explain(e, connections.operationTimeout, names));
-                boolean described = JdbcSchema.holderColumns(
-                        db.connection,
-                        JdbcSchema.addHolder(dialect, List.of(names.permits())),
-                        createSchema,
-                        connections.queryTimeoutSeconds,
-                        "Baton semaphore '" + name + "' on " + name());
-                return new PermitStatements(dialect, names, dialect == Dialect.POSTGRESQL, described);
+                return new PermitStatements(dialect, names, dialect == Dialect.POSTGRESQL);
             }
         });
     }

@@ -20,8 +20,7 @@ import java.util.function.Supplier;
  * notifications, the fair queue, batch renewal, close and the wording of failures) belongs to
  * {@link JdbcLockBackend}, which builds the protocol once the dialect is known and its schema exists.
  *
- * <p>A protocol keeps no state of its own beyond its statements: it may be built again after its
- * tables went missing. Whatever a grant needs later (a pinned connection) travels in {@link
+ * <p>A protocol is built once per backend, when its schema has been checked. Whatever a grant needs later (a pinned connection) travels in {@link
  * Grant#backendState()}.
  */
 interface JdbcProtocol {
@@ -31,7 +30,7 @@ interface JdbcProtocol {
             Dialect dialect,
             TableNames names,
             boolean fair,
-            boolean described,
+            boolean advisoryHolders,
             JdbcConnections connections,
             PgNotifications notifications,
             StatementWait waits,
@@ -47,14 +46,6 @@ interface JdbcProtocol {
         String backendName() {
             return backend.get();
         }
-    }
-
-    /**
-     * The holder description of a request as a statement parameter: none when the tables lack the
-     * {@code holder} column (created by an older version, see {@link JdbcSchema#holderColumns}).
-     */
-    static Object[] holder(Context context, String description) {
-        return context.described() ? new Object[] {description} : new Object[0];
     }
 
     /** Parameters, the elements of the arrays among them spliced in (the holder's, the guard's). */
@@ -142,14 +133,6 @@ interface JdbcProtocol {
     }
 
     /**
-     * The tables of grants that carry a {@code holder} column, each with the statement that adds it
-     * ({@link JdbcSchema#holderColumns}).
-     */
-    default Map<String, String> holderTables() {
-        return Map.of();
-    }
-
-    /**
      * The held locks whose name starts with {@code prefix}, in this protocol's form, sorted by name
      * and kind ({@link dev.baton.spi.LockBackend#list}); permits are listed by the backend.
      */
@@ -197,14 +180,5 @@ interface JdbcProtocol {
     /** Fair: the hand-off of exclusive grants ({@link HandOff}); null where there is none. */
     default HandOff handOff() {
         return null;
-    }
-
-    /**
-     * Columns that tables of an older version lack and this protocol needs: a probe that fails while
-     * one is missing, to the statement that adds it ({@link JdbcSchema#upgrade}).
-     */
-    default Map<String, String> upgrades() {
-        HandOff handOff = handOff();
-        return handOff == null ? Map.of() : handOff.upgrades();
     }
 }

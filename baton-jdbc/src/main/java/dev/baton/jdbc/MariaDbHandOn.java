@@ -17,11 +17,9 @@ final class MariaDbHandOn {
     private static final int SYNTAX_ERROR = 1064;
 
     private final String sql;
-    private final boolean described;
     private volatile boolean unavailable;
 
-    MariaDbHandOn(String locks, String waiters, boolean described) {
-        this.described = described;
+    MariaDbHandOn(String locks, String waiters) {
         String now = "UTC_TIMESTAMP(6)";
         this.sql = String.join(
                 ";\n",
@@ -29,14 +27,14 @@ final class MariaDbHandOn {
                 "SET @baton_q = NULL, @baton_v = NULL, @baton_h = NULL, @baton_l = NULL, @baton_d = NULL",
                 "SELECT queued, version INTO @baton_q, @baton_v FROM " + locks
                         + " WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X' FOR UPDATE",
-                "SELECT owner_id, lease_ms" + (described ? ", holder" : "") + " INTO @baton_h, @baton_l"
-                        + (described ? ", @baton_d" : "") + " FROM " + waiters
+                "SELECT owner_id, lease_ms" + ", holder" + " INTO @baton_h, @baton_l"
+                        + ", @baton_d" + " FROM " + waiters
                         + " WHERE @baton_q > 0 AND lock_name = ? AND owner_id <> ? AND lease_ms IS NOT NULL"
                         + " AND last_seen > TIMESTAMPADD(MICROSECOND, ? * 1000, " + now + ")"
                         + " ORDER BY place, owner_id LIMIT 1 FOR UPDATE",
                 "UPDATE " + locks + " SET version = version + 1, owner_id = @baton_h,"
                         + " expires_at = TIMESTAMPADD(MICROSECOND, @baton_l * 1000, " + now + "),"
-                        + " queued = GREATEST(queued - 1, 0)" + (described ? ", holder = @baton_d" : "")
+                        + " queued = GREATEST(queued - 1, 0)" + ", holder = @baton_d"
                         + " WHERE @baton_h IS NOT NULL AND lock_name = ? AND owner_id = ? AND lock_mode = 'X'",
                 "UPDATE " + locks + " SET version = version + 1, lock_mode = '-', owner_id = '', expires_at = " + now
                         + ", queued = 0 WHERE @baton_h IS NULL AND lock_name = ? AND owner_id = ? AND lock_mode = 'X'",

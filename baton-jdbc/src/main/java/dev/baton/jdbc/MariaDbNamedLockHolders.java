@@ -129,11 +129,6 @@ final class MariaDbNamedLockHolders {
     }
 
     private List<SessionHolder> rows(String what, Map<Long, String> serverNames) {
-        if (!sql.described) {
-            throw new UnsupportedOperationException("Baton lock '" + what + "' on " + context.backendName()
-                    + ": the fencing table lacks the holder's columns (created by an older version); add them:"
-                    + " " + sql.holderTables.values().iterator().next());
-        }
         try (JdbcSession db = context.connections().open(false)) {
             return db.all(sql.list, rs -> {
                 List<SessionHolder> rows = new ArrayList<>();

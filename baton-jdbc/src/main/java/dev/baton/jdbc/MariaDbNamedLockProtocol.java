@@ -2,7 +2,6 @@ package dev.baton.jdbc;
 
 import dev.baton.LockInfo;
 import dev.baton.LockMode;
-import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.Connection;
@@ -60,18 +59,12 @@ final class MariaDbNamedLockProtocol extends PinnedProtocol {
 
     MariaDbNamedLockProtocol(Context context) {
         super(context);
-        this.sql = new MariaDbNamedLockStatements(context.names(), context.described());
+        this.sql = new MariaDbNamedLockStatements(context.names());
     }
 
     @Override
     public Map<String, String> probes() {
         return sql.probes;
-    }
-
-    /** The fencing table, which records the holder beside the token. */
-    @Override
-    public Map<String, String> holderTables() {
-        return sql.holderTables;
     }
 
     /** From the fencing table, where the holder's connection holds the lock now ({@link MariaDbNamedLockHolders}). */
@@ -130,95 +123,61 @@ final class MariaDbNamedLockProtocol extends PinnedProtocol {
         }
     }
 
+    /** {@code GET_LOCK(name, 0)} and, granted, the grant's statements. */
     @Override
-    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        requireExclusive(request, context.backendName());
+    Optional<Grant> tryOn(Connection connection, LockRequest request) throws SQLException {
         String serverName = AdvisoryKeys.serverName(namespace, request.name());
-        long lease = JdbcTime.leaseMillis(request.leaseTime());
-        Connection connection = borrow(request.name());
-        boolean keep = false;
-        try {
-            // Uncontended, the try is all it takes; only a busy lock waits in the server's queue.
-            Attempt attempt = getLock(connection, serverName, 0, timeout);
-            if (timeoutNanos != 0 && attempt.status() != null && !attempt.granted()) {
-                attempt = await(connection, request, serverName, timeoutNanos);
-            }
-            if (attempt.status() == null) {
-                // GET_LOCK answers NULL when the statement was killed; the lock was not taken.
-                throw new SQLException("GET_LOCK returned NULL (the statement was killed)", "70100");
-            }
-            if (!attempt.granted()) {
-                return Optional.empty();
-            }
-            execute(connection, sql.setWaitTimeout(JdbcTime.waitTimeoutSeconds(lease)));
-            try (PreparedStatement ps = connection.prepareStatement(sql.upsertToken)) {
-                ps.setQueryTimeout(timeout);
-                ps.setString(1, request.name());
-                if (sql.described) {
-                    ps.setString(2, request.ownerId());
-                    ps.setString(3, request.holder());
-                    ps.setString(4, serverName);
-                    ps.setLong(5, lease);
-                }
-                ps.executeUpdate();
-            }
-            long token;
-            try (Statement st = connection.createStatement();
-                    ResultSet rs = st.executeQuery(sql.lastToken)) {
-                rs.next();
-                token = rs.getLong(1);
-            }
-            Grant grant = Grant.of(request, token, JdbcTime.expiry(lease))
-                    .withBackendState(
-                            new Pinned(this, connection, connections.ownedPool, serverName, attempt.waitTimeout()));
-            keep = true;
-            return Optional.of(grant);
-        } catch (StatementWait.Interrupted e) {
-            if (!e.connectionUsable) {
-                connections.discard(connection);
-                connection = null;
-            }
-            throw e;
-        } catch (SQLException e) {
-            // The lock may have been taken before the failure: end the session so it cannot linger.
-            connections.discard(connection);
-            connection = null;
-            throw context.failure(request.name(), "acquire", e);
-        } finally {
-            if (!keep && connection != null) {
-                giveBack(connection);
-            }
-        }
+        return granted(connection, request, serverName, getLock(connection, serverName, 0, timeout));
     }
 
-    /** Waits in the server's queue ({@code GET_LOCK} with a timeout, in slices) on a helper thread. */
-    private Attempt await(Connection connection, LockRequest request, String serverName, long timeoutNanos)
-            throws SQLException, StatementWait.Interrupted {
-        long deadline = System.nanoTime() + timeoutNanos;
-        while (true) {
-            long waitMillis = StatementWait.nextWaitMillis(timeoutNanos, deadline);
-            if (waitMillis == 0) {
-                return new Attempt(0, 0);
-            }
-            Attempt attempt = context.waits()
-                    .run(
-                            connection,
-                            waitMillis,
-                            request.name(),
-                            () -> getLock(connection, serverName, waitMillis, 0),
-                            got -> {
-                                if (got.granted()) {
-                                    releaseLock(connection, serverName);
-                                }
-                            });
-            if (attempt.granted() || timeoutNanos > 0) {
-                return attempt;
-            }
-            if (context.closed().getAsBoolean()) {
-                throw new LockUnavailableException("Baton lock '" + request.name() + "' on " + context.backendName()
-                        + ": the client was closed while waiting; create a new client to take locks");
-            }
+    /** {@code GET_LOCK} with a timeout, queued in the server; granted, the grant's statements. */
+    @Override
+    Optional<Grant> waitOn(Connection connection, LockRequest request, long waitMillis) throws SQLException {
+        String serverName = AdvisoryKeys.serverName(namespace, request.name());
+        return granted(connection, request, serverName, getLock(connection, serverName, waitMillis, 0));
+    }
+
+    /** Releases a lock a cancelled wait got anyway, and restores the session's idle bound. */
+    @Override
+    void undo(Connection connection, Grant grant) throws SQLException {
+        Pinned pinned = (Pinned) grant.backendState();
+        releaseLock(connection, pinned.serverName);
+        execute(connection, sql.setWaitTimeout(pinned.waitTimeoutBefore));
+    }
+
+    /**
+     * Once {@code GET_LOCK} granted: bounds the session's idleness by the lease and counts the name's
+     * token (the holder recorded in the same statement).
+     */
+    private Optional<Grant> granted(Connection connection, LockRequest request, String serverName, Attempt attempt)
+            throws SQLException {
+        if (attempt.status() == null) {
+            // GET_LOCK answers NULL when the statement was killed; the lock was not taken.
+            throw new SQLException("GET_LOCK returned NULL (the statement was killed)", "70100");
         }
+        if (!attempt.granted()) {
+            return Optional.empty();
+        }
+        long lease = JdbcTime.leaseMillis(request.leaseTime());
+        execute(connection, sql.setWaitTimeout(JdbcTime.waitTimeoutSeconds(lease)));
+        try (PreparedStatement ps = connection.prepareStatement(sql.upsertToken)) {
+            ps.setQueryTimeout(timeout);
+            ps.setString(1, request.name());
+            ps.setString(2, request.ownerId());
+            ps.setString(3, request.holder());
+            ps.setString(4, serverName);
+            ps.setLong(5, lease);
+            ps.executeUpdate();
+        }
+        long token;
+        try (Statement st = connection.createStatement();
+                ResultSet rs = st.executeQuery(sql.lastToken)) {
+            rs.next();
+            token = rs.getLong(1);
+        }
+        return Optional.of(Grant.of(request, token, JdbcTime.expiry(lease))
+                .withBackendState(
+                        new Pinned(this, connection, connections.ownedPool, serverName, attempt.waitTimeout())));
     }
 
     /**

@@ -10,9 +10,9 @@ import java.util.Map;
  */
 final class MariaDbNamedLockStatements {
     /**
-     * Counts the name's grants; ? = name [, owner, holder, server-side name, lease millis when
-     * described]. LAST_INSERT_ID(expr) makes the session remember the new token for {@link
-     * #lastToken}. Described, the same statement records the holder and its connection.
+     * Counts the name's grants and records the holder and its connection; ? = name, owner, holder,
+     * server-side name, lease millis. LAST_INSERT_ID(expr) makes the session remember the new token
+     * for {@link #lastToken}.
      */
     final String upsertToken;
     /** The token {@link #upsertToken} wrote. */
@@ -25,10 +25,6 @@ final class MariaDbNamedLockStatements {
     final String database = "SELECT DATABASE()";
 
     final Map<String, String> probes;
-    /** The fencing table and the statement that adds the holder's columns (schemas of an older version). */
-    final Map<String, String> holderTables;
-    /** Whether the fencing table has the holder's columns. */
-    final boolean described;
     /**
      * The names whose recorded holder's connection holds the lock now: (name, owner, token, expiry,
      * holder, connection id, server-side name); no parameter. The expiry is when the idle session
@@ -38,25 +34,15 @@ final class MariaDbNamedLockStatements {
     /** ? = server-side name: the connection that holds it, or null. */
     final String usedBy = "SELECT IS_USED_LOCK(?)";
 
-    MariaDbNamedLockStatements(TableNames names, boolean described) {
+    MariaDbNamedLockStatements(TableNames names) {
         String fencing = names.locks() + "_fencing";
-        this.described = described;
         probes = Map.of(fencing, JdbcSchema.probe(fencing));
-        holderTables = Map.of(
-                fencing,
-                "ALTER TABLE " + fencing + " ADD COLUMN IF NOT EXISTS owner_id VARCHAR(64),"
-                        + " ADD COLUMN IF NOT EXISTS connection_id BIGINT,"
-                        + " ADD COLUMN IF NOT EXISTS server_name VARCHAR(64),"
-                        + " ADD COLUMN IF NOT EXISTS lease_ms BIGINT,"
-                        + " ADD COLUMN IF NOT EXISTS holder VARCHAR(120) CHARACTER SET utf8mb4");
-        upsertToken = described
-                ? "INSERT INTO " + fencing + " (lock_name, fencing_token, owner_id, holder, connection_id, server_name,"
+        upsertToken =
+                "INSERT INTO " + fencing + " (lock_name, fencing_token, owner_id, holder, connection_id, server_name,"
                         + " lease_ms) VALUES (?, LAST_INSERT_ID(1), ?, ?, CONNECTION_ID(), ?, ?)"
                         + " ON DUPLICATE KEY UPDATE fencing_token = LAST_INSERT_ID(fencing_token + 1),"
                         + " owner_id = VALUES(owner_id), holder = VALUES(holder), connection_id = VALUES(connection_id),"
-                        + " server_name = VALUES(server_name), lease_ms = VALUES(lease_ms)"
-                : "INSERT INTO " + fencing + " (lock_name, fencing_token) VALUES (?, LAST_INSERT_ID(1))"
-                        + " ON DUPLICATE KEY UPDATE fencing_token = LAST_INSERT_ID(fencing_token + 1)";
+                        + " server_name = VALUES(server_name), lease_ms = VALUES(lease_ms)";
         list = "SELECT f.lock_name, f.owner_id, f.fencing_token,"
                 + " TIMESTAMPADD(MICROSECOND, (f.lease_ms - COALESCE(p.TIME_MS, 0)) * 1000, UTC_TIMESTAMP(6)),"
                 + " f.holder, f.connection_id, f.server_name FROM " + fencing + " f"

@@ -54,7 +54,7 @@ final class OptimisticProtocol implements JdbcProtocol {
 
     OptimisticProtocol(Context context) {
         this.context = context;
-        this.sql = new OptimisticStatements(context.dialect(), context.names(), context.fair(), context.described());
+        this.sql = new OptimisticStatements(context.dialect(), context.names(), context.fair());
         this.connections = context.connections();
         this.notifications = context.notifications();
         this.handOff = !context.fair()
@@ -63,9 +63,7 @@ final class OptimisticProtocol implements JdbcProtocol {
                         sql.handOff != null
                                 ? new PgHandOffStatements(sql.handOff, context)
                                 : new RowHandOffStatements(
-                                        RowHandOffSql.optimistic(
-                                                context.dialect(), context.names(), context.described()),
-                                        context),
+                                        RowHandOffSql.optimistic(context.dialect(), context.names()), context),
                         context);
     }
 
@@ -136,7 +134,7 @@ final class OptimisticProtocol implements JdbcProtocol {
                                 shared ? "S" : "X",
                                 shared ? "" : request.ownerId(),
                                 lease,
-                                JdbcProtocol.holder(context, shared ? "" : request.holder())))) {
+                                shared ? "" : request.holder()))) {
                     return busy(db, request.name(), shared); // another client inserted it first and holds it
                 }
                 token = 1;
@@ -152,7 +150,7 @@ final class OptimisticProtocol implements JdbcProtocol {
                                                     request,
                                                     request.ownerId(),
                                                     lease,
-                                                    JdbcProtocol.holder(context, request.holder()),
+                                                    request.holder(),
                                                     request.name(),
                                                     r.version()))
                                     == 1;
@@ -171,12 +169,7 @@ final class OptimisticProtocol implements JdbcProtocol {
             if (shared) {
                 db.update(
                         sql.insertReader,
-                        JdbcProtocol.params(
-                                request.name(),
-                                request.ownerId(),
-                                lease,
-                                token,
-                                JdbcProtocol.holder(context, request.holder())));
+                        JdbcProtocol.params(request.name(), request.ownerId(), lease, token, request.holder()));
                 db.commit();
             }
             // The expiry is computed here because MariaDB cannot return what an UPDATE wrote.
@@ -269,11 +262,6 @@ final class OptimisticProtocol implements JdbcProtocol {
     /** Runs a release UPDATE; on PostgreSQL its notifying form, which returns one row per row changed. */
     private int released(JdbcSession db, String statement, Object... params) throws SQLException {
         return sql.notifies ? db.all(statement, LockRows::countRows, params) : db.update(statement, params);
-    }
-
-    @Override
-    public Map<String, String> holderTables() {
-        return JdbcSchema.addHolder(context.dialect(), sql.holderTables());
     }
 
     @Override

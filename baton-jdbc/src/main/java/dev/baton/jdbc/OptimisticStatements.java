@@ -49,8 +49,7 @@ final class OptimisticStatements {
     private final boolean fair;
     private final SqlTemplate template;
 
-    /** @param described whether the tables have the {@code holder} column ({@link JdbcSchema#holderColumns}) */
-    OptimisticStatements(Dialect dialect, TableNames names, boolean fair, boolean described) {
+    OptimisticStatements(Dialect dialect, TableNames names, boolean fair) {
         this.names = names;
         this.fair = fair;
         this.waiters = new WaiterStatements(dialect, names.locks() + "_opt_waiters");
@@ -63,12 +62,12 @@ final class OptimisticStatements {
                 .with("{opt}", names.locks() + "_opt")
                 .with("{readers}", names.locks() + "_opt_readers")
                 // The holder description, where the tables have its column.
-                .with("{holder_col}", described ? ", holder" : "")
-                .with("{holder_val}", described ? ", ?" : "")
-                .with("{holder_cast}", described ? ", " + waiters.param("VARCHAR(120)") : "")
-                .with("{set_holder}", described ? ", holder = ?" : "")
-                .with("{o_holder}", described ? "o.holder" : "NULL")
-                .with("{r_holder}", described ? "r.holder" : "NULL");
+                .with("{holder_col}", ", holder")
+                .with("{holder_val}", ", ?")
+                .with("{holder_cast}", ", " + waiters.param("VARCHAR(120)"))
+                .with("{set_holder}", ", holder = ?")
+                .with("{o_holder}", "o.holder")
+                .with("{r_holder}", "r.holder");
         this.heldIn =
                 sql("SELECT lock_name FROM {opt} WHERE lock_mode <> '-' AND expires_at > {now}" + " AND lock_name IN ");
         // ? = name
@@ -133,7 +132,7 @@ final class OptimisticStatements {
         setSharedExpiry = sql("UPDATE {opt} SET expires_at = (SELECT MAX(r.expires_at) FROM {readers} r"
                 + " WHERE r.lock_name = ? AND r.expires_at > {now}) WHERE lock_name = ? AND EXISTS"
                 + " (SELECT 1 FROM {readers} r WHERE r.lock_name = ? AND r.expires_at > {now})");
-        handOff = notifies && fair ? handOff(described) : null;
+        handOff = notifies && fair ? handOff() : null;
         // Waiters: the live entries of the fair queue.
         String grants = sql(
                 """
@@ -147,11 +146,6 @@ final class OptimisticStatements {
                         .formatted(waiters.table, "%s"));
         inspect = grants.formatted(" AND o.lock_name = ?");
         list = grants.formatted("");
-    }
-
-    /** The tables whose rows carry a holder description. */
-    List<String> holderTables() {
-        return List.of(names.locks() + "_opt", names.locks() + "_opt_readers");
     }
 
     /** The strategy's tables, each with a statement that fails when it is missing. */
@@ -185,7 +179,7 @@ final class OptimisticStatements {
      * path in one statement), which needs nobody live ahead once someone is counted in line; the
      * release hands the row to the head with the next version, or frees it when the line is empty.
      */
-    private WaiterStatements.HandOffSql handOff(boolean described) {
+    private WaiterStatements.HandOffSql handOff() {
         String grant =
                 """
                 WITH t AS (
@@ -220,7 +214,6 @@ final class OptimisticStatements {
                 handOn,
                 "(SELECT count(*) FROM u WHERE u.heir IS NULL)",
                 "l.version",
-                "(l.lock_mode = '-' OR l.expires_at <= {now})",
-                described);
+                "(l.lock_mode = '-' OR l.expires_at <= {now})");
     }
 }

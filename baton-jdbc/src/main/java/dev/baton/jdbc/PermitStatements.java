@@ -7,7 +7,7 @@ package dev.baton.jdbc;
  * above each lists its parameters.
  */
 final class PermitStatements {
-    private final Dialect dialect;
+    final Dialect dialect;
     private final TableNames names;
     final boolean notifies;
     final String lockSemaphore;
@@ -27,11 +27,8 @@ final class PermitStatements {
     final String deleteHolder;
     /** Every live permit with its semaphore's count, ordered by name and token; no parameter. */
     final String list;
-    /** Whether {@code <table>_permits} has the {@code holder} column ({@link JdbcSchema#holderColumns}). */
-    final boolean described;
 
-    PermitStatements(Dialect dialect, TableNames names, boolean notifies, boolean described) {
-        this.described = described;
+    PermitStatements(Dialect dialect, TableNames names, boolean notifies) {
         this.dialect = dialect;
         this.names = names;
         this.notifies = notifies;
@@ -49,11 +46,11 @@ final class PermitStatements {
         // ? = token, name. A new holder clears the waiter: clients still waiting register again.
         advanceToken = sql("UPDATE {semaphores} SET fencing_token = ?" + (notifies ? ", waiter = NULL" : "")
                 + " WHERE semaphore_name = ?");
-        // ? = name, owner, token, lease [, holder]
-        insertHolder = sql("INSERT INTO {permits} (semaphore_name, owner_id, fencing_token, expires_at"
-                + (described ? ", holder) VALUES (?, ?, ?, {now+lease}, ?)" : ") VALUES (?, ?, ?, {now+lease})"));
+        // ? = name, owner, token, lease, holder
+        insertHolder = sql("INSERT INTO {permits} (semaphore_name, owner_id, fencing_token, expires_at, holder)"
+                + " VALUES (?, ?, ?, {now+lease}, ?)");
         list = sql("SELECT p.semaphore_name, s.permits, p.owner_id, p.fencing_token, p.expires_at, "
-                + (described ? "p.holder" : "NULL") + " FROM {permits} p JOIN {semaphores} s"
+                + "p.holder FROM {permits} p JOIN {semaphores} s"
                 + " ON s.semaphore_name = p.semaphore_name WHERE p.expires_at > {now}"
                 + " ORDER BY p.semaphore_name, p.fencing_token");
         // ? = channel, name

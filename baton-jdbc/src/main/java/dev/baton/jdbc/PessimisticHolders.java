@@ -165,11 +165,6 @@ final class PessimisticHolders {
 
     /** MariaDB: the holders table's rows whose connection still holds its marker lock. */
     private List<SessionHolder> mariaDbRows(String what) {
-        if (!sql.recordsHolders) {
-            throw new UnsupportedOperationException(context.backendName() + " cannot list or break the row locks"
-                    + " of '" + what + "': the holders table is missing (created by a newer version); create it: "
-                    + sql.holderTables.values().iterator().next());
-        }
         try (JdbcSession db = context.connections().open(false)) {
             return db.all(sql.list, rs -> {
                 List<SessionHolder> rows = new ArrayList<>();

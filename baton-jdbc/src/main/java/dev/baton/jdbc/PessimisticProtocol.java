@@ -48,8 +48,13 @@ import org.slf4j.LoggerFactory;
  * (the statement is cancelled, the connection aborted if cancelling does not end it in time: {@link
  * StatementWait}). The SQL, for PostgreSQL and MariaDB, is in {@link PessimisticStatements}.
  */
-final class PessimisticProtocol extends PinnedProtocol {
+final class PessimisticProtocol implements JdbcProtocol {
     private static final Logger log = LoggerFactory.getLogger(PessimisticProtocol.class);
+
+    private final Context context;
+    private final JdbcConnections connections;
+    /** The JDBC query timeout of short statements, in seconds. */
+    private final int timeout;
 
     private final Dialect dialect;
     private final PessimisticStatements sql;
@@ -57,15 +62,12 @@ final class PessimisticProtocol extends PinnedProtocol {
     private final PessimisticHolders holders;
 
     PessimisticProtocol(Context context) {
-        super(context);
+        this.context = context;
+        this.connections = context.connections();
+        this.timeout = connections.queryTimeoutSeconds;
         this.dialect = context.dialect();
-        this.sql = new PessimisticStatements(dialect, context.names(), context.described());
+        this.sql = new PessimisticStatements(dialect, context.names());
         this.holders = new PessimisticHolders(context, sql);
-    }
-
-    @Override
-    public Map<String, String> holderTables() {
-        return sql.holderTables;
     }
 
     @Override
@@ -97,10 +99,32 @@ final class PessimisticProtocol extends PinnedProtocol {
         }
     }
 
+    /** A try is a wait of zero (NOWAIT), which never blocks; an interrupt seen meanwhile fails it. */
+    @Override
+    public Optional<Grant> tryAcquire(LockRequest request) {
+        try {
+            return acquire(request, 0);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException(
+                    "Baton lock '" + request.name() + "' on " + context.backendName() + ": interrupted while trying",
+                    e);
+        }
+    }
+
+    /**
+     * Begins a transaction on a connection of its own and locks the name's row in it; the grant keeps
+     * the connection, and anything else rolls back and gives it back ({@link #finish}).
+     */
     @Override
     public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
         long waitMillis = timeoutNanos < 0 ? -1 : TimeUnit.NANOSECONDS.toMillis(timeoutNanos);
-        Connection connection = borrow(request.name());
+        Connection connection;
+        try {
+            connection = connections.borrow();
+        } catch (SQLException e) {
+            throw context.failure(request.name(), "acquire", e);
+        }
         Held held;
         try {
             held = new Held(this, connection, connections);

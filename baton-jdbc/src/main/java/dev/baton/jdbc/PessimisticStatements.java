@@ -26,9 +26,7 @@ final class PessimisticStatements {
     final String restoreIdle;
 
     final Map<String, String> probes = new LinkedHashMap<>();
-    /** MariaDB: the holders table and the statement that creates it (schemas of an older version). */
-    final Map<String, String> holderTables;
-    /** MariaDB: whether grants record themselves in the holders table; the token draw then takes parameters. */
+    /** MariaDB: grants record themselves in the holders table; the token draw then takes parameters. */
     final boolean recordsHolders;
     /**
      * MariaDB: the live holders: (name, mode, owner, token, expiry, holder, connection id); null on
@@ -36,8 +34,7 @@ final class PessimisticStatements {
      */
     final String list;
 
-    /** @param described whether the holders table exists (MariaDB) */
-    PessimisticStatements(Dialect dialect, TableNames names, boolean described) {
+    PessimisticStatements(Dialect dialect, TableNames names) {
         this.dialect = dialect;
         this.rows = names.locks() + "_pess";
         String sequence = names.locks() + "_pess_seq";
@@ -53,34 +50,23 @@ final class PessimisticStatements {
             lockTimeout = "SELECT set_config('lock_timeout', ?, true)";
             idleBound = "SELECT set_config('idle_in_transaction_session_timeout', ?, false)";
             restoreIdle = null;
-            holderTables = Map.of();
             recordsHolders = false;
             list = null;
         } else {
             String holders = names.locks() + "_pess_holders";
-            holderTables = Map.of(
-                    holders,
-                    JdbcSchema.statementsOf(JdbcSchema.ddl("pessimistic", dialect, names)).stream()
-                            .filter(statement -> statement.contains(holders))
-                            .findFirst()
-                            .orElseThrow());
-            recordsHolders = described;
+            probes.put(holders, JdbcSchema.probe(holders));
+            recordsHolders = true;
             lockTimeout = null;
             idleBound = null;
-            if (described) {
-                // One statement, as before: draws the token, records the holder where other sessions see
-                // it at once (a MEMORY table), and takes the connection's marker lock, which says the
-                // row is live. ? = name, mode, owner, holder, lease millis.
-                drawToken = "REPLACE INTO " + holders + " (connection_id, lock_name, lock_mode, owner_id, holder,"
-                        + " lease_ms, fencing_token, marked) VALUES (CONNECTION_ID(), ?, ?, ?, ?, ?, NEXT VALUE FOR "
-                        + sequence + ", GET_LOCK(" + MARKER + ", 0)) RETURNING fencing_token";
-                // The release gives the marker back in the statement that restores the idle bound.
-                restoreIdle = "SET SESSION wait_timeout = @@GLOBAL.wait_timeout + 0 * COALESCE(RELEASE_LOCK(" + MARKER
-                        + "), 0)";
-            } else {
-                drawToken = "SELECT NEXT VALUE FOR " + sequence;
-                restoreIdle = "SET SESSION wait_timeout = @@GLOBAL.wait_timeout";
-            }
+            // One statement, as before: draws the token, records the holder where other sessions see
+            // it at once (a MEMORY table), and takes the connection's marker lock, which says the
+            // row is live. ? = name, mode, owner, holder, lease millis.
+            drawToken = "REPLACE INTO " + holders + " (connection_id, lock_name, lock_mode, owner_id, holder,"
+                    + " lease_ms, fencing_token, marked) VALUES (CONNECTION_ID(), ?, ?, ?, ?, ?, NEXT VALUE FOR "
+                    + sequence + ", GET_LOCK(" + MARKER + ", 0)) RETURNING fencing_token";
+            // The release gives the marker back in the statement that restores the idle bound.
+            restoreIdle =
+                    "SET SESSION wait_timeout = @@GLOBAL.wait_timeout + 0 * COALESCE(RELEASE_LOCK(" + MARKER + "), 0)";
             list = "SELECT h.lock_name, h.lock_mode, h.owner_id, h.fencing_token,"
                     + " TIMESTAMPADD(MICROSECOND, (h.lease_ms - COALESCE(p.TIME_MS, 0)) * 1000, UTC_TIMESTAMP(6)),"
                     + " h.holder, h.connection_id FROM " + holders + " h"

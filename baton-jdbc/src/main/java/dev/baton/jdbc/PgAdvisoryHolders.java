@@ -90,7 +90,7 @@ final class PgAdvisoryHolders {
     }
 
     private List<SessionHolder> rows(String what) {
-        if (!sql.described) {
+        if (!sql.records) {
             throw new UnsupportedOperationException("Baton lock '" + what + "' on " + context.backendName()
                     + ": PostgreSQL advisory locks are named only in the table " + sql.holders
                     + ", which this client does not write: turn it on with advisoryHolders=true in the URL"

@@ -2,7 +2,6 @@ package dev.baton.jdbc;
 
 import dev.baton.LockInfo;
 import dev.baton.LockMode;
-import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.Connection;
@@ -57,17 +56,12 @@ final class PgAdvisoryProtocol extends PinnedProtocol {
 
     PgAdvisoryProtocol(Context context) {
         super(context);
-        this.sql = new PgAdvisoryStatements(context.names(), context.described());
+        this.sql = new PgAdvisoryStatements(context.names(), context.advisoryHolders());
     }
 
     @Override
     public Map<String, String> probes() {
         return sql.probes;
-    }
-
-    @Override
-    public Map<String, String> holderTables() {
-        return Map.of(sql.holders, sql.createHolders);
     }
 
     @Override
@@ -92,35 +86,11 @@ final class PgAdvisoryProtocol extends PinnedProtocol {
         }
     }
 
-    /** One round trip, with no wait on a helper thread. */
+    /** One round trip: the lock if it is free now, with its token; empty (nothing changed) if busy. */
     @Override
-    public Optional<Grant> tryAcquire(LockRequest request) {
+    Optional<Grant> tryOn(Connection connection, LockRequest request) throws SQLException {
         long key = AdvisoryKeys.key(context.names(), request.name());
         long lease = JdbcTime.leaseMillis(request.leaseTime());
-        Connection connection = borrow(request.name());
-        boolean keep = false;
-        try {
-            Optional<Grant> grant = tryOn(connection, request, key, lease);
-            keep = grant.isPresent();
-            return grant;
-        } catch (SQLException e) {
-            // The lock may have been taken before the failure: end the session so it cannot linger.
-            connections.discard(connection);
-            connection = null;
-            if (JdbcFailures.isConflict(e)) {
-                return Optional.empty();
-            }
-            throw context.failure(request.name(), "acquire", e);
-        } finally {
-            if (!keep && connection != null) {
-                giveBack(connection);
-            }
-        }
-    }
-
-    /** One round trip: the lock if it is free now, with its token; empty (nothing changed) if busy. */
-    private Optional<Grant> tryOn(Connection connection, LockRequest request, long key, long lease)
-            throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(
                 request.mode() == LockMode.SHARED ? sql.acquireShared : sql.acquireExclusive)) {
             ps.setQueryTimeout(timeout);
@@ -141,84 +111,20 @@ final class PgAdvisoryProtocol extends PinnedProtocol {
     }
 
     /**
-     * Waits in PostgreSQL's own lock queue: {@code pg_advisory_lock} ({@code _shared} for readers) on
-     * the waiter's own connection, bounded by a transaction-local {@code lock_timeout} of the remaining
-     * time (slices of {@link StatementWait#SLICE_MILLIS} for an unlimited wait, so a dead server is noticed), so a
-     * release hands the lock over at once and in queue order. The same statement then, holding the
-     * lock, draws the token as in {@link #tryAcquire}, so a hand-off costs the next holder no further
-     * round trip. An interrupted waiter's statement is cancelled; a lock granted
-     * in the same instant is unlocked again; either way the connection goes back without a lock, an
-     * open transaction or a changed setting, or is discarded when its state is unknown.
+     * One bounded wait in PostgreSQL's own lock queue: {@code pg_advisory_lock} ({@code _shared} for
+     * readers) on the waiter's own connection, bounded by a transaction-local {@code lock_timeout}, so
+     * a release hands the lock over at once and in queue order. The same statement then, holding the
+     * lock, draws the token as in {@link #tryOn}, so a hand-off costs the next holder no further round
+     * trip.
      */
     @Override
-    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        if (timeoutNanos == 0) {
-            return tryAcquire(request);
-        }
-        long key = AdvisoryKeys.key(context.names(), request.name());
-        long lease = JdbcTime.leaseMillis(request.leaseTime());
-        boolean shared = request.mode() == LockMode.SHARED;
-        Connection connection = borrow(request.name());
-        boolean keep = false;
-        try {
-            // Uncontended, the one-round-trip try is all it takes; only a busy lock joins the queue.
-            Optional<Grant> now = tryOn(connection, request, key, lease);
-            if (now.isPresent()) {
-                keep = true;
-                return now;
-            }
-            long deadline = System.nanoTime() + timeoutNanos;
-            while (true) {
-                long waitMillis = StatementWait.nextWaitMillis(timeoutNanos, deadline);
-                if (waitMillis == 0) {
-                    return Optional.empty();
-                }
-                Connection c = connection;
-                Optional<Grant> granted = context.waits()
-                        .run(
-                                c,
-                                waitMillis,
-                                request.name(),
-                                () -> lockWaiting(c, request, key, lease, waitMillis),
-                                grant -> {
-                                    if (grant.isPresent()) {
-                                        unlock(
-                                                c,
-                                                request.name(),
-                                                shared,
-                                                key,
-                                                ((Pinned) grant.get().backendState()).idleBefore);
-                                    }
-                                });
-                if (granted.isPresent()) {
-                    keep = true;
-                    return granted;
-                }
-                if (timeoutNanos > 0) {
-                    return Optional.empty();
-                }
-                if (context.closed().getAsBoolean()) {
-                    throw new LockUnavailableException("Baton lock '" + request.name() + "' on "
-                            + context.backendName()
-                            + ": the client was closed while waiting; create a new client to take locks");
-                }
-            }
-        } catch (StatementWait.Interrupted e) {
-            if (!e.connectionUsable) {
-                connections.discard(connection);
-                connection = null;
-            }
-            throw e;
-        } catch (SQLException e) {
-            // The lock may be held (the token statement failed): end the session so it cannot linger.
-            connections.discard(connection);
-            connection = null;
-            throw context.failure(request.name(), "acquire", e);
-        } finally {
-            if (!keep && connection != null) {
-                giveBack(connection);
-            }
-        }
+    Optional<Grant> waitOn(Connection connection, LockRequest request, long waitMillis) throws SQLException {
+        return lockWaiting(
+                connection,
+                request,
+                AdvisoryKeys.key(context.names(), request.name()),
+                JdbcTime.leaseMillis(request.leaseTime()),
+                waitMillis);
     }
 
     /**
@@ -269,9 +175,11 @@ final class PgAdvisoryProtocol extends PinnedProtocol {
     }
 
     /** Gives back a lock that a cancelled wait got anyway, with the idle bound the session had. */
-    private void unlock(Connection connection, String name, boolean shared, long key, String idleBefore)
-            throws SQLException {
-        if (!sql.unlock(connection, timeout, name, shared, key, idleBefore)) {
+    @Override
+    void undo(Connection connection, Grant grant) throws SQLException {
+        Pinned pinned = (Pinned) grant.backendState();
+        boolean shared = grant.mode() == LockMode.SHARED;
+        if (!sql.unlock(connection, timeout, grant.name(), shared, pinned.key, pinned.idleBefore)) {
             throw new SQLException("the advisory lock granted during a cancel was not held", "55000");
         }
     }

@@ -32,12 +32,12 @@ final class PgAdvisoryStatements {
             + " clock_timestamp() + (? * INTERVAL '1 millisecond')";
 
     final Map<String, String> probes;
-    /** The holders table, and the statement that creates it (for schemas of an older version). */
+    /** The holders table, and the statement that creates it (for the message that says how to record holders). */
     final String holders;
 
     final String createHolders;
-    /** Whether the holders table exists, so that grants are recorded in it. */
-    final boolean described;
+    /** Whether grants are recorded in the holders table ({@code advisoryHolders=true}). */
+    final boolean records;
     /**
      * Every held grant recorded in the holders table whose session holds its lock now: (name, mode,
      * owner, token, expiry in epoch millis, holder, waiters queued for the key, pid); no parameter.
@@ -47,19 +47,21 @@ final class PgAdvisoryStatements {
     /** Forgets a broken holder's row; ? = pid, name. */
     final String forgetHolder;
 
-    PgAdvisoryStatements(TableNames names, boolean described) {
+    PgAdvisoryStatements(TableNames names, boolean records) {
         String sequence = names.locks() + "_adv_seq";
         this.holders = names.locks() + "_adv_holders";
-        this.described = described;
-        probes = Map.of(sequence, JdbcSchema.probe(sequence));
+        this.records = records;
+        probes = records
+                ? Map.of(sequence, JdbcSchema.probe(sequence), holders, JdbcSchema.probe(holders))
+                : Map.of(sequence, JdbcSchema.probe(sequence));
         createHolders = JdbcSchema.statementsOf(JdbcSchema.ddl("advisory", Dialect.POSTGRESQL, names)).stream()
                 .filter(statement -> statement.contains(holders))
                 .findFirst()
                 .orElseThrow();
-        // Described, a grant also records its holder (? = name, key, owner, lease, holder) in the same
+        // Recording, a grant also records its holder (? = name, key, owner, lease, holder) in the same
         // statement, only when the lock was taken; an upsert, as a crashed session may have left a
         // row with the same pid.
-        String record = !described
+        String record = !records
                 ? ""
                 : """
                 , h AS (INSERT INTO %s (pid, lock_name, advisory_key, lock_mode, owner_id, fencing_token, lease_ms, holder)
@@ -83,7 +85,7 @@ final class PgAdvisoryStatements {
         this.acquireShared =
                 acquire.formatted("pg_try_advisory_lock_shared", sequence, EXPIRY_MILLIS, record.formatted("S"));
         // ? = [name,] key, the idle_session_timeout the session had: the connection goes back as it came.
-        String unlock = (described
+        String unlock = (records
                         ? "WITH d AS (DELETE FROM " + holders + " WHERE pid = pg_backend_pid()" + " AND lock_name = ?) "
                         : "")
                 + "SELECT %s(?), set_config('idle_session_timeout', ?, false)";
@@ -126,7 +128,7 @@ final class PgAdvisoryStatements {
     }
 
     /**
-     * Unlocks (and forgets the holder's row, when described) with the idle bound the session had;
+     * Unlocks (and forgets the holder's row, when recording) with the idle bound the session had;
      * whether this session held the lock.
      */
     boolean unlock(
@@ -135,7 +137,7 @@ final class PgAdvisoryStatements {
         try (PreparedStatement ps = connection.prepareStatement(shared ? unlockShared : unlockExclusive)) {
             ps.setQueryTimeout(timeout);
             int index = 1;
-            if (described) {
+            if (records) {
                 ps.setString(index++, name);
             }
             ps.setLong(index, key);
@@ -159,9 +161,9 @@ final class PgAdvisoryStatements {
         }
     }
 
-    /** Binds the holder record's parameters from {@code index} on, when described. */
+    /** Binds the holder record's parameters from {@code index} on, when recording. */
     void bindRecord(PreparedStatement ps, int index, LockRequest request, long key, long lease) throws SQLException {
-        if (described) {
+        if (records) {
             ps.setString(index, request.name());
             ps.setLong(index + 1, key);
             ps.setString(index + 2, request.ownerId());

@@ -4,7 +4,6 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -22,11 +21,6 @@ final class PgHandOffStatements implements HandOffStatements {
         this.sql = sql;
         this.connections = context.connections();
         this.names = context.names();
-    }
-
-    @Override
-    public Map<String, String> upgrades() {
-        return sql.upgrades();
     }
 
     @Override

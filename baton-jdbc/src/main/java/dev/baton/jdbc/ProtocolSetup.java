@@ -10,13 +10,13 @@ import org.slf4j.LoggerFactory;
 /**
  * How a {@link JdbcLockBackend} gets its {@link JdbcProtocol}: the first call through the {@link
  * SchemaGate} detects the database (when the DataSource was the application's), checks and perhaps
- * creates the strategy's schema, and builds the protocol for the strategy and the dialect; the gate
- * keeps it until a missing table makes the next call do it again.
+ * creates the strategy's schema, and builds the protocol for the strategy and the dialect, once; a
+ * table dropped later is not created again (its statements fail, naming the DDL to run).
  */
 final class ProtocolSetup {
     private static final Logger log = LoggerFactory.getLogger(ProtocolSetup.class);
 
-    /** What every protocol is built with but the dialect and whether the holder column exists. */
+    /** What every protocol is built with but the dialect. */
     record Parts(
             Strategy strategy,
             TableNames names,
@@ -43,6 +43,12 @@ final class ProtocolSetup {
     /** The database, or null while it is not known yet. */
     Dialect dialect() {
         return dialect;
+    }
+
+    /** The DDL of the strategy, or null while the dialect is not known. */
+    String ddl() {
+        Dialect d = dialect;
+        return d == null ? null : JdbcSchema.ddl(parts.strategy().key(), d, parts.names());
     }
 
     /** The protocol, once the dialect is known and the schema exists. */
@@ -76,31 +82,26 @@ final class ProtocolSetup {
             d = strategy.detect(db.connection, lockName);
             dialect = d;
         }
-        JdbcProtocol protocol = protocol(d, false);
-        boolean recorded = parts.advisoryHolders() || strategy != Strategy.ADVISORY || d != Dialect.POSTGRESQL;
-        if (JdbcSchema.check(
+        JdbcProtocol protocol = protocol(d);
+        JdbcSchema.ensure(
                 db.connection,
                 JdbcSchema.ddl(strategy.key(), d, parts.names()),
-                protocol,
+                protocol.probes(),
                 parts.createSchema(),
-                recorded,
-                parts.connections(),
-                parts.names(),
-                "Baton lock '" + lockName + "' on " + backend.get())) {
-            protocol = protocol(d, true);
-        }
+                parts.connections().queryTimeoutSeconds,
+                "Baton lock '" + lockName + "' on " + backend.get(),
+                e -> JdbcFailures.explain(e, parts.connections().operationTimeout, parts.names()));
         protocol.prepare(db);
         parts.connections().learnIsolation(db.connection);
         return protocol;
     }
 
-    /** @param described whether the tables of grants have the holder column */
-    private JdbcProtocol protocol(Dialect d, boolean described) {
+    private JdbcProtocol protocol(Dialect d) {
         JdbcProtocol.Context context = new JdbcProtocol.Context(
                 d,
                 parts.names(),
                 parts.fair(),
-                described,
+                parts.advisoryHolders() && d == Dialect.POSTGRESQL,
                 parts.connections(),
                 parts.notifications(),
                 parts.waits(),

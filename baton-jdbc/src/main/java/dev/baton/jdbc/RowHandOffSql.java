@@ -1,8 +1,5 @@
 package dev.baton.jdbc;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 /**
  * The SQL of fair hand-off on H2 and MariaDB ({@link RowHandOffStatements}), for the table strategy
  * (H2) or the optimistic one (H2, MariaDB): short statements, run alone or in short READ COMMITTED
@@ -70,9 +67,7 @@ final class RowHandOffSql {
     /** Optimistic: ? = name: (version, mode, expired 1/0, queued). */
     final String readRow;
 
-    final Map<String, String> upgrades;
-
-    private RowHandOffSql(Dialect dialect, TableNames names, boolean table, boolean described) {
+    private RowHandOffSql(Dialect dialect, TableNames names, boolean table) {
         this.table = table;
         this.locks = table ? names.locks() : names.locks() + "_opt";
         this.waiters = locks + "_waiters";
@@ -85,21 +80,21 @@ final class RowHandOffSql {
                 .with("{R}", table ? names.readers() : locks + "_readers")
                 .with("{W}", waiters)
                 .with("{next_token}", dialect.nextToken(names.sequence()))
-                .with("{holder_col}", described ? ", holder" : "")
-                .with("{holder_val}", described ? ", ?" : "")
-                .with("{set_holder}", described ? ", holder = ?" : "");
+                .with("{holder_col}", ", holder")
+                .with("{holder_val}", ", ?")
+                .with("{set_holder}", ", holder = ?");
         String held = table ? "expires_at > {now}" : "lock_mode <> '-' AND expires_at > {now}";
         join = sql.sql("UPDATE {L} SET queued = queued + 1 WHERE lock_name = ? AND owner_id <> ? AND " + held);
         enter = sql.sql(
                 h2
                         ? "MERGE INTO {W} t USING (VALUES (CAST(? AS VARCHAR(512)), CAST(? AS VARCHAR(64)),"
-                                + " CAST(? AS BIGINT)" + (described ? ", CAST(? AS VARCHAR(120))" : "") + "))"
-                                + " s(lock_name, owner_id, lease_ms" + (described ? ", holder" : "") + ")"
+                                + " CAST(? AS BIGINT)" + ", CAST(? AS VARCHAR(120))" + "))"
+                                + " s(lock_name, owner_id, lease_ms" + ", holder" + ")"
                                 + " ON t.lock_name = s.lock_name AND t.owner_id = s.owner_id"
                                 + " WHEN MATCHED THEN UPDATE SET last_seen = {now}"
                                 + " WHEN NOT MATCHED THEN INSERT (lock_name, owner_id, place, last_seen, lease_ms{holder_col})"
                                 + " VALUES (s.lock_name, s.owner_id, {now}, {now}, s.lease_ms"
-                                + (described ? ", s.holder" : "") + ")"
+                                + ", s.holder" + ")"
                         : "INSERT INTO {W} (lock_name, owner_id, place, last_seen, lease_ms{holder_col})"
                                 + " VALUES (?, ?, {now}, {now}, ?{holder_val}) ON DUPLICATE KEY UPDATE last_seen = {now}");
         String free = table
@@ -110,7 +105,7 @@ final class RowHandOffSql {
         release = sql.sql(free + " AND queued = 0");
         lockRow = sql.sql("SELECT queued, " + (table ? "0" : "version")
                 + " FROM {L} WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X' FOR UPDATE");
-        head = sql.sql("SELECT owner_id, lease_ms" + (described ? ", holder" : "") + " FROM {W}"
+        head = sql.sql("SELECT owner_id, lease_ms" + ", holder" + " FROM {W}"
                 + " WHERE lock_name = ? AND owner_id <> ? AND lease_ms IS NOT NULL AND last_seen > {now+lease}"
                 + " ORDER BY place, owner_id LIMIT 1 FOR UPDATE");
         String handOnUpdate = "UPDATE {L} SET " + (table ? "fencing_token = {next_token}" : "version = version + 1")
@@ -155,30 +150,13 @@ final class RowHandOffSql {
             readRow = sql.sql("SELECT version, lock_mode, CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END, queued"
                     + " FROM {L} WHERE lock_name = ?");
         }
-        upgrades = upgrades(dialect, locks, waiters);
     }
 
-    static RowHandOffSql table(Dialect dialect, TableNames names, boolean described) {
-        return new RowHandOffSql(dialect, names, true, described);
+    static RowHandOffSql table(Dialect dialect, TableNames names) {
+        return new RowHandOffSql(dialect, names, true);
     }
 
-    static RowHandOffSql optimistic(Dialect dialect, TableNames names, boolean described) {
-        return new RowHandOffSql(dialect, names, false, described);
-    }
-
-    /** The columns of the hand-off that tables of the previous version lack: a probe to its ALTER. */
-    private static Map<String, String> upgrades(Dialect dialect, String locks, String waiters) {
-        Map<String, String> upgrades = new LinkedHashMap<>();
-        upgrades.put(
-                "SELECT queued FROM " + locks + " WHERE 1 = 0",
-                "ALTER TABLE " + locks + " ADD COLUMN IF NOT EXISTS queued INT NOT NULL DEFAULT 0");
-        upgrades.put(
-                "SELECT lease_ms FROM " + waiters + " WHERE 1 = 0",
-                "ALTER TABLE " + waiters + " ADD COLUMN IF NOT EXISTS lease_ms BIGINT");
-        upgrades.put(
-                "SELECT holder FROM " + waiters + " WHERE 1 = 0",
-                "ALTER TABLE " + waiters + " ADD COLUMN IF NOT EXISTS holder VARCHAR(120)"
-                        + (dialect == Dialect.MARIADB ? " CHARACTER SET utf8mb4" : ""));
-        return upgrades;
+    static RowHandOffSql optimistic(Dialect dialect, TableNames names) {
+        return new RowHandOffSql(dialect, names, false);
     }
 }

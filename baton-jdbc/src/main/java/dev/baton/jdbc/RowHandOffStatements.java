@@ -4,7 +4,6 @@ import dev.baton.LockMode;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -35,14 +34,8 @@ final class RowHandOffStatements implements HandOffStatements {
         this.sql = sql;
         this.context = context;
         this.connections = context.connections();
-        this.oneTrip = context.dialect() == Dialect.MARIADB && !sql.table
-                ? new MariaDbHandOn(sql.locks, sql.waiters, context.described())
-                : null;
-    }
-
-    @Override
-    public Map<String, String> upgrades() {
-        return sql.upgrades;
+        this.oneTrip =
+                context.dialect() == Dialect.MARIADB && !sql.table ? new MariaDbHandOn(sql.locks, sql.waiters) : null;
     }
 
     @Override
@@ -66,7 +59,7 @@ final class RowHandOffStatements implements HandOffStatements {
     /** Table strategy: insert the row and draw its token under its lock, or take an expired one over. */
     private Optional<Grant> acquireRow(LockRequest request) throws SQLException {
         long lease = JdbcTime.leaseMillis(request.leaseTime());
-        Object[] holder = JdbcProtocol.holder(context, request.holder());
+        Object holder = request.holder();
         try (JdbcSession tx = connections.open(true)) {
             Optional<Grant> grant;
             if (tx.insertIfAbsent(sql.insert, JdbcProtocol.params(request.name(), request.ownerId(), lease, holder))) {
@@ -107,7 +100,7 @@ final class RowHandOffStatements implements HandOffStatements {
     /** Optimistic strategy: read the row, then insert it or CAS a free one (version read, nobody ahead). */
     private Optional<Grant> acquireVersion(LockRequest request) throws SQLException {
         long lease = JdbcTime.leaseMillis(request.leaseTime());
-        Object[] holder = JdbcProtocol.holder(context, request.holder());
+        Object holder = request.holder();
         try (JdbcSession db = connections.open(false)) {
             Optional<long[]> row = db.first(
                     sql.readRow,
@@ -158,7 +151,7 @@ final class RowHandOffStatements implements HandOffStatements {
                                 request.name(),
                                 request.ownerId(),
                                 JdbcTime.leaseMillis(request.leaseTime()),
-                                JdbcProtocol.holder(context, request.holder())));
+                                request.holder()));
                 tx.commit();
                 return HandOff.Joined.QUEUED;
             }
@@ -196,8 +189,7 @@ final class RowHandOffStatements implements HandOffStatements {
                     ? Optional.empty()
                     : tx.first(
                             sql.head,
-                            rs -> new Head(
-                                    rs.getString(1), rs.getLong(2), context.described() ? rs.getString(3) : null),
+                            rs -> new Head(rs.getString(1), rs.getLong(2), rs.getString(3)),
                             name,
                             owner,
                             -FairQueue.WINDOW_MILLIS);
@@ -207,12 +199,7 @@ final class RowHandOffStatements implements HandOffStatements {
                 return HandOff.HandedOn.FREED;
             }
             Head h = head.get();
-            Object[] params = JdbcProtocol.params(
-                    h.owner(),
-                    h.leaseMillis(),
-                    context.described() ? new Object[] {h.holder()} : new Object[0],
-                    name,
-                    owner);
+            Object[] params = JdbcProtocol.params(h.owner(), h.leaseMillis(), h.holder(), name, owner);
             Grant heir;
             if (sql.handOnReturns) {
                 heir = tx.first(

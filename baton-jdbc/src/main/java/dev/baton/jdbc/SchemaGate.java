@@ -5,13 +5,14 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * What every call of the JDBC backend passes first: refused once the backend is closed; otherwise the
  * result of its schema check (the protocol for the detected dialect, ...), which runs once, by one
- * caller at a time, and runs again after a statement finds a lock table missing (dropped while in
- * use), so that the next call checks and perhaps creates the schema again.
+ * caller at a time, until it succeeds. A table dropped while in use is not created again: the
+ * schema is settled once, and the failure names the DDL to run.
  *
  * <p>It also words every failure of the backend the same way: the lock, the backend, the action
  * and {@link JdbcFailures#explain what to do}.
@@ -34,18 +35,26 @@ final class SchemaGate<T> {
     /** Held while checking, which talks to the database: a lock, not a monitor. */
     private final ReentrantLock checking = new ReentrantLock();
 
+    /** The DDL of the checked schema, for the message of a table that went missing. */
+    private final Function<T, String> ddl;
+
     private volatile T checked;
 
-    SchemaGate(Supplier<String> backendName, Duration operationTimeout, TableNames names) {
-        this(backendName, "lock", operationTimeout, names);
-    }
-
-    /** @param noun what the names passed in are, for messages ({@code semaphore}) */
-    SchemaGate(Supplier<String> backendName, String noun, Duration operationTimeout, TableNames names) {
+    /**
+     * @param noun what the names passed in are, for messages ({@code lock} or {@code semaphore})
+     * @param ddl the DDL of the schema a check yielded
+     */
+    SchemaGate(
+            Supplier<String> backendName,
+            String noun,
+            Duration operationTimeout,
+            TableNames names,
+            Function<T, String> ddl) {
         this.backendName = backendName;
         this.noun = noun;
         this.operationTimeout = operationTimeout;
         this.names = names;
+        this.ddl = ddl;
     }
 
     /**
@@ -92,16 +101,16 @@ final class SchemaGate<T> {
     }
 
     /**
-     * The failure of {@code action} on a lock, with what to do about it; a missing lock table also
-     * makes the next call check the schema again.
+     * The failure of {@code action} on a lock, with what to do about it; for a table that went missing
+     * after the check, the DDL that creates it again.
      */
     LockUnavailableException failure(String lockName, String action, SQLException e) {
-        if (JdbcFailures.isMissingObject(e)) {
-            checked = null;
-        }
+        T known = checked;
+        String recreate = known != null && JdbcFailures.isMissingObject(e) ? ddl.apply(known) : null;
         return new LockUnavailableException(
                 "Baton " + noun + " '" + lockName + "' on " + backendName.get() + ": " + action + " failed: "
-                        + JdbcFailures.explain(e, operationTimeout, names),
+                        + JdbcFailures.explain(e, operationTimeout, names)
+                        + (recreate == null ? "" : "; run this DDL:\n" + recreate),
                 e);
     }
 }

@@ -37,7 +37,7 @@ final class TableProtocol implements JdbcProtocol {
 
     TableProtocol(Context context) {
         this.context = context;
-        this.sql = new TableStatements(context.dialect(), context.names(), context.fair(), context.described());
+        this.sql = new TableStatements(context.dialect(), context.names(), context.fair());
         this.connections = context.connections();
         this.notifications = context.notifications();
         this.fair = context.fair();
@@ -47,8 +47,7 @@ final class TableProtocol implements JdbcProtocol {
                         sql.handOff != null
                                 ? new PgHandOffStatements(sql.handOff, context)
                                 : new RowHandOffStatements(
-                                        RowHandOffSql.table(context.dialect(), context.names(), context.described()),
-                                        context),
+                                        RowHandOffSql.table(context.dialect(), context.names()), context),
                         context);
     }
 
@@ -150,7 +149,7 @@ final class TableProtocol implements JdbcProtocol {
                     request.name(),
                     request.ownerId(),
                     lease,
-                    JdbcProtocol.holder(context, request.holder()),
+                    request.holder(),
                     lease,
                     register ? new Object[] {notifications.channel(), request.name()} : new Object[0]);
             // The expiry comes as epoch milliseconds (rounded down): a number is cheaper to read.
@@ -169,7 +168,7 @@ final class TableProtocol implements JdbcProtocol {
     }
 
     private Optional<Written> acquireExclusive(JdbcSession tx, LockRequest request, long lease) throws SQLException {
-        Object[] holder = JdbcProtocol.holder(context, request.holder());
+        Object holder = request.holder();
         if (tx.insertIfAbsent(
                 sql.insertNameRow, guarded(request, request.name(), "X", request.ownerId(), lease, holder))) {
             return written(tx, sql.drawToken, request.name());
@@ -183,7 +182,7 @@ final class TableProtocol implements JdbcProtocol {
     }
 
     private Optional<Written> acquireShared(JdbcSession tx, LockRequest request, long lease) throws SQLException {
-        Object[] none = JdbcProtocol.holder(context, ""); // the name row of readers has no holder of its own
+        Object none = ""; // the name row of readers has no holder of its own
         boolean haveNameRow =
                 tx.insertIfAbsent(sql.insertNameRow, guarded(request, request.name(), "S", "", lease, none))
                         || tx.update(sql.extendShared, lease, request.name()) == 1;
@@ -194,7 +193,7 @@ final class TableProtocol implements JdbcProtocol {
             }
             tx.update(sql.deleteReaders, request.name());
         }
-        Object[] holder = JdbcProtocol.holder(context, request.holder());
+        Object holder = request.holder();
         Object[] params = JdbcProtocol.params(request.name(), request.ownerId(), lease, request.name(), holder);
         return written(tx, sql.insertReader, params);
     }
@@ -274,11 +273,6 @@ final class TableProtocol implements JdbcProtocol {
         } catch (SQLException e) {
             throw context.failure(name, "release", e);
         }
-    }
-
-    @Override
-    public Map<String, String> holderTables() {
-        return JdbcSchema.addHolder(context.dialect(), sql.holderTables);
     }
 
     @Override

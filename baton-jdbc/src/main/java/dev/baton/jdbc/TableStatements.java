@@ -82,8 +82,6 @@ final class TableStatements {
     final String inspect;
     /** ? = minus the waiters' window (millis): every live grant, as {@link LockRows#read} reads it. */
     final String list;
-    /** The tables whose rows carry a holder description. */
-    final java.util.List<String> holderTables;
     /**
      * Whether the releases notify a registered waiter (PostgreSQL); they then return one row per
      * row they deleted.
@@ -103,8 +101,7 @@ final class TableStatements {
     private final boolean fair;
     private final SqlTemplate template;
 
-    /** @param described whether the tables have the {@code holder} column ({@link JdbcSchema#holderColumns}) */
-    TableStatements(Dialect dialect, TableNames names, boolean fair, boolean described) {
+    TableStatements(Dialect dialect, TableNames names, boolean fair) {
         this.dialect = dialect;
         this.fair = fair;
         this.notifies = dialect == Dialect.POSTGRESQL;
@@ -118,14 +115,13 @@ final class TableStatements {
                 // A new holder: the clients still waiting register again on their next attempt.
                 .with("{reset_waiter}", dialect == Dialect.POSTGRESQL ? ", waiter = NULL" : "")
                 // The holder description, where the tables have its column: ? after the lease.
-                .with("{holder_col}", described ? ", holder" : "")
-                .with("{holder_val}", described ? ", ?" : "")
-                .with("{holder_cast}", described ? ", " + waiters.param("VARCHAR(120)") : "")
-                .with("{set_holder}", described ? ", holder = ?" : "")
-                .with("{holder_excluded}", described ? ", holder = EXCLUDED.holder" : "")
-                .with("{l_holder}", described ? "l.holder" : "NULL")
-                .with("{r_holder}", described ? "r.holder" : "NULL");
-        this.holderTables = java.util.List.of(names.locks(), names.readers());
+                .with("{holder_col}", ", holder")
+                .with("{holder_val}", ", ?")
+                .with("{holder_cast}", ", " + waiters.param("VARCHAR(120)"))
+                .with("{set_holder}", ", holder = ?")
+                .with("{holder_excluded}", ", holder = EXCLUDED.holder")
+                .with("{l_holder}", "l.holder")
+                .with("{r_holder}", "r.holder");
         this.heldIn = sql("SELECT lock_name FROM {locks} WHERE expires_at > {now} AND lock_name IN ");
 
         // Acquire. The token is drawn after the insert, under the new row's lock (see class doc).
@@ -185,7 +181,7 @@ final class TableStatements {
             acquireExclusiveOneRegistering = null;
             grantLock = null;
         }
-        handOff = dialect == Dialect.POSTGRESQL && fair ? handOff(names, described) : null;
+        handOff = dialect == Dialect.POSTGRESQL && fair ? handOff(names) : null;
         // ? = name
         drawToken = returning("UPDATE {locks} SET fencing_token = {next_token} WHERE lock_name = ?");
         // ? = mode, owner, lease [, holder], name [, the guard's]
@@ -295,7 +291,7 @@ final class TableStatements {
      * someone is counted in line ({@code queued}); the release hands the row to the head with a new
      * token, or deletes it when the line is empty.
      */
-    private WaiterStatements.HandOffSql handOff(TableNames names, boolean described) {
+    private WaiterStatements.HandOffSql handOff(TableNames names) {
         String grant =
                 """
                 WITH g AS MATERIALIZED (
@@ -330,7 +326,6 @@ final class TableStatements {
                 handOn,
                 "(SELECT count(*) FROM f)",
                 "l.fencing_token",
-                "l.expires_at <= {now}",
-                described);
+                "l.expires_at <= {now}");
     }
 }

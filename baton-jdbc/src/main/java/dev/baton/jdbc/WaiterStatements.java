@@ -142,7 +142,6 @@ final class WaiterStatements {
      * @param tick refreshes the waiter's entry, deletes the name's entries that stopped counting (their
      *     waiters died) and reads the lock: (owner, token, expiry ms, free, in line)
      * @param leave deletes the waiter's entry: 0 rows once a release handed it the lock
-     * @param upgrades the columns that tables of the previous version lack ({@link #handOffColumns})
      */
     record HandOffSql(
             SqlTemplate.Named acquire,
@@ -150,8 +149,7 @@ final class WaiterStatements {
             SqlTemplate.Named release,
             SqlTemplate.Named handOffRelease,
             SqlTemplate.Named tick,
-            SqlTemplate.Named leave,
-            java.util.Map<String, String> upgrades) {}
+            SqlTemplate.Named leave) {}
 
     /**
      * The hand-off statements around a strategy's own parts, each a template with {@code {L}}, {@code
@@ -171,8 +169,7 @@ final class WaiterStatements {
             String handOn,
             String freed,
             String token,
-            String free,
-            boolean described) {
+            String free) {
         String ms = "floor(extract(epoch FROM %s) * 1000)::bigint";
         String granted = "SELECT 'G', token, " + ms.formatted("expires_at") + " FROM t";
         String join =
@@ -227,10 +224,10 @@ final class WaiterStatements {
                 .with("{ms_l}", ms.formatted("l.expires_at"))
                 .with("{W}", table)
                 .with("{window}", Long.toString(FairQueue.WINDOW_MILLIS))
-                .with("{holder_col}", described ? ", holder" : "")
-                .with("{holder_val}", described ? ", CAST(:holder AS VARCHAR(120))" : "")
-                .with("{holder_excluded}", described ? ", holder = EXCLUDED.holder" : "")
-                .with("{holder_h}", described ? ", holder = h.holder" : "")
+                .with("{holder_col}", ", holder")
+                .with("{holder_val}", ", CAST(:holder AS VARCHAR(120))")
+                .with("{holder_excluded}", ", holder = EXCLUDED.holder")
+                .with("{holder_h}", ", holder = h.holder")
                 .with("{none_ahead}", noneAhead())
                 .with("{L}", locks)
                 .with("{R}", readers)
@@ -241,8 +238,7 @@ final class WaiterStatements {
                 named(filled, release),
                 named(filled, handOffRelease),
                 named(filled, tick),
-                named(filled, "DELETE FROM {W} WHERE lock_name = :name AND owner_id = :owner"),
-                handOffColumns(locks, table));
+                named(filled, "DELETE FROM {W} WHERE lock_name = :name AND owner_id = :owner"));
     }
 
     /**
@@ -257,19 +253,6 @@ final class WaiterStatements {
                         + " AND (m.place < a.place OR (m.place = a.place AND m.owner_id < a.owner_id))))")
                 .replace("{W}", table)
                 .replace("{window}", Long.toString(FairQueue.WINDOW_MILLIS));
-    }
-
-    /**
-     * PostgreSQL: the columns of the hand-off that tables of the previous version lack, each as a
-     * probe that fails while it is missing and the statement that adds it.
-     */
-    static java.util.Map<String, String> handOffColumns(String locks, String waiters) {
-        return java.util.Map.of(
-                "SELECT queued FROM " + locks + " WHERE 1 = 0",
-                "ALTER TABLE " + locks + " ADD COLUMN IF NOT EXISTS queued INT NOT NULL DEFAULT 0",
-                "SELECT lease_ms, holder FROM " + waiters + " WHERE 1 = 0",
-                "ALTER TABLE " + waiters + " ADD COLUMN IF NOT EXISTS lease_ms BIGINT,"
-                        + " ADD COLUMN IF NOT EXISTS holder VARCHAR(120)");
     }
 
     private static SqlTemplate.Named named(SqlTemplate template, String text) {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.baton.Baton;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.LockUnavailableException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -55,6 +56,25 @@ class H2TableLockBackendTest extends TableLockBackendTest {
                     .as("the default creates the tables")
                     .hasValueSatisfying(
                             lease -> assertThat(lease.fencingToken()).isPositive());
+        }
+    }
+
+    @Test
+    void aTableDroppedInUseIsNotCreatedAgainAndTheFailureNamesItsDdl() throws SQLException {
+        String table = "dropped_" + UUID.randomUUID().toString().substring(0, 8);
+        try (LockClient client = Baton.connect(url(table, true), OPTIONS)) {
+            client.lock("x").tryAcquire().orElseThrow().close();
+            try (Statement statement = keepAlive.createStatement()) {
+                statement.execute("DROP TABLE " + table);
+            }
+            for (int call = 1; call <= 2; call++) {
+                assertThatThrownBy(() -> client.lock("y").tryAcquire())
+                        .as("call %d after the drop", call)
+                        .isInstanceOf(LockUnavailableException.class)
+                        .hasMessageContaining("does not create them again")
+                        .hasMessageContaining("run this DDL:\n")
+                        .hasMessageContaining("CREATE TABLE IF NOT EXISTS " + table + " (");
+            }
         }
     }
 
