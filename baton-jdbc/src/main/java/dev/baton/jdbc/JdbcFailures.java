@@ -118,6 +118,16 @@ final class JdbcFailures {
                         || in(H2_BROKEN_CONNECTION_STATES, s));
     }
 
+    /** Whether {@code failure} has a broken connection ({@link #isBrokenConnection}) among its causes. */
+    static boolean causedByBrokenConnection(Throwable failure) {
+        for (Throwable t = failure; t != null && t != t.getCause(); t = t.getCause()) {
+            if (t instanceof SQLException e && isBrokenConnection(e)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** PostgreSQL's SQLStates of a session it ended: see {@link #isSessionEnded}. */
     private static final Set<String> SESSION_ENDED_STATES = Set.of("57P01", "57P02", "57P05", "25P03");
 

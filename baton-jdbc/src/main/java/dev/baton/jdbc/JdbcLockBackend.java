@@ -210,8 +210,26 @@ final class JdbcLockBackend implements LockBackend {
     // ---------------------------------------------------------------------------------------------
     // Routing: permits to JdbcPermits, locks to the protocol
 
+    /**
+     * One attempt; run once more on a fresh connection when the pool handed out one whose server had
+     * gone (an H2 {@code AUTO_SERVER} process that exited, a restarted database), which the failed
+     * session has evicted. Such a connection reached no live server, so the second attempt is the
+     * request's first; a grant the dying server committed for this owner id without answering expires
+     * with its lease.
+     */
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
+        try {
+            return attempt(request);
+        } catch (LockUnavailableException e) {
+            if (!JdbcFailures.causedByBrokenConnection(e)) {
+                throw e;
+            }
+            return attempt(request);
+        }
+    }
+
+    private Optional<Grant> attempt(LockRequest request) {
         if (JdbcPermits.isPermit(request)) {
             return permits.tryAcquire(request);
         }
