@@ -127,6 +127,18 @@ public final class KitTime {
     }
 
     /**
+     * A lease time for a test whose many renewals must keep up with it, stretched like {@link
+     * #operationTimeout()}: renewing hundreds of leases at a third of a short lease needs the CPU
+     * an idle machine gives, and a busy one gives less.
+     *
+     * @param idle the lease time on an idle machine
+     * @return {@code idle * stretch()}
+     */
+    public static Duration lease(Duration idle) {
+        return stretched(idle);
+    }
+
+    /**
      * Times an interval and the CPU stall measured over it, for a test that asserts how long
      * something took.
      *

@@ -41,6 +41,7 @@ abstract class RenewalAtScaleProperty {
     static final Duration REPORT_SLACK = Duration.ofMillis(1500);
 
     private final LockBackendContract contract;
+    private Duration lease;
 
     RenewalAtScaleProperty(LockBackendContract contract) {
         this.contract = contract;
@@ -50,8 +51,12 @@ abstract class RenewalAtScaleProperty {
         return Math.min(LEASES, contract.fixture().heldLeaseLimit());
     }
 
+    /** Settled once per test: every bound of the test counts in the same lease. */
     private Duration lease() {
-        return contract.lease(LEASE);
+        if (lease == null) {
+            lease = contract.lease(KitTime.lease(LEASE));
+        }
+        return lease;
     }
 
     private LockOptions options() {
