@@ -125,12 +125,10 @@ final class FairQueue implements ReleaseNotifications {
      * where the protocol hands exclusive grants over ({@link HandOff}), the {@link HandOverQueue} does.
      *
      * <p>The entry is written before the release notifications are subscribed to: a client's first
-     * wait also opens its listener's connection and waits for its LISTEN (on a loaded machine, longer
-     * than a run of 160 grants), and until the entry exists nothing stops the releasing client from
-     * taking the lock straight back. With the subscription made first, the kit's fairness property
-     * saw one client take all 160 grants while three fresh ones waited ([1, 160, 1, 1]; 2 in 20
-     * rounds of 160 grants showed [142, 4, 9, 8] and [10, 8, 136, 8]). An entry written while the
-     * listener was not up yet gets the channel once it is ({@link WaiterStatements#registerChannel});
+     * wait also opens its listener's connection and waits for its LISTEN, which can take longer than
+     * many hand-offs, and until the entry exists nothing stops the releasing client from taking the
+     * lock straight back, over and over ({@code docs/design/fair-handoff.md}). An entry written while
+     * the listener was not up yet gets the channel once it is ({@link WaiterStatements#registerChannel});
      * a release before that is seen by the tick.
      */
     public Subscription join(LockRequest request, Runnable onRelease) {

@@ -223,12 +223,10 @@ class PostgresHandOffTest {
 
     /**
      * A client's first wait opens its listener's connection and waits for its LISTEN; its entry in the
-     * line must exist before that, or the releasing client takes the lock straight back meanwhile (the
-     * kit's fairness property saw one client take all 160 grants while three fresh ones waited, [1,
-     * 160, 1, 1]). The waiter's connections go through a proxy that delays every packet by 100 ms, so
+     * line must exist before that, or the releasing client takes the lock straight back meanwhile, over
+     * and over. The waiter's connections go through a proxy that delays every packet by 100 ms, so
      * its listener needs several round trips (connect, authenticate, LISTEN) and its entry one: the
-     * entry is in the table well before the listener listens. When the subscription came first, the
-     * listener listened before the entry was written, and this failed.
+     * entry must be in the table well before the listener listens.
      */
     @ParameterizedTest
     @ValueSource(strings = {"table", "optimistic"})

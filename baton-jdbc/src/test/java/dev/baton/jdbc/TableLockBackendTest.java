@@ -276,9 +276,9 @@ abstract class TableLockBackendTest {
     }
 
     /**
-     * A grant lost among a hundred used to send the other 99 back one statement each: on a 10 ms
-     * link, a second of renewals for one call, longer than a 1 s lease (a likely cause of PostgreSQL's
-     * RenewalAtScale losing all 200 leases once under load). Counted in statements, not timed.
+     * A grant lost among a hundred must not send the other 99 back one statement each: on a 10 ms
+     * link that is a second of renewals for one call, longer than a 1 s lease. Counted in
+     * statements, not timed.
      */
     @Test
     void renewAllFindsOneLostGrantAmongAHundredInAFewStatementsNotOneEach() {

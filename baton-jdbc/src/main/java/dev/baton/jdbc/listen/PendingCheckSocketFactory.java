@@ -18,9 +18,9 @@ import javax.net.SocketFactory;
  * changes: other timeouts and reads behave as on a plain socket.
  *
  * <p>Baton gives it to the connection its {@code PgNotifications} LISTENs on, never to a pool's
- * connections: a fair release NOTIFYs the head waiter, and without it each hand-off waited the extra
- * millisecond (measured with the bench's {@code postgres-fair} subjects: the fair table strategy's
- * C8 hand-off p50 from 1,836 to 950 µs, its pairs/s from 558 to 886). Public only because pgjdbc
+ * connections: a fair release NOTIFYs the head waiter, and without it each hand-off waits the extra
+ * millisecond, which at sub-millisecond hand-offs halves their rate ({@code docs/design/fair-handoff.md}).
+ * Public only because pgjdbc
  * instantiates it by name ({@code socketFactory}); the package is not exported, only opened to the
  * driver.
  */
