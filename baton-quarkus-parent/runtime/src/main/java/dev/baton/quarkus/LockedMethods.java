@@ -49,8 +49,10 @@ class LockedMethods {
             try {
                 type = Class.forName(className, false, loader);
             } catch (ClassNotFoundException e) {
-                throw new IllegalStateException("Baton: the build listed " + className + " as having @Locked"
-                        + " methods but it cannot be loaded; rebuild the application", e);
+                throw new IllegalStateException(
+                        "Baton: the build listed " + className + " as having @Locked"
+                                + " methods but it cannot be loaded; rebuild the application",
+                        e);
             }
             if (type.isAnnotationPresent(Locked.class)) {
                 throw new LockConfigurationException("@Locked on class " + type.getName() + ": annotate each method"

@@ -141,8 +141,9 @@ final class NameTemplate {
     private static Object property(Object value, String step, Path path) {
         Method reader = PROPERTIES.get(value.getClass()).computeIfAbsent(step, s -> reader(value.getClass(), s));
         if (reader == null) {
-            throw new IllegalArgumentException(path.text() + ": " + value.getClass().getName() + " has no public "
-                    + step + "(), get" + capitalized(step) + "() or is" + capitalized(step) + "()");
+            throw new IllegalArgumentException(
+                    path.text() + ": " + value.getClass().getName() + " has no public " + step + "(), get"
+                            + capitalized(step) + "() or is" + capitalized(step) + "()");
         }
         try {
             return reader.invoke(value);

@@ -42,7 +42,9 @@ class BatonHealthCheck implements HealthCheck {
                     .up()
                     .build();
         } catch (RuntimeException e) {
-            return response.withData("error", String.valueOf(e.getMessage())).down().build();
+            return response.withData("error", String.valueOf(e.getMessage()))
+                    .down()
+                    .build();
         }
     }
 }
