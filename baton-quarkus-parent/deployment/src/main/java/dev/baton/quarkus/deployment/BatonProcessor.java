@@ -9,7 +9,10 @@ import io.quarkus.deployment.annotations.BuildProducer;
 import io.quarkus.deployment.annotations.BuildStep;
 import io.quarkus.deployment.builditem.FeatureBuildItem;
 import io.quarkus.deployment.builditem.GeneratedResourceBuildItem;
+import io.quarkus.deployment.metrics.MetricsCapabilityBuildItem;
+import io.quarkus.runtime.metrics.MetricsFactory;
 import java.nio.charset.StandardCharsets;
+import java.util.Optional;
 import java.util.TreeSet;
 import org.jboss.jandex.AnnotationInstance;
 import org.jboss.jandex.AnnotationTarget;
@@ -18,9 +21,13 @@ import org.jboss.jandex.DotName;
 /**
  * The build steps of Baton's extension: the client's producer and the {@code @Locked} interceptor as
  * beans, the list of classes with {@code @Locked} methods (checked at startup), and the health check
- * and meters when their extensions are present.
+ * and meters when their extensions are present. Public only because Quarkus instantiates it; not
+ * API.
  */
-class BatonProcessor {
+public final class BatonProcessor {
+
+    /** Made by Quarkus when it runs the build steps. */
+    public BatonProcessor() {}
 
     private static final String FEATURE = "baton";
     private static final String PACKAGE = "dev.baton.quarkus.";
@@ -34,7 +41,10 @@ class BatonProcessor {
     }
 
     @BuildStep
-    void beans(Capabilities capabilities, BuildProducer<AdditionalBeanBuildItem> beans) {
+    void beans(
+            Capabilities capabilities,
+            Optional<MetricsCapabilityBuildItem> metrics,
+            BuildProducer<AdditionalBeanBuildItem> beans) {
         beans.produce(AdditionalBeanBuildItem.builder()
                 .addBeanClasses(
                         PACKAGE + "BatonClientProducer", PACKAGE + "LockedInterceptor", PACKAGE + "LockedMethods")
@@ -43,10 +53,8 @@ class BatonProcessor {
         if (capabilities.isPresent(Capability.SMALLRYE_HEALTH)) {
             beans.produce(AdditionalBeanBuildItem.unremovableOf(PACKAGE + "runtime.BatonHealthCheck"));
         }
-        // quarkus-micrometer provides the metrics capability; meters need baton-micrometer too (an
-        // optional dependency of the runtime module) and Micrometer's API.
-        if (capabilities.isPresent(Capability.METRICS)
-                && QuarkusClassLoader.isClassPresentAtRuntime("io.micrometer.core.instrument.MeterRegistry")
+        // Meters need quarkus-micrometer and baton-micrometer (an optional dependency of the runtime module).
+        if (metrics.map(m -> m.metricsSupported(MetricsFactory.MICROMETER)).orElse(false)
                 && QuarkusClassLoader.isClassPresentAtRuntime("dev.baton.micrometer.BatonMeters")) {
             beans.produce(AdditionalBeanBuildItem.unremovableOf(PACKAGE + "runtime.BatonMetersCustomizer"));
         }

@@ -38,7 +38,8 @@ class LockedOnH2Test {
 
     @RegisterExtension
     static final QuarkusUnitTest APP = new QuarkusUnitTest()
-            .withApplicationRoot(jar -> jar.addClasses(Invoices.class, Invoices.Order.class, Registry.class))
+            .withApplicationRoot(
+                    jar -> jar.addClasses(Invoices.class, Invoices.Order.class, Billing.class, Registry.class))
             .overrideConfigKey("baton.uri", "jdbc:h2:mem:quarkus-locked")
             .overrideConfigKey("baton.lease-time", "5s")
             .overrideConfigKey("quarkus.http.test-port", "0")
@@ -59,6 +60,9 @@ class LockedOnH2Test {
 
     @Inject
     LockClient client;
+
+    @Inject
+    Billing billing;
 
     @Inject
     SimpleMeterRegistry meters;
@@ -136,6 +140,16 @@ class LockedOnH2Test {
         assertThatThrownBy(LockedContext::currentLease)
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageContaining("no @Locked method is running");
+    }
+
+    @Test
+    void theDocsExampleLocksInTheAnnotationAndInCode() {
+        long first = billing.bill(42);
+        assertThat(billing.bill(42)).as("a new holder, a higher token").isGreaterThan(first);
+        assertThat(billing.rebuildIndex()).isPositive();
+        assertThat(client.lock("invoice-42").tryAcquire())
+                .as("released after the call")
+                .isPresent();
     }
 
     @Test
