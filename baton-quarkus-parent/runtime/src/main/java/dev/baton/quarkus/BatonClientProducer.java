@@ -57,6 +57,13 @@ class BatonClientProducer {
         set("baton.poll-initial-delay", config.pollInitialDelay(), builder::pollInitialDelay);
         set("baton.poll-max-delay", config.pollMaxDelay(), builder::pollMaxDelay);
         builder.autoRenew(config.autoRenew());
+        builder.fair(config.fair());
+        try {
+            builder.clientName(config.clientName().map(String::strip).orElse(""));
+        } catch (LockConfigurationException e) {
+            throw new LockConfigurationException("Baton: the property baton.client-name is invalid: "
+                    + e.getMessage().replaceFirst("^LockOptions: ", ""));
+        }
         customizers.forEach(customizer -> customizer.customize(builder));
         try {
             return builder.build();

@@ -64,13 +64,43 @@ public @interface Locked {
 
     /**
      * How long to wait for the lock, as a Quarkus duration ({@code 5s}, {@code 250ms}, {@code PT5S});
-     * {@code 0s} tries once. Empty (the default) waits as long as it takes.
+     * {@code 0s} tries once. Empty (the default) waits as long as it takes, or, with {@link
+     * #skipIfLocked()}, tries once.
      *
-     * @return the longest wait, or empty to wait without limit; past it the call fails with {@link
-     *     LockedTimeoutException} and the method does not run
+     * @return the longest wait, or empty for the default; past it the call fails with {@link
+     *     LockedTimeoutException} (or returns quietly with {@link #skipIfLocked()}) and the method
+     *     does not run
      */
     @Nonbinding
     String waitTime() default "";
+
+    /**
+     * Whether a call whose lock is held elsewhere returns quietly instead of failing: the method does
+     * not run, the call returns nothing ({@code void}) or {@code Optional.empty()}, and the skip is
+     * logged at debug and counted in the meters as an acquire that {@code timed_out}. For a job
+     * scheduled on several nodes, where every node but one skipping a run is expected rather than an
+     * error. The lock is tried once unless {@link #waitTime()} is set. Only for methods that return
+     * {@code void} or {@link java.util.Optional}; any other fails startup.
+     *
+     * @return {@code true} to skip quietly when the lock is taken
+     */
+    @Nonbinding
+    boolean skipIfLocked() default false;
+
+    /**
+     * The least time the lock stays held after the call started, as a duration ({@code 30s}, {@code
+     * PT1M}); empty (the default) releases it when the method returns. A call that ends sooner
+     * returns at once, and its lock is released that long after it was acquired (by a thread of the
+     * extension; renewed meanwhile as usual), so a job triggered on several nodes whose clocks differ
+     * a little, or a short job triggered again at once, runs only once in that time, as with
+     * ShedLock's {@code lockAtLeastFor}. A later call on the thread that still keeps the lock finds it
+     * taken (it does not reenter it). The lock is released sooner when the application stops. With
+     * auto-renewal off ({@code baton.auto-renew=false}) it must not exceed the lease time.
+     *
+     * @return the least time the lock is held, or empty for none
+     */
+    @Nonbinding
+    String lockAtLeastFor() default "";
 
     /**
      * The lease time for this lock, as a duration ({@code 30s}, {@code PT1M}); empty (the default)

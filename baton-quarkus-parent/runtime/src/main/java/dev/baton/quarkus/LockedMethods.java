@@ -17,9 +17,11 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -108,7 +110,37 @@ class LockedMethods {
         }
         Duration waitTime = duration(where, "waitTime", locked.waitTime(), true);
         Duration leaseTime = duration(where, "leaseTime", locked.leaseTime(), false);
-        return new LockedMethod(where, locked.name(), name, waitTime, leaseTime);
+        Duration atLeast = duration(where, "lockAtLeastFor", locked.lockAtLeastFor(), true);
+        if (locked.skipIfLocked()) {
+            checkSkippable(method, where);
+            if (waitTime == null) {
+                waitTime = Duration.ZERO;
+            }
+        }
+        return new LockedMethod(
+                where,
+                locked.name(),
+                name,
+                waitTime,
+                leaseTime,
+                atLeast == null || atLeast.isZero() ? null : atLeast,
+                locked.skipIfLocked() ? skipped(method) : null);
+    }
+
+    /** A skipped call returns nothing: only methods whose callers can tell "did not run" from a result. */
+    private static void checkSkippable(Method method, String where) {
+        Class<?> type = method.getReturnType();
+        if (type != void.class && type != Void.class && type != Optional.class) {
+            throw new LockConfigurationException(where + ": skipIfLocked = true needs a method that returns void or"
+                    + " Optional (a skipped call returns nothing, or Optional.empty()), but it returns "
+                    + type.getSimpleName() + "; return Optional<" + type.getSimpleName() + ">, or leave skipIfLocked"
+                    + " out to have callers get a LockedTimeoutException");
+        }
+    }
+
+    /** What a skipped call returns. */
+    private static Supplier<Object> skipped(Method method) {
+        return method.getReturnType() == Optional.class ? Optional::empty : () -> null;
     }
 
     private static void checkSynchronous(Method method, String where) {
@@ -185,8 +217,23 @@ class LockedMethods {
      * @param where the method as named in messages
      * @param template the name as written
      * @param name the parsed template
-     * @param waitTime how long to wait, {@code null} for as long as it takes
+     * @param waitTime how long to wait, {@code null} for as long as it takes ({@code 0} when skipping
+     *     without a waitTime)
      * @param leaseTime the lease time, {@code null} for the client's
+     * @param lockAtLeastFor the least time the lock is held from its grant, {@code null} for none
+     * @param skipped what a call that finds the lock taken returns, {@code null} to fail it instead
      */
-    record LockedMethod(String where, String template, NameTemplate name, Duration waitTime, Duration leaseTime) {}
+    record LockedMethod(
+            String where,
+            String template,
+            NameTemplate name,
+            Duration waitTime,
+            Duration leaseTime,
+            Duration lockAtLeastFor,
+            Supplier<Object> skipped) {
+
+        boolean skipsIfLocked() {
+            return skipped != null;
+        }
+    }
 }

@@ -7,6 +7,7 @@ import dev.baton.LockConfigurationException;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 
@@ -72,6 +73,16 @@ class LockedMethodsTest {
 
         @Locked(name = "report")
         private void hidden() {}
+
+        @Locked(name = "report", skipIfLocked = true)
+        long skipsAValue() {
+            return 0;
+        }
+
+        @Locked(name = "report", skipIfLocked = true, lockAtLeastFor = "30s")
+        Optional<Long> skipsAnOptional() {
+            return Optional.empty();
+        }
     }
 
     private static Method method(String name) {
@@ -129,5 +140,16 @@ class LockedMethodsTest {
         assertThatThrownBy(() -> parse("zeroLease")).hasMessageContaining("leaseTime = \"0s\" must be positive");
         assertThatThrownBy(() -> parse("async")).hasMessageContaining("returns CompletableFuture");
         assertThatThrownBy(() -> parse("hidden")).hasMessageContaining("cannot guard a private method");
+        assertThatThrownBy(() -> parse("skipsAValue"))
+                .hasMessageContaining("skipIfLocked = true needs a method that returns void or Optional");
+    }
+
+    @Test
+    void skipIfLockedTriesOnceUnlessAWaitIsGivenAndLockAtLeastForIsKept() {
+        LockedMethods.LockedMethod skips = parse("skipsAnOptional");
+        assertThat(skips.waitTime()).isZero();
+        assertThat(skips.lockAtLeastFor()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(skips.skipped().get()).isEqualTo(Optional.empty());
+        assertThat(parse("byName").skipsIfLocked()).isFalse();
     }
 }

@@ -47,7 +47,10 @@ public final class BatonProcessor {
             BuildProducer<AdditionalBeanBuildItem> beans) {
         beans.produce(AdditionalBeanBuildItem.builder()
                 .addBeanClasses(
-                        PACKAGE + "BatonClientProducer", PACKAGE + "LockedInterceptor", PACKAGE + "LockedMethods")
+                        PACKAGE + "BatonClientProducer",
+                        PACKAGE + "LockedInterceptor",
+                        PACKAGE + "LockedMethods",
+                        PACKAGE + "LockedReleases")
                 .setUnremovable()
                 .build());
         if (capabilities.isPresent(Capability.SMALLRYE_HEALTH)) {

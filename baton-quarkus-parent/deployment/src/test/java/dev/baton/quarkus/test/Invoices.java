@@ -8,6 +8,7 @@ import dev.baton.quarkus.LockedContext;
 import dev.baton.tck.KitTime;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -66,6 +67,27 @@ public class Invoices {
     @Locked(name = "nested")
     public long inner() {
         return LockedContext.fencingToken();
+    }
+
+    final AtomicInteger jobRuns = new AtomicInteger();
+
+    @Locked(name = "job-#{#id}", skipIfLocked = true)
+    public void job(long id) {
+        jobRuns.incrementAndGet();
+    }
+
+    public int jobRuns() {
+        return jobRuns.get();
+    }
+
+    @Locked(name = "report-#{#id}", skipIfLocked = true)
+    public Optional<Long> report(long id) {
+        return Optional.of(LockedContext.fencingToken());
+    }
+
+    @Locked(name = "daily", skipIfLocked = true, lockAtLeastFor = "1h")
+    public Optional<Long> daily() {
+        return Optional.of(LockedContext.fencingToken());
     }
 
     @Locked(name = "fails")

@@ -3,6 +3,7 @@ package dev.baton.quarkus.test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.quarkus.LockedContext;
@@ -25,6 +26,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -42,6 +44,8 @@ class LockedOnH2Test {
                     jar -> jar.addClasses(Invoices.class, Invoices.Order.class, Billing.class, Registry.class))
             .overrideConfigKey("baton.uri", "jdbc:h2:mem:quarkus-locked")
             .overrideConfigKey("baton.lease-time", "5s")
+            .overrideConfigKey("baton.client-name", "billing")
+            .overrideConfigKey("baton.fair", "false")
             .overrideConfigKey("quarkus.http.test-port", "0")
             .overrideConfigKey("quarkus.micrometer.binder-enabled-default", "false");
 
@@ -66,6 +70,9 @@ class LockedOnH2Test {
 
     @Inject
     SimpleMeterRegistry meters;
+
+    @ConfigProperty(name = "baton.uri")
+    String uri;
 
     @TestHTTPResource("/q/health/ready")
     URI readiness;
@@ -153,7 +160,42 @@ class LockedOnH2Test {
     }
 
     @Test
+    void aCallThatSkipsIfLockedReturnsNothingWhileAnotherClientHoldsTheLock() {
+        try (LockClient other = Baton.connect(uri)) {
+            int runsBefore = invoices.jobRuns();
+            try (Lease held = other.lock("job-1").acquire(KitTime.grant());
+                    Lease report = other.lock("report-1").acquire(KitTime.grant())) {
+                invoices.job(1);
+                assertThat(invoices.jobRuns())
+                        .as("skipped: the method did not run")
+                        .isEqualTo(runsBefore);
+                assertThat(invoices.report(1))
+                        .as("a skipped Optional method returns empty")
+                        .isEmpty();
+            }
+            invoices.job(1);
+            assertThat(invoices.jobRuns()).as("runs once the lock is free").isEqualTo(runsBefore + 1);
+            assertThat(invoices.report(1)).isPresent();
+        }
+    }
+
+    @Test
+    void lockAtLeastForKeepsTheLockAfterTheCallReturns() {
+        assertThat(invoices.daily()).as("the first call runs").isPresent();
+        try (LockClient other = Baton.connect(uri)) {
+            assertThat(other.lock("daily").tryAcquire())
+                    .as("kept for lockAtLeastFor after the method returned")
+                    .isEmpty();
+        }
+        assertThat(invoices.daily())
+                .as("a second call on the same thread finds it kept and skips")
+                .isEmpty();
+    }
+
+    @Test
     void theClientIsBuiltFromTheProperties() {
+        assertThat(client.options().clientName()).isEqualTo("billing");
+        assertThat(client.options().fair()).isFalse();
         assertThat(client.options().leaseTime()).hasSeconds(5);
         assertThat(client.backendName()).containsIgnoringCase("H2");
     }

@@ -67,4 +67,21 @@ public interface BatonConfig {
      */
     @WithDefault("500ms")
     Duration pollMaxDelay();
+
+    /**
+     * The application's name in the holder description of every lock it takes, which {@code baton
+     * locks} shows (at most 40 characters). Default: none.
+     *
+     * @return the name, empty for none
+     */
+    Optional<String> clientName();
+
+    /**
+     * Whether a waiter on another client comes before an immediate re-acquire by the client that just
+     * released; false allows barging (more throughput, possible starvation).
+     *
+     * @return whether waiters on other clients come first
+     */
+    @WithDefault("true")
+    boolean fair();
 }
