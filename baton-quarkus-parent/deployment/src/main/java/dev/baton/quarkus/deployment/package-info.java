@@ -1,0 +1,2 @@
+/** The build steps of Baton's Quarkus extension; not API. */
+package dev.baton.quarkus.deployment;
