@@ -87,10 +87,11 @@ public final class BatonLockRegistry implements RenewableLockRegistry<Distribute
      *
      * @throws IllegalMonitorStateException if the current thread does not hold the lock, or its lease
      *     was lost
-     * @throws IllegalArgumentException if {@code ttl} is null, zero or negative, or, with auto-renewal
-     *     on, shorter than the client's lease time
-     * @throws LockConfigurationException if the backend cannot keep a lease for {@code ttl} (Azure
-     *     Blob: 15 s up to the lease time it was taken with; etcd: at most that in whole seconds)
+     * @throws IllegalArgumentException if {@code ttl} is null, zero or negative
+     * @throws LockConfigurationException if, with auto-renewal on, {@code ttl} is shorter than the
+     *     client's lease time, or the backend cannot keep a lease for {@code ttl} (Azure Blob: 15 s
+     *     up to the lease time it was taken with; etcd: at most that in whole seconds), as {@link
+     *     Lease#extend} refuses them
      */
     @Override
     public void renewLock(Object lockKey, Duration ttl) {

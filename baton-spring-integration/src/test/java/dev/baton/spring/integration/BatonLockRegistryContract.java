@@ -232,7 +232,7 @@ abstract class BatonLockRegistryContract {
             registryA.renewLock(key, clientA.options().leaseTime().multipliedBy(2));
             assertThatThrownBy(() -> registryA.renewLock(key, ofMillis(1234)))
                     .as("an auto-renewed lease is extended by at least its lease time")
-                    .isInstanceOf(IllegalArgumentException.class)
+                    .isInstanceOf(LockConfigurationException.class)
                     .hasMessageContaining("lease time");
             assertThatThrownBy(() -> registryA.renewLock(key, ofMillis(-1)))
                     .isInstanceOf(IllegalArgumentException.class)
