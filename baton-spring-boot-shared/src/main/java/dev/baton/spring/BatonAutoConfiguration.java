@@ -1,11 +1,10 @@
 package dev.baton.spring;
 
-import dev.baton.Baton;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockOptions;
-import java.time.Duration;
-import java.util.function.Consumer;
+import dev.baton.locked.internal.ClientSettings;
+import dev.baton.locked.internal.LockedReleases;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.support.DefaultPointcutAdvisor;
 import org.springframework.beans.factory.BeanFactory;
@@ -73,63 +72,22 @@ public class BatonAutoConfiguration {
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     public LockClient batonLockClient(BatonProperties properties, ObjectProvider<LockOptionsCustomizer> customizers) {
-        String uri = properties.getUri();
-        if (uri == null || uri.isBlank()) {
-            throw new LockConfigurationException("Baton: the property baton.uri is not set; set it to the URI of your"
-                    + " lock backend (for example baton.uri=jdbc:postgresql://db:5432/app, redis://host:6379 or"
-                    + " jdbc:h2:mem:locks), or define a LockClient bean of your own");
-        }
-        LockOptions options = options(properties, customizers);
-        String withOptions = BackendUriOptions.apply(uri.trim(), properties);
-        String named = withOptions.equals(uri.trim()) ? "baton.uri" : "baton.uri with its baton.* backend properties";
-        // The messages below carry the backend's own, so no cause: the root of the startup failure names the property.
-        try {
-            return Baton.connect(withOptions, options);
-        } catch (LockConfigurationException e) {
-            throw new LockConfigurationException(
-                    "Baton: the property " + named + " is invalid: " + e.getMessage() + "; fix " + named);
-        }
-    }
-
-    // Micrometer: with baton-micrometer on the class path and a MeterRegistry bean,
-    // BatonMetricsAutoConfiguration contributes a LockOptionsCustomizer that adds the meters'
-    // listener to these options.
-    static LockOptions options(BatonProperties properties, ObjectProvider<LockOptionsCustomizer> customizers) {
-        LockOptions.Builder builder = LockOptions.builder();
-        set("baton.lease-time", properties.getLeaseTime(), builder::leaseTime);
-        set("baton.operation-timeout", properties.getOperationTimeout(), builder::operationTimeout);
-        set("baton.poll-initial-delay", properties.getPollInitialDelay(), builder::pollInitialDelay);
-        set("baton.poll-max-delay", properties.getPollMaxDelay(), builder::pollMaxDelay);
-        builder.autoRenew(properties.isAutoRenew());
-        builder.fair(properties.isFair());
-        try {
-            builder.clientName(
-                    properties.getClientName() == null
-                            ? ""
-                            : properties.getClientName().strip());
-        } catch (LockConfigurationException e) {
-            throw new LockConfigurationException("Baton: the property baton.client-name is invalid: "
-                    + e.getMessage().replaceFirst("^LockOptions: ", ""));
-        }
-        customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
-        try {
-            return builder.build();
-        } catch (LockConfigurationException e) {
-            throw new LockConfigurationException("Baton: the baton.* properties do not fit together: " + e.getMessage()
-                    + " (baton.poll-initial-delay, baton.poll-max-delay)");
-        }
-    }
-
-    private static void set(String property, Duration value, Consumer<Duration> setter) {
-        if (value == null) {
-            return;
-        }
-        try {
-            setter.accept(value);
-        } catch (LockConfigurationException e) {
-            throw new LockConfigurationException("Baton: the property " + property + " must be a positive duration"
-                    + " but was " + value + "; set it to a value such as 30s or 500ms");
-        }
+        String uri = ClientSettings.requireUri(properties.getUri(), "define a LockClient bean of your own");
+        // Micrometer: with baton-micrometer on the class path and a MeterRegistry bean,
+        // BatonMetricsAutoConfiguration contributes a LockOptionsCustomizer that adds the meters'
+        // listener to these options.
+        LockOptions options = new ClientSettings(
+                        properties.getLeaseTime(),
+                        properties.getOperationTimeout(),
+                        properties.getPollInitialDelay(),
+                        properties.getPollMaxDelay(),
+                        properties.isAutoRenew(),
+                        properties.isFair(),
+                        properties.getClientName())
+                .options(builder -> customizers.orderedStream().forEach(customizer -> customizer.customize(builder)));
+        String withOptions = BackendUriOptions.apply(uri, properties);
+        String named = withOptions.equals(uri) ? "baton.uri" : "baton.uri with its baton.* backend properties";
+        return ClientSettings.connect(withOptions, named, options);
     }
 
     /**

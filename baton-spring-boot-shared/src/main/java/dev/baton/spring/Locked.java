@@ -1,5 +1,7 @@
 package dev.baton.spring;
 
+import dev.baton.locked.LockedContext;
+import dev.baton.locked.LockedTimeoutException;
 import java.lang.annotation.Documented;
 import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;

@@ -1,20 +1,14 @@
 package dev.baton.spring;
 
 import dev.baton.LockConfigurationException;
+import dev.baton.locked.internal.LockedMethod;
 import java.lang.reflect.Method;
-import java.time.Duration;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Future;
-import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Collectors;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
@@ -32,8 +26,9 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 
 /**
  * The {@link Locked} methods of the context: which methods are advised, and each one's parsed name
- * template and durations. Parsing happens when a bean's proxy is made, so a bad annotation fails the
- * startup rather than the first call.
+ * template (SpEL) and durations (Boot's syntax); the checks and the rest of the parsing are every
+ * framework's ({@link LockedMethod}). Parsing happens when a bean's proxy is made, so a bad annotation
+ * fails the startup rather than the first call.
  */
 final class LockedMethods {
 
@@ -43,11 +38,9 @@ final class LockedMethods {
     private static final Pattern VARIABLE = Pattern.compile("#([A-Za-z_$][A-Za-z0-9_$]*)");
     private static final Pattern POSITIONAL = Pattern.compile("[pa][0-9]+");
     private static final Set<String> BUILT_IN = Set.of("root", "this");
-    private static final List<String> ASYNC_TYPES =
-            List.of("org.reactivestreams.Publisher", "kotlinx.coroutines.flow.Flow");
 
     private final BeanFactory beanFactory;
-    private final Map<Method, LockedMethod> methods = new ConcurrentHashMap<>();
+    private final Map<Method, LockedMethod<Expression>> methods = new ConcurrentHashMap<>();
 
     LockedMethods(BeanFactory beanFactory) {
         this.beanFactory = beanFactory;
@@ -63,9 +56,9 @@ final class LockedMethods {
     }
 
     /** The parsed annotation of the method, or {@code null} when it has none. */
-    LockedMethod find(Method method, Class<?> targetClass) {
+    LockedMethod<Expression> find(Method method, Class<?> targetClass) {
         Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-        LockedMethod known = methods.get(specific);
+        LockedMethod<Expression> known = methods.get(specific);
         if (known != null) {
             return known;
         }
@@ -76,54 +69,22 @@ final class LockedMethods {
         return methods.computeIfAbsent(specific, key -> parse(key, locked));
     }
 
-    private static LockedMethod parse(Method method, Locked locked) {
-        String where = describe(method);
-        checkSynchronous(method, where);
+    private static LockedMethod<Expression> parse(Method method, Locked locked) {
+        LockedMethod.Annotation attributes = new LockedMethod.Annotation(
+                locked.name(), locked.waitTime(), locked.leaseTime(), locked.lockAtLeastFor(), locked.skipIfLocked());
+        return LockedMethod.parse(method, attributes, LockedMethods::parseName, DurationStyle::detectAndParse);
+    }
+
+    private static Expression parseName(Method method, String template, String where) {
         Expression name;
         try {
-            name = PARSER.parseExpression(locked.name(), TEMPLATE);
+            name = PARSER.parseExpression(template, TEMPLATE);
         } catch (ParseException e) {
-            throw new LockConfigurationException(where + ": name = \"" + locked.name() + "\" is not a valid template ("
+            throw new LockConfigurationException(where + ": name = \"" + template + "\" is not a valid template ("
                     + e.getMessage() + "); write literal text with SpEL in #{...}, e.g. \"invoice-#{#id}\"");
         }
-        if (locked.name().isBlank()) {
-            throw new LockConfigurationException(
-                    where + ": name is empty; give the lock a name such as" + " \"invoice-#{#id}\"");
-        }
-        checkVariables(method, locked.name(), where);
-        Duration waitTime = duration(where, "waitTime", locked.waitTime(), true);
-        Duration leaseTime = duration(where, "leaseTime", locked.leaseTime(), false);
-        Duration atLeast = duration(where, "lockAtLeastFor", locked.lockAtLeastFor(), true);
-        if (locked.skipIfLocked()) {
-            checkSkippable(method, where);
-            if (waitTime == null) {
-                waitTime = Duration.ZERO;
-            }
-        }
-        return new LockedMethod(
-                where,
-                locked.name(),
-                name,
-                waitTime,
-                leaseTime,
-                atLeast == null || atLeast.isZero() ? null : atLeast,
-                locked.skipIfLocked() ? skipped(method) : null);
-    }
-
-    /** A skipped call returns nothing: only methods whose callers can tell "did not run" from a result. */
-    private static void checkSkippable(Method method, String where) {
-        Class<?> type = method.getReturnType();
-        if (type != void.class && type != Void.class && type != Optional.class) {
-            throw new LockConfigurationException(where + ": skipIfLocked = true needs a method that returns void or"
-                    + " Optional (a skipped call returns nothing, or Optional.empty()), but it returns "
-                    + type.getSimpleName() + "; return Optional<" + type.getSimpleName() + ">, or leave skipIfLocked"
-                    + " out to have callers get a LockedTimeoutException");
-        }
-    }
-
-    /** What a skipped call returns. */
-    private static Supplier<Object> skipped(Method method) {
-        return method.getReturnType() == Optional.class ? Optional::empty : () -> null;
+        checkVariables(method, template, where);
+        return name;
     }
 
     /** A template that names a parameter the method lacks would silently resolve it to null. */
@@ -148,98 +109,11 @@ final class LockedMethods {
         }
     }
 
-    private static void checkSynchronous(Method method, String where) {
-        Class<?> type = method.getReturnType();
-        boolean async = CompletionStage.class.isAssignableFrom(type)
-                || Future.class.isAssignableFrom(type)
-                || ASYNC_TYPES.stream().anyMatch(name -> isA(type, name));
-        if (async) {
-            throw new LockConfigurationException(where + ": @Locked cannot guard a method that returns "
-                    + type.getSimpleName() + ": the lock would be released when the method returns, before the"
-                    + " work it started ends; lock inside the asynchronous work with LockClient instead");
-        }
-    }
-
-    private static boolean isA(Class<?> type, String name) {
-        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
-            if (c.getName().equals(name) || Arrays.stream(c.getInterfaces()).anyMatch(i -> isA(i, name))) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private static Duration duration(String where, String attribute, String value, boolean zeroAllowed) {
-        if (value.isBlank()) {
-            return null;
-        }
-        Duration duration;
-        try {
-            duration = DurationStyle.detectAndParse(value.trim());
-        } catch (IllegalArgumentException e) {
-            throw new LockConfigurationException(
-                    where + ": " + attribute + " = \"" + value + "\" is not a duration; write it as 5s, 250ms or PT5S");
-        }
-        if (duration.isNegative() || (!zeroAllowed && duration.isZero())) {
-            throw new LockConfigurationException(where + ": " + attribute + " = \"" + value + "\" must be "
-                    + (zeroAllowed ? "zero or positive" : "positive") + "; give a duration such as 30s");
-        }
-        return duration;
-    }
-
-    static String describe(Method method) {
-        return "@Locked " + method.getDeclaringClass().getSimpleName() + "." + method.getName()
-                + Arrays.stream(method.getParameterTypes())
-                        .map(Class::getSimpleName)
-                        .collect(Collectors.joining(", ", "(", ")"));
-    }
-
-    /**
-     * One annotated method.
-     *
-     * @param where the method as named in messages
-     * @param template the name as written
-     * @param name the parsed template
-     * @param waitTime how long to wait, {@code null} for as long as it takes ({@code 0} when skipping
-     *     without a waitTime)
-     * @param leaseTime the lease time, {@code null} for the client's
-     * @param lockAtLeastFor the least time the lock is held from its grant, {@code null} for none
-     * @param skipped what a call that finds the lock taken returns, {@code null} to fail it instead
-     */
-    record LockedMethod(
-            String where,
-            String template,
-            Expression name,
-            Duration waitTime,
-            Duration leaseTime,
-            Duration lockAtLeastFor,
-            Supplier<Object> skipped) {
-
-        boolean skipsIfLocked() {
-            return skipped != null;
-        }
-    }
-
     /** Resolves the lock name of one call. */
-    String resolveName(LockedMethod locked, Method method, Object target, Object[] arguments) {
+    String resolveName(LockedMethod<Expression> locked, Method method, Object target, Object[] arguments) {
         MethodBasedEvaluationContext context =
                 new MethodBasedEvaluationContext(target, method, arguments, PARAMETER_NAMES);
         context.setBeanResolver(new BeanFactoryResolver(beanFactory));
-        Object value;
-        try {
-            value = locked.name().getValue(context);
-        } catch (RuntimeException e) {
-            throw new LockConfigurationException(
-                    locked.where() + ": name = \"" + locked.template() + "\" could not be evaluated for this call: "
-                            + e.getMessage(),
-                    e);
-        }
-        String resolved = value == null ? null : value.toString();
-        if (resolved == null || resolved.isEmpty()) {
-            throw new LockConfigurationException(locked.where() + ": name = \"" + locked.template()
-                    + "\" resolved to an empty name for arguments " + Arrays.toString(arguments)
-                    + "; make the template yield a non-empty name for every call");
-        }
-        return resolved;
+        return locked.resolve(() -> locked.name().getValue(context), arguments);
     }
 }

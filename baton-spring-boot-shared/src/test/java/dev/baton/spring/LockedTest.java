@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.Lease;
 import dev.baton.LockClient;
+import dev.baton.locked.LockedContext;
+import dev.baton.locked.LockedTimeoutException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;

@@ -1,5 +1,6 @@
 package dev.baton.spring;
 
+import dev.baton.locked.LockedContext;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.stereotype.Service;
 

@@ -1,5 +1,7 @@
 package dev.baton.quarkus;
 
+import dev.baton.locked.LockedContext;
+import dev.baton.locked.LockedTimeoutException;
 import jakarta.enterprise.util.Nonbinding;
 import jakarta.interceptor.InterceptorBinding;
 import java.lang.annotation.Documented;

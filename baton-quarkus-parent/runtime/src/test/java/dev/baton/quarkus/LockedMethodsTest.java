@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.LockConfigurationException;
+import dev.baton.locked.internal.LockedMethod;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
@@ -92,7 +93,7 @@ class LockedMethodsTest {
                 .orElseThrow();
     }
 
-    private static LockedMethods.LockedMethod parse(String name) {
+    private static LockedMethod<NameTemplate> parse(String name) {
         return new LockedMethods().find(method(name));
     }
 
@@ -146,7 +147,7 @@ class LockedMethodsTest {
 
     @Test
     void skipIfLockedTriesOnceUnlessAWaitIsGivenAndLockAtLeastForIsKept() {
-        LockedMethods.LockedMethod skips = parse("skipsAnOptional");
+        LockedMethod<NameTemplate> skips = parse("skipsAnOptional");
         assertThat(skips.waitTime()).isZero();
         assertThat(skips.lockAtLeastFor()).isEqualTo(Duration.ofSeconds(30));
         assertThat(skips.skipped().get()).isEqualTo(Optional.empty());

@@ -1,7 +1,7 @@
 package sample;
 
+import dev.baton.locked.LockedContext;
 import dev.baton.spring.Locked;
-import dev.baton.spring.LockedContext;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.stereotype.Service;
 

@@ -47,10 +47,7 @@ public final class BatonProcessor {
             BuildProducer<AdditionalBeanBuildItem> beans) {
         beans.produce(AdditionalBeanBuildItem.builder()
                 .addBeanClasses(
-                        PACKAGE + "BatonClientProducer",
-                        PACKAGE + "LockedInterceptor",
-                        PACKAGE + "LockedMethods",
-                        PACKAGE + "LockedReleases")
+                        PACKAGE + "BatonClientProducer", PACKAGE + "LockedInterceptor", PACKAGE + "LockedMethods")
                 .setUnremovable()
                 .build());
         if (capabilities.isPresent(Capability.SMALLRYE_HEALTH)) {

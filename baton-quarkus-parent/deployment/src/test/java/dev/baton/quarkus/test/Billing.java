@@ -2,8 +2,8 @@ package dev.baton.quarkus.test;
 
 import dev.baton.Lease;
 import dev.baton.LockClient;
+import dev.baton.locked.LockedContext;
 import dev.baton.quarkus.Locked;
-import dev.baton.quarkus.LockedContext;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Duration;

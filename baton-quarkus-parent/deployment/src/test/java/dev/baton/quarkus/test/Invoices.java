@@ -3,8 +3,8 @@ package dev.baton.quarkus.test;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Lease;
+import dev.baton.locked.LockedContext;
 import dev.baton.quarkus.Locked;
-import dev.baton.quarkus.LockedContext;
 import dev.baton.tck.KitTime;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;

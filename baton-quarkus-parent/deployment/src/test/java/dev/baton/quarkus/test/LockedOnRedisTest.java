@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
-import dev.baton.quarkus.LockedTimeoutException;
+import dev.baton.locked.LockedTimeoutException;
 import dev.baton.servers.RedisServer;
 import dev.baton.tck.KitTime;
 import io.quarkus.test.QuarkusUnitTest;

@@ -1,8 +1,6 @@
-package dev.baton.quarkus;
+package dev.baton.locked.internal;
 
 import dev.baton.Lease;
-import jakarta.annotation.PreDestroy;
-import jakarta.inject.Singleton;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -17,17 +15,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The leases of {@link Locked} calls that ended before their {@link Locked#lockAtLeastFor()}: each is
- * released by this bean's one thread when that time is up, so the calling thread does not wait for
+ * The leases of {@code @Locked} calls that ended before their {@code lockAtLeastFor}: each is
+ * released by this object's one thread when that time is up, so the calling thread does not wait for
  * it. A lease stays bound to the thread that took it until it is released (the client's reentrancy),
- * so {@link #keptFor} tells the interceptor when a new call on that thread would otherwise reenter a
- * lock that is only being kept.
+ * so {@link #keptFor} tells {@link LockedCall} when a new call on that thread would otherwise reenter
+ * a lock that is only being kept. One per application, beside its client.
  *
- * <p>Closed when the application stops: the leases still kept are released at once (or by the
- * client's own close, whichever comes first). The same as the Spring starters' class of this name.
+ * <p>Closed when the application stops, before the client: the leases still kept are released at
+ * once (or by the client's own close, whichever comes first).
  */
-@Singleton
-class LockedReleases implements AutoCloseable {
+public final class LockedReleases implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(LockedReleases.class);
 
     /** A kept lease: which lock, on which thread, and when its release happened. */
@@ -37,6 +34,9 @@ class LockedReleases implements AutoCloseable {
     private final ReentrantLock starting = new ReentrantLock();
     private volatile ScheduledExecutorService timer;
     private volatile boolean closed;
+
+    /** Keeps nothing yet; its thread starts on first use. */
+    public LockedReleases() {}
 
     /**
      * Releases {@code lease} {@code delay} from now, on this bean's thread.
@@ -113,7 +113,6 @@ class LockedReleases implements AutoCloseable {
 
     /** Releases every kept lease now and stops the thread. */
     @Override
-    @PreDestroy
     public void close() {
         starting.lock();
         try {

@@ -1,11 +1,11 @@
-package dev.baton.spring;
+package dev.baton.locked;
 
 import dev.baton.LockTimeoutException;
 
 /**
- * A {@link Locked} method did not run because its lock was not acquired within the annotation's
+ * A {@code @Locked} method did not run because its lock was not acquired within the annotation's
  * {@code waitTime}. Nothing is left behind on the backend. The message names the method, the resolved
- * lock and the backend.
+ * lock and the backend. Thrown by the Spring Boot starters and the Quarkus extension alike.
  */
 public class LockedTimeoutException extends LockTimeoutException {
     private static final long serialVersionUID = 1L;
@@ -14,7 +14,7 @@ public class LockedTimeoutException extends LockTimeoutException {
     private final String lockName;
 
     /**
-     * An exception for a call of a {@link Locked} method that gave up waiting.
+     * An exception for a call of a {@code @Locked} method that gave up waiting.
      *
      * @param lockName the lock's name as resolved for this call
      * @param message names the method, the lock and the backend
