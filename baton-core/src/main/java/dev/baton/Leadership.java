@@ -9,7 +9,8 @@ import java.util.OptionalLong;
  * lease it holds, so epochs strictly increase from one leader to the next. Made by {@link
  * LockClient#leadership(String)}; it does nothing until {@link #start()}.
  *
- * <p>Once started, the candidate waits for the lock on a thread of its own; while it holds it, the
+ * <p>Once started, the candidate asks for the lock asynchronously, holding no thread while it waits
+ * ({@link DistributedLock#acquireAsync()}); while it holds it, the
  * client renews the lease as it renews any lease. When the lease is lost (a renewal refused because
  * the backend no longer has it, renewal failing until the lease's validity ran out, the holder
  * released by force, a pause that outlasted the lease) the candidate stops leading and joins the
@@ -61,7 +62,7 @@ public interface Leadership extends AutoCloseable {
     String name();
 
     /**
-     * Joins the election: the candidate waits for the lock on a thread of its own. Returns at once.
+     * Joins the election: the candidate asks for the lock asynchronously. Returns at once.
      * Idempotent while the candidacy is open.
      *
      * @return this candidacy, for chaining

@@ -117,8 +117,8 @@ final class Acquisition {
     void stop(Stop why) {
         if (stop.compareAndSet(null, why)) {
             BackendWait onBackend = backend;
-            if (onBackend != null && why != Stop.TIMEOUT) {
-                onBackend.cancelBlockingCall();
+            if (onBackend != null) {
+                onBackend.cancelBlockingCall(why == Stop.TIMEOUT);
             }
             driver.execute(this::stopped);
         }

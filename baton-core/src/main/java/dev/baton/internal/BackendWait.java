@@ -80,13 +80,20 @@ final class BackendWait {
         }
     }
 
-    /** Interrupts a blocking call of the asynchronous API, which then reports itself; from any thread. */
-    boolean cancelBlockingCall() {
+    /**
+     * Ends a blocking call of the asynchronous API, which then reports itself; from any thread. A
+     * cancel or close interrupts it (the blocking wait withdraws its request when interrupted); a
+     * timeout only keeps a call from starting, as a running one ends by its own timeout.
+     */
+    void cancelBlockingCall(boolean timedOut) {
         PinnedCall call = blockingCall;
         if (call != null) {
-            call.cancel(); // the blocking wait withdraws its request when interrupted
+            if (timedOut) {
+                call.cancelUnstarted();
+            } else {
+                call.cancel();
+            }
         }
-        return call != null;
     }
 
     /** Whether a blocking call is out; it reports its outcome itself. */
@@ -203,12 +210,24 @@ final class BackendWait {
     }
 
     private void block() {
-        acquisition.waiting();
         BlockingWait wait = waiting.blockingWait();
         if (!driver.onCallerThread()) {
-            long waitNanos = blockNanos();
+            // An asynchronous wait first tries once: a free lock needs no thread of the bounded pool,
+            // where its call could wait behind others' long waits.
+            sentAt = client.ticker.nanoTime();
+            Optional<Grant> free = BackendAttempts.tryOnce(client.backend, request);
+            if (free.isPresent() && !late(free.get())) {
+                acquisition.granted(free.get(), sentAt);
+                return;
+            }
+            if (acquisition.timedOut()) {
+                return;
+            }
+            acquisition.waiting();
+            // The time left is read when a pool thread runs the call, not when it is queued: the
+            // pool is bounded, and a call may wait for a thread.
             PinnedCall call = new PinnedCall(
-                    () -> BackendAttempts.block(client.backend, wait, request, waitNanos),
+                    () -> BackendAttempts.block(client.backend, wait, request, blockNanos()),
                     (grant, failure) -> driver.execute(() -> blocked(grant, failure)));
             blockingCall = call;
             client.waits.pinned(waiting.concurrency()).execute(call);
@@ -217,6 +236,7 @@ final class BackendWait {
             }
             return;
         }
+        acquisition.waiting();
         while (true) {
             try {
                 blocked(BackendAttempts.block(client.backend, wait, request, blockNanos()), null);

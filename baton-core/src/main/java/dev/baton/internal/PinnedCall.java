@@ -7,9 +7,10 @@ import java.util.function.BiConsumer;
 
 /**
  * A blocking wait of an asynchronous acquisition ({@link dev.baton.spi.Waiting#blocking}), run on the
- * client's pinned pool. Why not a {@code Future}: a cancelled {@code FutureTask} that has not started
- * never runs, so it would never report back; this one always reports, once, and is interrupted only
- * while it runs (an interrupt makes the backend withdraw its request).
+ * client's pinned pool. It reports its outcome exactly once. Why not a {@code Future}: a cancelled
+ * {@code FutureTask} that has not started never runs, so it would never report back. A cancel of a
+ * call still waiting for a pool thread reports at once (the call then never runs); a cancel of a
+ * running call interrupts it, and the backend withdraws its request before it reports.
  */
 final class PinnedCall implements Runnable {
     /** The blocking call. */
@@ -17,11 +18,17 @@ final class PinnedCall implements Runnable {
         Optional<Grant> run() throws InterruptedException;
     }
 
+    private enum State {
+        QUEUED,
+        RUNNING,
+        DONE
+    }
+
     private final Call call;
     private final BiConsumer<Optional<Grant>, Exception> report;
     private final ReentrantLock lock = new ReentrantLock();
+    private State state = State.QUEUED;
     private Thread runner;
-    private boolean cancelled;
 
     /** @param report told the outcome once: the grant (or empty), or the failure or interrupt */
     PinnedCall(Call call, BiConsumer<Optional<Grant>, Exception> report) {
@@ -29,16 +36,34 @@ final class PinnedCall implements Runnable {
         this.report = report;
     }
 
-    /** Interrupts the call if it runs, or keeps it from running; it reports either way. */
+    /**
+     * Ends the call if it has not started (its acquisition timed out while it waited for a pool
+     * thread); a call already running ends by its own timeout.
+     */
+    void cancelUnstarted() {
+        cancel(false);
+    }
+
+    /** Ends the call: at once if it has not started, by an interrupt if it runs. */
     void cancel() {
+        cancel(true);
+    }
+
+    private void cancel(boolean interruptRunning) {
+        boolean unstarted = false;
         lock.lock();
         try {
-            cancelled = true;
-            if (runner != null) {
+            if (state == State.QUEUED) {
+                state = State.DONE;
+                unstarted = true;
+            } else if (state == State.RUNNING && interruptRunning) {
                 runner.interrupt();
             }
         } finally {
             lock.unlock();
+        }
+        if (unstarted) {
+            report.accept(Optional.empty(), new InterruptedException());
         }
     }
 
@@ -46,10 +71,10 @@ final class PinnedCall implements Runnable {
     public void run() {
         lock.lock();
         try {
-            if (cancelled) {
-                report.accept(Optional.empty(), new InterruptedException());
-                return;
+            if (state != State.QUEUED) {
+                return; // cancelled while queued: reported then
             }
+            state = State.RUNNING;
             runner = Thread.currentThread();
         } finally {
             lock.unlock();
@@ -63,6 +88,7 @@ final class PinnedCall implements Runnable {
         } finally {
             lock.lock();
             try {
+                state = State.DONE;
                 runner = null;
                 Thread.interrupted(); // a cancel that came as the call returned is not the pool's
             } finally {

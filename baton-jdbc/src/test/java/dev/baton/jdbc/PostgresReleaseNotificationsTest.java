@@ -174,8 +174,8 @@ class PostgresReleaseNotificationsTest {
     private static boolean parkedInPollPause(Thread thread) {
         return thread.getState() == Thread.State.TIMED_WAITING
                 && Arrays.stream(thread.getStackTrace())
-                        .anyMatch(frame -> frame.getClassName().endsWith("ReleaseSignal")
-                                && frame.getMethodName().equals("await"));
+                        .anyMatch(frame -> frame.getClassName().endsWith("Driver$Caller")
+                                && frame.getMethodName().equals("runUntil"));
     }
 
     /** The pid of the session listening for release notifications (only the waiter's client has one), or 0. */
