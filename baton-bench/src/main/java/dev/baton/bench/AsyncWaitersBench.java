@@ -27,8 +27,10 @@ import java.util.function.Consumer;
  * were made, per waiter: the client's state for it plus what the bench keeps (its future, or its
  * thread object; a platform thread's stack is not heap). Grants per second and CPU: from the holder's
  * first release to the last waiter's release; CPU is this JVM's, which includes ZooKeeper's server
- * (it runs in-process) but not Redis', PostgreSQL's or etcd's. Threads: the JVM's threads named
- * {@code baton-}, both clients' (the holder's too), sampled every 20 ms over the measurement.
+ * (it runs in-process) but not Redis', PostgreSQL's or etcd's. Baton threads: the JVM's threads named
+ * {@code baton-}, both clients' (the holder's too), sampled every 20 ms over the measurement; JVM
+ * threads: the JVM's peak of live threads over the measurement, so that threads a library starts
+ * under another name (a driver's, a gRPC executor's) and the blocking waiters' own show too.
  */
 public final class AsyncWaitersBench {
     /** The backends the scenario knows, in report order. */
@@ -93,6 +95,11 @@ public final class AsyncWaitersBench {
 
         public int batonThreads() {
             return result.batonThreads();
+        }
+
+        /** The most threads of any kind alive at once in the JVM, ZooKeeper's embedded server included. */
+        public int jvmThreads() {
+            return result.jvmThreads();
         }
 
         public long heapBytesPerWaiter() {
@@ -172,7 +179,22 @@ public final class AsyncWaitersBench {
                     settings.waiters(),
                     settings.names(),
                     api.label));
-            rows.add(new Row(backend, run.run(api)));
+            Row row = new Row(backend, run.run(api));
+            rows.add(row);
+            progress.accept(String.format(
+                    Locale.ROOT,
+                    "%s, %s: %,d granted, %,d overlaps, %,d errors, %d Baton threads, %,d JVM threads, %,d B per"
+                            + " waiter, %,.0f grants/s, %.0f µs CPU per grant",
+                    backend,
+                    api.label,
+                    row.granted(),
+                    row.overlaps(),
+                    row.errors(),
+                    row.batonThreads(),
+                    row.jvmThreads(),
+                    row.heapBytesPerWaiter(),
+                    row.grantsPerSecond(),
+                    row.cpuMicrosPerGrant()));
         }
         return rows;
     }
@@ -187,13 +209,13 @@ public final class AsyncWaitersBench {
                 settings.waiters(),
                 settings.names()));
         out.append("| backend | API | granted once | overlaps | errors | in arrival order | Baton threads (most at"
-                + " once) | heap per waiter | grants/s | CPU per grant |\n");
-        out.append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|\n");
+                + " once) | JVM threads (most at once) | heap per waiter | grants/s | CPU per grant |\n");
+        out.append("|---|---|---:|---:|---:|---:|---|---:|---:|---:|---:|\n");
         for (Row row : rows) {
             WaiterRun.Result result = row.result();
             out.append(String.format(
                     Locale.ROOT,
-                    "| %s | %s | %,d of %,d | %d | %d | %.1f %% | %d (%s) | %,d B | %,.0f | %.0f µs |%n",
+                    "| %s | %s | %,d of %,d | %d | %d | %.1f %% | %d (%s) | %,d | %,d B | %,.0f | %.0f µs |%n",
                     row.backend(),
                     result.api().label,
                     result.waiters() - row.notGrantedOnce(),
@@ -203,18 +225,20 @@ public final class AsyncWaitersBench {
                     row.inOrderShare() * 100,
                     row.batonThreads(),
                     result.batonThreadKinds(),
+                    row.jvmThreads(),
                     row.heapBytesPerWaiter(),
                     row.grantsPerSecond(),
                     row.cpuMicrosPerGrant()));
         }
-        out.append(
-                String.format(
-                        Locale.ROOT,
-                        "%nIn arrival order: grants that went to the earliest waiter of their name still waiting (one client's"
-                                + " waiters line up in its local gate in the order they called). Heap: used heap after GC"
-                                + " with every waiter waiting, minus before, per waiter. Grants/s and CPU (this JVM, which"
-                                + " runs ZooKeeper's server but not the others): from the holder's first release to the last"
-                                + " waiter's release. Threads: the JVM's threads named baton-, the holder client's included.%n"));
+        out.append(String.format(
+                Locale.ROOT,
+                "%nIn arrival order: grants that went to the earliest waiter of their name still waiting (one client's"
+                        + " waiters line up in its local gate in the order they called). Heap: used heap after GC"
+                        + " with every waiter waiting, minus before, per waiter. Grants/s and CPU (this JVM, which"
+                        + " runs ZooKeeper's server but not the others): from the holder's first release to the last"
+                        + " waiter's release. Baton threads: the JVM's threads named baton-, the holder client's included, sampled every 20 ms;"
+                        + " JVM threads: the JVM's peak count of live threads, every thread of the process"
+                        + " (ZooKeeper's embedded server's and each blocking waiter's) included.%n"));
         return out.toString();
     }
 }

@@ -51,7 +51,8 @@ final class WaiterRun {
             Duration took,
             double cpuMicrosPerGrant,
             int batonThreads,
-            String batonThreadKinds) {
+            String batonThreadKinds,
+            int jvmThreads) {
         double grantsPerSecond() {
             return order.granted() / (took.toNanos() / 1e9);
         }
@@ -136,7 +137,8 @@ final class WaiterRun {
                     Duration.ofNanos(took),
                     cpu / 1000.0 / Math.max(1, order.granted()),
                     threads.most(),
-                    threads.kinds());
+                    threads.kinds(),
+                    threads.mostInJvm());
         }
     }
 

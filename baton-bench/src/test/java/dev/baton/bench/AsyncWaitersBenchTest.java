@@ -46,6 +46,14 @@ class AsyncWaitersBenchTest {
         assertThat(async.batonThreads())
                 .as("Baton threads with 200 asynchronous waiters")
                 .isBetween(1, THREAD_GOAL);
+        assertThat(async.jvmThreads())
+                .as("threads in the JVM with 200 asynchronous waiters")
+                .isLessThan(200);
+        AsyncWaitersBench.Row blocking =
+                rows.stream().filter(row -> !row.async()).findFirst().orElseThrow();
+        assertThat(blocking.jvmThreads())
+                .as("threads in the JVM with 200 blocking waiters, one each")
+                .isGreaterThanOrEqualTo(200);
 
         String table = AsyncWaitersBench.table(settings, rows);
         assertThat(table)
