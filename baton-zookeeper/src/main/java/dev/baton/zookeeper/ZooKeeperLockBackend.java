@@ -153,6 +153,11 @@ final class ZooKeeperLockBackend implements LockBackend {
 
     @Override
     public void abandon(LockRequest request) {
+        if (!calls.hasHadSession()) {
+            // Nodes live in a session: without one the attempt left nothing, and looking for it would
+            // wait for a server that was never reached, past the operation timeout the caller was given.
+            return;
+        }
         boolean interrupted = Thread.interrupted();
         try {
             if (request.kind() == LockKind.PERMIT) {
