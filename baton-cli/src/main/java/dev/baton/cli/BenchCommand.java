@@ -101,13 +101,18 @@ final class BenchCommand implements Callable<Integer> {
             names = "--scenarios",
             split = ",",
             description = "Scenarios (default A8,C8, --full A1,A8,B8,C8,S8): A1, A8, B8, C8, S8 (8 clients, one"
-                    + " semaphore of 4 permits, for the subjects that have semaphores), and M (one client holds"
+                    + " semaphore of 4 permits, for the subjects that have semaphores), M (one client holds"
                     + " --leases leases through --latency for 3 lease times, on Redis and PostgreSQL: long, so only when"
-                    + " asked)")
+                    + " asked) and W, also named async-waiters (--waiters concurrent waiters on one client over"
+                    + " --waiter-names names, asynchronous and blocking, on Redis, ZooKeeper, etcd and PostgreSQL: only"
+                    + " when asked)")
     List<String> scenarios;
 
     @CommandLine.Mixin
     LeaseScaleOptions leaseScale = new LeaseScaleOptions();
+
+    @CommandLine.Mixin
+    AsyncWaitersOptions asyncWaiters = new AsyncWaitersOptions();
 
     @Option(
             names = "--report",
@@ -157,22 +162,31 @@ final class BenchCommand implements Callable<Integer> {
         }
         List<Scenario> compared = scenarios == null ? null : new ArrayList<>();
         boolean scale = false;
+        boolean waiters = false;
         for (String name : scenarios == null ? List.<String>of() : scenarios) {
             String upper = name.trim().toUpperCase(Locale.ROOT);
             if (upper.equals("M")) {
                 scale = true;
                 continue;
             }
+            if (upper.equals("W") || upper.equals("ASYNC-WAITERS")) {
+                waiters = true;
+                continue;
+            }
             try {
                 compared.add(Scenario.valueOf(upper));
             } catch (IllegalArgumentException e) {
-                err.println("baton bench: unknown scenario '" + name + "'; known: A1, A8, B8, C8, S8, M");
+                err.println("baton bench: unknown scenario '" + name + "'; known: A1, A8, B8, C8, S8, M, W"
+                        + " (async-waiters)");
                 return ExitCodes.USAGE;
             }
         }
         int status = compared != null && compared.isEmpty() ? 0 : compare(selected, external, compared, out, err);
         if (status == 0 && scale) {
             status = leaseScale.run(backends, out, err);
+        }
+        if (status == 0 && waiters) {
+            status = asyncWaiters.run(backends, out, err);
         }
         return status;
     }

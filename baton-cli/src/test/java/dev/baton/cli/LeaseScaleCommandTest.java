@@ -48,6 +48,6 @@ class LeaseScaleCommandTest {
     void anUnknownScenarioIsABadArgument() {
         CliRun run = CliRun.of("bench", "--scenarios", "Z9");
         assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(run.err()).contains("unknown scenario 'Z9'").contains("M");
+        assertThat(run.err()).contains("unknown scenario 'Z9'").contains("M").contains("async-waiters");
     }
 }

@@ -278,6 +278,13 @@ final class Acquisition {
     }
 
     void fail(RuntimeException failure) {
+        if (!done && interruptible && driver.onCallerThread() && Thread.interrupted()) {
+            // The caller's interrupt cut a backend call short, which the backend reported as a
+            // failure after cleaning up: to this caller it is the interrupt it asked to be told.
+            stop.compareAndSet(null, Stop.INTERRUPTED);
+            end(Stop.INTERRUPTED);
+            return;
+        }
         if (!done) {
             done = true;
             leaveWaiting();

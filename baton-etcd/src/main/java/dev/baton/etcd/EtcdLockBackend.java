@@ -6,14 +6,12 @@ import dev.baton.LockInfo;
 import dev.baton.LockKind;
 import dev.baton.LockMode;
 import dev.baton.LockUnavailableException;
-import dev.baton.etcd.EtcdLockQueue.Entered;
 import dev.baton.etcd.EtcdSession.ClientLease;
 import dev.baton.etcd.EtcdSession.LeaseGoneException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.Waiting;
-import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.kv.TxnResponse;
 import java.time.Duration;
 import java.time.Instant;
@@ -28,9 +26,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Locks as queues of lease-bound keys ordered by create revision. This class is the SPI over three
- * parts: the queue protocol ({@link EtcdLockQueue}), the client's leases and held keys ({@link
- * EtcdSession}), and the bounded etcd calls ({@link EtcdCalls}).
+ * Locks as queues of lease-bound keys ordered by create revision. This class is the SPI over these
+ * parts: the queue protocol ({@link EtcdLockQueue}) and the waiting in it without a thread ({@link
+ * EtcdLine}, {@link EtcdQueueTurn}, {@link EtcdQueueWatch}), the client's leases and held keys
+ * ({@link EtcdSession}), and the bounded etcd calls ({@link EtcdCalls}).
  *
  * <p>Guarantees: an exclusive grant is the first key of its lock's queue, a read grant has no
  * exclusive key ahead of it; its fencing token is its key's create revision, strictly increasing
@@ -42,8 +41,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Failure behaviour: every call is bounded by the operation timeout and reports etcd unreachable,
  * without quorum, refusing the credentials or the permission as {@link LockUnavailableException}
- * naming the lock, the backend and the fix. A waiter that times out, is interrupted or fails deletes
- * its key before it returns (in the background if etcd cannot be reached then). A grant whose lease
+ * naming the lock, the backend and the fix. A waiter that times out, is interrupted, is cancelled or
+ * fails deletes its key when it leaves the line (in the background if etcd cannot be reached then). A grant whose lease
  * etcd no longer has (expired while unreachable, or revoked), or whose key was deleted by someone
  * else, is reported lost at its next renewal; one whose keep-alives go unanswered is reported lost by
  * the core when its validity runs out.
@@ -53,14 +52,14 @@ final class EtcdLockBackend implements LockBackend {
     /** Compares per renewal transaction: below etcd's default limit of 128 operations per transaction. */
     private static final int RENEWAL_BATCH = 100;
 
-    private static final long MARGIN_NANOS = 1_000_000;
-
     private final EtcdCalls calls;
     private final EtcdSession session;
     private final EtcdLockQueue queue;
     private final EtcdPermits permits;
     private final EtcdKeys keys;
     private final EtcdLockListing listing;
+    private final EtcdLine line;
+    private final Waiting waiting;
 
     EtcdLockBackend(EtcdUri uri, EtcdCalls calls) {
         this.calls = calls;
@@ -69,6 +68,8 @@ final class EtcdLockBackend implements LockBackend {
         this.queue = new EtcdLockQueue(calls, session, keys);
         this.permits = new EtcdPermits(calls, session, keys, queue, uri.namespace());
         this.listing = new EtcdLockListing(calls, keys);
+        this.line = new EtcdLine(calls, session, queue, permits, keys);
+        this.waiting = Waiting.queue(line);
     }
 
     @Override
@@ -77,12 +78,12 @@ final class EtcdLockBackend implements LockBackend {
     }
 
     /**
-     * Waiters queue in the server; each wait is, for now, one call that watches its predecessor from
-     * the waiting thread.
+     * Waiters queue in the server and hold no thread: see {@link EtcdLine}. The same line serves
+     * every kind, a semaphore's permits included.
      */
     @Override
     public Waiting waiting(LockKind kind) {
-        return Waiting.blocking(this::acquire, 16);
+        return waiting;
     }
 
     /** Semaphores: the same queue of lease-bound keys under a prefix of their own ({@link EtcdPermits}). */
@@ -91,76 +92,10 @@ final class EtcdLockBackend implements LockBackend {
         return true;
     }
 
+    /** Puts the key and lists the queue in one transaction, and deletes the key unless it holds. */
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
-        try {
-            return acquire(request, 0);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockUnavailableException(
-                    calls.describe(request) + ": interrupted while talking to etcd; retry", e);
-        }
-    }
-
-    Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        long start = System.nanoTime();
-        boolean permit = request.kind() == LockKind.PERMIT;
-        Entered entered;
-        try {
-            entered = permit ? permits.enter(request, calls.deadline()) : queue.enter(request, calls.deadline());
-        } catch (InterruptedException | RuntimeException e) {
-            // The transaction may have reached etcd: remove the key it may have created.
-            abandon(request);
-            throw e;
-        }
-        boolean granted = false;
-        try {
-            granted = permit
-                    ? permits.awaitPermit(request, entered, start, timeoutNanos)
-                    : queue.awaitTurn(request, entered, start, timeoutNanos);
-            return granted ? Optional.of(grant(request, entered)) : Optional.empty();
-        } finally {
-            if (!granted) {
-                leave(request, entered.key(), entered.lease());
-            }
-        }
-    }
-
-    private Grant grant(LockRequest request, Entered entered) throws InterruptedException {
-        ClientLease lease = entered.lease();
-        long now = System.nanoTime();
-        if (lease.aliveUntilNanos() - now <= 0) {
-            // Keep-alives were late: learn how long etcd keeps the lease before handing out the grant.
-            session.keepAlive(calls.describe(request), lease, calls.deadline());
-            now = System.nanoTime();
-        }
-        EtcdHeldKey held = session.hold(
-                request.name(), calls.describe(request), entered.key(), entered.revision(), lease, request.leaseTime());
-        // Less a millisecond: the core starts the grant's validity when this method has returned.
-        long validity = Math.min(request.leaseTime().toNanos(), lease.aliveUntilNanos() - now - MARGIN_NANOS);
-        return Grant.of(request, entered.revision(), Instant.now().plus(request.leaseTime()))
-                .withBackendState(held)
-                .withValidity(Duration.ofNanos(Math.max(0, validity)));
-    }
-
-    /** Deletes the key of an attempt that ends without a grant, even when the thread was interrupted. */
-    private void leave(LockRequest request, ByteSequence key, ClientLease lease) {
-        boolean interrupted = Thread.interrupted();
-        try {
-            queue.delete(request.name(), calls.describe(request), key, lease, calls.deadline());
-        } catch (InterruptedException e) {
-            interrupted = true;
-        } catch (RuntimeException e) {
-            log.warn(
-                    "{}: could not delete the key of an attempt that ended without a grant ({}); deleting it in the"
-                            + " background",
-                    calls.describe(request),
-                    e.getMessage());
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+        return line.tryAcquire(request);
     }
 
     /**
@@ -284,11 +219,7 @@ final class EtcdLockBackend implements LockBackend {
      */
     @Override
     public void abandon(LockRequest request) {
-        ByteSequence key = queue.keyOf(request.ownerId());
-        if (key != null) {
-            session.deleteInBackground(
-                    request.name(), key, null, calls.operationTimeout().toNanos());
-        }
+        line.abandon(request);
     }
 
     /** Lock {@code name} (not a semaphore of that name): see {@link EtcdLockListing}. */

@@ -1,6 +1,5 @@
 package dev.baton.etcd;
 
-import dev.baton.LockMode;
 import dev.baton.LockUnavailableException;
 import dev.baton.etcd.EtcdSession.ClientLease;
 import dev.baton.spi.LockRequest;
@@ -34,7 +33,7 @@ import java.util.concurrent.ConcurrentHashMap;
  *   <li><b>Holding</b>: an exclusive key ({@code mutex}, {@code write}) holds when it is first in the
  *       queue; a {@code read} key holds when no exclusive key is ahead of it. Keys only ever join at
  *       the end, so a key that holds keeps holding until it is deleted.
- *   <li><b>Waiting</b> ({@link #awaitTurn}): the waiter watches the deletes of the nearest key that
+ *   <li><b>Waiting</b> ({@link EtcdQueueTurn}, without a thread): the waiter watches the deletes of the nearest key that
  *       blocks it and of the one before it, and no other key (each watch live from its creation,
  *       with a read of the key if anything was written since the listing: see {@link
  *       EtcdQueueWatch}), as the ZooKeeper backend does. When the nearest goes and it was the last
@@ -146,110 +145,6 @@ final class EtcdLockQueue {
     }
 
     /**
-     * Waits until the entered key holds the lock.
-     *
-     * @param start when the attempt began ({@link System#nanoTime()}), which {@code timeoutNanos}
-     *     counts from
-     * @param timeoutNanos 0 to look once, negative to wait without limit
-     * @return true when the key holds the lock, false when the time ran out first
-     */
-    boolean awaitTurn(LockRequest request, Entered entered, long start, long timeoutNanos) throws InterruptedException {
-        String name = request.name();
-        boolean read = request.mode() == LockMode.SHARED;
-        List<Entry> queue = entered.queue();
-        long listedAt = entered.listedAt();
-        try (EtcdQueueWatch watch = new EtcdQueueWatch()) {
-            waiters.add(watch);
-            try {
-                while (true) {
-                    calls.checkOpen(name);
-                    checkLease(calls.describe(name), entered.lease());
-                    List<Entry> blockers = blockers(queue, entered, read, name);
-                    if (blockers.isEmpty()) {
-                        return true;
-                    }
-                    if (timeoutNanos == 0) {
-                        return false;
-                    }
-                    if (awaitBlockers(name, entered, blockers, listedAt, watch, start, timeoutNanos)) {
-                        return true;
-                    }
-                    if (timeoutNanos > 0 && System.nanoTime() - start - timeoutNanos >= 0) {
-                        return false;
-                    }
-                    GetResponse listing = calls.call(name, "reading the queue", calls.deadline(), () -> calls.client
-                            .getKVClient()
-                            .get(keys.prefix(name), queue(entered.revision())));
-                    queue = entries(listing);
-                    listedAt = listing.getHeader().getRevision();
-                }
-            } finally {
-                waiters.remove(watch);
-            }
-        }
-    }
-
-    /**
-     * Watches the nearest blocker and the one before it until the waiter holds (true), the time runs
-     * out or the queue must be listed again (false). Holding without a listing: the nearest blocker
-     * was deleted and it was the last one (the only blocker, or the second of two and the first had
-     * gone), as long as our lease was alive then (so our key was there). When only the one before
-     * goes and more blockers remain, the queue is listed again early, while the nearest still blocks,
-     * so that the hand-off that follows needs no listing either.
-     */
-    private boolean awaitBlockers(
-            String name,
-            Entered entered,
-            List<Entry> blockers,
-            long listedAt,
-            EtcdQueueWatch watch,
-            long start,
-            long timeoutNanos)
-            throws InterruptedException {
-        ByteSequence nearest = blockers.get(blockers.size() - 1).key();
-        ByteSequence before =
-                blockers.size() >= 2 ? blockers.get(blockers.size() - 2).key() : null;
-        boolean last = blockers.size() == 1;
-        watch.watch(calls.client.getWatchClient(), before == null ? List.of(nearest) : List.of(nearest, before));
-        List<Entry> watched = blockers.subList(Math.max(0, blockers.size() - 2), blockers.size());
-        boolean checked = false;
-        while (true) {
-            long remaining = timeoutNanos < 0 ? -1 : timeoutNanos - (System.nanoTime() - start);
-            if (timeoutNanos > 0 && remaining <= 0) {
-                return false;
-            }
-            EtcdQueueWatch.Outcome outcome = watch.await(remaining);
-            if (outcome != EtcdQueueWatch.Outcome.NEWS) {
-                return false;
-            }
-            calls.checkOpen(name);
-            // A watch is live from its creation on: once both are, a delete after the listing and
-            // before a watch's start is found by one read of the keys whose watch started later.
-            if (!checked && watched.stream().allMatch(entry -> watch.createdAt(entry.key()) != 0)) {
-                checked = true;
-                List<Entry> unseen = watched.stream()
-                        .filter(entry -> watch.createdAt(entry.key()) > listedAt && !watch.isGone(entry.key()))
-                        .toList();
-                for (Entry entry : missing(calls.describe(name), unseen)) {
-                    watch.gone(entry.key());
-                }
-            }
-            if (before != null && watch.isGone(before)) {
-                if (blockers.size() > 2) {
-                    return false; // list again while the nearest still blocks
-                }
-                last = true;
-            }
-            if (watch.isGone(nearest)) {
-                // The last blocker went, and nothing joins ahead of us: ours, if our key still
-                // existed then. It did if our lease was alive, and the session knows until when
-                // etcd keeps it for sure; a client that was stopped past that lists the queue.
-                return last && entered.lease().aliveAt(System.nanoTime());
-            }
-        }
-    }
-
-    /**
      * Which of {@code entries} no longer exist now, in one linearizable read (a transaction of one
      * get per key when there are two). The same key only, not a later one of the same name: a client
      * reuses its key names.
@@ -282,21 +177,6 @@ final class EtcdLockQueue {
             throw new LockUnavailableException(subject + ": the client's etcd lease ended while waiting ("
                     + lease.deathReason + "), and with it the place in the queue; retry");
         }
-    }
-
-    /** The entries that keep ours from holding; fails if our key is not in the queue. */
-    private List<Entry> blockers(List<Entry> queue, Entered entered, boolean read, String name) {
-        List<Entry> blocking = new ArrayList<>();
-        for (Entry entry : queue) {
-            if (entry.revision() == entered.revision() && entry.key().equals(entered.key())) {
-                return blocking;
-            }
-            if (!read || !entry.read()) {
-                blocking.add(entry);
-            }
-        }
-        throw new LockUnavailableException(calls.describe(name) + ": the attempt's key vanished from the queue while"
-                + " waiting (its etcd lease expired or was revoked); retry");
     }
 
     /**

@@ -42,7 +42,7 @@ import java.util.Set;
  *   <li><b>Holding</b>: a key holds while fewer than {@code N} keys with a lower create revision
  *       exist. Keys only join at the end, so a key that holds keeps holding; its create revision is
  *       the fencing token, which only grows.
- *   <li><b>Waiting</b> ({@link #awaitPermit}): the waiter watches the deletes of the {@code N} keys
+ *   <li><b>Waiting</b> ({@link #turn}, without a thread): the waiter watches the deletes of the {@code N} keys
  *       nearest ahead of it that it does not know gone, and of no other key. While those {@code N}
  *       exist it cannot hold, whatever happens further ahead; when one goes, the window moves one
  *       key further ahead (one new watch), and when fewer than {@code N} keys it knows of remain
@@ -167,70 +167,72 @@ final class EtcdPermits {
                 + " its own");
     }
 
+    /** One key's turn, decided without waiting: a lock's ({@link EtcdQueueTurn}) or a permit's. */
+    interface Turn {
+        /**
+         * Whether the key holds now; otherwise, with {@code waits}, watches are set whose news wakes
+         * the waiter to look again.
+         *
+         * @param waits false to look once, as {@link dev.baton.spi.LockBackend#tryAcquire} does
+         */
+        boolean holds(boolean waits) throws InterruptedException;
+    }
+
+    /** The turn of the entered permit key, watched through {@code watch}. */
+    Turn turn(LockRequest request, Entered entered, EtcdQueueWatch watch) {
+        return new PermitTurn(request, entered, watch);
+    }
+
     /**
-     * Waits until the entered key holds a permit.
-     *
-     * @param start when the attempt began ({@link System#nanoTime()}), which {@code timeoutNanos}
-     *     counts from
-     * @param timeoutNanos 0 to look once, negative to wait without limit
-     * @return true when the key holds a permit, false when the time ran out first
+     * A permit key's turn: it holds while fewer than {@code permits} keys ahead of it exist. It
+     * decides on the window's watches while they are set, and lists the permits again when a watch
+     * ended or its own key is to be confirmed.
      */
-    boolean awaitPermit(LockRequest request, Entered entered, long start, long timeoutNanos)
-            throws InterruptedException {
-        String subject = calls.describe(request);
-        int permits = request.permits();
-        List<Entry> ahead = ahead(subject, entered.queue(), entered);
-        if (ahead.size() < permits) {
-            return true;
+    private final class PermitTurn implements Turn {
+        private final LockRequest request;
+        private final String subject;
+        private final Entered entered;
+        private final EtcdQueueWatch watch;
+        private final int permits;
+
+        // Touched by one look at a time (the core makes one call per entry at a time).
+        private List<Entry> ahead;
+        private long listedAt;
+        /** Whether the keys ahead are as listed (else some were seen gone since the listing). */
+        private boolean listed = true;
+
+        private boolean listAgain;
+        /** The watched window; null while a listing decides. */
+        private List<Entry> window;
+        /** Window keys whose watch is known to have seen every delete since the listing. */
+        private final Set<ByteSequence> verified = new HashSet<>();
+
+        PermitTurn(LockRequest request, Entered entered, EtcdQueueWatch watch) {
+            this.request = request;
+            this.subject = calls.describe(request);
+            this.entered = entered;
+            this.watch = watch;
+            this.permits = request.permits();
+            this.ahead = ahead(subject, entered.queue(), entered);
+            this.listedAt = entered.listedAt();
         }
-        if (timeoutNanos == 0) {
-            return false;
-        }
-        long listedAt = entered.listedAt();
-        boolean listed = true;
-        // Window keys whose watch is known to have seen every delete since the listing.
-        Set<ByteSequence> verified = new HashSet<>();
-        try (EtcdQueueWatch watch = new EtcdQueueWatch()) {
-            queue.track(watch);
-            try {
-                while (true) {
-                    calls.checkOpenAbout(subject);
-                    queue.checkLease(subject, entered.lease());
-                    List<Entry> alive = new ArrayList<>(ahead.size());
-                    for (Entry entry : ahead) {
-                        if (!watch.isGone(entry.key())) {
-                            alive.add(entry);
-                        }
-                    }
-                    if (alive.size() < permits) {
-                        // Ours, if our key still exists: a listing shows it, and so does our lease
-                        // being alive (etcd deletes the key with the lease). Else list to be sure.
-                        if (listed || entered.lease().aliveAt(System.nanoTime())) {
-                            return true;
-                        }
+
+        @Override
+        public boolean holds(boolean waits) throws InterruptedException {
+            while (true) {
+                calls.checkOpenAbout(subject);
+                // A dead lease is reported as such, not as the key it took with it.
+                queue.checkLease(subject, entered.lease());
+                if (window != null) {
+                    if (watch.takeChanged()) {
+                        listAgain = true; // a watch ended, the lease died, or closing
                     } else {
-                        List<Entry> window = alive.subList(alive.size() - permits, alive.size());
-                        watch.watch(
-                                calls.client.getWatchClient(),
-                                window.stream().map(Entry::key).toList());
-                        long remaining = timeoutNanos < 0 ? -1 : timeoutNanos - (System.nanoTime() - start);
-                        if (timeoutNanos > 0 && remaining <= 0) {
-                            return false;
-                        }
-                        EtcdQueueWatch.Outcome outcome = watch.await(remaining);
-                        if (outcome == EtcdQueueWatch.Outcome.TIMED_OUT) {
-                            return false;
-                        }
-                        if (outcome == EtcdQueueWatch.Outcome.NEWS) {
-                            calls.checkOpenAbout(subject);
-                            verify(subject, window, listedAt, watch, verified);
-                            listed = false;
-                            continue;
-                        }
+                        verify(window);
+                        listed = false;
                     }
-                    // A watch ended, the lease died, the client closes, or a grant to confirm: list again
-                    // (a dead lease is reported as such, not as the key it took with it).
-                    queue.checkLease(subject, entered.lease());
+                    window = null;
+                }
+                if (listAgain) {
                     GetResponse listing =
                             calls.callAbout(subject, "reading the permits", calls.deadline(), () -> calls.client
                                     .getKVClient()
@@ -240,36 +242,56 @@ final class EtcdPermits {
                     ahead = ahead(subject, EtcdLockQueue.entries(listing), entered);
                     listedAt = listing.getHeader().getRevision();
                     listed = true;
+                    listAgain = false;
                     verified.clear();
                 }
-            } finally {
-                queue.untrack(watch);
+                List<Entry> alive = new ArrayList<>(ahead.size());
+                for (Entry entry : ahead) {
+                    if (!watch.isGone(entry.key())) {
+                        alive.add(entry);
+                    }
+                }
+                if (alive.size() < permits) {
+                    // Ours, if our key still exists: a listing shows it, and so does our lease being
+                    // alive (etcd deletes the key with the lease). Else list to be sure.
+                    if (listed || entered.lease().aliveAt(System.nanoTime())) {
+                        return true;
+                    }
+                    listAgain = true;
+                    continue;
+                }
+                if (!waits) {
+                    return false;
+                }
+                window = alive.subList(alive.size() - permits, alive.size());
+                watch.watch(
+                        calls.client.getWatchClient(),
+                        window.stream().map(Entry::key).toList());
+                return false;
             }
         }
-    }
 
-    /**
-     * Once every watch of the window is live: reads, in one transaction, the window's keys whose watch
-     * started after the listing and that are not yet verified, and marks the ones gone.
-     */
-    private void verify(
-            String subject, List<Entry> window, long listedAt, EtcdQueueWatch watch, Set<ByteSequence> verified)
-            throws InterruptedException {
-        List<Entry> unseen = new ArrayList<>();
-        for (Entry entry : window) {
-            long createdAt = watch.createdAt(entry.key());
-            if (createdAt == 0) {
-                return; // not live yet: its creation is news of its own
+        /**
+         * Once every watch of the window is live: reads, in one transaction, the window's keys whose
+         * watch started after the listing and that are not yet verified, and marks the ones gone.
+         */
+        private void verify(List<Entry> window) throws InterruptedException {
+            List<Entry> unseen = new ArrayList<>();
+            for (Entry entry : window) {
+                long createdAt = watch.createdAt(entry.key());
+                if (createdAt == 0) {
+                    return; // not live yet: its creation is news of its own
+                }
+                if (createdAt > listedAt && !verified.contains(entry.key()) && !watch.isGone(entry.key())) {
+                    unseen.add(entry);
+                }
             }
-            if (createdAt > listedAt && !verified.contains(entry.key()) && !watch.isGone(entry.key())) {
-                unseen.add(entry);
+            for (Entry entry : queue.missing(subject, unseen)) {
+                watch.gone(entry.key());
             }
-        }
-        for (Entry entry : queue.missing(subject, unseen)) {
-            watch.gone(entry.key());
-        }
-        for (Entry entry : window) {
-            verified.add(entry.key());
+            for (Entry entry : window) {
+                verified.add(entry.key());
+            }
         }
     }
 

@@ -11,14 +11,17 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * One waiter's watches on the keys ahead of it (at most two: its nearest blocker and the one before
- * it), each an etcd watch on one key for its delete events only. The waiter blocks in {@link #await};
- * a watch's creation, its events, its failure, a lost lease and the client's closing wake it. Its
- * lock guards its bookkeeping only and is never held across a call to etcd.
+ * One waiter's watches on the keys ahead of it (its nearest blocker and the one before it; a
+ * semaphore waiter's window of keys), each an etcd watch on one key for its delete events only. It
+ * records what they see (a key deleted, a watch started, a watch ended) and wakes the waiter, which
+ * decides on that record whenever it looks: no thread waits here, and a wake that goes astray only
+ * delays the waiter until it looks again. A lost lease and the client's closing wake it too ({@link
+ * #wake}). The wake runs on jetcd's callback threads (or the session's keeper), so it must only
+ * schedule an attempt; this class never blocks there either: its lock guards its bookkeeping only,
+ * never a call to etcd or the wake.
  *
  * <p>Why a watch starts "now" and not at the revision of the waiter's listing: etcd serves a watch
  * that starts at a past revision from its catch-up loop, which runs every 100 ms, and delivers its
@@ -29,25 +32,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * by that read rather than by the watch ({@link #gone}).
  */
 final class EtcdQueueWatch implements AutoCloseable {
-    /** What ended a wait. */
-    enum Outcome {
-        /** A watched key was deleted or a watch started: see {@link #isGone} and {@link #createdAt}. */
-        NEWS,
-        /** Something else happened (a watch failed, a lease was lost, closing): list the queue again. */
-        CHANGED,
-        /** The time ran out. */
-        TIMED_OUT
-    }
-
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition signalled = lock.newCondition();
-    private final Map<ByteSequence, Watched> watched = new HashMap<>();
+    private final Runnable wake;
+    private final Map<ByteSequence, Watched> watched = new HashMap<>(4);
     /** Keys seen deleted: queue keys never come back. */
-    private final Set<ByteSequence> deleted = new HashSet<>();
+    private final Set<ByteSequence> deleted = new HashSet<>(4);
 
-    private boolean news;
+    /** Something other than news of a watched key (a watch ended, a lease lost, closing): list again. */
     private boolean changed;
+
     private boolean closed;
+
+    /** @param wake tells the waiter to look again; must not block */
+    EtcdQueueWatch(Runnable wake) {
+        this.wake = wake;
+    }
 
     /** A watch on one key, and the revision it is live from (0 until etcd said). */
     private final class Watched implements Watch.Listener {
@@ -77,11 +76,10 @@ final class EtcdQueueWatch implements AutoCloseable {
                 } else {
                     return;
                 }
-                news = true;
-                signalled.signalAll();
             } finally {
                 lock.unlock();
             }
+            wake.run();
         }
 
         @Override
@@ -99,14 +97,15 @@ final class EtcdQueueWatch implements AutoCloseable {
         private void ended() {
             lock.lock();
             try {
-                if (watched.get(key) == this) {
-                    watched.remove(key);
-                    changed = true;
-                    signalled.signalAll();
+                if (watched.get(key) != this) {
+                    return;
                 }
+                watched.remove(key);
+                changed = true;
             } finally {
                 lock.unlock();
             }
+            wake.run();
         }
     }
 
@@ -161,37 +160,19 @@ final class EtcdQueueWatch implements AutoCloseable {
         lock.lock();
         try {
             changed = true;
-            signalled.signalAll();
         } finally {
             lock.unlock();
         }
+        wake.run();
     }
 
-    /**
-     * Waits for news (a watched key deleted, a watch started) or a reason to list the queue again.
-     *
-     * @param timeoutNanos negative to wait without limit
-     */
-    Outcome await(long timeoutNanos) throws InterruptedException {
+    /** Whether something called for a new listing since the last call; clears it. */
+    boolean takeChanged() {
         lock.lock();
         try {
-            long remaining = timeoutNanos;
-            while (!news && !changed) {
-                if (timeoutNanos < 0) {
-                    signalled.await();
-                } else {
-                    if (remaining <= 0) {
-                        return Outcome.TIMED_OUT;
-                    }
-                    remaining = signalled.awaitNanos(remaining);
-                }
-            }
-            if (changed) {
-                changed = false;
-                return Outcome.CHANGED;
-            }
-            news = false;
-            return Outcome.NEWS;
+            boolean was = changed;
+            changed = false;
+            return was;
         } finally {
             lock.unlock();
         }

@@ -125,6 +125,18 @@ final class ZooKeeperCalls {
         return zk == null ? 0 : zk.getSessionId();
     }
 
+    /**
+     * Whether the client's handle has had a session: false while it has never connected, when no
+     * request of it can have reached the server and no node of it can exist. True when it cannot tell.
+     */
+    boolean hasHadSession() {
+        try {
+            return curator.getZookeeperClient().getZooKeeper().getSessionId() != 0;
+        } catch (Exception e) {
+            return true;
+        }
+    }
+
     /** The children of {@code lockPath}; empty if it does not exist. */
     List<String> children(String lockName, String lockPath, long deadline) throws InterruptedException {
         try {

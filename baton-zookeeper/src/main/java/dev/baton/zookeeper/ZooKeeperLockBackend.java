@@ -10,7 +10,6 @@ import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.Waiting;
 import dev.baton.zookeeper.ZooKeeperHeldNodes.HeldNode;
-import dev.baton.zookeeper.ZooKeeperQueueProtocol.Entered;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,11 +20,11 @@ import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.ZooDefs;
 
 /**
- * Locks as Curator-compatible queues of ephemeral sequential nodes. This class is the SPI over four
- * parts: the queue's node names and rules ({@link ZooKeeperLockQueue}), one client's joining of and
- * waiting in a queue ({@link ZooKeeperQueueProtocol}, with {@link ZooKeeperQueueWatch}), the held
- * nodes and what the session means for them ({@link ZooKeeperHeldNodes}), and the bounded ZooKeeper
- * calls ({@link ZooKeeperCalls}).
+ * Locks as Curator-compatible queues of ephemeral sequential nodes. This class is the SPI over these
+ * parts: the queue's node names and rules ({@link ZooKeeperLockQueue}), one client's joining of a
+ * queue ({@link ZooKeeperQueueProtocol}) and waiting in it without a thread ({@link ZooKeeperLine},
+ * {@link ZooKeeperQueueTurn}, {@link ZooKeeperQueueWatch}), the held nodes and what the session means
+ * for them ({@link ZooKeeperHeldNodes}), and the bounded ZooKeeper calls ({@link ZooKeeperCalls}).
  *
  * <p>Connections, sessions and authentication come from a {@link CuratorFramework}; the recipes are
  * written here. Every ZooKeeper call is bounded by the operation timeout and reports an ensemble
@@ -54,6 +53,8 @@ final class ZooKeeperLockBackend implements LockBackend {
     private final ZooKeeperSessionBound bound;
     private final ZooKeeperLeaseRenewal renewal;
     private final ZooKeeperPermits permits;
+    private final ZooKeeperLine line;
+    private final Waiting waiting;
     private final ZooKeeperLockListing listing;
 
     ZooKeeperLockBackend(ZooKeeperUri uri, LockOptions options, CuratorFramework curator) {
@@ -65,12 +66,13 @@ final class ZooKeeperLockBackend implements LockBackend {
         this.bound = new ZooKeeperSessionBound(calls.backendName(), uri.sessionTimeout());
         this.renewal = new ZooKeeperLeaseRenewal(calls, held, bound, uri.sessionTimeout());
         this.permits = new ZooKeeperPermits(calls, queue, held, bound, uri.root());
+        this.line = new ZooKeeperLine(calls, queue, held, bound, permits, uri.root());
+        this.waiting = Waiting.queue(line);
         this.listing = new ZooKeeperLockListing(calls, uri.root(), uri.sessionTimeout());
         curator.getConnectionStateListenable().addListener((client, state) -> {
             held.onConnectionState(state);
             if (state == ConnectionState.LOST || state == ConnectionState.RECONNECTED) {
                 queue.wakeWaiters();
-                permits.wakeWaiters();
             }
         });
     }
@@ -81,12 +83,12 @@ final class ZooKeeperLockBackend implements LockBackend {
     }
 
     /**
-     * Waiters queue in the server; each wait is, for now, one call that watches its predecessor from
-     * the waiting thread.
+     * Waiters queue in the server and hold no thread: see {@link ZooKeeperLine}. The same line serves
+     * every kind, a semaphore's permits included.
      */
     @Override
     public Waiting waiting(LockKind kind) {
-        return Waiting.blocking(this::acquire, 16);
+        return waiting;
     }
 
     /**
@@ -99,40 +101,10 @@ final class ZooKeeperLockBackend implements LockBackend {
         return true;
     }
 
+    /** Joins the queue, and leaves it again unless the node holds at once. */
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
-        try {
-            return acquire(request, 0);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockUnavailableException(
-                    calls.describe(request.name()) + ": interrupted while talking to ZooKeeper; retry", e);
-        }
-    }
-
-    Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        long start = System.nanoTime();
-        if (request.kind() == LockKind.PERMIT) {
-            return permits.acquire(request, start, timeoutNanos);
-        }
-        String lockPath = ZooKeeperLockPaths.lockPath(uri.root(), request.name());
-        Entered entered = queue.enter(request, lockPath, calls.deadline());
-        ZooKeeperOwnSession session = new ZooKeeperOwnSession(calls, request.name(), entered.own());
-        boolean granted = false;
-        try {
-            granted = queue.awaitTurn(request, lockPath, entered, session, start, timeoutNanos);
-            return granted ? Optional.of(grant(request, entered, session)) : Optional.empty();
-        } finally {
-            if (!granted) {
-                calls.deleteQuietly(request.name(), entered.own().path());
-            }
-        }
-    }
-
-    private Grant grant(LockRequest request, Entered entered, ZooKeeperOwnSession session) {
-        HeldNode node =
-                held.hold(request.name(), entered.own().path(), entered.own().session(), request.leaseTime());
-        return bound.grant(request, entered.own().czxid(), node, session);
+        return line.tryAcquire(request);
     }
 
     /** A batch of one: see {@link #renewAll}. */
@@ -181,6 +153,11 @@ final class ZooKeeperLockBackend implements LockBackend {
 
     @Override
     public void abandon(LockRequest request) {
+        if (!calls.hasHadSession()) {
+            // Nodes live in a session: without one the attempt left nothing, and looking for it would
+            // wait for a server that was never reached, past the operation timeout the caller was given.
+            return;
+        }
         boolean interrupted = Thread.interrupted();
         try {
             if (request.kind() == LockKind.PERMIT) {
@@ -273,7 +250,6 @@ final class ZooKeeperLockBackend implements LockBackend {
         // Closed before the waiters wake, so that each one either sees the flag or is woken.
         calls.markClosed();
         queue.wakeWaiters();
-        permits.wakeWaiters();
         held.stop();
         calls.closeSession();
     }

@@ -161,7 +161,7 @@ final class ZooKeeperLockListing {
             List<String> leases = ZooKeeperLockQueue.sorted(reads.get(read.leases()));
             int waiters = ZooKeeperLockQueue.sorted(reads.get(read.mutex())).size();
             NodeRead countNode = reads.get(read.count());
-            int count = countNode == null ? -1 : ZooKeeperPermits.parseCount(countNode.data());
+            int count = countNode == null ? -1 : ZooKeeperPermitCount.parseCount(countNode.data());
             List<String> holders = count > 0 && leases.size() > count ? leases.subList(0, leases.size() - 1) : leases;
             if (!holders.isEmpty()) {
                 String parent = ZooKeeperPermits.semaphorePath(root, semaphore.getKey()) + ZooKeeperPermits.LEASES;

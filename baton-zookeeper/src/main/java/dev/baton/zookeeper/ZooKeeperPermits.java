@@ -8,20 +8,9 @@ import dev.baton.spi.LockRequest;
 import dev.baton.zookeeper.ZooKeeperHeldNodes.HeldNode;
 import dev.baton.zookeeper.ZooKeeperQueueProtocol.Entered;
 import dev.baton.zookeeper.ZooKeeperQueueProtocol.QueueNode;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.data.Stat;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Semaphore permits, in the wire format of Apache Curator's {@code InterProcessSemaphoreV2}, so
@@ -43,10 +32,12 @@ import org.slf4j.LoggerFactory;
  *       held, or asked for by the mutex holder.
  * </ul>
  *
- * <p>Acquiring, in Curator's order: join the mutex queue and wait for its head; create the lease
- * node; keep it if {@code leases} then has at most {@code permits} children (every child counts, as
- * Curator counts them); otherwise wait, still holding the mutex, on a children watch of {@code
- * leases} (woken only by a change) and count again; then leave the mutex. Why this is safe: every
+ * <p>Acquiring, in Curator's order: join the mutex queue and wait for its head (as a lock's waiter
+ * waits, {@link ZooKeeperQueueTurn}); create the lease node; keep it if {@code leases} then has at
+ * most {@code permits} children (every child counts, as Curator counts them); otherwise wait, still
+ * holding the mutex, on a children watch of {@code leases} (woken only by a change) and count again;
+ * then leave the mutex. No thread waits: each step is taken by an attempt of the core ({@link
+ * PermitWaiter}), woken by the watches. Why this is safe: every
  * permit is decided by a count that sees every lease created before it and still held, so the
  * permit decided last saw all others held with it, and at most {@code permits}. Why it needs the
  * mutex: two waiters in {@code leases} at once would each count the other and could wait for each
@@ -57,8 +48,8 @@ import org.slf4j.LoggerFactory;
  * stat counts the children at the moment the node joined, so a free permit is taken without
  * listing; the count check's read is sent without waiting and answered with the lease's create, so
  * an uncontended permit costs three round trips (join the mutex, create the lease, leave the
- * mutex) and its release one; and an attempt that times out, is interrupted or fails deletes its lease node and then
- * its mutex node before it returns (an attempt whose outcome is unknown is cleaned up by {@link
+ * mutex) and its release one; and a waiter that times out, is interrupted or fails deletes its
+ * lease node and then its mutex node when it leaves (an attempt whose outcome is unknown is cleaned up by {@link
  * #abandon}, which finds both by their protection prefix), so that no orphan holds a permit or the
  * mutex (the bug of CURATOR-79).
  *
@@ -68,15 +59,17 @@ import org.slf4j.LoggerFactory;
  * as the session and at most its lease time without renewal, renewed and reported lost as locks
  * are, and released by deleting it, which wakes the mutex holder's children watch.
  *
- * <p>The count: Curator does not store it. Baton writes it, as decimal text, into the semaphore
- * node's data when the data is empty, and otherwise compares it (a client with another count fails
- * with {@link LockConfigurationException}); Curator ignores that data. The semaphore's nodes are
+ * <p>The count: Curator does not store it; Baton keeps it in the semaphore node's data ({@link
+ * ZooKeeperPermitCount}). It is read as soon as the mutex node keeps the semaphore's container from
+ * being removed, without waiting for the answer: alone in the mutex queue, the attempt creates its
+ * lease node meanwhile and checks the answer after the lease's (the count and the lease cost one
+ * round trip; a lease node created by a client with the wrong count is deleted before any other
+ * client counts, since only the mutex holder counts). Behind others, the answer is checked before
+ * the request waits, so that a client with the wrong count fails at once. The semaphore's nodes are
  * containers, as Curator creates them: ZooKeeper removes them once nobody holds or waits, and the
- * count goes with them. Data that is not a count (a Curator user may have created the node with
- * its own data) is left alone, and then the count is not checked.
+ * count goes with them.
  */
 final class ZooKeeperPermits {
-    private static final Logger log = LoggerFactory.getLogger(ZooKeeperPermits.class);
     /** The parent of every semaphore path, under the root. */
     static final String SEMAPHORES = "~semaphores";
 
@@ -87,8 +80,8 @@ final class ZooKeeperPermits {
     private final ZooKeeperQueueProtocol queue;
     private final ZooKeeperHeldNodes held;
     private final ZooKeeperSessionBound bound;
+    private final ZooKeeperPermitCount count;
     private final String root;
-    private final Set<ZooKeeperQueueWatch> waiters = ConcurrentHashMap.newKeySet();
 
     ZooKeeperPermits(
             ZooKeeperCalls calls,
@@ -100,6 +93,7 @@ final class ZooKeeperPermits {
         this.queue = queue;
         this.held = held;
         this.bound = bound;
+        this.count = new ZooKeeperPermitCount(calls);
         this.root = root;
     }
 
@@ -108,67 +102,43 @@ final class ZooKeeperPermits {
         return root + "/" + SEMAPHORES + "/" + ZooKeeperLockPaths.encode(name);
     }
 
-    /** Close, session loss or reconnection: every waiter for a lease counts again. */
-    void wakeWaiters() {
-        waiters.forEach(ZooKeeperQueueWatch::wake);
-    }
-
     /**
-     * One permit of {@code request.name()}, as {@link dev.baton.spi.LockBackend#acquire} describes:
-     * empty when the time ran out; nothing left behind unless granted.
+     * Joins the semaphore's mutex queue for one permit of {@code request.name()} and takes the steps
+     * that need no wait ({@link ZooKeeperLine.Waiter}): granted at once when a permit is free and
+     * nobody waits before it.
      *
-     * @param start when the attempt began ({@link System#nanoTime()}), which {@code timeoutNanos}
-     *     counts from
-     * @param timeoutNanos 0 to look once, negative to wait without limit
+     * @param wake wakes the waiter when a watched node goes or the leases change
+     * @param waits false to look once without setting watches
+     * @throws LockConfigurationException if the semaphore records another permit count
      */
-    Optional<Grant> acquire(LockRequest request, long start, long timeoutNanos) throws InterruptedException {
+    ZooKeeperLine.Waiter join(LockRequest request, Runnable wake, boolean waits) throws InterruptedException {
         String path = semaphorePath(root, request.name());
         String subject = ZooKeeperCalls.semaphoreSubject(request.name());
         LockRequest mutex = mutexRequest(request, subject);
         Entered inMutex = queue.enter(mutex, path + LOCKS, calls.deadline());
-        // The count is read once our mutex node keeps the semaphore's container from being removed,
-        // without waiting for the answer: alone in the mutex queue, the attempt creates its lease
-        // node meanwhile and reads the answer after the lease's (the count and the lease cost one
-        // round trip; a lease node created by a client with the wrong count is deleted before any
-        // other client counts, since only the mutex holder counts). Behind others, the answer is
-        // awaited first, so that a client with the wrong count fails before it waits in the queue.
-        CompletableFuture<CountRead> count = readCount(path);
-        boolean alone = inMutex.children() != null;
-        QueueNode lease = null;
-        ZooKeeperOwnSession leaseSession = null;
-        boolean granted = false;
-        try {
-            if (!alone) {
-                checkCount(request, subject, path, count);
+        ZooKeeperQueueWatch signal = new ZooKeeperQueueWatch(wake);
+        ZooKeeperQueueTurn turn = new ZooKeeperQueueTurn(
+                calls,
+                subject,
+                path + LOCKS,
+                inMutex,
+                false,
+                new ZooKeeperOwnSession(calls, subject, inMutex.own()),
+                signal);
+        PermitWaiter waiter = new PermitWaiter(request, subject, path, inMutex, signal, turn);
+        // Read once our mutex node keeps the semaphore's container from being removed.
+        CompletableFuture<ZooKeeperPermitCount.CountRead> read = count.read(path);
+        if (inMutex.children() == null) {
+            try {
+                count.check(request, subject, path, read); // behind others: before waiting
+            } catch (RuntimeException | InterruptedException e) {
+                waiter.leaveQuietly();
+                throw e;
             }
-            ZooKeeperOwnSession inMutexSession = new ZooKeeperOwnSession(calls, subject, inMutex.own());
-            if (!queue.awaitTurn(mutex, path + LOCKS, inMutex, inMutexSession, start, timeoutNanos)) {
-                return Optional.empty();
-            }
-            Entered joined = queue.enter(leaseRequest(request, subject), path + LEASES, calls.deadline());
-            lease = joined.own();
-            leaseSession = new ZooKeeperOwnSession(calls, subject, lease);
-            if (alone) {
-                checkCount(request, subject, path, count);
-            }
-            if (!awaitLease(subject, path + LEASES, joined, leaseSession, request.permits(), start, timeoutNanos)) {
-                return Optional.empty();
-            }
-            // The permit is ours: the next acquirer may count the leases. A failure here fails the
-            // attempt, and the finally below removes both nodes.
-            calls.delete(subject, inMutex.own().path(), calls.deadline());
-            granted = true;
-        } finally {
-            if (!granted) {
-                // Lease first: the mutex's next holder must not count an orphan lease.
-                if (lease != null) {
-                    calls.deleteQuietly(subject, lease.path());
-                }
-                calls.deleteQuietly(subject, inMutex.own().path());
-            }
+        } else {
+            waiter.countToCheck = read; // alone: after the lease's create, in the first look
         }
-        HeldNode node = held.hold(subject, lease.path(), lease.session(), request.leaseTime());
-        return Optional.of(bound.grant(request, lease.czxid(), node, leaseSession));
+        return waiter.first(waits);
     }
 
     /**
@@ -198,177 +168,142 @@ final class ZooKeeperPermits {
     }
 
     /**
-     * Waits, holding the mutex, until at most {@code permits} leases exist with ours among them;
-     * false when the time ran out first.
+     * One permit request in line. Its steps, each taken once and in order, by as many looks as it
+     * needs: the head of the mutex queue; the lease node created; the leases counted at most {@code
+     * permits}, ours among them, on an answer of the lease node's live session; the mutex left. A
+     * look that was cut short (an interrupt) takes its step again at the next look.
      */
-    private boolean awaitLease(
-            String subject,
-            String leasesPath,
-            Entered joined,
-            ZooKeeperOwnSession session,
-            int permits,
-            long start,
-            long timeoutNanos)
-            throws InterruptedException {
-        // The lease counts only while its session is known to live (see ZooKeeperOwnSession): an
-        // answer read after a stop past the session timeout must not grant it.
-        if (joined.joined() > 0 && joined.joined() <= permits) {
-            session.confirm();
-            return true; // counted in the transaction that created it: no listing needed
+    private final class PermitWaiter extends ZooKeeperLine.Waiter {
+        private final LockRequest request;
+        private final String path;
+        private final Entered inMutex;
+        private final ZooKeeperQueueTurn turn;
+        /** The count's read, to check after the lease's create; null once checked (or checked on joining). */
+        CompletableFuture<ZooKeeperPermitCount.CountRead> countToCheck;
+
+        private boolean headOfMutex;
+        /** The lease node; null before it is created. */
+        private QueueNode lease;
+
+        private ZooKeeperOwnSession leaseSession;
+        /** Whether a create of the lease node may have reached the server without its answer. */
+        private boolean leaseUnknown;
+        /** Whether the leases were listed, with the children watch set, since the lease was created. */
+        private boolean leasesListed;
+
+        private boolean counted;
+
+        PermitWaiter(
+                LockRequest request,
+                String subject,
+                String path,
+                Entered inMutex,
+                ZooKeeperQueueWatch signal,
+                ZooKeeperQueueTurn turn) {
+            super(ZooKeeperPermits.this.calls, ZooKeeperPermits.this.queue, subject, signal);
+            this.request = request;
+            this.path = path;
+            this.inMutex = inMutex;
+            this.turn = turn;
         }
-        String own = joined.own().node();
-        ZooKeeperQueueWatch signal = new ZooKeeperQueueWatch();
-        waiters.add(signal);
-        try {
-            while (true) {
-                calls.checkOpen(subject);
-                // Armed before the listing that sets the watch: a change after it wakes the wait.
-                signal.arm(leasesPath);
-                List<String> leases;
-                try {
-                    leases = calls.bounded(subject, "listing the leases", calls.deadline(), () -> calls.curator
-                            .getChildren()
-                            .usingWatcher(signal)
-                            .forPath(leasesPath));
-                } catch (ZooKeeperCalls.NoNode e) {
-                    leases = List.of();
+
+        @Override
+        Optional<Grant> look(boolean waits) throws InterruptedException {
+            if (!headOfMutex) {
+                if (!turn.look(waits)) {
+                    return Optional.empty();
                 }
-                if (!leases.contains(own)) {
-                    throw new LockUnavailableException(calls.describe(subject) + ": the lease node " + leasesPath + "/"
-                            + own + " vanished while waiting (the ZooKeeper session expired); retry");
-                }
-                if (leases.size() <= permits) {
-                    session.confirm();
-                    return true;
-                }
-                long remaining = timeoutNanos < 0 ? Long.MAX_VALUE : timeoutNanos - (System.nanoTime() - start);
-                if (remaining <= 0 || !signal.await(leasesPath, null, remaining)) {
-                    return false;
-                }
-                signal.takeChanged();
+                headOfMutex = true;
             }
-        } finally {
-            waiters.remove(signal);
-        }
-    }
-
-    /** An answer to {@link #readCount}: the result code, and the data and stat when it is OK. */
-    private record CountRead(KeeperException.Code code, byte[] data, Stat stat) {}
-
-    /** Sends a read of the semaphore node's data and returns at once; null when not connected. */
-    private CompletableFuture<CountRead> readCount(String path) {
-        ZooKeeper zk = calls.connectedHandle();
-        if (zk == null) {
-            return null;
-        }
-        CompletableFuture<CountRead> answer = new CompletableFuture<>();
-        zk.getData(
-                calls.namespace + path,
-                false,
-                (rc, p, ctx, data, stat) -> answer.complete(new CountRead(KeeperException.Code.get(rc), data, stat)),
-                null);
-        return answer;
-    }
-
-    /**
-     * Records the count in the semaphore node's data if it has none, or compares it: a
-     * compare-and-set on the node's version, so that of two first clients with different counts
-     * one records and the other fails. Starts from the answer of {@code sent} ({@link #readCount})
-     * if it came in time and says OK; reads again otherwise.
-     */
-    private void checkCount(LockRequest request, String subject, String path, CompletableFuture<CountRead> sent)
-            throws InterruptedException {
-        long deadline = calls.deadline();
-        byte[] wanted = Integer.toString(request.permits()).getBytes(StandardCharsets.US_ASCII);
-        CountRead first = awaitRead(sent, deadline);
-        while (true) {
-            Stat stat;
-            byte[] data;
-            if (first != null) {
-                stat = first.stat();
-                data = first.data();
-                first = null;
-            } else {
-                stat = new Stat();
-                try {
-                    data = calls.bounded(subject, "reading the permit count", deadline, () -> calls.curator
-                            .getData()
-                            .storingStatIn(stat)
-                            .forPath(path));
-                } catch (ZooKeeperCalls.NoNode e) {
-                    return; // the session ended with our mutex node: waiting reports it
+            if (lease == null) {
+                leaseUnknown = true;
+                Entered joined = queue.enter(leaseRequest(request, subject), path + LEASES, calls.deadline());
+                lease = joined.own();
+                leaseUnknown = false;
+                leaseSession = new ZooKeeperOwnSession(calls, subject, lease);
+                if (countToCheck != null) {
+                    CompletableFuture<ZooKeeperPermitCount.CountRead> read = countToCheck;
+                    countToCheck = null;
+                    count.check(request, subject, path, read);
+                }
+                // Counted in the transaction that created it: no listing needed. The lease counts
+                // only while its session is known to live (see ZooKeeperOwnSession): an answer read
+                // after a stop past the session timeout must not grant it.
+                if (joined.joined() > 0 && joined.joined() <= request.permits()) {
+                    leaseSession.confirm();
+                    counted = true;
                 }
             }
-            if (data == null || data.length == 0) {
-                if (record(subject, path, wanted, stat.getVersion(), deadline)) {
-                    return;
+            if (!counted) {
+                if (!countLeases(waits)) {
+                    return Optional.empty();
                 }
-                continue; // another client wrote first: compare with what it wrote
+                counted = true;
             }
-            int recorded = parseCount(data);
-            if (recorded < 0) {
-                log.debug(
-                        "{}: {} holds data that is not a permit count; the count is not checked",
-                        calls.describe(subject),
-                        path);
-                return;
-            }
-            if (recorded != request.permits()) {
-                throw new LockConfigurationException(calls.describe(subject) + ": asked for " + request.permits()
-                        + " permits, but the semaphore has " + recorded + " (recorded in the data of " + path
-                        + " by its first client); use the same number of permits for this name in every client, or"
-                        + " delete " + path + " while no client uses the semaphore (ZooKeeper removes it by itself"
-                        + " once nobody holds or waits for a permit)");
-            }
-            return;
+            // The permit is ours: the next acquirer may count the leases. A failure here fails the
+            // attempt, and leaving removes both nodes.
+            calls.delete(subject, inMutex.own().path(), calls.deadline());
+            done();
+            HeldNode node = held.hold(subject, lease.path(), lease.session(), request.leaseTime());
+            return Optional.of(bound.grant(request, lease.czxid(), node, leaseSession));
         }
-    }
 
-    /** The answer of {@code sent} if it is OK and came before {@code deadline}; null otherwise. */
-    private static CountRead awaitRead(CompletableFuture<CountRead> sent, long deadline) throws InterruptedException {
-        if (sent == null) {
-            return null;
-        }
-        try {
-            CountRead read = sent.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-            return read.code() == KeeperException.Code.OK ? read : null;
-        } catch (ExecutionException | TimeoutException e) {
-            return null; // read again, bounded
-        }
-    }
-
-    /** Writes the count if the node is still at {@code version}; false if another write came first. */
-    private boolean record(String subject, String path, byte[] count, int version, long deadline)
-            throws InterruptedException {
-        try {
-            return calls.bounded(subject, "recording the permit count", deadline, () -> {
-                try {
-                    calls.curator.setData().withVersion(version).forPath(path, count);
-                    return true;
-                } catch (KeeperException.BadVersionException e) {
-                    return false;
-                } catch (KeeperException.NoAuthException e) {
-                    log.debug("{}: may not write {}; the count is not recorded", calls.describe(subject), path);
-                    return true;
+        /**
+         * Whether at most {@code permits} leases exist, ours among them: lists them (setting the
+         * children watch) unless they were listed and nothing changed since.
+         */
+        private boolean countLeases(boolean waits) throws InterruptedException {
+            String leasesPath = path + LEASES;
+            if (leasesListed && !signal.takeChanged() && !signal.isGone(leasesPath)) {
+                return false;
+            }
+            calls.checkOpen(subject);
+            // Armed before the listing that sets the watch: a change after it wakes the waiter.
+            boolean watches = waits && signal.arm(leasesPath);
+            List<String> leases;
+            try {
+                leases = calls.bounded(
+                        subject,
+                        "listing the leases",
+                        calls.deadline(),
+                        () -> watches
+                                ? calls.curator
+                                        .getChildren()
+                                        .usingWatcher(signal)
+                                        .forPath(leasesPath)
+                                : calls.curator.getChildren().forPath(leasesPath));
+            } catch (ZooKeeperCalls.NoNode e) {
+                leases = List.of();
+            } catch (RuntimeException | InterruptedException e) {
+                if (watches) {
+                    signal.disarm(leasesPath);
                 }
-            });
-        } catch (ZooKeeperCalls.NoNode e) {
-            return true; // as in checkCount
-        }
-    }
-
-    /** The count in {@code data}, or -1 if it is not a positive decimal number. */
-    static int parseCount(byte[] data) {
-        if (data.length == 0 || data.length > 10) {
-            return -1;
-        }
-        long value = 0;
-        for (byte b : data) {
-            if (b < '0' || b > '9') {
-                return -1;
+                throw e;
             }
-            value = value * 10 + (b - '0');
+            leasesListed = true;
+            if (!leases.contains(lease.node())) {
+                throw new LockUnavailableException(calls.describe(subject) + ": the lease node " + lease.path()
+                        + " vanished while waiting (the ZooKeeper session expired); retry");
+            }
+            if (leases.size() > request.permits()) {
+                return false;
+            }
+            leaseSession.confirm();
+            return true;
         }
-        return value >= 1 && value <= Integer.MAX_VALUE ? (int) value : -1;
+
+        @Override
+        void remove() throws InterruptedException {
+            // Lease first: the mutex's next holder must not count an orphan lease.
+            try {
+                if (lease != null) {
+                    calls.delete(subject, lease.path(), calls.deadline());
+                } else if (leaseUnknown) {
+                    queue.removeOwn(leaseRequest(request, subject), path + LEASES);
+                }
+            } finally {
+                calls.delete(subject, inMutex.own().path(), calls.deadline());
+            }
+        }
     }
 }

@@ -1,6 +1,5 @@
 package dev.baton.zookeeper;
 
-import dev.baton.LockMode;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.LockRequest;
 import java.util.List;
@@ -10,7 +9,6 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.Op;
 import org.apache.zookeeper.OpResult;
-import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
@@ -19,14 +17,13 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One client's side of the lock queues (their node names and rules are in {@link
- * ZooKeeperLockQueue}): joining a queue ({@link #enter}), waiting for the turn ({@link #awaitTurn})
- * and leaving a queue whose node may or may not exist ({@link #removeOwn}); a node that is known is
- * deleted with {@link ZooKeeperCalls#delete}.
+ * ZooKeeperLockQueue}): joining a queue ({@link #enter}) and leaving a queue whose node may or may not
+ * exist ({@link #removeOwn}); a node that is known is deleted with {@link ZooKeeperCalls#delete}. A
+ * node's turn is {@link ZooKeeperQueueTurn}'s, and the waiters' watchers are tracked here, so that a
+ * close, a session loss or a reconnection wakes them all ({@link #wakeWaiters}).
  *
  * <p>Joining is protected: after a connection loss during create, the node is looked up by its
- * unique prefix before creating it again, so an attempt never leaves a duplicate. Waiting watches
- * the nearest blocker and the one before it, so that a node is watched by at most two waiters (no
- * herd).
+ * unique prefix before creating it again, so an attempt never leaves a duplicate.
  */
 final class ZooKeeperQueueProtocol {
     private static final Logger log = LoggerFactory.getLogger(ZooKeeperQueueProtocol.class);
@@ -73,6 +70,15 @@ final class ZooKeeperQueueProtocol {
     /** Close, session loss or reconnection: every waiter looks at its queue again. */
     void wakeWaiters() {
         waiters.forEach(ZooKeeperQueueWatch::wake);
+    }
+
+    /** A waiter's watcher, woken by {@link #wakeWaiters} until {@link #untrack}ed. */
+    void track(ZooKeeperQueueWatch signal) {
+        waiters.add(signal);
+    }
+
+    void untrack(ZooKeeperQueueWatch signal) {
+        waiters.remove(signal);
     }
 
     /**
@@ -212,131 +218,6 @@ final class ZooKeeperQueueProtocol {
                             + " the session ends: {}",
                     calls.describe(request.name()),
                     cleanup.toString());
-        }
-    }
-
-    /**
-     * Waits until {@code entered}'s node holds the lock, watching at most two of the nodes ahead.
-     * Every read is made in the session that owns the node, and the lock is taken only while that
-     * session is known to live ({@link ZooKeeperOwnSession}): on a recent answer of it, which costs
-     * the hand-off no read, or else on one more read of the node.
-     *
-     * @param session the reads in {@code entered}'s node's session; once this returns true, it tells
-     *     until when that session is known to live ({@link ZooKeeperOwnSession#answeredSentAt()})
-     * @param start when the attempt began ({@link System#nanoTime()}), which {@code timeoutNanos}
-     *     counts from
-     * @param timeoutNanos 0 to look once, negative to wait without limit
-     * @return true when the node holds the lock, false when the time ran out first
-     */
-    boolean awaitTurn(
-            LockRequest request,
-            String lockPath,
-            Entered entered,
-            ZooKeeperOwnSession session,
-            long start,
-            long timeoutNanos)
-            throws InterruptedException {
-        QueueNode own = entered.own();
-        List<String> firstListing = entered.children();
-        boolean ownIsRead = request.mode() == LockMode.SHARED;
-        // Watched paths are the server's (with Curator's namespace), as watch events name them.
-        String queuePath = calls.namespace + lockPath;
-        ZooKeeperQueueWatch signal = new ZooKeeperQueueWatch();
-        waiters.add(signal);
-        try {
-            while (true) {
-                calls.checkOpen(request.name());
-                List<String> listing = firstListing != null ? firstListing : list(session, queuePath);
-                firstListing = null;
-                List<String> sorted = ZooKeeperLockQueue.sorted(listing);
-                int index = sorted.indexOf(own.node());
-                if (index < 0) {
-                    throw session.vanished();
-                }
-                List<String> blocking = ZooKeeperLockQueue.blockers(sorted, index, ownIsRead);
-                if (blocking.isEmpty()) {
-                    session.confirm();
-                    return true;
-                }
-                if (timeoutNanos == 0) {
-                    return false;
-                }
-                // Watch the nearest blocker and the one before it. Blockers only ever go (nodes join
-                // behind us), so the nearest one's deletion means we hold when it was the only blocker
-                // left, or when the one before it was the first and has gone too; when only the one
-                // before goes, and it was not the first, we list again early, while the nearest still
-                // blocks, to learn whether its deletion will hand the lock over without a listing.
-                // A watch already set in this wait is not set again.
-                String nearest = queuePath + "/" + blocking.get(blocking.size() - 1);
-                String before = blocking.size() >= 2 ? queuePath + "/" + blocking.get(blocking.size() - 2) : null;
-                boolean beforeIsFirst = blocking.size() == 2;
-                if (!watch(session, nearest, signal) || (before != null && !watch(session, before, signal))) {
-                    continue;
-                }
-                while (true) {
-                    // close() sets the flag before it wakes waiters: a close is either seen here or
-                    // wakes the wait below.
-                    calls.checkOpen(request.name());
-                    long remaining = timeoutNanos < 0 ? Long.MAX_VALUE : timeoutNanos - (System.nanoTime() - start);
-                    if (remaining <= 0) {
-                        return false;
-                    }
-                    if (!signal.await(nearest, before, remaining)) {
-                        return false;
-                    }
-                    if (signal.takeChanged()) {
-                        break; // list again
-                    }
-                    boolean beforeGone = before != null && signal.isGone(before);
-                    if (signal.isGone(nearest)) {
-                        if (before == null || (beforeGone && beforeIsFirst)) {
-                            calls.checkOpen(request.name());
-                            // The deletion may have been read long after it was sent (the client
-                            // was stopped, say): the node's session must be known to live now.
-                            session.confirm();
-                            return true;
-                        }
-                        break;
-                    }
-                    if (!beforeIsFirst) {
-                        break;
-                    }
-                    // The first blocker went: the nearest is the last one; keep waiting for it alone.
-                    before = null;
-                }
-            }
-        } finally {
-            waiters.remove(signal);
-        }
-    }
-
-    /** The children of the queue at {@code queuePath} (a server path), read in the node's session. */
-    private static List<String> list(ZooKeeperOwnSession session, String queuePath) throws InterruptedException {
-        try {
-            return session.read("listing the queue", zk -> zk.getChildren(queuePath, (Watcher) null, null));
-        } catch (ZooKeeperCalls.NoNode e) {
-            return List.of();
-        }
-    }
-
-    /**
-     * Sets the wait's watch on {@code path} (a server path) unless it is set already; false if the
-     * node is already gone (and then recorded so).
-     */
-    private static boolean watch(ZooKeeperOwnSession session, String path, ZooKeeperQueueWatch signal)
-            throws InterruptedException {
-        if (!signal.arm(path)) {
-            return !signal.isGone(path);
-        }
-        try {
-            session.read("watching the predecessor", zk -> zk.getData(path, signal, null));
-            return true;
-        } catch (ZooKeeperCalls.NoNode e) {
-            signal.gone(path);
-            return false;
-        } catch (RuntimeException | InterruptedException e) {
-            signal.disarm(path);
-            throw e;
         }
     }
 

@@ -2,26 +2,34 @@ package dev.baton.zookeeper;
 
 import java.util.HashSet;
 import java.util.Set;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.apache.zookeeper.WatchedEvent;
 import org.apache.zookeeper.Watcher;
 
 /**
- * One waiter's view of the queue nodes it watches: one watcher for the whole wait (so a watch is set
- * once per node), the watched nodes seen deleted (queue nodes never come back), and whether anything
- * else happened that calls for listing the queue again. Its lock is held for bookkeeping only, never
- * across a ZooKeeper call.
+ * One waiter's view of the nodes it watches: one watcher for the whole wait (so a watch is set once
+ * per node), the watched nodes seen deleted (queue nodes never come back), and whether anything else
+ * happened that calls for listing again. The waiter decides from this record whenever it looks, so a
+ * wake that goes astray only delays it until it looks again.
+ *
+ * <p>Every event it records wakes the waiter ({@code wake}), on ZooKeeper's event thread (or the
+ * connection listener's): the wake only schedules an attempt, so nothing here blocks or calls
+ * ZooKeeper. Its lock guards the bookkeeping only, never a ZooKeeper call or the wake.
  */
 final class ZooKeeperQueueWatch implements Watcher {
     private final ReentrantLock lock = new ReentrantLock();
-    private final Condition signalled = lock.newCondition();
+    private final Runnable wake;
     /** Nodes with this wait's watch set and not yet fired. */
-    private final Set<String> armed = new HashSet<>();
+    private final Set<String> armed = new HashSet<>(4);
     /** Watched nodes seen deleted. */
-    private final Set<String> deleted = new HashSet<>();
+    private final Set<String> deleted = new HashSet<>(4);
     /** Something other than a deletion: list again (and set the watches again). */
     private boolean changed;
+
+    /** @param wake tells the waiter to look again; must not block */
+    ZooKeeperQueueWatch(Runnable wake) {
+        this.wake = wake;
+    }
 
     @Override
     public void process(WatchedEvent event) {
@@ -42,10 +50,10 @@ final class ZooKeeperQueueWatch implements Watcher {
             } else {
                 return;
             }
-            signalled.signalAll();
         } finally {
             lock.unlock();
         }
+        wake.run();
     }
 
     /** Marks {@code path} as watched; false if it already is, or is known to be gone. */
@@ -98,39 +106,15 @@ final class ZooKeeperQueueWatch implements Watcher {
         }
     }
 
-    /** Close, loss or reconnection: the waiter looks again; its watches are set again. */
+    /** Close, loss or reconnection: the waiter looks again, and sets its watches again. */
     void wake() {
         lock.lock();
         try {
             armed.clear();
             changed = true;
-            signalled.signalAll();
         } finally {
             lock.unlock();
         }
-    }
-
-    /**
-     * Waits until {@code nearest} or {@code before} (may be null) is gone or something else
-     * changed; false if the time ran out first.
-     */
-    boolean await(String nearest, String before, long timeoutNanos) throws InterruptedException {
-        lock.lock();
-        try {
-            long remaining = timeoutNanos;
-            while (!changed && !deleted.contains(nearest) && (before == null || !deleted.contains(before))) {
-                if (timeoutNanos == Long.MAX_VALUE) {
-                    signalled.await();
-                } else {
-                    if (remaining <= 0) {
-                        return false;
-                    }
-                    remaining = signalled.awaitNanos(remaining);
-                }
-            }
-            return true;
-        } finally {
-            lock.unlock();
-        }
+        wake.run();
     }
 }

@@ -72,7 +72,8 @@ final class ZooKeeperSessionBound {
     /**
      * The grant of {@code request}, whose node holds it now, as the last answer of {@code session}
      * proves: valid for the lease time or until that answer's proof runs out, whichever is sooner,
-     * counted from this call (the core counts a queued grant from when acquire returned).
+     * counted from this call. The core counts it from when it made the attempt that returns it, which
+     * is earlier, so the grant never outlives that proof.
      */
     Grant grant(LockRequest request, long token, HeldNode node, ZooKeeperOwnSession session) {
         Duration leaseTime = request.leaseTime();

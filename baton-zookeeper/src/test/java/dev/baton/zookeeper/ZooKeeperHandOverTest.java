@@ -6,6 +6,7 @@ import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
+import dev.baton.spi.WaitQueue;
 import dev.baton.tck.Await;
 import java.io.IOException;
 import java.time.Duration;
@@ -128,7 +129,7 @@ class ZooKeeperHandOverTest extends OneServerTestBase {
     }
 
     private Future<Optional<Grant>> acquireInThread(Client client, String name) {
-        return threads.submit(() -> client.backend().acquire(request(name), WAIT_NANOS));
+        return threads.submit(() -> InLine.acquire(client.backend(), request(name), WAIT_NANOS));
     }
 
     @Test
@@ -189,5 +190,37 @@ class ZooKeeperHandOverTest extends OneServerTestBase {
                 .as("reads to confirm the node after the hand-overs (the watch reads' answers are the proof)")
                 .isZero();
         assertThat(last.backend().release(third)).isTrue();
+    }
+
+    @Test
+    void anAttemptDecidesOnWhatTheWatchesSawSoAMissedWakeOnlyDelaysTheWaiter() throws Exception {
+        String name = "missed-wake-" + UUID.randomUUID();
+        Client holder = client();
+        Client waiter = client();
+        Grant first = holder.backend().tryAcquire(request(name)).orElseThrow();
+        // The wake is never acted on: only attempts, as the core's fallback makes them, find the turn.
+        WaitQueue.Entry entry = waiter.backend().waiting(LockKind.MUTEX).queue().enter(request(name), () -> {});
+        assertThat(entry.grantedOnEntry()).isEmpty();
+        int requests = waiter.listings() + waiter.reads() + waiter.existsReads();
+
+        assertThat(entry.attempt()).as("an attempt while the holder holds").isEmpty();
+        assertThat(waiter.listings() + waiter.reads() + waiter.existsReads())
+                .as("requests of an attempt that no watch event preceded")
+                .isEqualTo(requests);
+
+        assertThat(holder.backend().release(first)).isTrue();
+        AtomicReference<Grant> second = new AtomicReference<>();
+        Await.condition("an attempt after the holder's release takes the turn", WATCHES_SET, () -> entry.attempt()
+                .map(grant -> {
+                    second.set(grant);
+                    return true;
+                })
+                .orElse(false));
+
+        assertThat(second.get().fencingToken()).isGreaterThan(first.fencingToken());
+        assertThat(waiter.listings())
+                .as("listings: the watch's record decided, not a listing")
+                .isEqualTo(1);
+        assertThat(waiter.backend().release(second.get())).isTrue();
     }
 }

@@ -204,7 +204,7 @@ class ZooKeeperStoppedWaiterTest extends OneServerTestBase {
     }
 
     private Future<Optional<Grant>> acquireInThread(ZooKeeperLockBackend backend, String name) {
-        return threads.submit(() -> backend.acquire(request(name), WAIT_NANOS));
+        return threads.submit(() -> InLine.acquire(backend, request(name), WAIT_NANOS));
     }
 
     /**

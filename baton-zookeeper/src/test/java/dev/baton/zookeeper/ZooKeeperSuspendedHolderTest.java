@@ -92,7 +92,7 @@ class ZooKeeperSuspendedHolderTest extends OneServerTestBase {
 
         // The holder has not been told yet (no renewal since): nobody else may take the lock. The
         // attempt waits in the queue for a while, as a waiter does when the node would go.
-        assertThat(next.acquire(request(name), TimeUnit.SECONDS.toNanos(2)))
+        assertThat(InLine.acquire(next, request(name), TimeUnit.SECONDS.toNanos(2)))
                 .as("another client took the lock while its holder was not yet told it lost it")
                 .isEmpty();
 
@@ -100,7 +100,8 @@ class ZooKeeperSuspendedHolderTest extends OneServerTestBase {
                 .as("the holder is told at its next renewal")
                 .isEmpty();
         holder.release(held);
-        Grant taken = next.acquire(request(name), TimeUnit.SECONDS.toNanos(10)).orElseThrow();
+        Grant taken = InLine.acquire(next, request(name), TimeUnit.SECONDS.toNanos(10))
+                .orElseThrow();
         assertThat(taken.fencingToken()).isGreaterThan(held.fencingToken());
         assertThat(next.release(taken)).isTrue();
     }
