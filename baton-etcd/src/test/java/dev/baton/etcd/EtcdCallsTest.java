@@ -13,8 +13,8 @@ class EtcdCallsTest {
 
     @Test
     void aConnectionThatDroppedUnderTheRequestIsRetried() {
-        // What jetcd's Vert.x transport reports when a member dies with the request in flight (seen in
-        // EtcdClusterFaultTest: a waiter failed instead of riding through the leader's death).
+        // What jetcd's Vert.x transport reports when a member dies with the request in flight: a waiter
+        // must ride through the leader's death (EtcdClusterFaultTest) instead of failing on it.
         assertThat(EtcdCalls.retryable(
                         Status.UNKNOWN.withDescription("channel closed").asRuntimeException()))
                 .isTrue();

@@ -174,8 +174,8 @@ class ZooKeeperFaultTest {
      * The children of {@code path} once Curator's member has caught up with the leader. Curator may
      * be connected to another member than the Baton clients, and ZooKeeper orders what each session
      * sees, not what two sessions see: a follower can answer a read before it applied a delete the
-     * leader committed for another session (seen on a loaded machine: the holder's released node still
-     * listed). A sync, then the read on the same session, sees every write committed before it.
+     * leader committed for another session, and list a node its holder already released. A sync, then
+     * the read on the same session, sees every write committed before it.
      */
     private static List<String> childrenAfterSync(CuratorFramework curator, String path) throws Exception {
         CountDownLatch synced = new CountDownLatch(1);
