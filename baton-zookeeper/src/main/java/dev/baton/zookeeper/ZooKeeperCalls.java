@@ -102,7 +102,7 @@ final class ZooKeeperCalls {
                         (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining)), TimeUnit.MILLISECONDS)) {
             throw new LockUnavailableException(
                     describe(lockName) + ": ZooKeeper did not answer while " + what + " within the operation timeout ("
-                            + Duration.ofNanos(operationTimeoutNanos) + "): " + cause
+                            + Duration.ofNanos(operationTimeoutNanos) + ")" + (cause == null ? "" : ": " + cause)
                             + "; check that a quorum of " + uri.connectString() + " is reachable",
                     cause);
         }

@@ -96,6 +96,11 @@ final class ZooKeeperQueueProtocol {
      */
     Entered enter(LockRequest request, String lockPath, long deadline) throws InterruptedException {
         calls.checkOpen(request.name());
+        if (calls.connectedHandle() == null) {
+            // Not connected: wait for the connection here, within this attempt's deadline. Curator's
+            // own calls would each wait a whole connection timeout, which adds up past it.
+            calls.awaitConnection(request.name(), "connecting", deadline, null);
+        }
         ZooKeeper zk = unwritableLockNodes.contains(lockPath) ? null : calls.connectedHandle();
         if (zk == null) {
             return new Entered(create(request, lockPath, deadline), null);
