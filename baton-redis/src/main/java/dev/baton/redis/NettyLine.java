@@ -39,9 +39,9 @@ final class NettyLine {
         boolean lettuce7 = !lettuce.startsWith("6.") && !lettuce.startsWith("5.");
         if (lettuce7 && netty.startsWith("4.1.")) {
             return "Lettuce " + lettuce + " needs Netty 4.2, but " + found
-                    + "; import dev.baton:baton-bom (or Netty's netty-bom 4.2) before the BOM that pins Netty 4.1,"
-                    + " or, where the application must stay on Netty 4.1 (Quarkus 3, Spring Boot 3), pin"
-                    + " io.lettuce:lettuce-core to a 6.x release, which runs on it";
+                    + "; where the application stays on Netty 4.1 (a Quarkus 3 or Spring Boot 3 BOM pins it), manage"
+                    + " io.lettuce:lettuce-core at 6.8.x, which runs on it; otherwise import dev.baton:baton-bom so"
+                    + " that every io.netty module is 4.2";
         }
         return "Lettuce " + lettuce + " cannot run on the libraries of this class path: " + found
                 + "; align Lettuce's and Netty's versions, for example by importing dev.baton:baton-bom";

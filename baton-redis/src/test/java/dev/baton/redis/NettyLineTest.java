@@ -59,7 +59,7 @@ class NettyLineTest {
                 .contains("needs Netty 4.2, but this class path has Netty " + version)
                 .contains("MultiThreadIoEventLoopGroup")
                 .contains("dev.baton:baton-bom")
-                .contains("pin io.lettuce:lettuce-core to a 6.x release");
+                .contains("manage io.lettuce:lettuce-core at 6.8.x");
         for (String call : List.of("tryAcquire", "acquire")) {
             assertThat(steps.get(call))
                     .as("%s on a backend made past the check", call)
