@@ -1,6 +1,7 @@
 package dev.baton.internal;
 
 import dev.baton.LockListener.AcquireOutcome;
+import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -53,6 +54,8 @@ final class Acquisition {
     private ScheduledFuture<?> deadline;
     private boolean interruptSwallowed;
     private volatile String lateAnswer;
+    /** Whether a call to the backend returned (with or without a grant): only then can a timeout blame a holder. */
+    private volatile boolean answered;
     /** Past the gate: the time on the backend, or null before. */
     private volatile BackendWait backend;
 
@@ -84,6 +87,7 @@ final class Acquisition {
         this.threadBound = threadBound;
         this.interruptible = interruptible;
         this.attempt = attempt;
+        driver.onFailure(this::crashed);
     }
 
     /**
@@ -135,9 +139,24 @@ final class Acquisition {
                 + " raise the lease time";
     }
 
-    /** Why a timed-out wait got no grant, when it was not another owner: late answers. */
-    String lateAnswer() {
-        return lateAnswer;
+    /** A call to the backend returned, with or without a grant ({@link BackendWait}). */
+    void answered() {
+        answered = true;
+    }
+
+    /**
+     * Why a timed-out wait got no grant, when it was not another owner: late answers, or no answer
+     * at all (past the local gate, no call to the backend returned); null when a holder is the reason.
+     */
+    String timeoutCause() {
+        if (lateAnswer != null) {
+            return lateAnswer;
+        }
+        if (backend != null && !answered) {
+            return "the backend answered none of its attempts in that time, so whether another owner holds the"
+                    + " lock is unknown; check that the backend is reachable and not overloaded, or wait longer";
+        }
+        return null;
     }
 
     /** Why it was asked to stop; null while it goes on. */
@@ -321,7 +340,29 @@ final class Acquisition {
         client.acquisitionEnded(this);
     }
 
-    private void complete(RuntimeException failure) {
+    /**
+     * A step failed on what it did not foresee ({@link Driver#onFailure}): the acquisition ends with
+     * that failure instead of leaving its caller waiting. A {@link LinkageError} (a backend's client
+     * library on a class path it was not built for) is reported as the backend being unavailable.
+     */
+    void crashed(Throwable failure) {
+        if (done) {
+            return;
+        }
+        done = true;
+        try {
+            leaveWaiting();
+            releaseGate();
+        } finally {
+            complete(
+                    failure instanceof LinkageError
+                            ? new LockUnavailableException(
+                                    lock.describe() + ": " + BackendAttempts.classPathProblem(failure), failure)
+                            : failure);
+        }
+    }
+
+    private void complete(Throwable failure) {
         attempt.end(AcquireOutcome.FAILED);
         result.completeExceptionally(failure);
         client.acquisitionEnded(this);

@@ -87,7 +87,7 @@ final class Acquisitions {
             }
             hold = outcome(acquisition);
             if (hold == null && timeout != null) {
-                throw new LockTimeoutException(client.timeoutMessage(lock, timeout, acquisition.lateAnswer()));
+                throw new LockTimeoutException(client.timeoutMessage(lock, timeout, acquisition.timeoutCause()));
             }
             return Optional.ofNullable(hold).map(LeaseHandle::new);
         } finally {
@@ -136,7 +136,7 @@ final class Acquisitions {
                 future.completeExceptionally(new LockTimeoutException(
                         timeoutNanos == 0
                                 ? lock.describe() + ": held by another owner; retry later"
-                                : client.timeoutMessage(lock, timeout, acquisition.lateAnswer())));
+                                : client.timeoutMessage(lock, timeout, acquisition.timeoutCause())));
             } else if (!(failure instanceof CancellationException)) {
                 future.completeExceptionally(failure);
             }

@@ -16,6 +16,11 @@ import org.slf4j.LoggerFactory;
  * LockUnavailableException} (naming the lock and the backend), and an attempt whose outcome is
  * unknown is cleaned up in the background while it is reported: a backend that cannot be reached
  * would make the cleanup wait a second operation timeout, and the caller was promised one.
+ *
+ * <p>A {@link LinkageError} from the backend (its client library finds a class or method missing,
+ * as when the application's build pins a dependency of that library to a line it was not built
+ * for) is a failure of the attempt like any other: it is reported at once, never swallowed, since
+ * every later attempt fails the same way.
  */
 final class BackendAttempts {
     private static final Logger log = LoggerFactory.getLogger(BackendAttempts.class);
@@ -30,7 +35,7 @@ final class BackendAttempts {
         } catch (LockException | UnsupportedOperationException e) {
             // Unsupported: the backend refuses the mode (no shared locks); that is not an outage.
             throw e;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
             throw unavailable(backend, request, e);
         }
     }
@@ -41,7 +46,7 @@ final class BackendAttempts {
             return queue.enter(request, wake);
         } catch (UnsupportedOperationException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
             throw abandoned(client, request, e);
         }
     }
@@ -52,7 +57,7 @@ final class BackendAttempts {
         } catch (UnsupportedOperationException e) {
             // The backend refuses the mode (no shared locks): nothing was attempted, nothing to clean.
             throw e;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
             throw abandoned(client, request, e);
         }
     }
@@ -62,12 +67,12 @@ final class BackendAttempts {
      * a call thread. The owner id is this acquisition's alone and the acquisition ends here, so the
      * cleanup can touch nothing granted later; if it fails, the leftover expires after its lease.
      */
-    private static RuntimeException abandoned(ClientCore client, LockRequest request, RuntimeException e) {
+    private static RuntimeException abandoned(ClientCore client, LockRequest request, Throwable e) {
         LockBackend backend = client.backend;
         client.waits.run(() -> {
             try {
                 backend.abandon(request);
-            } catch (RuntimeException cleanup) {
+            } catch (RuntimeException | LinkageError cleanup) {
                 log.debug(
                         "Baton lock '{}' on {}: removing what a failed attempt left failed; it expires after"
                                 + " its lease time: {}",
@@ -76,11 +81,19 @@ final class BackendAttempts {
                         cleanup.toString());
             }
         });
-        return e instanceof LockException ? e : unavailable(backend, request, e);
+        return e instanceof LockException locked ? locked : unavailable(backend, request, e);
     }
 
-    private static LockUnavailableException unavailable(LockBackend backend, LockRequest request, RuntimeException e) {
+    private static LockUnavailableException unavailable(LockBackend backend, LockRequest request, Throwable e) {
+        String subject = "Baton lock '" + request.name() + "' on " + backend.name();
         return new LockUnavailableException(
-                "Baton lock '" + request.name() + "' on " + backend.name() + ": the backend failed: " + e, e);
+                subject + ": " + (e instanceof LinkageError ? classPathProblem(e) : "the backend failed: " + e), e);
+    }
+
+    /** What a {@link LinkageError} from a backend's client library means, and the fix. */
+    static String classPathProblem(Throwable e) {
+        return "the backend's client library cannot run on this class path (" + e + "): a library it needs is"
+                + " missing or at a version it was not built for; align their versions, for example by importing"
+                + " dev.baton:baton-bom";
     }
 }

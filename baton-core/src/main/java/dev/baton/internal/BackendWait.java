@@ -54,6 +54,7 @@ final class BackendWait {
     void tryOnce() {
         sentAt = client.ticker.nanoTime();
         Optional<Grant> grant = BackendAttempts.tryOnce(client, request);
+        acquisition.answered();
         if (grant.isPresent() && !late(grant.get())) {
             acquisition.granted(grant.get(), sentAt);
         } else {
@@ -140,6 +141,7 @@ final class BackendWait {
         cancelRetry();
         sentAt = client.ticker.nanoTime();
         Optional<Grant> grant = BackendAttempts.tryOnce(client, request);
+        acquisition.answered();
         if (grant.isPresent()) {
             if (!late(grant.get())) {
                 acquisition.granted(grant.get(), sentAt);
@@ -166,6 +168,7 @@ final class BackendWait {
     private void enterLine() {
         sentAt = client.ticker.nanoTime();
         entry = BackendAttempts.enter(client, waiting.queue(), request, this::poke);
+        acquisition.answered();
         Optional<Grant> grant = entry.grantedOnEntry();
         if (grant.isPresent()) {
             entry = null;
@@ -189,7 +192,10 @@ final class BackendWait {
         } catch (RuntimeException e) {
             throw new LockUnavailableException(
                     lock.describe() + ": the backend failed while waiting in its line: " + e.getMessage(), e);
+        } catch (LinkageError e) {
+            throw new LockUnavailableException(lock.describe() + ": " + BackendAttempts.classPathProblem(e), e);
         }
+        acquisition.answered();
         if (grant.isPresent()) {
             entry = null;
             takeFromLine(grant.get());
@@ -218,6 +224,7 @@ final class BackendWait {
             // where its call could wait behind others' long waits.
             sentAt = client.ticker.nanoTime();
             Optional<Grant> free = BackendAttempts.tryOnce(client, request);
+            acquisition.answered();
             if (free.isPresent() && !late(free.get())) {
                 acquisition.granted(free.get(), sentAt);
                 return;
@@ -259,9 +266,14 @@ final class BackendWait {
         return remaining == Long.MIN_VALUE ? -1 : Math.max(1, remaining);
     }
 
-    private void blocked(Optional<Grant> grant, Exception failure) {
+    private void blocked(Optional<Grant> grant, Throwable failure) {
         blockingCall = null;
-        if (grant.isPresent()) {
+        if (failure == null) {
+            acquisition.answered();
+        }
+        if (failure instanceof Error error) {
+            acquisition.crashed(error);
+        } else if (grant.isPresent()) {
             acquisition.granted(grant.get(), client.ticker.nanoTime());
         } else if (failure instanceof RuntimeException e && acquisition.stopReason() == null) {
             acquisition.fail(e);

@@ -312,9 +312,13 @@ final class ClientCore implements LockClient {
                 + " is closed; create a new client with Baton.connect to take locks again");
     }
 
-    String timeoutMessage(LockHandle lock, Duration timeout, String lateAnswer) {
-        if (lateAnswer != null) {
-            return lock.describe() + ": not acquired within " + timeout + ": " + lateAnswer;
+    /**
+     * @param cause why no grant came when it was not a holder ({@link Acquisition#timeoutCause}); null
+     *     when the backend answered that the lock (or every permit) is held
+     */
+    String timeoutMessage(LockHandle lock, Duration timeout, String cause) {
+        if (cause != null) {
+            return lock.describe() + ": not acquired within " + timeout + ": " + cause;
         }
         return lock.describe() + ": not acquired within " + timeout
                 + (lock.permits() > 0

@@ -8,6 +8,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,6 +21,9 @@ import org.slf4j.LoggerFactory;
  */
 abstract class Driver implements Executor {
     private static final Logger log = LoggerFactory.getLogger(Driver.class);
+
+    /** Told of a step that failed, on that step's thread, before the next step runs. */
+    private volatile Consumer<Throwable> onFailure = failure -> {};
 
     /** Whether steps run on the thread that waits for the outcome (the blocking API). */
     abstract boolean onCallerThread();
@@ -34,12 +38,27 @@ abstract class Driver implements Executor {
         return new Caller();
     }
 
-    static void run(Runnable step) {
+    /**
+     * Who ends the acquisition when one of its steps fails on what it did not foresee (an {@link
+     * Error} from a backend's libraries, a defect): without it the caller would wait for an outcome
+     * no step is left to give, forever when it gave no timeout.
+     */
+    void onFailure(Consumer<Throwable> handler) {
+        onFailure = handler;
+    }
+
+    void run(Runnable step) {
         try {
             step.run();
         } catch (RuntimeException | Error e) {
             // A step ends its acquisition on any failure it can foresee; this is a defect.
             log.error("Baton: a step of an acquisition failed", e);
+            try {
+                onFailure.accept(e);
+            } catch (RuntimeException | Error again) {
+                e.addSuppressed(again);
+                log.error("Baton: ending the acquisition after a failed step failed too", again);
+            }
         }
     }
 

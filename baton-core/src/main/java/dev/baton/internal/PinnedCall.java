@@ -25,13 +25,13 @@ final class PinnedCall implements Runnable {
     }
 
     private final Call call;
-    private final BiConsumer<Optional<Grant>, Exception> report;
+    private final BiConsumer<Optional<Grant>, Throwable> report;
     private final ReentrantLock lock = new ReentrantLock();
     private State state = State.QUEUED;
     private Thread runner;
 
-    /** @param report told the outcome once: the grant (or empty), or the failure or interrupt */
-    PinnedCall(Call call, BiConsumer<Optional<Grant>, Exception> report) {
+    /** @param report told the outcome once: the grant (or empty), or the failure (an Error too) or interrupt */
+    PinnedCall(Call call, BiConsumer<Optional<Grant>, Throwable> report) {
         this.call = call;
         this.report = report;
     }
@@ -80,10 +80,11 @@ final class PinnedCall implements Runnable {
             lock.unlock();
         }
         Optional<Grant> grant = Optional.empty();
-        Exception failure = null;
+        Throwable failure = null;
         try {
             grant = call.run();
-        } catch (InterruptedException | RuntimeException e) {
+        } catch (InterruptedException | RuntimeException | Error e) {
+            // An Error too: reported, else its acquisition would wait for this call forever.
             failure = e;
         } finally {
             lock.lock();

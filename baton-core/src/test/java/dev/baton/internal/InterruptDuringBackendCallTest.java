@@ -13,7 +13,8 @@ import dev.baton.spi.WaitQueue;
 import dev.baton.spi.Waiting;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,7 +26,7 @@ class InterruptDuringBackendCallTest {
 
     /** Every lock is busy; entering the line is interrupted, as if the interrupt came during its I/O. */
     private static final class InterruptedLine implements LockBackend, WaitQueue {
-        final AtomicInteger abandoned = new AtomicInteger();
+        final CountDownLatch abandoned = new CountDownLatch(1);
 
         @Override
         public String name() {
@@ -51,7 +52,7 @@ class InterruptDuringBackendCallTest {
 
         @Override
         public void abandon(LockRequest request) {
-            abandoned.incrementAndGet();
+            abandoned.countDown();
         }
 
         @Override
@@ -69,16 +70,17 @@ class InterruptDuringBackendCallTest {
     }
 
     @Test
-    void lockInterruptiblyReportsAnInterruptThatCutABackendCallShort() {
+    void lockInterruptiblyReportsAnInterruptThatCutABackendCallShort() throws InterruptedException {
         InterruptedLine backend = new InterruptedLine();
         try (ClientCore client = new ClientCore(backend, LockOptions.defaults())) {
             assertThatThrownBy(() -> client.lock("busy").lockInterruptibly()).isInstanceOf(InterruptedException.class);
             assertThat(Thread.interrupted())
                     .as("the interrupt flag, cleared as InterruptedException is thrown")
                     .isFalse();
-            assertThat(backend.abandoned.get())
+            // On a call thread of the client, so that the caller hears of the failure at once.
+            assertThat(backend.abandoned.await(30, TimeUnit.SECONDS))
                     .as("what the call may have left is cleaned up")
-                    .isEqualTo(1);
+                    .isTrue();
         } finally {
             Thread.interrupted();
         }

@@ -8,8 +8,8 @@ import java.util.function.Supplier;
  * A connection opened on first use, opened again by the next use after an attempt failed, and
  * refused once closed ({@link RedisNode}'s command connection, {@link RedisChannels}' pub/sub one).
  * Once open, Lettuce keeps it up by itself. A connect that throws at once (its resources were shut
- * down by a concurrent close) becomes a failed future, so a caller waiting on it sees that failure
- * like any other.
+ * down by a concurrent close, or a {@link LinkageError}: Lettuce on a Netty it was not built for)
+ * becomes a failed future, so a caller waiting on it sees that failure like any other.
  *
  * @param <C> the connection
  */
@@ -65,7 +65,7 @@ final class LazyConnection<C> {
     private CompletableFuture<C> started() {
         try {
             return connect.get();
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
             return CompletableFuture.failedFuture(e);
         }
     }

@@ -77,6 +77,11 @@ final class RedisFailures {
 
     /** What went wrong and what to do about it. */
     static String explain(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof LinkageError linkage) {
+                return NettyLine.explain(linkage);
+            }
+        }
         String all = chain(failure);
         String lower = all.toLowerCase(Locale.ROOT);
         if (lower.contains("wrongpass")

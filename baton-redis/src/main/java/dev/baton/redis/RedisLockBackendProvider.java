@@ -33,7 +33,9 @@ import java.util.Set;
  * RedisReplicaWait#AUTO}); {@code waitReplicas=0} turns the wait off. On a single server the default
  * is 0.
  *
- * <p>Backends connect lazily: creating one never blocks.
+ * <p>Backends connect lazily: creating one never blocks. It fails at once with {@link
+ * LockConfigurationException} when Lettuce cannot run on the class path's Netty (Lettuce 7 on Netty
+ * 4.1), naming both versions and the fix.
  */
 public final class RedisLockBackendProvider implements LockBackendProvider {
     /** How often a cluster client re-reads the topology when nothing triggered a refresh earlier. */
@@ -50,6 +52,7 @@ public final class RedisLockBackendProvider implements LockBackendProvider {
             throw new LockConfigurationException("Baton Redis: the URI and the options must not be null");
         }
         RedisUris.Parsed parsed = RedisUris.split(uri);
+        NettyLine.require("Baton.connect(" + RedisUris.redact(uri) + ")");
         // The URI's fair=false is read by the core into the options (as is clientName).
         boolean fair = options.fair();
         if (parsed.scheme().equals("redlock")) {

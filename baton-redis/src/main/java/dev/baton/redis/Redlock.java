@@ -166,13 +166,15 @@ public final class Redlock {
          * The backend alone, for {@link Baton#open}. Does not connect.
          *
          * @return a new backend that the caller (or the client it is given to) closes
-         * @throws LockConfigurationException if fewer than three masters were added
+         * @throws LockConfigurationException if fewer than three masters were added, or Lettuce cannot
+         *     run on the class path's Netty (Lettuce 7 on Netty 4.1)
          */
         public RedlockBackend buildBackend() {
             if (nodes.size() < 3) {
                 throw new LockConfigurationException("Redlock needs at least 3 independent masters (5 is usual), but "
                         + nodes.size() + " were given; add masters with node(uri)");
             }
+            NettyLine.require("Redlock");
             return new RedlockBackend(
                     nodes,
                     keyPrefix,
@@ -188,7 +190,7 @@ public final class Redlock {
          * A client over the masters. Does not connect: connections open on first use.
          *
          * @return a new client that the caller closes
-         * @throws LockConfigurationException if fewer than three masters were added
+         * @throws LockConfigurationException as {@link #buildBackend()}
          */
         public LockClient build() {
             return Baton.open(buildBackend(), options);

@@ -63,10 +63,27 @@ public final class ForkedJava implements AutoCloseable {
      */
     public static ForkedJava start(
             String mainClass, List<String> jvmOptions, List<String> args, Consumer<String> lines) {
+        return start(System.getProperty("java.class.path"), mainClass, jvmOptions, args, lines);
+    }
+
+    /**
+     * Starts {@code mainClass} as {@link #start(String, List, List, Consumer)} does, on a class path of
+     * the caller's making (this JVM's with some libraries at other versions, say).
+     *
+     * @param classPath the child's class path, entries separated by the platform's path separator
+     * @param mainClass the fully qualified class to run, found on {@code classPath}
+     * @param jvmOptions options placed before the class name, such as {@code -Dkey=value}
+     * @param args the program's arguments
+     * @param lines receives each line of the child's standard output, on the reader thread
+     * @return the running child; close it to kill it and delete its standard error file
+     * @throws UncheckedIOException if the JVM cannot be started
+     */
+    public static ForkedJava start(
+            String classPath, String mainClass, List<String> jvmOptions, List<String> args, Consumer<String> lines) {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-cp",
-                System.getProperty("java.class.path"),
+                classPath,
                 "-XX:TieredStopAtLevel=1",
                 "-Xss512k",
                 "-XX:+UseSerialGC"));
