@@ -4,6 +4,7 @@ import dev.baton.LockListener.AcquireOutcome;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -302,6 +303,12 @@ final class Acquisition {
             // failure after cleaning up: to this caller it is the interrupt it asked to be told.
             stop.compareAndSet(null, Stop.INTERRUPTED);
             end(Stop.INTERRUPTED);
+            return;
+        }
+        if (failure instanceof RejectedExecutionException && client.isClosed()) {
+            // A step scheduled its next attempt as the client closed: to the caller, the client closed.
+            stop.compareAndSet(null, Stop.CLOSED);
+            end(Stop.CLOSED);
             return;
         }
         if (!done) {
