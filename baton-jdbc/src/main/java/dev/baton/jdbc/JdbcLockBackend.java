@@ -40,6 +40,8 @@ final class JdbcLockBackend implements LockBackend {
     private final TableNames names;
 
     private final JdbcConnections connections;
+    /** A failed attempt quicker than this, on a broken connection, runs once more ({@link #tryAcquire}). */
+    private final long retryWithinNanos;
     /** Passed with the protocol, once the dialect is known and the schema exists. */
     private final SchemaGate<JdbcProtocol> gate;
 
@@ -82,6 +84,7 @@ final class JdbcLockBackend implements LockBackend {
         this.strategy = strategy;
         this.names = names;
         boolean handsOffFairly = fair && strategy.handsOffFairly();
+        this.retryWithinNanos = operationTimeout.toNanos() / 4;
         this.connections = new JdbcConnections(dataSource, ownedPool, operationTimeout);
         this.gate = new SchemaGate<>(this::name, "lock", operationTimeout, names, protocol -> ddl());
         this.waits = new StatementWait("baton-jdbc-wait", this::name, operationTimeout.toMillis());
@@ -219,10 +222,12 @@ final class JdbcLockBackend implements LockBackend {
      */
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
+        long start = System.nanoTime();
         try {
             return attempt(request);
         } catch (LockUnavailableException e) {
-            if (!JdbcFailures.causedByBrokenConnection(e)) {
+            // Only a quick failure: a second wait for a connection must not double the bound.
+            if (!JdbcFailures.causedByBrokenConnection(e) || System.nanoTime() - start > retryWithinNanos) {
                 throw e;
             }
             return attempt(request);
