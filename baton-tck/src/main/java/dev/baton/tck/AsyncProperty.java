@@ -232,8 +232,7 @@ abstract class AsyncProperty {
                     overlaps.incrementAndGet();
                 }
                 grants.incrementAndGet(client);
-                if (total.incrementAndGet() >= FairnessProperty.GRANTS
-                        && KitTime.millisSince(countingSince) >= FairnessProperty.RUN.toMillis()) {
+                if (FairnessProperty.shown(contract, grants, total.incrementAndGet(), countingSince)) {
                     stop.set(true);
                 }
                 inside.decrementAndGet();
