@@ -17,7 +17,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * is fair; {@link Acquisition#gateOpened()} is called without the gate's lock held.
  */
 final class AsyncGate {
-    /** Its lock's state's ({@link LocalLockState}), held for a few field updates only. */
+    /** The lock of its {@link LocalLockState}, which also guards the waiters there; held for field updates only. */
     private final ReentrantLock lock;
     /** Made when the first acquisition lines up: most gates of a client that holds many locks never queue. */
     private ArrayDeque<Acquisition> waiting;
