@@ -18,11 +18,6 @@ import java.util.concurrent.locks.ReentrantLock;
  * client's acquisitions compete on the backend than could be granted.
  */
 final class LocalLockState {
-    final String name;
-    final LockMode mode;
-    /** The semaphore's permit count, or 0 for a lock. */
-    final int permits;
-
     private static final VarHandle HOLDERS;
 
     static {
@@ -33,10 +28,16 @@ final class LocalLockState {
         }
     }
 
+    final String name;
+    final LockMode mode;
+    /** The semaphore's permit count, or 0 for a lock. */
+    final int permits;
+
     /*
      * The thread-bound grants, by their thread: null, one HeldGrant, or a HeldGrant[] of several
-     * (a shared lock's), replaced whole on each change. Not a map: a client may hold tens of
-     * thousands of locks, nearly all with one holder, and a map per lock would outweigh the grant.
+     * (a shared lock's), replaced whole on each change (a copy of as many as one client's threads
+     * hold it at once). Not a map: a client may hold tens of thousands of locks, nearly all with one
+     * holder, and a map per lock would outweigh the grant.
      */
     private volatile Object holders;
     /** Guards the gate and the waiters: each is held for a few field updates only. */
