@@ -271,6 +271,11 @@ interface LeaseHolder extends AutoCloseable {
                         etcd.getLockClient().unlock(held.key()).get(30, TimeUnit.SECONDS);
                         held.keepAlive().close();
                         etcd.getLeaseClient().revoke(held.lease()).get(30, TimeUnit.SECONDS);
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        // A lease that ran out (counted by invalid()) has nothing left to revoke.
+                        if (!String.valueOf(e.getCause()).contains("NOT_FOUND")) {
+                            throw new IllegalStateException("jetcd: release failed: " + e, e);
+                        }
                     } catch (Exception e) {
                         throw new IllegalStateException("jetcd: release failed: " + e, e);
                     }
