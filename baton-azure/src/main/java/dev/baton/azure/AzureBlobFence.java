@@ -10,6 +10,7 @@ import com.azure.storage.blob.models.BlobStorageException;
 import dev.baton.LockUnavailableException;
 import dev.baton.spi.LockRequest;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -128,10 +129,16 @@ final class AzureBlobFence {
         fences.put(lock, fence);
     }
 
-    /** The counter, ETag and metadata this backend wrote last on a lock's blob. */
+    /**
+     * The counter and ETag this backend wrote last on a lock's blob, and the blob's other metadata.
+     * Baton's own keys are not kept: the next write sets them anew, and a client that holds many
+     * locks would keep their values (the owner id among them) for every one.
+     */
     private record Fence(long token, String etag, Map<String, String> metadata) {
         Fence {
-            metadata = Map.copyOf(metadata);
+            Map<String, String> others = new HashMap<>(metadata);
+            others.keySet().removeAll(List.of(TOKEN_KEY, OWNER_KEY, LEASE_KEY, HOLDER_KEY));
+            metadata = Map.copyOf(others);
         }
     }
 

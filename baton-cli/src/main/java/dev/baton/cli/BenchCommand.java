@@ -105,7 +105,8 @@ final class BenchCommand implements Callable<Integer> {
                     + " --leases leases through --latency for 3 lease times, on Redis and PostgreSQL: long, so only when"
                     + " asked) and W, also named async-waiters (--waiters concurrent waiters on one client over"
                     + " --waiter-names names, asynchronous and blocking, on Redis, ZooKeeper, etcd and PostgreSQL: only"
-                    + " when asked)")
+                    + " when asked) and H (heap per held lease: one client holds --held-leases leases, beside"
+                    + " Redisson, Curator and jetcd: only when asked)")
     List<String> scenarios;
 
     @CommandLine.Mixin
@@ -113,6 +114,9 @@ final class BenchCommand implements Callable<Integer> {
 
     @CommandLine.Mixin
     AsyncWaitersOptions asyncWaiters = new AsyncWaitersOptions();
+
+    @CommandLine.Mixin
+    HeldHeapOptions heldHeap = new HeldHeapOptions();
 
     @Option(
             names = "--report",
@@ -163,6 +167,7 @@ final class BenchCommand implements Callable<Integer> {
         List<Scenario> compared = scenarios == null ? null : new ArrayList<>();
         boolean scale = false;
         boolean waiters = false;
+        boolean heap = false;
         for (String name : scenarios == null ? List.<String>of() : scenarios) {
             String upper = name.trim().toUpperCase(Locale.ROOT);
             if (upper.equals("M")) {
@@ -173,11 +178,15 @@ final class BenchCommand implements Callable<Integer> {
                 waiters = true;
                 continue;
             }
+            if (upper.equals("H")) {
+                heap = true;
+                continue;
+            }
             try {
                 compared.add(Scenario.valueOf(upper));
             } catch (IllegalArgumentException e) {
                 err.println("baton bench: unknown scenario '" + name + "'; known: A1, A8, B8, C8, S8, M, W"
-                        + " (async-waiters)");
+                        + " (async-waiters), H");
                 return ExitCodes.USAGE;
             }
         }
@@ -187,6 +196,9 @@ final class BenchCommand implements Callable<Integer> {
         }
         if (status == 0 && waiters) {
             status = asyncWaiters.run(backends, out, err);
+        }
+        if (status == 0 && heap) {
+            status = heldHeap.run(backends, leaseScale.lease, out, err);
         }
         return status;
     }

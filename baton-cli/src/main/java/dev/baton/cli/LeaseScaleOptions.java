@@ -36,7 +36,8 @@ final class LeaseScaleOptions {
             names = "--lease",
             defaultValue = "30s",
             converter = DurationConverter.class,
-            description = "Scenario M: lease time; each row holds the leases for 3 of them (default ${DEFAULT-VALUE})")
+            description = "Scenarios M and H: lease time; each row of M holds the leases for 3 of them, of H for one"
+                    + " (default ${DEFAULT-VALUE})")
     Duration lease;
 
     @Option(

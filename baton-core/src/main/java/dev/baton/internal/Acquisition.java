@@ -219,7 +219,7 @@ final class Acquisition {
                 wait.tryOnce();
                 return;
             }
-            local.waiters.add(this);
+            local.addWaiter(this);
             wait.begin();
         } catch (RuntimeException e) {
             fail(e);
@@ -391,7 +391,7 @@ final class Acquisition {
             // that is on its way gives it back, since this acquisition is done.
             local.gate.leave(this);
         }
-        local.waiters.remove(this);
+        local.removeWaiter(this);
     }
 
     private void releaseGate() {

@@ -17,12 +17,16 @@ import java.util.concurrent.locks.ReentrantLock;
  * is fair; {@link Acquisition#gateOpened()} is called without the gate's lock held.
  */
 final class AsyncGate {
-    private final ReentrantLock lock = new ReentrantLock();
-    private final ArrayDeque<Acquisition> waiting = new ArrayDeque<>();
+    /** The lock of its {@link LocalLockState}, which also guards the waiters there; held for field updates only. */
+    private final ReentrantLock lock;
+    /** Made when the first acquisition lines up: most gates of a client that holds many locks never queue. */
+    private ArrayDeque<Acquisition> waiting;
+
     private int permits;
 
-    AsyncGate(int permits) {
+    AsyncGate(int permits, ReentrantLock lock) {
         this.permits = permits;
+        this.lock = lock;
     }
 
     /**
@@ -33,11 +37,14 @@ final class AsyncGate {
     boolean enter(Acquisition acquisition, boolean queue) {
         lock.lock();
         try {
-            if (permits > 0 && waiting.isEmpty()) {
+            if (permits > 0 && (waiting == null || waiting.isEmpty())) {
                 permits--;
                 return true;
             }
             if (queue) {
+                if (waiting == null) {
+                    waiting = new ArrayDeque<>(4);
+                }
                 waiting.add(acquisition);
             }
             return false;
@@ -55,7 +62,7 @@ final class AsyncGate {
     boolean leave(Acquisition acquisition) {
         lock.lock();
         try {
-            return waiting.remove(acquisition);
+            return waiting != null && waiting.remove(acquisition);
         } finally {
             lock.unlock();
         }
@@ -66,7 +73,7 @@ final class AsyncGate {
         Acquisition next;
         lock.lock();
         try {
-            next = waiting.poll();
+            next = waiting == null ? null : waiting.poll();
             if (next == null) {
                 permits++;
                 return;
@@ -81,7 +88,7 @@ final class AsyncGate {
     boolean busy() {
         lock.lock();
         try {
-            return permits == 0 || !waiting.isEmpty();
+            return permits == 0 || (waiting != null && !waiting.isEmpty());
         } finally {
             lock.unlock();
         }
@@ -91,7 +98,7 @@ final class AsyncGate {
     List<Acquisition> waiting() {
         lock.lock();
         try {
-            return new ArrayList<>(waiting);
+            return waiting == null ? new ArrayList<>() : new ArrayList<>(waiting);
         } finally {
             lock.unlock();
         }

@@ -187,7 +187,7 @@ final class ClientCore implements LockClient {
      */
     HeldGrant holdOf(String name, LockMode mode, Thread thread) {
         LocalLockState state = states.get(new LocalLockState.Key(name, mode, 0));
-        return state == null ? null : state.holders.get(thread);
+        return state == null ? null : state.holderOf(thread);
     }
 
     /** See {@link Acquisitions#acquire}. */
@@ -251,7 +251,7 @@ final class ClientCore implements LockClient {
             LockEvents.Attempt attempt) {
         HeldGrant hold = new HeldGrant(this, local, lock.options(), thread, grant, sentAt, attempt);
         if (thread != null) {
-            local.holders.put(thread, hold);
+            local.addHolder(hold);
         }
         // Reported before the grant is in `held`: a concurrent close() cannot release it (and report
         // leaseReleased) before its ACQUIRED; a listener may already re-enter the lock on this thread.

@@ -3,10 +3,12 @@ package dev.baton.internal;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -31,9 +33,24 @@ import org.slf4j.LoggerFactory;
  * <p>The client's {@link LockEvents} hear of the release and the loss with no lock held: a loss
  * found on a renewal thread, which holds {@code renewing}, is reported by the {@link LeaseRenewer}
  * once it let go ({@link #reportLoss}).
+ *
+ * <p>A client may hold tens of thousands of grants, so what only some of them need (loss listeners,
+ * a latch for a second thread that waits for a release in progress) is made when first needed.
  */
 final class HeldGrant {
     private static final Logger log = LoggerFactory.getLogger(HeldGrant.class);
+    private static final VarHandle LOSS_LISTENERS;
+    private static final VarHandle LOSS_UNREPORTED;
+
+    static {
+        try {
+            MethodHandles.Lookup lookup = MethodHandles.lookup();
+            LOSS_LISTENERS = lookup.findVarHandle(HeldGrant.class, "lossListeners", LossListeners.class);
+            LOSS_UNREPORTED = lookup.findVarHandle(HeldGrant.class, "lossUnreported", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
 
     enum Status {
         HELD,
@@ -48,10 +65,26 @@ final class HeldGrant {
     /** The acquire call that took this grant: what the client's listeners hear its events with. */
     final LockEvents.Attempt acquisition;
 
-    private final ReentrantLock state = new ReentrantLock();
+    /*
+     * Grants share a few state locks: each is held for a few field updates and never while another
+     * grant's is taken, and a lock per grant would weigh as much as the rest of it. Not `renewing`:
+     * a renewal call holds it across I/O, for many grants at once.
+     */
+    private static final ReentrantLock[] STATE_STRIPES = new ReentrantLock[64];
+    private static final AtomicInteger NEXT_STRIPE = new AtomicInteger();
+
+    static {
+        for (int i = 0; i < STATE_STRIPES.length; i++) {
+            STATE_STRIPES[i] = new ReentrantLock();
+        }
+    }
+
+    private final ReentrantLock state = STATE_STRIPES[NEXT_STRIPE.getAndIncrement() & (STATE_STRIPES.length - 1)];
     private final ReentrantLock renewing = new ReentrantLock();
-    private final LossListeners lossListeners;
-    private final AtomicBoolean lossUnreported = new AtomicBoolean();
+    /** Made by the first {@link #onLost} or the loss, whichever comes first ({@link #lossListeners()}). */
+    private volatile LossListeners lossListeners;
+
+    private volatile boolean lossUnreported;
     private final long grantedNanos;
     private volatile Grant grant;
     private volatile Status status = Status.HELD;
@@ -61,10 +94,17 @@ final class HeldGrant {
     private volatile Duration leaseTime;
 
     private int holds = 1;
-    /** Counted down when {@link #finish} is done: the backend answered and the local state is free. */
-    private final CountDownLatch finished = new CountDownLatch(1);
+    /** Set under {@code state} when {@link #finish} is done: the backend answered and the local state is free. */
+    private boolean finished;
+    /** Made under {@code state} by a thread that waits for {@link #finish}; counted down when it is done. */
+    private CountDownLatch finishWaiters;
 
     private volatile Thread finishing;
+
+    /** Whether a watchdog task is queued, and when it is due: the timer thread's alone ({@link #armWatchdog}). */
+    private boolean watchArmed;
+
+    private long watchDueNanos;
 
     HeldGrant(
             ClientCore client,
@@ -83,8 +123,17 @@ final class HeldGrant {
         this.validUntilNanos = requestSentNanos + grant.validityNanos(options.leaseTime());
         this.leaseTime = options.leaseTime();
         this.grantedNanos = client.ticker.nanoTime();
+    }
+
+    private LossListeners lossListeners() {
+        LossListeners current = lossListeners;
+        if (current != null) {
+            return current;
+        }
         // Described only if a listener fails: building the text for every grant weighs on the hot path.
-        this.lossListeners = new LossListeners(this::describe);
+        LossListeners made = new LossListeners(this::describe);
+        LossListeners witness = (LossListeners) LOSS_LISTENERS.compareAndExchange(this, null, made);
+        return witness == null ? made : witness;
     }
 
     Grant grant() {
@@ -210,7 +259,7 @@ final class HeldGrant {
     private void finish(boolean reportIfGone) {
         finishing = Thread.currentThread();
         if (thread != null) {
-            local.holders.remove(thread, this);
+            local.removeHolder(this);
         }
         stopRenewal();
         try {
@@ -237,7 +286,17 @@ final class HeldGrant {
                 client.grantReleased(this);
                 client.events.leaseReleased(acquisition, heldNanos);
             } finally {
-                finished.countDown();
+                CountDownLatch waiters;
+                state.lock();
+                try {
+                    finished = true;
+                    waiters = finishWaiters;
+                } finally {
+                    state.unlock();
+                }
+                if (waiters != null) {
+                    waiters.countDown();
+                }
             }
         }
     }
@@ -248,11 +307,24 @@ final class HeldGrant {
      * (its gate open to the next acquisition). Bounded by the release's own operation timeout.
      */
     void awaitReleased() {
-        if (status != Status.RELEASED || finishing == Thread.currentThread() || finished.getCount() == 0) {
+        if (status != Status.RELEASED || finishing == Thread.currentThread()) {
             return;
         }
+        CountDownLatch waiters;
+        state.lock();
         try {
-            if (!finished.await(options.operationTimeout().toNanos() * 2, TimeUnit.NANOSECONDS)) {
+            if (finished) {
+                return;
+            }
+            if (finishWaiters == null) {
+                finishWaiters = new CountDownLatch(1);
+            }
+            waiters = finishWaiters;
+        } finally {
+            state.unlock();
+        }
+        try {
+            if (!waiters.await(options.operationTimeout().toNanos() * 2, TimeUnit.NANOSECONDS)) {
                 log.debug("{}: a release in another thread is still running", describe());
             }
         } catch (InterruptedException e) {
@@ -303,21 +375,43 @@ final class HeldGrant {
 
     /**
      * Arms the watchdog for a renewal about to be sent: at the current validity deadline the grant
-     * is reported lost unless a renewal moved the deadline first, however long the call hangs.
+     * is reported lost unless a renewal moved the deadline first, however long the call hangs. On
+     * the timer thread only.
+     *
+     * <p>One watchdog task per grant, not one per renewal: a task already due at or before the
+     * deadline stays, and when it finds the deadline moved it looks again at the new one ({@link
+     * #watchdog}). A task per renewal would keep up to three per grant queued (a renewal every third
+     * of the lease, each watching a whole lease ahead), which weighs on a client holding many.
      */
     void armWatchdog() {
-        schedule(RenewalTimer.Kind.WATCH, validUntilNanos - client.ticker.nanoTime(), 0);
+        long deadline = validUntilNanos;
+        if (watchArmed && deadline - watchDueNanos >= 0) {
+            return;
+        }
+        watchArmed = true;
+        watchDueNanos = deadline;
+        schedule(RenewalTimer.Kind.WATCH, deadline - client.ticker.nanoTime(), 0);
     }
 
-    /** The watchdog's check, on the timer thread: lost if the validity deadline has passed. */
+    /**
+     * The watchdog's check, on the timer thread: lost if the validity deadline has passed; if a
+     * renewal moved it meanwhile, looks again then.
+     */
     void watchdog() {
-        if (client.ticker.nanoTime() - validUntilNanos >= 0) {
+        long now = client.ticker.nanoTime();
+        if (now - validUntilNanos >= 0) {
             markLost(
                     "it was not renewed within its validity (lease time " + leaseTime
                             + "); the renewal did not answer in time",
                     null,
                     true);
+            return;
         }
+        if (now - watchDueNanos < 0) {
+            return; // a task armed for a later deadline that an extension shortened: the newer one looks
+        }
+        watchDueNanos = validUntilNanos;
+        schedule(RenewalTimer.Kind.WATCH, watchDueNanos - now, 0);
     }
 
     /**
@@ -457,8 +551,8 @@ final class HeldGrant {
             state.unlock();
         }
         log.warn(lost.getMessage());
-        lossListeners.tell(lost, true);
-        lossUnreported.set(true);
+        lossListeners().tell(lost, true);
+        lossUnreported = true;
         if (!renewing.isHeldByCurrentThread()) {
             reportLoss();
         }
@@ -466,7 +560,7 @@ final class HeldGrant {
 
     /** Tells the client's listeners of the loss, once; the renewal thread calls it after it let go. */
     void reportLoss() {
-        if (lossUnreported.compareAndSet(true, false)) {
+        if (LOSS_UNREPORTED.compareAndSet(this, true, false)) {
             client.events.leaseLost(acquisition, lostCause);
         }
     }
@@ -477,12 +571,12 @@ final class HeldGrant {
                 + " cut-off outlasted it) and another owner may have held it meanwhile; work done under fencing"
                 + " token " + grant.fencingToken() + " may be stale");
         log.warn(lost.getMessage());
-        lossListeners.tell(lost, false);
+        lossListeners().tell(lost, false);
         client.events.leaseLost(acquisition, lost);
     }
 
     void onLost(Consumer<LockLostException> listener) {
-        lossListeners.add(listener);
+        lossListeners().add(listener);
     }
 
     String describe() {

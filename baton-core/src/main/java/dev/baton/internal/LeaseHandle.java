@@ -2,16 +2,28 @@ package dev.baton.internal;
 
 import dev.baton.Lease;
 import dev.baton.LockLostException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /** One hold of a {@link HeldGrant}, handed to the caller; closing it removes exactly that hold. */
 final class LeaseHandle implements Lease {
+    /** A field, not an {@code AtomicBoolean}: a client may hold tens of thousands of leases. */
+    private static final VarHandle CLOSED;
+
+    static {
+        try {
+            CLOSED = MethodHandles.lookup().findVarHandle(LeaseHandle.class, "closed", boolean.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
     private final HeldGrant held;
-    private final AtomicBoolean closed = new AtomicBoolean();
+    private volatile boolean closed;
 
     LeaseHandle(HeldGrant held) {
         this.held = held;
@@ -34,12 +46,12 @@ final class LeaseHandle implements Lease {
 
     @Override
     public boolean isValid() {
-        return !closed.get() && held.isValid();
+        return !closed && held.isValid();
     }
 
     @Override
     public void checkValid() {
-        if (closed.get()) {
+        if (closed) {
             throw new LockLostException(held.describe() + ": this lease has been closed");
         }
         held.checkValid();
@@ -52,7 +64,7 @@ final class LeaseHandle implements Lease {
 
     @Override
     public void extend(Duration extension) {
-        if (closed.get()) {
+        if (closed) {
             throw new IllegalStateException(held.describe() + ": cannot extend a lease that has been closed");
         }
         LeaseExtension.extend(held, extension);
@@ -70,7 +82,7 @@ final class LeaseHandle implements Lease {
 
     @Override
     public void close() {
-        if (closed.compareAndSet(false, true)) {
+        if (CLOSED.compareAndSet(this, false, true)) {
             held.releaseHold();
         } else {
             held.awaitReleased(); // closed by another thread: return when that release is done

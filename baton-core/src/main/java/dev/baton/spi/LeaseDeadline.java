@@ -1,5 +1,6 @@
 package dev.baton.spi;
 
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -15,7 +16,21 @@ import java.util.concurrent.locks.ReentrantLock;
  * authors whose server-side lease outlives a single lock.
  */
 public final class LeaseDeadline {
-    private final ReentrantLock state = new ReentrantLock();
+    /*
+     * A backend may hold tens of thousands of deadlines, and a lock of their own would weigh more
+     * than the rest of one: they share a few locks instead, each held only for a few field reads
+     * and writes, never across a call.
+     */
+    private static final ReentrantLock[] STRIPES = new ReentrantLock[64];
+    private static final AtomicInteger NEXT_STRIPE = new AtomicInteger();
+
+    static {
+        for (int i = 0; i < STRIPES.length; i++) {
+            STRIPES[i] = new ReentrantLock();
+        }
+    }
+
+    private final ReentrantLock state = STRIPES[NEXT_STRIPE.getAndIncrement() & (STRIPES.length - 1)];
     private long deadlineNanos;
     private boolean released;
     private volatile boolean expired;

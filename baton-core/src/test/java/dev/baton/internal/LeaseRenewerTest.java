@@ -218,6 +218,29 @@ class LeaseRenewerTest {
     }
 
     @Test
+    void aRenewalThatHangsAfterOthersAnsweredIsStillReportedLostAtTheDeadline() throws Exception {
+        MemoryBackend backend = new MemoryBackend();
+        try (LockClient client = client(backend)) {
+            Lease lease = client.lock("renewed-then-hung").acquire(Duration.ofSeconds(1));
+            CompletableFuture<LockLostException> lost = new CompletableFuture<>();
+            lease.onLost(lost::complete);
+            // Renewals that answer move the deadline past where the one watchdog task first looks.
+            await("four renewals", Duration.ofSeconds(10), () -> backend.callSizes.size() >= 4);
+            backend.blockRenewals = true;
+            assertThat(backend.blocked.await(10, TimeUnit.SECONDS)).isTrue();
+            long hungAt = System.nanoTime();
+
+            assertThat(lost.get(10, TimeUnit.SECONDS)).hasMessageContaining("renewed-then-hung");
+            long reportedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - hungAt);
+            assertThat(reportedMillis)
+                    .as("reported within the lease (%s) plus slack of the hung renewal", LEASE)
+                    .isLessThan(LEASE.toMillis() + 1000);
+            assertThat(lease.isValid()).isFalse();
+            backend.unblock.countDown();
+        }
+    }
+
+    @Test
     void releaseWaitsForTheRenewalInFlightSoThatRenewalNeverOutlivesIt() throws Exception {
         MemoryBackend backend = new MemoryBackend();
         backend.blockRenewals = true;

@@ -11,8 +11,10 @@ import java.time.Duration;
  */
 final class EtcdHeldKey {
     final String lockName;
-    /** How messages name the grant: {@code Baton lock 'a' on ...} or {@code Baton semaphore 'a' (4 permits) on ...}. */
-    final String subject;
+    /** The semaphore's permits, or 0 for a lock: how {@link #subject()} words the grant. */
+    private final int permits;
+
+    private final EtcdCalls calls;
 
     final ByteSequence key;
     /** The key's create revision: the fencing token. */
@@ -26,19 +28,29 @@ final class EtcdHeldKey {
 
     EtcdHeldKey(
             String lockName,
-            String subject,
+            int permits,
+            EtcdCalls calls,
             ByteSequence key,
             long revision,
             EtcdSession.ClientLease lease,
             Duration leaseTime,
             long now) {
         this.lockName = lockName;
-        this.subject = subject;
+        this.permits = permits;
+        this.calls = calls;
         this.key = key;
         this.revision = revision;
         this.lease = lease;
         this.leaseTime = leaseTime;
         this.deadline = new LeaseDeadline(now + leaseTime.toNanos());
+    }
+
+    /**
+     * How messages name the grant: {@code Baton lock 'a' on ...} or {@code Baton semaphore 'a' (4
+     * permits) on ...}; built when needed, not kept for every held key.
+     */
+    String subject() {
+        return permits == 0 ? calls.describe(lockName) : calls.describeSemaphore(lockName, permits);
     }
 
     /** Whether the grant still holds as far as this client knows. */

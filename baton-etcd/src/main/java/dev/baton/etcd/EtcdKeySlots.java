@@ -24,12 +24,18 @@ final class EtcdKeySlots {
     private final EtcdKeys keys;
     private final String tag = Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
     private final ReentrantLock lock = new ReentrantLock();
+    /**
+     * The slots in use under each prefix that has had more than slot 0 in use at once; a prefix not
+     * here has at most slot 0 in use (then {@link #claims} has its key). A client that holds many
+     * locks, one key each, so keeps no per-lock entry here.
+     */
     private final Map<String, BitSet> used = new HashMap<>();
+
     private final Map<ByteSequence, Claim> claims = new HashMap<>();
     private final Map<String, ByteSequence> byOwner = new HashMap<>();
 
-    /** {@code prefix}: the lock's or the semaphore's ({@link EtcdKeys}), whose slots are counted apart. */
-    private record Claim(String prefix, int slot, String owner) {}
+    /** The prefix is not kept: {@link #deleted} finds it from the key when {@link #used} needs it. */
+    private record Claim(int slot, String owner) {}
 
     EtcdKeySlots(EtcdKeys keys) {
         this.keys = keys;
@@ -44,16 +50,33 @@ final class EtcdKeySlots {
     ByteSequence claimUnder(String prefix, String owner) {
         lock.lock();
         try {
-            BitSet slots = used.computeIfAbsent(prefix, n -> new BitSet());
-            int slot = slots.nextClearBit(0);
-            slots.set(slot);
-            ByteSequence key = ByteSequence.from(prefix + tag + "-" + slot, StandardCharsets.UTF_8);
-            claims.put(key, new Claim(prefix, slot, owner));
+            ByteSequence first = key(prefix, 0);
+            BitSet slots = used.get(prefix);
+            ByteSequence key;
+            int slot;
+            if (slots == null && !claims.containsKey(first)) {
+                slot = 0;
+                key = first;
+            } else {
+                if (slots == null) {
+                    slots = new BitSet();
+                    slots.set(0);
+                    used.put(prefix, slots);
+                }
+                slot = slots.nextClearBit(0);
+                slots.set(slot);
+                key = slot == 0 ? first : key(prefix, slot);
+            }
+            claims.put(key, new Claim(slot, owner));
             byOwner.put(owner, key);
             return key;
         } finally {
             lock.unlock();
         }
+    }
+
+    private ByteSequence key(String prefix, int slot) {
+        return ByteSequence.from(prefix + tag + "-" + slot, StandardCharsets.UTF_8);
     }
 
     /** The key the attempt {@code owner} claimed and that is not yet known deleted, or null. */
@@ -75,10 +98,23 @@ final class EtcdKeySlots {
                 return;
             }
             byOwner.remove(claim.owner(), key);
-            BitSet slots = used.get(claim.prefix());
+            if (used.isEmpty()) {
+                return;
+            }
+            String text = key.toString(StandardCharsets.UTF_8);
+            String prefix = text.substring(
+                    0,
+                    text.length()
+                            - tag.length()
+                            - 1
+                            - Integer.toString(claim.slot()).length());
+            BitSet slots = used.get(prefix);
+            if (slots == null) {
+                return;
+            }
             slots.clear(claim.slot());
             if (slots.isEmpty()) {
-                used.remove(claim.prefix());
+                used.remove(prefix);
             }
         } finally {
             lock.unlock();

@@ -167,7 +167,7 @@ final class EtcdLine implements WaitQueue {
             }
             EtcdHeldKey held = session.hold(
                     request.name(),
-                    calls.describe(request),
+                    request.kind() == LockKind.PERMIT ? request.permits() : 0,
                     entered.key(),
                     entered.revision(),
                     lease,

@@ -144,7 +144,7 @@ final class EtcdLockBackend implements LockBackend {
         if (valid.isEmpty()) {
             return answers;
         }
-        String subject = valid.get(0).subject;
+        String subject = valid.get(0).subject();
         try {
             CompletableFuture<TxnResponse> check = queue.checkHeld(valid);
             long deadline = calls.deadline();
@@ -176,7 +176,7 @@ final class EtcdLockBackend implements LockBackend {
                 Long sent = sentAt.get(key.lease);
                 if (!present) {
                     key.deletedElsewhere = true;
-                    log.warn("{}: its key was deleted by someone else; the lease is lost", key.subject);
+                    log.warn("{}: its key was deleted by someone else; the lease is lost", key.subject());
                 }
                 if (present && sent != null && key.valid() && key.extend(sent + leaseTime.toNanos())) {
                     answers.set(i, Optional.of(grants.get(i).withExpiresAt(expiresAt)));
@@ -204,11 +204,11 @@ final class EtcdLockBackend implements LockBackend {
         boolean wasValid = key.valid();
         session.forget(key);
         try {
-            return queue.delete(grant.name(), key.subject, key.key, key.lease, calls.deadline()) && wasValid;
+            return queue.delete(grant.name(), key.subject(), key.key, key.lease, calls.deadline()) && wasValid;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockUnavailableException(
-                    key.subject + ": interrupted while releasing; the key is deleted in the" + " background", e);
+                    key.subject() + ": interrupted while releasing; the key is deleted in the" + " background", e);
         }
     }
 

@@ -176,8 +176,9 @@ final class EtcdSession {
 
     /** Registers a granted key; its lease time runs from now. */
     EtcdHeldKey hold(
-            String lockName, String subject, ByteSequence key, long revision, ClientLease lease, Duration leaseTime) {
-        EtcdHeldKey granted = new EtcdHeldKey(lockName, subject, key, revision, lease, leaseTime, System.nanoTime());
+            String lockName, int permits, ByteSequence key, long revision, ClientLease lease, Duration leaseTime) {
+        EtcdHeldKey granted =
+                new EtcdHeldKey(lockName, permits, calls, key, revision, lease, leaseTime, System.nanoTime());
         held.add(granted);
         return granted;
     }
@@ -224,7 +225,7 @@ final class EtcdSession {
         for (EtcdHeldKey key : held) {
             if (key.expireIfDue(now)) {
                 held.remove(key);
-                log.info("{}: lease time {} ran out without renewal; deleting its key", key.subject, key.leaseTime);
+                log.info("{}: lease time {} ran out without renewal; deleting its key", key.subject(), key.leaseTime);
                 deleteInBackground(key.lockName, key.key, key.lease, 0);
             }
         }

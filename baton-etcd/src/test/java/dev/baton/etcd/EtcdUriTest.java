@@ -133,4 +133,27 @@ class EtcdUriTest {
                 .startsWith("/baton/locks/other/")
                 .endsWith("-0");
     }
+
+    @Test
+    void slotsBeyondTheFirstAreFreedInAnyOrderAndTheirNamesComeBack() {
+        EtcdKeySlots slots = new EtcdKeySlots(new EtcdKeys("/baton/locks"));
+        java.util.List<io.etcd.jetcd.ByteSequence> keys = new java.util.ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            keys.add(slots.claim("n", "owner-" + i));
+        }
+        assertThat(keys).as("twelve keys at once, each its own name").doesNotHaveDuplicates();
+        assertThat(keys.get(11).toString(java.nio.charset.StandardCharsets.UTF_8))
+                .endsWith("-11");
+        slots.deleted(keys.get(11));
+        slots.deleted(keys.get(0));
+        assertThat(slots.claim("n", "owner-a")).as("the lowest free name first").isEqualTo(keys.get(0));
+        assertThat(slots.claim("n", "owner-b")).isEqualTo(keys.get(11));
+        for (int i = 0; i < 12; i++) {
+            slots.deleted(i == 0 ? slots.keyOf("owner-a") : i == 11 ? slots.keyOf("owner-b") : keys.get(i));
+        }
+        assertThat(slots.claim("n", "owner-c"))
+                .as("all deleted: the first name again")
+                .isEqualTo(keys.get(0));
+        assertThat(slots.claim("n", "owner-d")).isEqualTo(keys.get(1));
+    }
 }

@@ -72,7 +72,8 @@ final class ZooKeeperHeldNodes implements Watcher {
      * from the start if the connection is down now.
      */
     HeldNode hold(String lockName, String path, long session, Duration leaseTime) {
-        HeldNode node = new HeldNode(lockName, path, calls.namespace + path, leaseTime, session, System.nanoTime());
+        HeldNode node = new HeldNode(
+                lockName, calls.namespace + path, calls.namespace.length(), leaseTime, session, System.nanoTime());
         if (suspended && !waitForReconnect) {
             node.lost = true;
         }
@@ -113,10 +114,10 @@ final class ZooKeeperHeldNodes implements Watcher {
                     if (code == KeeperException.Code.OK && stat.getEphemeralOwner() == session) {
                         node.watchedInSession = session;
                     } else if (code == KeeperException.Code.OK || code == KeeperException.Code.NONODE) {
-                        nodeGone(node, "its node " + node.path + " no longer exists in this session");
+                        nodeGone(node, "its node " + node.path() + " no longer exists in this session");
                     } else {
                         node.watchFailure = code;
-                        log.debug("{}: watching {} failed: {}", calls.backendName(), node.path, code);
+                        log.debug("{}: watching {} failed: {}", calls.backendName(), node.path(), code);
                     }
                 },
                 null);
@@ -128,7 +129,7 @@ final class ZooKeeperHeldNodes implements Watcher {
             case NodeDeleted -> {
                 HeldNode node = held.get(event.getPath());
                 if (node != null) {
-                    nodeGone(node, "its node " + node.path + " was deleted by another client");
+                    nodeGone(node, "its node " + node.path() + " was deleted by another client");
                 }
             }
                 // The watch fired, the node is still there: the next renewal sets the watch again.
@@ -229,8 +230,9 @@ final class ZooKeeperHeldNodes implements Watcher {
                         "{}: lease time {} ran out without renewal; deleting the node {}",
                         calls.describe(node.lockName),
                         node.leaseTime,
-                        node.path);
-                calls.deleteInBackground(node.path, () -> undeleted.add(node.path));
+                        node.path());
+                String path = node.path();
+                calls.deleteInBackground(path, () -> undeleted.add(path));
             }
         }
     }
@@ -242,9 +244,13 @@ final class ZooKeeperHeldNodes implements Watcher {
     /** A granted queue node: its lease deadline, whether it is known lost, and its watch. */
     static final class HeldNode {
         final String lockName;
-        final String path;
-        /** The path on the ZooKeeper handle: Curator's namespace and {@link #path}. */
+        /**
+         * The path on the ZooKeeper handle: Curator's namespace and {@link #path()}. The one string
+         * of the node that is kept: the ZooKeeper client keys its watch by this same instance.
+         */
         final String watchedPath;
+
+        private final int namespaceLength;
 
         final Duration leaseTime;
         /** The session the node was granted in (its ephemeral owner); 0 if unknown. */
@@ -258,13 +264,24 @@ final class ZooKeeperHeldNodes implements Watcher {
         /** Why the last attempt to watch failed, for messages; null if none did. */
         volatile KeeperException.Code watchFailure;
 
-        HeldNode(String lockName, String path, String watchedPath, Duration leaseTime, long sessionId, long now) {
+        HeldNode(
+                String lockName,
+                String watchedPath,
+                int namespaceLength,
+                Duration leaseTime,
+                long sessionId,
+                long now) {
             this.sessionId = sessionId;
             this.lockName = lockName;
-            this.path = path;
             this.watchedPath = watchedPath;
+            this.namespaceLength = namespaceLength;
             this.leaseTime = leaseTime;
             this.deadline = new LeaseDeadline(now + leaseTime.toNanos());
+        }
+
+        /** The node's path without Curator's namespace, as {@link ZooKeeperCalls} takes it. */
+        String path() {
+            return watchedPath.substring(namespaceLength);
         }
 
         /** Moves the deadline; false if the lease already ran out. */

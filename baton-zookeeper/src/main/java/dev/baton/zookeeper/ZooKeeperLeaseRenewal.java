@@ -205,7 +205,7 @@ final class ZooKeeperLeaseRenewal {
                         lockName,
                         "renewing",
                         new IllegalStateException(
-                                "could not watch the held node " + node.path + " (" + node.watchFailure + ")"));
+                                "could not watch the held node " + node.path() + " (" + node.watchFailure + ")"));
             }
         }
         return calls.failure(lockName, "renewing", new IllegalStateException("could not watch a held node"));

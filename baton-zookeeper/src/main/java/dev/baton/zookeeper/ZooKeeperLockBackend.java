@@ -136,7 +136,7 @@ final class ZooKeeperLockBackend implements LockBackend {
         boolean wasValid = node.valid();
         try {
             // node.lockName: the name as messages give it (a semaphore's says so).
-            return calls.delete(node.lockName, node.path, calls.deadline()) && wasValid;
+            return calls.delete(node.lockName, node.path(), calls.deadline()) && wasValid;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockUnavailableException(
