@@ -29,8 +29,8 @@ import javax.sql.DataSource;
  *       strategy's schema, and builds the protocol ({@link ProtocolSetup}); a missing table later makes
  *       the next call do it again ({@link SchemaGate}). Once closed, every call is refused.
  *   <li>Semaphore permits go to {@link JdbcPermits}, decided here once per call, never in a protocol.
- *   <li>PostgreSQL's LISTEN/NOTIFY wake-ups ({@link PgNotifications}), the fair queue of the
- *       strategies that hand off fairly ({@link FairQueue}), renewal of many grants per statement
+ *   <li>PostgreSQL's LISTEN/NOTIFY wake-ups ({@link PgNotifications}), the line of waiters of the
+ *       strategies that hand off fairly ({@link JdbcLine}), renewal of many grants per statement
  *       ({@link BatchRenewal}) and the helper threads of queued waits ({@link StatementWait}).
  *   <li>Failures: every one names the lock, the backend, the action and what to do.
  * </ul>
@@ -50,8 +50,8 @@ final class JdbcLockBackend implements LockBackend {
     private final PgNotifications notifications;
     private final JdbcPermits permits;
     private final PermitHolders permitHolders;
-    /** The line of waiters when fair, which wraps {@link #notifications}; null otherwise. */
-    private final FairQueue queue;
+    /** The line of waiters when fair; null otherwise. */
+    private final JdbcLine line;
     /** Null for the strategies whose grants are renewed one by one. */
     private final BatchRenewal batchRenewal;
 
@@ -99,7 +99,8 @@ final class JdbcLockBackend implements LockBackend {
                         advisoryHolders,
                         connections,
                         notifications,
-                        waits),
+                        waits,
+                        this::handedHere),
                 dialect,
                 gate,
                 this::name);
@@ -114,18 +115,15 @@ final class JdbcLockBackend implements LockBackend {
                 },
                 notifications);
         this.permitHolders = new PermitHolders(permits, createSchema);
-        this.queue = handsOffFairly
-                ? new FairQueue(
+        this.line = handsOffFairly
+                ? new JdbcLine(
                         this::name,
                         notifications,
                         () -> connections.open(false),
                         this::ready,
-                        () -> notifications.registerWaiters() ? notifications.channel() : null,
+                        this::tryAcquire,
                         () -> setup.dialect())
                 : null;
-        if (queue != null) {
-            notifications.onGrant(queue::handedOver);
-        }
         this.permitWaiting = Waiting.polling(new ReleaseNotifications() {
             @Override
             public Subscription subscribe(String lockName, Runnable wake) {
@@ -138,9 +136,7 @@ final class JdbcLockBackend implements LockBackend {
             }
         });
         this.lockWaiting = Waiting.polling(notifications);
-        this.lineWaiting = queue == null
-                ? null
-                : Waiting.queue(new SubscribedLine(this::tryAcquire, (request, wake) -> queue.join(request, wake)));
+        this.lineWaiting = line == null ? null : Waiting.queue(line);
         this.pinnedWaiting =
                 Waiting.blocking(this::acquire, ownedPool == null ? PINNED_WITHOUT_OWN_POOL : ownedPool.maximumSize());
         this.batchRenewal = strategy.batchesRenewals()
@@ -201,7 +197,7 @@ final class JdbcLockBackend implements LockBackend {
         if (strategy.queuesWaiters()) {
             return pinnedWaiting;
         }
-        return queue != null ? lineWaiting : lockWaiting;
+        return line != null ? lineWaiting : lockWaiting;
     }
 
     /** Permits live in tables of their own ({@link JdbcPermits}), with every strategy. */
@@ -239,8 +235,8 @@ final class JdbcLockBackend implements LockBackend {
             return permits.tryAcquire(request);
         }
         // Fair: a grant the release handed to this attempt is taken without asking the database.
-        return queue != null
-                ? queue.tryAcquire(request, r -> ready(r).tryAcquire(r))
+        return line != null
+                ? line.tryAcquire(request, r -> ready(r).tryAcquire(r))
                 : ready(request).tryAcquire(request);
     }
 
@@ -314,7 +310,6 @@ final class JdbcLockBackend implements LockBackend {
         if (JdbcPermits.isPermit(grant)) {
             return permits.release(grant);
         }
-        // A release that handed the lock to a waiter (Released.handedTo) would wake that one here.
         return protocolOf(grant).release(grant).held();
     }
 
@@ -385,18 +380,18 @@ final class JdbcLockBackend implements LockBackend {
             return;
         }
         permits.close();
-        if (queue != null) {
-            queue.close();
+        if (line != null) {
+            line.close();
         }
         notifications.close();
         waits.close();
         connections.closeOwnedPool(name());
     }
 
-    /** For tests: whether fair waiters on H2 and MariaDB are woken by a release in this JVM, or poll. */
-    void handOverInProcess(boolean on) {
-        if (queue != null) {
-            queue.handOverInProcess(on);
+    /** A release on this backend handed the lock to {@code heir}: wake it if it waits here. */
+    private void handedHere(Grant heir) {
+        if (line != null) {
+            line.handedHere(heir);
         }
     }
 

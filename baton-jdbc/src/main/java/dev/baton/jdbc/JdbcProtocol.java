@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
@@ -34,6 +35,7 @@ interface JdbcProtocol {
             JdbcConnections connections,
             PgNotifications notifications,
             StatementWait waits,
+            Consumer<Grant> heirs,
             Supplier<String> backend,
             BooleanSupplier closed,
             Failures failures) {
@@ -67,14 +69,10 @@ interface JdbcProtocol {
         LockUnavailableException failure(String lockName, String action, SQLException e);
     }
 
-    /**
-     * What a release did: whether the grant was still held, and the owner id of the waiter the
-     * release handed the lock to in the same statement, or null when it only freed it (the hand-off
-     * of {@link HandOff} wakes that waiter itself, by a NOTIFY in the same statement).
-     */
-    record Released(boolean held, String handedTo) {
-        static final Released HELD = new Released(true, null);
-        static final Released NOT_HELD = new Released(false, null);
+    /** What a release did: whether the grant was still held. */
+    record Released(boolean held) {
+        static final Released HELD = new Released(true);
+        static final Released NOT_HELD = new Released(false);
 
         static Released of(boolean held) {
             return held ? HELD : NOT_HELD;
@@ -167,12 +165,12 @@ interface JdbcProtocol {
         return broken;
     }
 
-    /** The fair queue's statements (see {@link FairQueue}), or null when the protocol has no queue table. */
+    /** The fair queue's statements (see {@link JdbcLine}), or null when the protocol has no queue table. */
     default WaiterStatements waiters() {
         return null;
     }
 
-    /** The query, up to its IN list of names, returning the listed locks that are held ({@link FairQueue}). */
+    /** The query, up to its IN list of names, returning the listed locks that are held ({@link JdbcLine}). */
     default String heldIn() {
         return null;
     }

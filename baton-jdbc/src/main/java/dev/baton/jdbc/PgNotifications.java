@@ -197,7 +197,7 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
         }
     }
 
-    /** Hands the grant payloads of fair hand-offs to {@code grants} (by owner id, see {@link HandOverQueue}). */
+    /** Hands the grant payloads of fair hand-offs to {@code grants} (by owner id, see {@link JdbcLine}). */
     void onGrant(Consumer<String> grants) {
         this.grants = grants;
     }
