@@ -6,6 +6,7 @@ import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications.Subscription;
 import dev.baton.spi.WaitQueue;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,11 +16,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one line of a backend's fair waiters, for the table and optimistic strategies on every dialect
- * (the SQL is the protocol's {@link HandOff} and {@link WaiterStatements}): the core enters a refused
- * request ({@link WaitQueue}), which joins the waiters table, and this class wakes it when its turn
- * may have come. It owns the waiters by owner id, their wake-ups and one daemon thread that ticks
- * them (started on the first wait, gone after a second without waiters, stopped by {@link #close}).
+ * The one line of a backend's waiters: every backend has one, whose thread ({@link LineTicks}) also
+ * receives PostgreSQL's release notifications for polling waiters ({@link PgNotifications}); where
+ * the table and optimistic strategies hand off fairly it is the core's {@link WaitQueue} (the SQL is
+ * the protocol's {@link HandOff} and {@link WaiterStatements}): the core enters a refused request,
+ * which joins the waiters table, and this class wakes it when its turn may have come. It owns the
+ * waiters by owner id, their wake-ups, the one daemon thread that ticks them (started on the first
+ * wait, gone after a second with neither waiters nor a LISTEN connection) and {@link #close}.
  *
  * <ul>
  *   <li>Exclusive waiters ({@link LineWaiter} with a hand-off): the release writes the head of the
@@ -78,14 +81,15 @@ final class JdbcLine implements WaitQueue {
             Sessions sessions,
             Function<String, JdbcProtocol> protocol,
             Function<LockRequest, Optional<Grant>> attempt,
-            Supplier<Dialect> dialect) {
+            Supplier<Dialect> dialect,
+            Duration operationTimeout) {
         this.backendName = backendName;
         this.notifications = notifications;
         this.sessions = sessions;
         this.protocol = protocol;
         this.attempt = attempt;
         this.clock = new DatabaseClock(sessions, dialect);
-        this.ticks = new LineTicks(backendName, waiters.values(), sessions, this::channel);
+        this.ticks = new LineTicks(backendName, waiters.values(), sessions, notifications, operationTimeout);
         notifications.onGrant(this::handed);
     }
 
@@ -285,7 +289,7 @@ final class JdbcLine implements WaitQueue {
                 Long.parseLong(payload.substring(second + 1))));
     }
 
-    /** Stops the thread; the entries left stop counting after the window. */
+    /** Stops the thread, which closes the LISTEN connection; the entries left stop counting after the window. */
     void close() {
         ticks.close();
     }

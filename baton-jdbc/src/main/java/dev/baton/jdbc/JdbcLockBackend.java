@@ -50,8 +50,10 @@ final class JdbcLockBackend implements LockBackend {
     private final PgNotifications notifications;
     private final JdbcPermits permits;
     private final PermitHolders permitHolders;
-    /** The line of waiters when fair; null otherwise. */
+    /** The waiters' one thread, and their line when fair ({@link #fair}). */
     private final JdbcLine line;
+
+    private final boolean fair;
     /** Null for the strategies whose grants are renewed one by one. */
     private final BatchRenewal batchRenewal;
 
@@ -115,15 +117,15 @@ final class JdbcLockBackend implements LockBackend {
                 },
                 notifications);
         this.permitHolders = new PermitHolders(permits, createSchema);
-        this.line = handsOffFairly
-                ? new JdbcLine(
-                        this::name,
-                        notifications,
-                        () -> connections.open(false),
-                        this::ready,
-                        this::tryAcquire,
-                        () -> setup.dialect())
-                : null;
+        this.fair = handsOffFairly;
+        this.line = new JdbcLine(
+                this::name,
+                notifications,
+                () -> connections.open(false),
+                this::ready,
+                this::tryAcquire,
+                () -> setup.dialect(),
+                operationTimeout);
         this.permitWaiting = Waiting.polling(new ReleaseNotifications() {
             @Override
             public Subscription subscribe(String lockName, Runnable wake) {
@@ -136,7 +138,7 @@ final class JdbcLockBackend implements LockBackend {
             }
         });
         this.lockWaiting = Waiting.polling(notifications);
-        this.lineWaiting = line == null ? null : Waiting.queue(line);
+        this.lineWaiting = fair ? Waiting.queue(line) : null;
         this.pinnedWaiting =
                 Waiting.blocking(this::acquire, ownedPool == null ? PINNED_WITHOUT_OWN_POOL : ownedPool.maximumSize());
         this.batchRenewal = strategy.batchesRenewals()
@@ -197,7 +199,7 @@ final class JdbcLockBackend implements LockBackend {
         if (strategy.queuesWaiters()) {
             return pinnedWaiting;
         }
-        return line != null ? lineWaiting : lockWaiting;
+        return fair ? lineWaiting : lockWaiting;
     }
 
     /** Permits live in tables of their own ({@link JdbcPermits}), with every strategy. */
@@ -235,7 +237,7 @@ final class JdbcLockBackend implements LockBackend {
             return permits.tryAcquire(request);
         }
         // Fair: a grant the release handed to this attempt is taken without asking the database.
-        return line != null
+        return fair
                 ? line.tryAcquire(request, r -> ready(r).tryAcquire(r))
                 : ready(request).tryAcquire(request);
     }
@@ -380,19 +382,15 @@ final class JdbcLockBackend implements LockBackend {
             return;
         }
         permits.close();
-        if (line != null) {
-            line.close();
-        }
         notifications.close();
+        line.close();
         waits.close();
         connections.closeOwnedPool(name());
     }
 
     /** A release on this backend handed the lock to {@code heir}: wake it if it waits here. */
     private void handedHere(Grant heir) {
-        if (line != null) {
-            line.handedHere(heir);
-        }
+        line.handedHere(heir);
     }
 
     /** For tests: the pool this backend built and closes, or null. */

@@ -1,6 +1,7 @@
 package dev.baton.jdbc;
 
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -15,8 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one thread of a {@link JdbcLine}: ticks its waiters when due (see there for how often), started
- * on the first wait, gone after {@value #IDLE_MILLIS} ms without waiters, stopped by {@link #close}.
+ * The one thread of a backend's waiting: it ticks the fair waiters of its {@link JdbcLine} when due
+ * (see there for how often) and receives PostgreSQL's release notifications between the ticks
+ * ({@link PgNotifications}, whose connection it opens, checks and closes). Started by the first wait,
+ * gone after {@value #IDLE_MILLIS} ms with neither waiters nor a LISTEN connection, stopped by
+ * {@link #close}.
  */
 final class LineTicks {
     private static final Logger log = LoggerFactory.getLogger(LineTicks.class);
@@ -27,8 +31,10 @@ final class LineTicks {
     private final Supplier<String> backendName;
     private final Collection<LineWaiter> waiters;
     private final JdbcLine.Sessions sessions;
-    /** This client's LISTEN channel while its listener is up, else null. */
-    private final Supplier<String> channel;
+    /** PostgreSQL's notifications, received on this thread. */
+    private final PgNotifications listener;
+
+    private final long closeWaitMillis;
 
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
@@ -44,11 +50,14 @@ final class LineTicks {
             Supplier<String> backendName,
             Collection<LineWaiter> waiters,
             JdbcLine.Sessions sessions,
-            Supplier<String> channel) {
+            PgNotifications listener,
+            Duration operationTimeout) {
         this.backendName = backendName;
         this.waiters = waiters;
         this.sessions = sessions;
-        this.channel = channel;
+        this.listener = listener;
+        this.closeWaitMillis = operationTimeout.toMillis() + 1_000;
+        listener.drivenBy(this::start);
     }
 
     /** Ticks every waiter now. */
@@ -76,64 +85,89 @@ final class LineTicks {
         }
     }
 
-    /** Ticks the waiters when due; stops when nobody waited for {@value #IDLE_MILLIS} ms. */
+    /**
+     * Ticks the waiters when due and, between ticks, receives PostgreSQL's notifications ({@link
+     * PgNotifications#step}) or pauses; stops after {@value #IDLE_MILLIS} ms with neither waiters nor
+     * a LISTEN connection.
+     */
     private void watch() {
         int hurried = 0; // ticks run again at once in a row: bounded, so that a race cannot spin
         boolean idle = false;
-        while (true) {
-            List<LineWaiter> now;
-            boolean all;
+        try {
+            while (true) {
+                List<LineWaiter> now;
+                boolean all;
+                lock.lock();
+                try {
+                    // Under the lock: a waiter added after an empty look finds no thread and starts one.
+                    now = new ArrayList<>(waiters);
+                    boolean quiet = now.isEmpty() && listener.idle();
+                    if (closed || (quiet && idle)) {
+                        thread = null; // under the lock: a waiter that comes next starts another
+                        return;
+                    }
+                    if (quiet) {
+                        idle = true;
+                        changed.await(IDLE_MILLIS, TimeUnit.MILLISECONDS);
+                        continue;
+                    }
+                    idle = false;
+                    all = poked;
+                    poked = false;
+                } finally {
+                    lock.unlock();
+                }
+                boolean listening = channel() != null;
+                long wait =
+                        TimeUnit.MILLISECONDS.toNanos(listening ? JdbcLine.NOTIFIED_TICK_MILLIS : JdbcLine.TICK_MILLIS);
+                boolean again = false;
+                List<LineWaiter> shared = new ArrayList<>();
+                for (LineWaiter waiter : now) {
+                    if (waiter.handOff == null) {
+                        shared.add(waiter);
+                    } else if (tickIfDue(waiter, all, hurried < 3, listening)) {
+                        again = true;
+                    } else if (waiter.waits()) {
+                        wait = Math.min(wait, Math.max(0, waiter.due - System.nanoTime()));
+                    }
+                }
+                if (!shared.isEmpty() && (all || System.nanoTime() - sharedDue >= 0)) {
+                    checkShared(shared, listening);
+                }
+                hurried = again ? hurried + 1 : 0;
+                long pause = again ? 0 : wait;
+                if (!listener.step(pause)) {
+                    pause = Math.min(pause, listener.retryInNanos());
+                    lock.lock();
+                    try {
+                        if (!closed && !poked && pause > 0) {
+                            changed.awaitNanos(pause);
+                        }
+                    } finally {
+                        lock.unlock();
+                    }
+                }
+            }
+        } catch (InterruptedException e) {
+            // ends, as on close
+        } finally {
             lock.lock();
             try {
-                // Under the lock: a waiter added after an empty look finds no thread and starts one.
-                now = new ArrayList<>(waiters);
-                if (now.isEmpty() && !closed && !idle) {
-                    idle = true;
-                    changed.await(IDLE_MILLIS, TimeUnit.MILLISECONDS);
-                    continue;
-                }
-                if (closed || now.isEmpty()) {
+                if (thread == Thread.currentThread()) {
                     thread = null;
-                    return;
                 }
-                idle = false;
-                all = poked;
-                poked = false;
-            } catch (InterruptedException e) {
-                thread = null;
-                return;
             } finally {
                 lock.unlock();
             }
-            boolean listening = channel.get() != null;
-            long wait = TimeUnit.MILLISECONDS.toNanos(listening ? JdbcLine.NOTIFIED_TICK_MILLIS : JdbcLine.TICK_MILLIS);
-            boolean again = false;
-            List<LineWaiter> shared = new ArrayList<>();
-            for (LineWaiter waiter : now) {
-                if (waiter.handOff == null) {
-                    shared.add(waiter);
-                } else if (tickIfDue(waiter, all, hurried < 3, listening)) {
-                    again = true;
-                } else if (waiter.waits()) {
-                    wait = Math.min(wait, Math.max(0, waiter.due - System.nanoTime()));
-                }
-            }
-            if (!shared.isEmpty() && (all || System.nanoTime() - sharedDue >= 0)) {
-                checkShared(shared, listening);
-            }
-            hurried = again ? hurried + 1 : 0;
-            lock.lock();
-            try {
-                if (!closed && !again && !poked && wait > 0) {
-                    changed.awaitNanos(wait);
-                }
-            } catch (InterruptedException e) {
-                thread = null;
-                return;
-            } finally {
-                lock.unlock();
+            if (listener.connected()) {
+                listener.disconnect(PgNotifications.State.STOPPED);
             }
         }
+    }
+
+    /** This client's LISTEN channel while its listener is up, else null. */
+    private String channel() {
+        return listener.registerWaiters() ? listener.channel() : null;
     }
 
     /** Ticks an exclusive waiter if due; true when it must be ticked again at once. */
@@ -146,7 +180,7 @@ final class LineTicks {
             waiter.polls++;
             waiter.due = t + waiter.delayNanos(listening); // a join in the tick starts the backoff again
             try {
-                waiter.tick(channel.get(), TimeUnit.MILLISECONDS.toNanos(JdbcLine.REFRESH_MILLIS));
+                waiter.tick(channel(), TimeUnit.MILLISECONDS.toNanos(JdbcLine.REFRESH_MILLIS));
             } catch (SQLException | RuntimeException e) {
                 log.debug(
                         "Baton lock '{}' on {}: the waiter's tick failed: {}",
@@ -207,14 +241,26 @@ final class LineTicks {
         }
     }
 
-    /** Stops the thread; the entries left stop counting after the window. */
+    /**
+     * Stops the thread and waits for it (at most the operation timeout and a second), which closes the
+     * LISTEN connection; the entries left stop counting after the window.
+     */
     void close() {
+        Thread running;
         lock.lock();
         try {
             closed = true;
+            running = thread;
             changed.signalAll();
         } finally {
             lock.unlock();
+        }
+        if (running != null && running != Thread.currentThread()) {
+            try {
+                running.join(closeWaitMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }
