@@ -66,7 +66,7 @@ final class JdbcLine implements WaitQueue {
     private final PgNotifications notifications;
     private final Sessions sessions;
     /** The settled protocol of a lock name. */
-    private final Function<String, JdbcProtocol> protocol;
+    private final Function<String, RowProtocol> protocol;
     /** The backend's attempt, which comes back here first ({@link #tryAcquire}). */
     private final Function<LockRequest, Optional<Grant>> attempt;
     /** Where a handed grant's expiry on the database's clock falls on this JVM's. */
@@ -79,7 +79,7 @@ final class JdbcLine implements WaitQueue {
             Supplier<String> backendName,
             PgNotifications notifications,
             Sessions sessions,
-            Function<String, JdbcProtocol> protocol,
+            Function<String, RowProtocol> protocol,
             Function<LockRequest, Optional<Grant>> attempt,
             Supplier<Dialect> dialect,
             Duration operationTimeout) {
@@ -122,7 +122,7 @@ final class JdbcLine implements WaitQueue {
     }
 
     private Subscription join(LockRequest request, Runnable wake) {
-        JdbcProtocol settled = protocol.apply(request.name());
+        RowProtocol settled = protocol.apply(request.name());
         WaiterStatements sql = settled.waiters();
         HandOff handOff = request.mode() == LockMode.EXCLUSIVE ? settled.handOff() : null;
         String joinedWith = channel();

@@ -122,7 +122,7 @@ final class JdbcLockBackend implements LockBackend {
                 this::name,
                 notifications,
                 () -> connections.open(false),
-                this::ready,
+                this::rows,
                 this::tryAcquire,
                 () -> setup.dialect(),
                 operationTimeout);
@@ -144,7 +144,7 @@ final class JdbcLockBackend implements LockBackend {
         this.batchRenewal = strategy.batchesRenewals()
                 ? new BatchRenewal(
                         () -> connections.open(false),
-                        this::ready,
+                        this::rows,
                         this::renew,
                         (grant, e) -> failure(grant.name(), "renew", e))
                 : null;
@@ -238,7 +238,7 @@ final class JdbcLockBackend implements LockBackend {
         }
         // Fair: a grant the release handed to this attempt is taken without asking the database.
         return fair
-                ? line.tryAcquire(request, r -> ready(r).tryAcquire(r))
+                ? line.tryAcquire(request, r -> ready(r).tryAcquire(r)) // the row family
                 : ready(request).tryAcquire(request);
     }
 
@@ -252,7 +252,7 @@ final class JdbcLockBackend implements LockBackend {
         while (true) {
             long called = System.nanoTime();
             long remaining = timeoutNanos <= 0 ? timeoutNanos : Math.max(0, timeoutNanos - (called - start));
-            Optional<Grant> grant = ready(request).acquire(request, remaining);
+            Optional<Grant> grant = ((PinningProtocol) ready(request)).acquire(request, remaining);
             if (grant.isEmpty()) {
                 return grant;
             }
@@ -401,6 +401,11 @@ final class JdbcLockBackend implements LockBackend {
     /** The protocol, once the dialect is known and the schema exists ({@link ProtocolSetup}). */
     private JdbcProtocol ready(String lockName) {
         return setup.ready(lockName);
+    }
+
+    /** The protocol of a row strategy (table, optimistic): the only ones with a line or batch renewal. */
+    private RowProtocol rows(String lockName) {
+        return (RowProtocol) setup.ready(lockName);
     }
 
     private LockUnavailableException failure(String lockName, String action, SQLException e) {

@@ -44,7 +44,7 @@ import java.util.Optional;
  * there is no index churn, and every step is one short statement without row-lock waits in the
  * exclusive case; contenders that lose a CAS poll again. The SQL is in {@link OptimisticStatements}.
  */
-final class OptimisticProtocol implements JdbcProtocol {
+final class OptimisticProtocol implements RowProtocol {
     private final Context context;
     private final OptimisticStatements sql;
     private final JdbcConnections connections;

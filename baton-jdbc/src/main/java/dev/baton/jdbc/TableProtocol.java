@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * the line (PostgreSQL: in the same statement; H2: in one short transaction). Shared grants keep the
  * guard of {@link WaiterStatements} in their granting statements.
  */
-final class TableProtocol implements JdbcProtocol {
+final class TableProtocol implements RowProtocol {
     private static final Logger log = LoggerFactory.getLogger(TableProtocol.class);
 
     private final Context context;
