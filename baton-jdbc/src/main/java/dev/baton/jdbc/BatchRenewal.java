@@ -47,15 +47,15 @@ final class BatchRenewal {
     /**
      * @param sessions opens the session the batch statement runs in
      * @param protocol the protocol of a lock name, settled once: its statement up to the IN list
-     *     ({@link JdbcProtocol#renewIn}) and the IN list's values of one grant ({@link
-     *     JdbcProtocol#renewKey})
+     *     ({@link RowProtocol#renewIn}) and the IN list's values of one grant ({@link
+     *     RowProtocol#renewKey})
      * @param single the strategy's renewal of one grant
      * @param failure turns a failed batch statement into the strategy's {@code
      *     LockUnavailableException}, naming the first grant
      */
     BatchRenewal(
             Sessions sessions,
-            Function<String, JdbcProtocol> protocol,
+            Function<String, RowProtocol> protocol,
             BiFunction<Grant, Duration, Optional<Grant>> single,
             BiFunction<Grant, SQLException, RuntimeException> failure) {
         this.statement = inListUpdate(sessions, protocol);
@@ -68,9 +68,9 @@ final class BatchRenewal {
      * followed by an IN list of each grant's {@code renewKey} columns, run in a session from {@code
      * sessions}.
      */
-    private static Statement inListUpdate(Sessions sessions, Function<String, JdbcProtocol> protocol) {
+    private static Statement inListUpdate(Sessions sessions, Function<String, RowProtocol> protocol) {
         return (grants, leaseMillis) -> {
-            JdbcProtocol sql = protocol.apply(grants.get(0).name());
+            RowProtocol sql = protocol.apply(grants.get(0).name());
             List<Object> params = new ArrayList<>(1 + grants.size() * 3);
             params.add(leaseMillis);
             int columns = 0;

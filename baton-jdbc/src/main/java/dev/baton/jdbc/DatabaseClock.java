@@ -11,7 +11,7 @@ import java.util.function.Supplier;
 /**
  * Tells, on this JVM's monotonic clock, the earliest moment the database's clock can show a given
  * time: for a grant whose expiry the database computed while this client was not asking (a release
- * that handed it the lock, {@link HandOverQueue}), so that its validity counts from the hand-off on
+ * that handed it the lock, {@link JdbcLine}), so that its validity counts from the hand-off on
  * the database's clock, not from when the client took it.
  *
  * <p>How: one reading of the database's clock ({@link Dialect#now()}), sent at {@code s}, says
@@ -30,7 +30,7 @@ final class DatabaseClock {
     /** The database's readings come in microseconds or milliseconds: their rounding, and then some. */
     private static final long ROUNDING_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private final FairQueue.Sessions sessions;
+    private final JdbcLine.Sessions sessions;
     private final Supplier<Dialect> dialect;
     private final ReentrantLock reading = new ReentrantLock();
     private volatile Reading last;
@@ -42,7 +42,7 @@ final class DatabaseClock {
      * @param sessions opens an auto-commit session for a reading
      * @param dialect the database's dialect, asked when a reading is taken
      */
-    DatabaseClock(FairQueue.Sessions sessions, Supplier<Dialect> dialect) {
+    DatabaseClock(JdbcLine.Sessions sessions, Supplier<Dialect> dialect) {
         this.sessions = sessions;
         this.dialect = dialect;
     }

@@ -14,9 +14,9 @@ import java.util.concurrent.TimeUnit;
  * Fair hand-off of exclusive grants for the table and optimistic strategies (the design and its
  * safety argument are in docs/design/fair-handoff.md). The release itself writes the head of the
  * line as the new owner, with a new fencing token and its expiry on the database clock, and deletes
- * its entry; then the heir is woken with its grant ({@link HandOverQueue} takes it from there): on
+ * its entry; then the heir is woken with its grant ({@link JdbcLine} takes it from there): on
  * PostgreSQL by a NOTIFY in the same statement, on H2 and MariaDB right after the commit through
- * {@link InProcessHandOvers} when it waits in this JVM, else by its own poll. A contended grant costs
+ * {@link JdbcLine#handedHere} when it waits on the releasing backend, else by its own poll. A contended grant costs
  * no round trip after the release. The database work is the dialect's {@link HandOffStatements}.
  *
  * <ul>
@@ -146,7 +146,7 @@ final class HandOff {
             if (done.handed()) {
                 markContended(name);
                 if (done.heir() != null) {
-                    InProcessHandOvers.wake(done.heir()); // committed: an heir elsewhere polls for it
+                    context.heirs().accept(done.heir()); // committed: an heir elsewhere polls for it
                 }
             }
             if (done.handed() || done.freed()) {

@@ -39,7 +39,7 @@ interface HandOffStatements {
 
     /**
      * Whether the hand-off release wakes the heir itself (PostgreSQL's NOTIFY); otherwise {@link
-     * HandOff} wakes an heir waiting in this JVM ({@link InProcessHandOvers}), and the others poll with
+     * HandOff} wakes an heir waiting on the releasing backend ({@link JdbcLine#handedHere}), and the others poll with
      * a short backoff.
      */
     boolean notifiesHeir();

@@ -29,8 +29,8 @@ import javax.sql.DataSource;
  *       strategy's schema, and builds the protocol ({@link ProtocolSetup}); a missing table later makes
  *       the next call do it again ({@link SchemaGate}). Once closed, every call is refused.
  *   <li>Semaphore permits go to {@link JdbcPermits}, decided here once per call, never in a protocol.
- *   <li>PostgreSQL's LISTEN/NOTIFY wake-ups ({@link PgNotifications}), the fair queue of the
- *       strategies that hand off fairly ({@link FairQueue}), renewal of many grants per statement
+ *   <li>PostgreSQL's LISTEN/NOTIFY wake-ups ({@link PgNotifications}), the line of waiters of the
+ *       strategies that hand off fairly ({@link JdbcLine}), renewal of many grants per statement
  *       ({@link BatchRenewal}) and the helper threads of queued waits ({@link StatementWait}).
  *   <li>Failures: every one names the lock, the backend, the action and what to do.
  * </ul>
@@ -50,8 +50,10 @@ final class JdbcLockBackend implements LockBackend {
     private final PgNotifications notifications;
     private final JdbcPermits permits;
     private final PermitHolders permitHolders;
-    /** The line of waiters when fair, which wraps {@link #notifications}; null otherwise. */
-    private final FairQueue queue;
+    /** The waiters' one thread, and their line when fair ({@link #fair}). */
+    private final JdbcLine line;
+
+    private final boolean fair;
     /** Null for the strategies whose grants are renewed one by one. */
     private final BatchRenewal batchRenewal;
 
@@ -99,7 +101,8 @@ final class JdbcLockBackend implements LockBackend {
                         advisoryHolders,
                         connections,
                         notifications,
-                        waits),
+                        waits,
+                        this::handedHere),
                 dialect,
                 gate,
                 this::name);
@@ -114,18 +117,15 @@ final class JdbcLockBackend implements LockBackend {
                 },
                 notifications);
         this.permitHolders = new PermitHolders(permits, createSchema);
-        this.queue = handsOffFairly
-                ? new FairQueue(
-                        this::name,
-                        notifications,
-                        () -> connections.open(false),
-                        this::ready,
-                        () -> notifications.registerWaiters() ? notifications.channel() : null,
-                        () -> setup.dialect())
-                : null;
-        if (queue != null) {
-            notifications.onGrant(queue::handedOver);
-        }
+        this.fair = handsOffFairly;
+        this.line = new JdbcLine(
+                this::name,
+                notifications,
+                () -> connections.open(false),
+                this::rows,
+                this::tryAcquire,
+                () -> setup.dialect(),
+                operationTimeout);
         this.permitWaiting = Waiting.polling(new ReleaseNotifications() {
             @Override
             public Subscription subscribe(String lockName, Runnable wake) {
@@ -138,15 +138,13 @@ final class JdbcLockBackend implements LockBackend {
             }
         });
         this.lockWaiting = Waiting.polling(notifications);
-        this.lineWaiting = queue == null
-                ? null
-                : Waiting.queue(new SubscribedLine(this::tryAcquire, (request, wake) -> queue.join(request, wake)));
+        this.lineWaiting = fair ? Waiting.queue(line) : null;
         this.pinnedWaiting =
                 Waiting.blocking(this::acquire, ownedPool == null ? PINNED_WITHOUT_OWN_POOL : ownedPool.maximumSize());
         this.batchRenewal = strategy.batchesRenewals()
                 ? new BatchRenewal(
                         () -> connections.open(false),
-                        this::ready,
+                        this::rows,
                         this::renew,
                         (grant, e) -> failure(grant.name(), "renew", e))
                 : null;
@@ -201,7 +199,7 @@ final class JdbcLockBackend implements LockBackend {
         if (strategy.queuesWaiters()) {
             return pinnedWaiting;
         }
-        return queue != null ? lineWaiting : lockWaiting;
+        return fair ? lineWaiting : lockWaiting;
     }
 
     /** Permits live in tables of their own ({@link JdbcPermits}), with every strategy. */
@@ -239,8 +237,8 @@ final class JdbcLockBackend implements LockBackend {
             return permits.tryAcquire(request);
         }
         // Fair: a grant the release handed to this attempt is taken without asking the database.
-        return queue != null
-                ? queue.tryAcquire(request, r -> ready(r).tryAcquire(r))
+        return fair
+                ? line.tryAcquire(request, r -> ready(r).tryAcquire(r)) // the row family
                 : ready(request).tryAcquire(request);
     }
 
@@ -254,7 +252,7 @@ final class JdbcLockBackend implements LockBackend {
         while (true) {
             long called = System.nanoTime();
             long remaining = timeoutNanos <= 0 ? timeoutNanos : Math.max(0, timeoutNanos - (called - start));
-            Optional<Grant> grant = ready(request).acquire(request, remaining);
+            Optional<Grant> grant = ((PinningProtocol) ready(request)).acquire(request, remaining);
             if (grant.isEmpty()) {
                 return grant;
             }
@@ -314,7 +312,6 @@ final class JdbcLockBackend implements LockBackend {
         if (JdbcPermits.isPermit(grant)) {
             return permits.release(grant);
         }
-        // A release that handed the lock to a waiter (Released.handedTo) would wake that one here.
         return protocolOf(grant).release(grant).held();
     }
 
@@ -385,19 +382,15 @@ final class JdbcLockBackend implements LockBackend {
             return;
         }
         permits.close();
-        if (queue != null) {
-            queue.close();
-        }
         notifications.close();
+        line.close();
         waits.close();
         connections.closeOwnedPool(name());
     }
 
-    /** For tests: whether fair waiters on H2 and MariaDB are woken by a release in this JVM, or poll. */
-    void handOverInProcess(boolean on) {
-        if (queue != null) {
-            queue.handOverInProcess(on);
-        }
+    /** A release on this backend handed the lock to {@code heir}: wake it if it waits here. */
+    private void handedHere(Grant heir) {
+        line.handedHere(heir);
     }
 
     /** For tests: the pool this backend built and closes, or null. */
@@ -408,6 +401,11 @@ final class JdbcLockBackend implements LockBackend {
     /** The protocol, once the dialect is known and the schema exists ({@link ProtocolSetup}). */
     private JdbcProtocol ready(String lockName) {
         return setup.ready(lockName);
+    }
+
+    /** The protocol of a row strategy (table, optimistic): the only ones with a line or batch renewal. */
+    private RowProtocol rows(String lockName) {
+        return (RowProtocol) setup.ready(lockName);
     }
 
     private LockUnavailableException failure(String lockName, String action, SQLException e) {

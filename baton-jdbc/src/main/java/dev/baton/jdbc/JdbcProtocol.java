@@ -12,16 +12,20 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * One JDBC strategy's wire protocol for lock grants on one dialect: how its rows, row locks or named
  * locks are taken, renewed and released. Everything around it (the schema check, semaphore permits,
- * notifications, the fair queue, batch renewal, close and the wording of failures) belongs to
+ * notifications, the line of waiters, batch renewal, close and the wording of failures) belongs to
  * {@link JdbcLockBackend}, which builds the protocol once the dialect is known and its schema exists.
  *
- * <p>A protocol is built once per backend, when its schema has been checked. Whatever a grant needs later (a pinned connection) travels in {@link
- * Grant#backendState()}.
+ * <p>Two families, each with the interface it needs: the row strategies ({@link RowProtocol}: a
+ * line of waiters, batch renewal, breaking by owner id) and the strategies whose grant holds a
+ * connection ({@link PinningProtocol}: a blocking wait in the database's own queue). This interface
+ * is what the backend asks of both. A protocol is built once per backend, when its schema has been
+ * checked. Whatever a grant needs later (a pinned connection) travels in {@link Grant#backendState()}.
  */
 interface JdbcProtocol {
 
@@ -34,6 +38,7 @@ interface JdbcProtocol {
             JdbcConnections connections,
             PgNotifications notifications,
             StatementWait waits,
+            Consumer<Grant> heirs,
             Supplier<String> backend,
             BooleanSupplier closed,
             Failures failures) {
@@ -67,14 +72,10 @@ interface JdbcProtocol {
         LockUnavailableException failure(String lockName, String action, SQLException e);
     }
 
-    /**
-     * What a release did: whether the grant was still held, and the owner id of the waiter the
-     * release handed the lock to in the same statement, or null when it only freed it (the hand-off
-     * of {@link HandOff} wakes that waiter itself, by a NOTIFY in the same statement).
-     */
-    record Released(boolean held, String handedTo) {
-        static final Released HELD = new Released(true, null);
-        static final Released NOT_HELD = new Released(false, null);
+    /** What a release did: whether the grant was still held. */
+    record Released(boolean held) {
+        static final Released HELD = new Released(true);
+        static final Released NOT_HELD = new Released(false);
 
         static Released of(boolean held) {
             return held ? HELD : NOT_HELD;
@@ -90,30 +91,8 @@ interface JdbcProtocol {
     /** Takes the lock if it is free now; empty when it is busy. */
     Optional<Grant> tryAcquire(LockRequest request);
 
-    /**
-     * Waits in the database's own queue, at most {@code timeoutNanos} (negative: without limit); only
-     * for strategies that queue waiters ({@link Strategy#queuesWaiters()}).
-     */
-    default Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        throw new UnsupportedOperationException(
-                request.name() + ": this protocol does not queue waiters; the core polls tryAcquire");
-    }
-
     /** Renews one grant; empty when it was lost. */
     Optional<Grant> renew(Grant grant, Duration leaseTime);
-
-    /**
-     * The statement that renews many exclusive grants at once up to its IN list (? = lease, then each
-     * grant's {@link #renewKey}), or null when grants are renewed one by one.
-     */
-    default String renewIn() {
-        return null;
-    }
-
-    /** The values of {@link #renewIn}'s IN list for one grant. */
-    default List<Object> renewKey(Grant grant) {
-        return List.of(grant.name(), grant.ownerId());
-    }
 
     Released release(Grant grant);
 
@@ -121,64 +100,21 @@ interface JdbcProtocol {
     default void abandon(LockRequest request) {}
 
     /**
-     * The name's grant, or empty. The default looks it up in {@link #list}, and is empty where the
-     * protocol cannot list.
+     * The name's grant, or empty. The default looks it up in {@link #list}.
      */
     default Optional<LockInfo> inspect(String name) {
-        try {
-            return list(name).stream().filter(info -> info.name().equals(name)).findFirst();
-        } catch (UnsupportedOperationException e) {
-            return Optional.empty();
-        }
+        return list(name).stream().filter(info -> info.name().equals(name)).findFirst();
     }
 
     /**
      * The held locks whose name starts with {@code prefix}, in this protocol's form, sorted by name
      * and kind ({@link dev.baton.spi.LockBackend#list}); permits are listed by the backend.
      */
-    default List<LockInfo> list(String prefix) {
-        throw new UnsupportedOperationException("this protocol cannot list its locks");
-    }
+    List<LockInfo> list(String prefix);
 
     /**
      * Breaks the grants of {@code name} ({@link dev.baton.spi.LockBackend#forceRelease}); permits are
-     * broken by the backend. The default lists the name and abandons each holder by owner id, right for
-     * grants that live in rows any connection can delete; the pinned protocols override it.
+     * broken by the backend.
      */
-    default List<LockInfo> forceRelease(String name, String ownerId) {
-        List<LockInfo> broken = new ArrayList<>();
-        for (LockInfo info : list(name)) {
-            if (!info.name().equals(name)) {
-                continue;
-            }
-            List<dev.baton.Holder> hit = info.holders().stream()
-                    .filter(h -> ownerId == null || h.ownerId().equals(ownerId))
-                    .toList();
-            for (dev.baton.Holder h : hit) {
-                abandon(LockRequest.builder(name, h.ownerId(), info.kind(), Duration.ofSeconds(1))
-                        .build());
-            }
-            if (!hit.isEmpty()) {
-                broken.add(LockInfo.of(name, info.kind(), hit)
-                        .withPermits(info.permits())
-                        .withWaiters(info.waiters()));
-            }
-        }
-        return broken;
-    }
-
-    /** The fair queue's statements (see {@link FairQueue}), or null when the protocol has no queue table. */
-    default WaiterStatements waiters() {
-        return null;
-    }
-
-    /** The query, up to its IN list of names, returning the listed locks that are held ({@link FairQueue}). */
-    default String heldIn() {
-        return null;
-    }
-
-    /** Fair: the hand-off of exclusive grants ({@link HandOff}); null where there is none. */
-    default HandOff handOff() {
-        return null;
-    }
+    List<LockInfo> forceRelease(String name, String ownerId);
 }

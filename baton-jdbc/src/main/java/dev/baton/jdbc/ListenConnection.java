@@ -7,6 +7,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -100,6 +101,29 @@ record ListenConnection(Connection connection, boolean borrowed) {
         added.putAll(properties);
         added.setProperty("socketFactory", PendingCheckSocketFactory.class.getName());
         return added;
+    }
+
+    /** Executes LISTEN on {@code channel}, a safe identifier. */
+    void listen(String channel, int queryTimeoutSeconds) throws SQLException {
+        try (Statement st = connection.createStatement()) {
+            st.setQueryTimeout(queryTimeoutSeconds);
+            st.execute("LISTEN \"" + channel + "\"");
+        }
+    }
+
+    /** What arrives within {@code waitNanos} (none: what has arrived), or null. */
+    org.postgresql.PGNotification[] receive(long waitNanos) throws SQLException {
+        org.postgresql.PGConnection pg = connection.unwrap(org.postgresql.PGConnection.class);
+        long millis = TimeUnit.NANOSECONDS.toMillis(waitNanos);
+        return millis <= 0 ? pg.getNotifications() : pg.getNotifications((int) Math.min(millis, Integer.MAX_VALUE));
+    }
+
+    /** A server that vanished without closing the socket sends nothing: asks it. */
+    void ping(int queryTimeoutSeconds) throws SQLException {
+        try (Statement st = connection.createStatement()) {
+            st.setQueryTimeout(queryTimeoutSeconds);
+            st.execute("SELECT 1");
+        }
     }
 
     /** Closes it; a borrowed one goes back to its pool without its LISTEN, or is discarded. */

@@ -73,7 +73,7 @@ final class MariaDbHandOn {
                                 owner,
                                 name,
                                 owner,
-                                -FairQueue.WINDOW_MILLIS,
+                                -JdbcLine.WINDOW_MILLIS,
                                 name,
                                 owner,
                                 name,

@@ -44,7 +44,7 @@ import java.util.Optional;
  * there is no index churn, and every step is one short statement without row-lock waits in the
  * exclusive case; contenders that lose a CAS poll again. The SQL is in {@link OptimisticStatements}.
  */
-final class OptimisticProtocol implements JdbcProtocol {
+final class OptimisticProtocol implements RowProtocol {
     private final Context context;
     private final OptimisticStatements sql;
     private final JdbcConnections connections;
@@ -266,13 +266,13 @@ final class OptimisticProtocol implements JdbcProtocol {
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        return LockRows.select(context, sql.inspect, name, -FairQueue.WINDOW_MILLIS, name).stream()
+        return LockRows.select(context, sql.inspect, name, -JdbcLine.WINDOW_MILLIS, name).stream()
                 .findFirst();
     }
 
     /** Reads every held row of the name table and keeps the names under the prefix. */
     @Override
     public List<LockInfo> list(String prefix) {
-        return LockRows.under(LockRows.select(context, sql.list, prefix, -FairQueue.WINDOW_MILLIS), prefix);
+        return LockRows.under(LockRows.select(context, sql.list, prefix, -JdbcLine.WINDOW_MILLIS), prefix);
     }
 }

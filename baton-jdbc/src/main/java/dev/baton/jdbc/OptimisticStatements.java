@@ -41,7 +41,7 @@ final class OptimisticStatements {
     final String registerWaiter;
     /** The fair hand-off's statements; its guard is in the granting statements when fair. */
     final WaiterStatements waiters;
-    /** The names among a list that are held; up to the IN list ({@link FairQueue}). */
+    /** The names among a list that are held; up to the IN list ({@link JdbcLine}). */
     final String heldIn;
     /** PostgreSQL, fair: the exclusive grants' hand-off ({@link HandOff}); null otherwise. */
     final WaiterStatements.HandOffSql handOff;

@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * (the statement is cancelled, the connection aborted if cancelling does not end it in time: {@link
  * StatementWait}). The SQL, for PostgreSQL and MariaDB, is in {@link PessimisticStatements}.
  */
-final class PessimisticProtocol implements JdbcProtocol {
+final class PessimisticProtocol implements PinningProtocol {
     private static final Logger log = LoggerFactory.getLogger(PessimisticProtocol.class);
 
     private final Context context;

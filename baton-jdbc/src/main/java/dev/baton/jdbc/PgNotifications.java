@@ -4,16 +4,13 @@ import dev.baton.LockKind;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import java.security.SecureRandom;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
@@ -45,27 +42,27 @@ import org.slf4j.LoggerFactory;
  * name does not fit, every waiter would LISTEN and UNLISTEN on each wait (a round trip each on the
  * listener connection), and every client waiting for the name would still be woken at once.
  *
- * <p>Listener: ONE dedicated connection per backend, opened on the first wait, on a daemon thread
- * that blocks in {@code PGConnection.getNotifications(timeout)}. Baton opens it ({@link ListenConnection}) outside the pool when
- * it can (its own pool's settings, an application's HikariCP pool's settings or unpooled
- * DataSource, PostgreSQL's {@code PGSimpleDataSource}); with any other DataSource it borrows one
- * connection and gives it back after {@code UNLISTEN *}. The thread checks the connection every
- * {@link #PING} and reconnects with capped exponential backoff when it breaks; while it is down,
- * waiters simply poll and do not register, and after a reconnect every waiter is woken once to
- * re-check. It ends after {@link #IDLE} without waiters, and on {@link #close()}.
+ * <p>Listener: ONE dedicated connection per backend, opened on the first wait by the backend's one
+ * thread, that of its line ({@link LineTicks}), which also blocks in {@code
+ * PGConnection.getNotifications(timeout)} between its ticks; this class holds no thread. Baton opens
+ * the connection ({@link ListenConnection}) outside the pool when it can (its own pool's settings, an
+ * application's HikariCP pool's settings or unpooled DataSource, PostgreSQL's {@code
+ * PGSimpleDataSource}); with any other DataSource it borrows one connection and gives it back after
+ * {@code UNLISTEN *}. The connection is checked every {@link #PING} and opened again with capped
+ * exponential backoff when it breaks; while it is down, waiters simply poll and do not register, and
+ * after a reconnect every waiter is woken once to re-check. It is closed after {@link #IDLE} without
+ * waiters, and when the backend closes.
  *
  * <p>Does not work behind a transaction-pooling PgBouncer: LISTEN needs a session of its own.
  */
 final class PgNotifications implements ReleaseNotifications, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PgNotifications.class);
-    private static final AtomicInteger THREADS = new AtomicInteger();
     static final Duration IDLE = Duration.ofSeconds(60);
     static final Duration PING = Duration.ofSeconds(10);
-    private static final int POLL_MILLIS = 250;
     private static final long MIN_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 5_000;
 
-    private enum State {
+    enum State {
         STOPPED,
         CONNECTING,
         LISTENING,
@@ -99,10 +96,18 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
     private final ConcurrentHashMap<String, List<Runnable>> subscribers = new ConcurrentHashMap<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private Thread thread; // guarded by lock
-    private State state = State.STOPPED; // guarded by lock
-    private boolean closed; // guarded by lock
-    private volatile boolean closing;
+    private volatile State state = State.STOPPED; // written under lock
+    private volatile boolean closed; // written under lock
+    /** Starts the backend's thread, which connects and receives ({@link LineTicks}). */
+    private volatile Runnable start = () -> {};
+
+    // The connection's state below is the thread's alone.
+    private ListenConnection listener;
+    private boolean listenedBefore;
+    private long backoff = MIN_BACKOFF_MILLIS;
+    private long retryAt;
+    private long lastPing;
+    private long idleSince;
 
     /** @param active whether notifications apply (the database is PostgreSQL, or not known yet) */
     PgNotifications(
@@ -119,6 +124,7 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
         this.ownedPool = ownedPool;
         this.operationTimeout = operationTimeout;
         this.active = active;
+        this.retryAt = System.nanoTime();
     }
 
     /**
@@ -131,7 +137,7 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
 
     /** Whether a failed attempt should register this client as the lock's waiter: the listener is up. */
     boolean registerWaiters() {
-        return listening();
+        return state == State.LISTENING;
     }
 
     @Override
@@ -164,16 +170,11 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
             list.remove(onRelease);
             return list.isEmpty() ? null : list;
         });
+        start.run(); // the thread connects for this subscriber, whatever the state says
         lock.lock();
         try {
-            if (closed) {
-                return subscription;
-            }
-            if (thread == null) {
+            if (state == State.STOPPED && !closed) {
                 state = State.CONNECTING;
-                thread = new Thread(this::listen, "baton-jdbc-listen-" + THREADS.incrementAndGet());
-                thread.setDaemon(true);
-                thread.start();
             }
             long nanos = operationTimeout.toNanos();
             while (state == State.CONNECTING && !closed && nanos > 0) {
@@ -187,24 +188,14 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
         return subscription;
     }
 
-    /** Whether the listener has executed LISTEN and is receiving. */
-    boolean listening() {
-        lock.lock();
-        try {
-            return state == State.LISTENING;
-        } finally {
-            lock.unlock();
-        }
+    /** The backend's thread, started by a wait, connects and receives. */
+    void drivenBy(Runnable start) {
+        this.start = start;
     }
 
-    /** Hands the grant payloads of fair hand-offs to {@code grants} (by owner id, see {@link HandOverQueue}). */
+    /** Hands the grant payloads of fair hand-offs to {@code grants} (by owner id, see {@link JdbcLine}). */
     void onGrant(Consumer<String> grants) {
         this.grants = grants;
-    }
-
-    /** For tests: the number of lock names with waiters. */
-    int subscribedNames() {
-        return subscribers.size();
     }
 
     private void setState(State next) {
@@ -217,148 +208,141 @@ final class PgNotifications implements ReleaseNotifications, AutoCloseable {
         }
     }
 
-    private void listen() {
-        long backoff = MIN_BACKOFF_MILLIS;
-        boolean listenedBefore = false;
-        try {
-            while (!closing) {
-                ListenConnection listener = null;
-                try {
-                    listener = ListenConnection.open(dataSource, ownedPool);
-                    Connection connection = listener.connection();
-                    org.postgresql.PGConnection pg = connection.unwrap(org.postgresql.PGConnection.class);
-                    try (Statement st = connection.createStatement()) {
-                        st.setQueryTimeout(JdbcTime.queryTimeoutSeconds(operationTimeout));
-                        st.execute("LISTEN \"" + channel + "\"");
-                    }
-                    setState(State.LISTENING);
-                    backoff = MIN_BACKOFF_MILLIS;
-                    if (listenedBefore) {
-                        // Releases while the listener was down went unheard: let every waiter re-check.
-                        subscribers.values().forEach(list -> list.forEach(Runnable::run));
-                        log.info("Baton {}: the LISTEN connection is back; waiters are woken again", backendName.get());
-                    }
-                    listenedBefore = true;
-                    if (receive(connection, pg)) {
-                        return; // idle or closed
-                    }
-                } catch (SQLException | RuntimeException | LinkageError e) {
-                    if (!closing) {
-                        log.warn(
-                                "Baton {}: the LISTEN connection for release notifications failed; waiters poll until"
-                                        + " it is back (retrying in {} ms): {}",
-                                backendName.get(),
-                                backoff,
-                                e.toString());
-                    }
-                } finally {
-                    if (listener != null) {
-                        listener.close(JdbcTime.queryTimeoutSeconds(operationTimeout), backendName.get());
-                    }
-                }
-                setState(State.DOWN);
-                lock.lock();
-                try {
-                    if (!closed) {
-                        changed.await(backoff, TimeUnit.MILLISECONDS);
-                    }
-                } catch (InterruptedException e) {
-                    return;
-                } finally {
-                    lock.unlock();
-                }
-                backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
-            }
-        } finally {
-            lock.lock();
-            try {
-                if (thread == Thread.currentThread()) {
-                    thread = null;
-                    state = State.STOPPED;
-                }
-                changed.signalAll();
-            } finally {
-                lock.unlock();
-            }
-        }
+    /** Whether the thread may end: nobody subscribed and no connection open. */
+    boolean idle() {
+        return listener == null && !wanted() && !recentlyWanted();
+    }
+
+    /** A connection that broke is opened again while a waiter wanted it within {@link #IDLE}. */
+    private boolean recentlyWanted() {
+        return listenedBefore && System.nanoTime() - idleSince < IDLE.toNanos();
+    }
+
+    /** Whether a waiter wants the connection: one is subscribed, or a subscription waits for it. */
+    private boolean wanted() {
+        return !subscribers.isEmpty() || state == State.CONNECTING;
     }
 
     /**
-     * Delivers notifications until the connection fails (throws), the backend closes or nobody waited
-     * for {@link #IDLE} (returns true).
+     * One step of the backend's thread: opens the connection when a waiter wants it (and a retry is
+     * due), then receives for at most {@code waitNanos} (none: only what has arrived).
+     *
+     * @return whether it waited for notifications, so the caller need not pause
      */
-    private boolean receive(Connection connection, org.postgresql.PGConnection pg) throws SQLException {
-        long lastPing = System.nanoTime();
-        long idleSince = System.nanoTime();
-        while (!closing) {
-            org.postgresql.PGNotification[] received = pg.getNotifications(POLL_MILLIS);
-            if (received != null) {
-                for (org.postgresql.PGNotification notification : received) {
-                    String payload = notification.getParameter();
-                    Consumer<String> granted = grants;
-                    if (granted != null && payload.startsWith(GRANT_PREFIX)) {
-                        granted.accept(payload.substring(GRANT_PREFIX.length()));
-                    } else if (channel.equals(notification.getName())) {
-                        List<Runnable> waiters = subscribers.get(payload);
-                        if (waiters != null) {
-                            waiters.forEach(Runnable::run);
-                        }
+    boolean step(long waitNanos) {
+        if (!subscribers.isEmpty()) {
+            idleSince = System.nanoTime();
+        }
+        if (listener == null) {
+            if (!supported() || !(wanted() || recentlyWanted()) || System.nanoTime() - retryAt < 0 || closed) {
+                return false;
+            }
+            connect();
+            return false;
+        }
+        try {
+            receive(waitNanos);
+            return true;
+        } catch (SQLException | RuntimeException e) {
+            failed(e);
+            return false;
+        }
+    }
+
+    /** How long until the connection is tried again; no bound while it needs none. */
+    long retryInNanos() {
+        return listener == null && (wanted() || recentlyWanted())
+                ? Math.max(0, retryAt - System.nanoTime())
+                : Long.MAX_VALUE;
+    }
+
+    private void connect() {
+        try {
+            listener = ListenConnection.open(dataSource, ownedPool);
+            listener.listen(channel, JdbcTime.queryTimeoutSeconds(operationTimeout));
+        } catch (SQLException | RuntimeException | LinkageError e) {
+            failed(e);
+            return;
+        }
+        setState(State.LISTENING);
+        backoff = MIN_BACKOFF_MILLIS;
+        lastPing = idleSince = System.nanoTime();
+        if (listenedBefore) {
+            // Releases while the listener was down went unheard: let every waiter re-check.
+            subscribers.values().forEach(list -> list.forEach(Runnable::run));
+            log.info("Baton {}: the LISTEN connection is back; waiters are woken again", backendName.get());
+        }
+        listenedBefore = true;
+    }
+
+    private void failed(Throwable e) {
+        if (!closed) {
+            log.warn(
+                    "Baton {}: the LISTEN connection for release notifications failed; waiters poll until"
+                            + " it is back (retrying in {} ms): {}",
+                    backendName.get(),
+                    backoff,
+                    e.toString());
+        }
+        disconnect(State.DOWN);
+        retryAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(backoff);
+        backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+    }
+
+    /** Delivers what arrives within {@code waitNanos}; closes the connection after {@link #IDLE}. */
+    private void receive(long waitNanos) throws SQLException {
+        org.postgresql.PGNotification[] received = listener.receive(waitNanos);
+        if (received != null) {
+            for (org.postgresql.PGNotification notification : received) {
+                String payload = notification.getParameter();
+                Consumer<String> granted = grants;
+                if (granted != null && payload.startsWith(GRANT_PREFIX)) {
+                    granted.accept(payload.substring(GRANT_PREFIX.length()));
+                } else if (channel.equals(notification.getName())) {
+                    List<Runnable> waiters = subscribers.get(payload);
+                    if (waiters != null) {
+                        waiters.forEach(Runnable::run);
                     }
                 }
             }
-            long now = System.nanoTime();
-            if (!subscribers.isEmpty()) {
-                idleSince = now;
-            } else if (now - idleSince > IDLE.toNanos() && stopIfIdle()) {
-                return true;
-            }
-            if (now - lastPing > PING.toNanos()) {
-                // A server that vanished without closing the socket sends nothing: ask it.
-                try (Statement st = connection.createStatement()) {
-                    st.setQueryTimeout(JdbcTime.queryTimeoutSeconds(operationTimeout));
-                    st.execute("SELECT 1");
-                }
-                lastPing = now;
-            }
         }
-        return true;
-    }
-
-    private boolean stopIfIdle() {
-        lock.lock();
-        try {
-            // A waiter that registers after this check finds no thread and starts a new one.
-            if (!subscribers.isEmpty()) {
-                return false;
-            }
-            thread = null;
-            state = State.STOPPED;
-            changed.signalAll();
-            return true;
-        } finally {
-            lock.unlock();
+        long now = System.nanoTime();
+        if (subscribers.isEmpty() && now - idleSince > IDLE.toNanos()) {
+            disconnect(State.STOPPED);
+            return;
+        }
+        if (now - lastPing > PING.toNanos()) {
+            listener.ping(JdbcTime.queryTimeoutSeconds(operationTimeout));
+            lastPing = now;
         }
     }
 
-    /** Stops the listener; waits for its thread (at most the operation timeout plus a second). */
+    /** Whether the connection is open (the thread's view). */
+    boolean connected() {
+        return listener != null;
+    }
+
+    /** Closes the connection, if open; the thread's, when it fails, idles or ends. */
+    void disconnect(State next) {
+        if (listener != null) {
+            listener.close(JdbcTime.queryTimeoutSeconds(operationTimeout), backendName.get());
+            listener = null;
+        }
+        if (next == State.STOPPED) {
+            retryAt = System.nanoTime(); // a new wait connects at once
+        }
+        setState(next);
+    }
+
+    /** Refuses new connections; the thread closes the open one as it ends ({@link LineTicks#close}). */
     @Override
     public void close() {
-        Thread running;
         lock.lock();
         try {
             closed = true;
-            closing = true;
-            running = thread;
             changed.signalAll();
         } finally {
             lock.unlock();
-        }
-        if (running != null && running != Thread.currentThread()) {
-            try {
-                running.join(operationTimeout.toMillis() + 1000);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
         }
     }
 }

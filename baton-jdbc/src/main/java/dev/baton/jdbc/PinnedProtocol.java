@@ -18,7 +18,7 @@ import java.util.Optional;
  * whose state on the connection is unknown discards it, which ends the session and frees whatever it
  * may hold. A try is a wait of zero.
  */
-abstract class PinnedProtocol implements JdbcProtocol {
+abstract class PinnedProtocol implements PinningProtocol {
     final Context context;
     final JdbcConnections connections;
     /** The JDBC query timeout of short statements, in seconds. */

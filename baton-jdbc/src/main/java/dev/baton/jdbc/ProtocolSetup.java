@@ -1,8 +1,10 @@
 package dev.baton.jdbc;
 
+import dev.baton.spi.Grant;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -25,7 +27,8 @@ final class ProtocolSetup {
             boolean advisoryHolders,
             JdbcConnections connections,
             PgNotifications notifications,
-            StatementWait waits) {}
+            StatementWait waits,
+            Consumer<Grant> heirs) {}
 
     private final Parts parts;
     private final SchemaGate<JdbcProtocol> gate;
@@ -105,6 +108,7 @@ final class ProtocolSetup {
                 parts.connections(),
                 parts.notifications(),
                 parts.waits(),
+                parts.heirs(),
                 backend,
                 gate::isClosed,
                 gate::failure);

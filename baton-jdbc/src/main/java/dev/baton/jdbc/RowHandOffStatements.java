@@ -19,7 +19,7 @@ import java.util.Optional;
  *   <li>Hand-off release, one transaction: lock the row, pick the live head of the line (locked),
  *       write it as the owner with a new token and its lease, delete its entry; or free the lock.
  *       {@link HandOff} wakes the heir after the commit if it waits in this JVM.
- *   <li>Tick: one read of the lock row by owner id; every {@value FairQueue#REFRESH_MILLIS} ms also
+ *   <li>Tick: one read of the lock row by owner id; every {@value JdbcLine#REFRESH_MILLIS} ms also
  *       the entry's refresh and the purge of dead entries.
  * </ul>
  */
@@ -192,7 +192,7 @@ final class RowHandOffStatements implements HandOffStatements {
                             rs -> new Head(rs.getString(1), rs.getLong(2), rs.getString(3)),
                             name,
                             owner,
-                            -FairQueue.WINDOW_MILLIS);
+                            -JdbcLine.WINDOW_MILLIS);
             if (head.isEmpty()) {
                 tx.update(sql.free, name, owner);
                 tx.commit();
@@ -230,7 +230,7 @@ final class RowHandOffStatements implements HandOffStatements {
         try (JdbcSession db = connections.open(false)) {
             if (refresh) {
                 db.update(sql.refresh, request.name(), request.ownerId());
-                db.update(sql.purge, request.name(), -FairQueue.WINDOW_MILLIS);
+                db.update(sql.purge, request.name(), -JdbcLine.WINDOW_MILLIS);
             }
             return db.first(sql.read, rs -> tick(request, rs), request.ownerId(), request.name())
                     .orElse(new HandOff.Tick(null, true, false));

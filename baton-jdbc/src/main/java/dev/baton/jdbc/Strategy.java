@@ -63,7 +63,7 @@ enum Strategy {
 
     /**
      * Whether a released lock goes to the longest waiting client before a re-acquire by the releasing
-     * one when asked ({@link FairQueue}); the others wait in the database's own queue either way.
+     * one when asked ({@link JdbcLine}); the others wait in the database's own queue either way.
      */
     boolean handsOffFairly() {
         return !queuesWaiters();

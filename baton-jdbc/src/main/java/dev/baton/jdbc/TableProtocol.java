@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * the line (PostgreSQL: in the same statement; H2: in one short transaction). Shared grants keep the
  * guard of {@link WaiterStatements} in their granting statements.
  */
-final class TableProtocol implements JdbcProtocol {
+final class TableProtocol implements RowProtocol {
     private static final Logger log = LoggerFactory.getLogger(TableProtocol.class);
 
     private final Context context;
@@ -277,14 +277,14 @@ final class TableProtocol implements JdbcProtocol {
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        return LockRows.select(context, sql.inspect, name, -FairQueue.WINDOW_MILLIS, name).stream()
+        return LockRows.select(context, sql.inspect, name, -JdbcLine.WINDOW_MILLIS, name).stream()
                 .findFirst();
     }
 
     /** Reads every held row of the name table and keeps the names under the prefix. */
     @Override
     public List<LockInfo> list(String prefix) {
-        return LockRows.under(LockRows.select(context, sql.list, prefix, -FairQueue.WINDOW_MILLIS), prefix);
+        return LockRows.under(LockRows.select(context, sql.list, prefix, -JdbcLine.WINDOW_MILLIS), prefix);
     }
 
     /** A grant as the database wrote it. */

@@ -14,9 +14,9 @@ package dev.baton.jdbc;
  * other); a requester that has not joined is behind everyone, which is what stops the releasing
  * client from taking the lock straight back.
  *
- * <p>Why "live": an entry whose waiter died or hung stops being refreshed ({@link FairQueue}
- * refreshes them every {@link FairQueue#REFRESH_MILLIS}) and stops counting after {@link
- * FairQueue#WINDOW_MILLIS}, so a dead waiter holds a released lock back for at most that long, far
+ * <p>Why "live": an entry whose waiter died or hung stops being refreshed ({@link JdbcLine}
+ * refreshes them every {@link JdbcLine#REFRESH_MILLIS}) and stops counting after {@link
+ * JdbcLine#WINDOW_MILLIS}, so a dead waiter holds a released lock back for at most that long, far
  * less than a lease.
  */
 final class WaiterStatements {
@@ -93,7 +93,7 @@ final class WaiterStatements {
      */
     String notifyChannel(String alias) {
         return "COALESCE((SELECT w.channel FROM " + table + " w WHERE w.lock_name = " + alias + ".lock_name"
-                + " AND w.last_seen > " + dialect.now() + " - INTERVAL '" + FairQueue.WINDOW_MILLIS
+                + " AND w.last_seen > " + dialect.now() + " - INTERVAL '" + JdbcLine.WINDOW_MILLIS
                 + " milliseconds' ORDER BY w.place, w.owner_id LIMIT 1), " + alias + ".waiter)";
     }
 
@@ -109,7 +109,7 @@ final class WaiterStatements {
 
     /** The parameters of {@link #guard}, in order. */
     static Object[] guardParams(String name, String owner) {
-        return new Object[] {name, owner, -FairQueue.WINDOW_MILLIS, owner};
+        return new Object[] {name, owner, -JdbcLine.WINDOW_MILLIS, owner};
     }
 
     /**
@@ -223,7 +223,7 @@ final class WaiterStatements {
                 .with("{ms_u}", ms.formatted("u.expires_at"))
                 .with("{ms_l}", ms.formatted("l.expires_at"))
                 .with("{W}", table)
-                .with("{window}", Long.toString(FairQueue.WINDOW_MILLIS))
+                .with("{window}", Long.toString(JdbcLine.WINDOW_MILLIS))
                 .with("{holder_col}", ", holder")
                 .with("{holder_val}", ", CAST(:holder AS VARCHAR(120))")
                 .with("{holder_excluded}", ", holder = EXCLUDED.holder")
@@ -252,7 +252,7 @@ final class WaiterStatements {
                         + " AND m.owner_id = EXCLUDED.owner_id"
                         + " AND (m.place < a.place OR (m.place = a.place AND m.owner_id < a.owner_id))))")
                 .replace("{W}", table)
-                .replace("{window}", Long.toString(FairQueue.WINDOW_MILLIS));
+                .replace("{window}", Long.toString(JdbcLine.WINDOW_MILLIS));
     }
 
     private static SqlTemplate.Named named(SqlTemplate template, String text) {

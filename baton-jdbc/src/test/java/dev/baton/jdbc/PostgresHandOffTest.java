@@ -30,7 +30,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * PostgreSQL's fair hand-off ({@link HandOff}, {@link HandOverQueue}) at the SPI, as the core drives
+ * PostgreSQL's fair hand-off ({@link HandOff}, {@link JdbcLine}) at the SPI, as the core drives
  * it: a refused attempt, then a subscription (which joins the line), then attempts after each
  * wake-up, and the subscription closed when the wait ends, granted or not.
  */

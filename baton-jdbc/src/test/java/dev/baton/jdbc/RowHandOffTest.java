@@ -23,10 +23,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * H2's and MariaDB's fair hand-off ({@link RowHandOffStatements}, {@link HandOverQueue}) at the SPI,
+ * H2's and MariaDB's fair hand-off ({@link RowHandOffStatements}, {@link JdbcLine}) at the SPI,
  * as the core drives it: a refused attempt, then a subscription (which joins the line), then attempts
  * after each wake-up, and the subscription closed when the wait ends, granted or not. The heir is
- * woken by the release itself when it waits in this JVM, otherwise by its poll of the lock row.
+ * woken by the release itself when it waits on the releasing backend, otherwise by its poll of the
+ * lock row.
  */
 abstract class RowHandOffTest {
     static final LockOptions OPTIONS =
@@ -57,7 +58,7 @@ abstract class RowHandOffTest {
 
     /**
      * The release itself makes the head of the line the owner (the row names it the moment release()
-     * returns) and, the waiter being in this JVM, has woken it with the grant by then; its next
+     * returns) and, the waiter being on the releasing backend, has woken it with the grant by then; its next
      * attempt returns that grant; the releasing client's immediate re-acquire is refused.
      */
     @Test
@@ -68,7 +69,7 @@ abstract class RowHandOffTest {
     }
 
     /**
-     * The same with the waiter's in-process path off, as for a waiter in another JVM: nothing wakes
+     * The same with the waiter on another backend, as for a waiter in another JVM: nothing wakes
      * it but its poll of the lock row by owner id, which finds the grant the release wrote.
      */
     @Test
@@ -122,8 +123,8 @@ abstract class RowHandOffTest {
     private void handedAndTaken(String strategy, boolean inProcess) throws Exception {
         String table = table();
         JdbcLockBackend holder = backend(strategy, table);
-        JdbcLockBackend other = backend(strategy, table);
-        other.handOverInProcess(inProcess);
+        // Woken by the release: a waiter of the releasing client (the same backend, another owner).
+        JdbcLockBackend other = inProcess ? holder : backend(strategy, table);
         String name = "job";
         Grant first = holder.tryAcquire(request(name)).orElseThrow();
 
