@@ -123,7 +123,7 @@ class RedisHandOverTest {
 
             long callsBefore = evalshaCalls();
             holder.close();
-            CompletableFuture.anyOf(waiting.toArray(CompletableFuture[]::new)).get(5, TimeUnit.SECONDS);
+            Await.result(CompletableFuture.anyOf(waiting.toArray(CompletableFuture[]::new)), Duration.ofSeconds(5));
             Lease first = waiting.stream()
                     .filter(CompletableFuture::isDone)
                     .findFirst()
@@ -144,8 +144,7 @@ class RedisHandOverTest {
             pending.removeIf(CompletableFuture::isDone);
             first.close();
             for (int i = 0; i < 2; i++) {
-                CompletableFuture.anyOf(pending.toArray(CompletableFuture[]::new))
-                        .get(5, TimeUnit.SECONDS);
+                Await.result(CompletableFuture.anyOf(pending.toArray(CompletableFuture[]::new)), Duration.ofSeconds(5));
                 CompletableFuture<Lease> done = pending.stream()
                         .filter(CompletableFuture::isDone)
                         .findFirst()

@@ -139,7 +139,7 @@ class RedisOperatorsTest {
         // renewal and release still find it.
         assertThat(redis.get(new RedisKeys(RedisKeys.DEFAULT_PREFIX).keys(name)[0]))
                 .isEqualTo(now.description() + " " + now.ownerId() + "+");
-        CompletableFuture.runAsync(handed::close, executor).get(5, TimeUnit.SECONDS);
+        Await.result(CompletableFuture.runAsync(handed::close, executor), Duration.ofSeconds(5));
         assertThat(admin.status(name)).isEmpty();
     }
 

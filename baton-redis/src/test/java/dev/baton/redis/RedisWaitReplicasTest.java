@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -214,9 +213,10 @@ class RedisWaitReplicasTest {
                 RedisNode node =
                         new RedisNode(RedisURI.create(server.uri()), resources, Duration.ofSeconds(1), false)) {
             RedisReplicaWait wait = new RedisReplicaWait(node, 1, Duration.ofSeconds(1));
-            node.eval(RedisInspection.LOCK, ScriptOutputType.MULTI, KEYS.inspectKeys("x", null))
-                    .get(5, TimeUnit.SECONDS);
-            node.subscribe("some-channel").get(5, TimeUnit.SECONDS);
+            Await.result(
+                    node.eval(RedisInspection.LOCK, ScriptOutputType.MULTI, KEYS.inspectKeys("x", null)),
+                    Duration.ofSeconds(5));
+            Await.result(node.subscribe("some-channel"), Duration.ofSeconds(5));
             assertThat(node.connectionChanges(null))
                     .as("neither the first connect nor the pub/sub connection counts")
                     .isZero();
