@@ -7,6 +7,7 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications.Subscription;
+import dev.baton.spi.WaitQueue;
 import dev.baton.spi.Waiting;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -160,7 +161,7 @@ public final class RedisLockBackend implements LockBackend {
     }
 
     /** A refused exclusive request joins the line: queued in Redis by its next attempt. */
-    private RedisLine.Membership join(LockRequest request, Runnable wake) {
+    private WaitQueue.Membership join(LockRequest request, Runnable wake) {
         RedisWaitQueue.Waiter waiter = waitQueue.enqueue(request, wake);
         if (waiter == null) {
             Subscription broadcast = notifications.subscribe(request.name(), wake);
