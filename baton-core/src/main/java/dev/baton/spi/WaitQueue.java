@@ -99,12 +99,20 @@ public interface WaitQueue {
          * them too, so they need no lock of their own.
          *
          * @param grantedOnEntry the grant if entering took the lock, else empty
+         * @param attempt what {@link #attempt} answers
+         * @param leave what {@link #leave} does
+         * @return the entry
          */
         static Entry of(Optional<Grant> grantedOnEntry, Supplier<Optional<Grant>> attempt, Runnable leave) {
             return new WaitEntry(grantedOnEntry, attempt, leave);
         }
 
-        /** An entry whose request took the lock on entering: the core neither attempts nor leaves it. */
+        /**
+         * An entry whose request took the lock on entering: the core neither attempts nor leaves it.
+         *
+         * @param grant the grant made on entry
+         * @return the entry
+         */
         static Entry granted(Grant grant) {
             return new WaitEntry(Optional.of(grant), Optional::empty, () -> {});
         }
