@@ -220,20 +220,11 @@ public final class RedisLockBackend implements LockBackend {
         }
         RedisWaitQueue.Waiter waiter =
                 request.mode() == LockMode.EXCLUSIVE ? waitQueue.waiter(request.ownerId()) : null;
-        if (waiter != null && waiter.handedToken > 0) {
-            // Handed over by a release after this waiter's latest refused attempt: the lease runs on
-            // the server from the hand-over, so count this grant's validity from that attempt.
-            long validityNanos = request.leaseTime().toNanos() - (System.nanoTime() - waiter.lastRefusedSentNanos);
-            long token = waiter.handedToken;
-            waiter.handedToken = 0;
-            // With waitReplicas, the releasing client wrote the hand-over; it counts once a write of
-            // ours after it was acknowledged (see RedisReplicaWait), so ask the server below.
-            if (validityNanos > 0 && !replicaWait.enabled()) {
-                waiter.granted = true;
-                return Optional.of(Grant.of(request, token, Instant.now().plusNanos(validityNanos))
-                        .withValidity(Duration.ofNanos(validityNanos)));
-            }
-            // Too late to trust the local clock: ask the server (it renews a lock still ours below).
+        // With waitReplicas, the releasing client wrote the hand-over; it counts once a write of ours
+        // after it was acknowledged (see RedisReplicaWait), so the server is asked below.
+        Optional<Grant> handedOver = waiter == null ? Optional.empty() : waiter.takeHandedOver(replicaWait.enabled());
+        if (handedOver.isPresent()) {
+            return handedOver;
         }
         // The expiry reported to the caller is measured from before the request was sent, so it is
         // never later than the key's real expiry on the server.
@@ -269,30 +260,19 @@ public final class RedisLockBackend implements LockBackend {
         String fenceTtl = Long.toString(fenceTtlMillis(request.leaseTime()));
         String[] lockKeys = keys.keys(request.name(), request.mode());
         String holder = RedisHolders.clean(request.holder());
+        String[] args = waiter == null
+                ? new String[] {owner, mode, lease, fenceTtl, holder}
+                : new String[] {
+                    owner,
+                    mode,
+                    lease,
+                    fenceTtl,
+                    holder,
+                    waiter.member,
+                    Long.toString(queueEntryTtlMillis(request.leaseTime()))
+                };
         Long token = RedisFailures.await(
-                waiter == null
-                        ? node.<Long>eval(
-                                via,
-                                RedisScripts.ACQUIRE,
-                                ScriptOutputType.INTEGER,
-                                lockKeys,
-                                owner,
-                                mode,
-                                lease,
-                                fenceTtl,
-                                holder)
-                        : node.<Long>eval(
-                                via,
-                                RedisScripts.ACQUIRE,
-                                ScriptOutputType.INTEGER,
-                                lockKeys,
-                                owner,
-                                mode,
-                                lease,
-                                fenceTtl,
-                                holder,
-                                waiter.member,
-                                Long.toString(queueEntryTtlMillis(request.leaseTime()))),
+                node.<Long>eval(via, RedisScripts.ACQUIRE, ScriptOutputType.INTEGER, lockKeys, args),
                 timeoutNanos,
                 request.name(),
                 name,
@@ -320,16 +300,10 @@ public final class RedisLockBackend implements LockBackend {
     CompletableFuture<Long> releaseAsync(String lockName, String ownerId, LockMode mode, String queueMember) {
         String[] lockKeys = keys.keys(lockName, mode);
         String channel = keys.channel(lockName);
-        return queueMember.isEmpty()
-                ? node.eval(RedisScripts.RELEASE, ScriptOutputType.INTEGER, lockKeys, ownerId, modeArg(mode), channel)
-                : node.eval(
-                        RedisScripts.RELEASE,
-                        ScriptOutputType.INTEGER,
-                        lockKeys,
-                        ownerId,
-                        modeArg(mode),
-                        channel,
-                        queueMember);
+        String[] args = queueMember.isEmpty()
+                ? new String[] {ownerId, modeArg(mode), channel}
+                : new String[] {ownerId, modeArg(mode), channel, queueMember};
+        return node.eval(RedisScripts.RELEASE, ScriptOutputType.INTEGER, lockKeys, args);
     }
 
     @Override
