@@ -195,18 +195,6 @@ public final class RedisLockBackend implements LockBackend {
         return Math.max(1, Math.min(ttl, leaseTime.toMillis()));
     }
 
-    static long fenceTtlMillis(Duration leaseTime) {
-        return Math.max(Duration.ofDays(1).toMillis(), leaseTime.toMillis() * 10);
-    }
-
-    static String modeArg(LockMode mode) {
-        return mode == LockMode.EXCLUSIVE ? "X" : "S";
-    }
-
-    static long number(Object value) {
-        return value instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(value));
-    }
-
     /** Yes: see {@link RedisPermits}. */
     @Override
     public boolean supportsPermits() {
@@ -255,9 +243,9 @@ public final class RedisLockBackend implements LockBackend {
     /** Runs the acquire script once on {@code via} (see {@link RedisReplicaWait#beforeWrite}); the fencing token if granted, else 0. */
     private long acquireOnce(LockRequest request, RedisWaitQueue.Waiter waiter, RedisConnector.Commands via) {
         String owner = request.ownerId();
-        String mode = modeArg(request.mode());
+        String mode = RedisScripts.modeArg(request.mode());
         String lease = Long.toString(Math.max(1, request.leaseTime().toMillis()));
-        String fenceTtl = Long.toString(fenceTtlMillis(request.leaseTime()));
+        String fenceTtl = Long.toString(RedisScripts.fenceTtlMillis(request.leaseTime()));
         String[] lockKeys = keys.keys(request.name(), request.mode());
         String holder = RedisHolders.clean(request.holder());
         String[] args = waiter == null
@@ -294,15 +282,22 @@ public final class RedisLockBackend implements LockBackend {
     @Override
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
         return RedisRenewals.renewConfirmed(
-                node, keys, replicaWait, grants, leaseTime.toMillis(), fenceTtlMillis(leaseTime), name, timeoutNanos);
+                node,
+                keys,
+                replicaWait,
+                grants,
+                leaseTime.toMillis(),
+                RedisScripts.fenceTtlMillis(leaseTime),
+                name,
+                timeoutNanos);
     }
 
     CompletableFuture<Long> releaseAsync(String lockName, String ownerId, LockMode mode, String queueMember) {
         String[] lockKeys = keys.keys(lockName, mode);
         String channel = keys.channel(lockName);
         String[] args = queueMember.isEmpty()
-                ? new String[] {ownerId, modeArg(mode), channel}
-                : new String[] {ownerId, modeArg(mode), channel, queueMember};
+                ? new String[] {ownerId, RedisScripts.modeArg(mode), channel}
+                : new String[] {ownerId, RedisScripts.modeArg(mode), channel, queueMember};
         return node.eval(RedisScripts.RELEASE, ScriptOutputType.INTEGER, lockKeys, args);
     }
 

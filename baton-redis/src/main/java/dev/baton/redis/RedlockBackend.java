@@ -167,7 +167,7 @@ public final class RedlockBackend implements LockBackend {
         long start = System.nanoTime();
         int count = grants.size();
         RedlockRound renewed = majority.round(timeout, node -> RedisRenewals.renew(
-                        node, keys, grants, leaseTime.toMillis() + drift, RedisLockBackend.fenceTtlMillis(leaseTime))
+                        node, keys, grants, leaseTime.toMillis() + drift, RedisScripts.fenceTtlMillis(leaseTime))
                 .thenApply(answers -> new ArrayList<Object>(answers)));
         long validity = leaseTime.toMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - drift;
         List<Optional<Grant>> out = new ArrayList<>(count);
@@ -213,7 +213,7 @@ public final class RedlockBackend implements LockBackend {
                 grant.name(), grant.ownerId(), grant.mode(), TimeUnit.NANOSECONDS.toMillis(operationTimeoutNanos));
         int held = 0;
         for (List<Object> reply : released.replies()) {
-            if (reply != null && RedisLockBackend.number(reply.get(0)) == 1) {
+            if (reply != null && RedisScripts.number(reply.get(0)) == 1) {
                 held++;
             }
         }
@@ -256,7 +256,7 @@ public final class RedlockBackend implements LockBackend {
                                 ScriptOutputType.INTEGER,
                                 lockKeys,
                                 request.ownerId(),
-                                RedisLockBackend.modeArg(request.mode()),
+                                RedisScripts.modeArg(request.mode()),
                                 keys.channel(request.name()))
                         .exceptionally(e -> null);
             } catch (RuntimeException e) {

@@ -116,8 +116,8 @@ final class RedlockMajority {
         long drift = driftMillis(lease);
         long timeout = nodeTimeoutMillis(lease);
         String[] lockKeys = keys.keys(request.name(), request.mode());
-        String mode = RedisLockBackend.modeArg(request.mode());
-        String fenceTtl = Long.toString(RedisLockBackend.fenceTtlMillis(lease));
+        String mode = RedisScripts.modeArg(request.mode());
+        String fenceTtl = Long.toString(RedisScripts.fenceTtlMillis(lease));
         String leaseOnServer = Long.toString(lease.toMillis() + drift);
         String holder = RedisHolders.clean(request.holder());
         boolean queues = tickets.queues(request);
@@ -156,7 +156,7 @@ final class RedlockMajority {
             if (reply == null) {
                 continue;
             }
-            long nodeToken = RedisLockBackend.number(reply.get(0));
+            long nodeToken = RedisScripts.number(reply.get(0));
             if (nodeToken > 0) {
                 granted.add(nodes.get(i));
                 token = Math.max(token, nodeToken);
@@ -181,7 +181,7 @@ final class RedlockMajority {
                             : CompletableFuture.completedFuture(List.of(0L)));
             int held = 0;
             for (List<Object> reply : raised.replies()) {
-                if (reply != null && RedisLockBackend.number(reply.get(0)) == 1) {
+                if (reply != null && RedisScripts.number(reply.get(0)) == 1) {
                     held++;
                 }
             }
@@ -227,7 +227,7 @@ final class RedlockMajority {
                         ScriptOutputType.INTEGER,
                         lockKeys,
                         ownerId,
-                        RedisLockBackend.modeArg(mode),
+                        RedisScripts.modeArg(mode),
                         keys.channel(lockName))
                 .thenApply(RedlockMajority::single));
     }
