@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * #renewAll}); on a Cluster, one call per hash slot of the batch, sent together.
  *
  * <p>Server memory per distinct lock name: besides the lock key (gone with its lease), the fencing
- * counter key {@code <prefix>{<name>}:fence} stays for {@link #fenceTtlMillis its time to live}
+ * counter key {@code <prefix>{<name>}:fence} stays for {@link RedisScripts#fenceTtlMillis its time to live}
  * after the name's last grant or renewal: at least a day and ten lease times. It costs the key's
  * length plus on the order of 100 bytes (an integer value with an expiry), so a workload that locks
  * a million distinct names a day keeps about a million such keys. That time to live is the bound:
