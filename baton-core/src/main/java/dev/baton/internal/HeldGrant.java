@@ -33,7 +33,11 @@ import org.slf4j.LoggerFactory;
  * once it let go ({@link LossListeners#report}).
  *
  * <p>A client may hold tens of thousands of grants, so what only some of them need (loss listeners,
- * a latch for a second thread that waits for a release in progress) is made when first needed.
+ * a latch for a second thread that waits for a release in progress) is made when first needed, and
+ * what acts on a grant without being its state lives in the client's objects or in static helpers,
+ * not in objects per grant: the schedule and the watchdog in the {@link RenewalTimer}, the renewal's
+ * answers in the {@link LeaseRenewer}, the release on the backend in {@link GrantRelease}, the
+ * loss's telling in {@link LossListeners}. This class keeps the state and its transitions.
  */
 final class HeldGrant {
     private static final Logger log = LoggerFactory.getLogger(HeldGrant.class);
