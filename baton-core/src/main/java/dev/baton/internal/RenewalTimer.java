@@ -277,7 +277,10 @@ final class RenewalTimer {
         scheduleIfHeld(grant, Kind.WATCH, deadline - ticker.nanoTime(), 0);
     }
 
-    /** The watchdog's check: lost if the validity deadline has passed; if a renewal moved it meanwhile, looks again then. */
+    /**
+     * The watchdog's check: lost if the validity deadline has passed; if a renewal moved it
+     * meanwhile, looks again then.
+     */
     private void watchdog(HeldGrant grant) {
         long now = ticker.nanoTime();
         if (now - grant.validUntilNanos() >= 0) {
@@ -292,7 +295,10 @@ final class RenewalTimer {
         scheduleIfHeld(grant, Kind.WATCH, grant.watchDueNanos - now, 0);
     }
 
-    /** The expiry of a grant without auto-renewal: lost once its deadline passed, unless an extension moved it. */
+    /**
+     * The expiry of a grant without auto-renewal: lost once its deadline passed, unless an
+     * extension moved it.
+     */
     private void expireIfUnrenewed(HeldGrant grant) {
         long remaining = grant.validUntilNanos() - ticker.nanoTime();
         if (remaining > 0) {
