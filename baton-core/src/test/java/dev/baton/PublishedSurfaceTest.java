@@ -81,6 +81,7 @@ class PublishedSurfaceTest {
                         "UriOptions",
                         "WaitQueue",
                         "WaitQueue$Entry",
+                        "WaitQueue$Membership",
                         "Waiting",
                         "Waiting$Form");
     }

@@ -6,7 +6,6 @@ import dev.baton.servers.RedisServer;
 import dev.baton.servers.ZooKeeperServer;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Consumer;
@@ -116,18 +115,10 @@ public final class AsyncWaitersBench {
     }
 
     public static void main(String[] args) throws Exception {
-        List<String> backends = BACKENDS;
-        int waiters = DEFAULT_WAITERS;
-        int names = DEFAULT_NAMES;
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            String value = args[i + 1];
-            switch (args[i]) {
-                case "--backends" -> backends = Arrays.asList(value.split(","));
-                case "--waiters" -> waiters = Integer.parseInt(value);
-                case "--names" -> names = Integer.parseInt(value);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
+        BenchArgs options = BenchArgs.parse(args, "--backends", "--waiters", "--names");
+        List<String> backends = options.list("--backends", BACKENDS);
+        int waiters = options.count("--waiters", DEFAULT_WAITERS);
+        int names = options.count("--names", DEFAULT_NAMES);
         Settings settings = new Settings(backends, waiters, names, Duration.ofMinutes(10));
         List<Row> rows = run(settings, System.out::println);
         System.out.println();

@@ -10,7 +10,6 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -54,21 +53,11 @@ public final class HeldLeaseHeap {
             serveZooKeeper();
             return;
         }
-        List<String> backends = BACKENDS;
-        List<Integer> counts = List.of(10_000);
-        boolean peers = true;
-        Duration lease = Duration.ofSeconds(30);
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            String value = args[i + 1];
-            switch (args[i]) {
-                case "--backends" -> backends = Arrays.asList(value.split(","));
-                case "--leases" -> counts =
-                        Arrays.stream(value.split(",")).map(Integer::valueOf).toList();
-                case "--peers" -> peers = Boolean.parseBoolean(value);
-                case "--lease" -> lease = BenchMain.parse(value);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
+        BenchArgs options = BenchArgs.parse(args, "--backends", "--leases", "--peers", "--lease");
+        List<String> backends = options.list("--backends", BACKENDS);
+        List<Integer> counts = options.counts("--leases", List.of(10_000));
+        boolean peers = options.flag("--peers", true);
+        Duration lease = options.duration("--lease", Duration.ofSeconds(30));
         List<Row> rows = run(backends, counts, peers, lease, System.out::println);
         System.out.println();
         System.out.print(table(rows, 12));

@@ -12,7 +12,6 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
@@ -83,25 +82,14 @@ public final class LeaseScaleBench {
             long heapBytesPerLease) {}
 
     public static void main(String[] args) throws Exception {
-        List<String> backends = List.of("redis");
-        List<Integer> counts = List.of(1000, 10_000);
-        Duration latency = Duration.ofMillis(1);
-        Duration lease = Duration.ofSeconds(30);
-        int periods = 3;
-        int names = 0;
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            String value = args[i + 1];
-            switch (args[i]) {
-                case "--backends" -> backends = Arrays.asList(value.split(","));
-                case "--leases" -> counts =
-                        Arrays.stream(value.split(",")).map(Integer::valueOf).toList();
-                case "--latency" -> latency = BenchMain.parse(value);
-                case "--lease" -> lease = BenchMain.parse(value);
-                case "--periods" -> periods = Integer.parseInt(value);
-                case "--names" -> names = Integer.parseInt(value);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
+        BenchArgs options =
+                BenchArgs.parse(args, "--backends", "--leases", "--latency", "--lease", "--periods", "--names");
+        List<String> backends = options.list("--backends", List.of("redis"));
+        List<Integer> counts = options.counts("--leases", List.of(1000, 10_000));
+        Duration latency = options.duration("--latency", Duration.ofMillis(1));
+        Duration lease = options.duration("--lease", Duration.ofSeconds(30));
+        int periods = options.count("--periods", 3);
+        int names = options.count("--names", 0);
         Settings settings = new Settings(backends, counts, latency, lease, periods);
         if (!settings.counts().isEmpty()) {
             List<Row> rows = run(settings, System.out::println);

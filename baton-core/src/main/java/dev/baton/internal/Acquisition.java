@@ -1,7 +1,6 @@
 package dev.baton.internal;
 
 import dev.baton.LockListener.AcquireOutcome;
-import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
@@ -54,9 +53,6 @@ final class Acquisition {
     private boolean gateHeld;
     private ScheduledFuture<?> deadline;
     private boolean interruptSwallowed;
-    private volatile String lateAnswer;
-    /** Whether a call to the backend returned (with or without a grant): only then can a timeout blame a holder. */
-    private volatile boolean answered;
     /** Past the gate: the time on the backend, or null before. */
     private volatile BackendWait backend;
 
@@ -130,34 +126,12 @@ final class Acquisition {
     }
 
     /**
-     * A grant was answered too late to hand out ({@link BackendWait}); a timeout then says so rather
-     * than blaming another owner.
-     */
-    void answeredLate(long elapsedNanos, long validityNanos) {
-        lateAnswer = "the backend's answer came " + elapsedNanos / 1_000_000 + " ms after the request, more than"
-                + " half of the lease's " + validityNanos / 1_000_000 + " ms validity, so the grant was released"
-                + " unused; this machine or the backend is too slow for the lease time: check their load, or"
-                + " raise the lease time";
-    }
-
-    /** A call to the backend returned, with or without a grant ({@link BackendWait}). */
-    void answered() {
-        answered = true;
-    }
-
-    /**
-     * Why a timed-out wait got no grant, when it was not another owner: late answers, or no answer
-     * at all (past the local gate, no call to the backend returned); null when a holder is the reason.
+     * Why a timed-out wait got no grant, when it was not another owner ({@link BackendWait#timeoutCause});
+     * null when a holder is the reason, or the wait never got past the local gate.
      */
     String timeoutCause() {
-        if (lateAnswer != null) {
-            return lateAnswer;
-        }
-        if (backend != null && !answered) {
-            return "the backend answered none of its attempts in that time, so whether another owner holds the"
-                    + " lock is unknown; check that the backend is reachable and not overloaded, or wait longer";
-        }
-        return null;
+        BackendWait onBackend = backend;
+        return onBackend == null ? null : onBackend.timeoutCause();
     }
 
     /** Why it was asked to stop; null while it goes on. */
@@ -311,21 +285,15 @@ final class Acquisition {
             end(Stop.CLOSED);
             return;
         }
-        if (!done) {
-            done = true;
-            leaveWaiting();
-            releaseGate();
+        if (finish()) {
             complete(failure);
         }
     }
 
     void end(Stop why) {
-        if (done) {
+        if (!finish()) {
             return;
         }
-        done = true;
-        leaveWaiting();
-        releaseGate();
         switch (why) {
             case TIMEOUT -> {
                 attempt.end(AcquireOutcome.TIMED_OUT);
@@ -356,17 +324,22 @@ final class Acquisition {
         if (done) {
             return;
         }
-        done = true;
         try {
-            leaveWaiting();
-            releaseGate();
+            finish();
         } finally {
-            complete(
-                    failure instanceof LinkageError
-                            ? new LockUnavailableException(
-                                    lock.describe() + ": " + BackendAttempts.classPathProblem(failure), failure)
-                            : failure);
+            complete(BackendAttempts.asSeenByCaller(lock.describe(), failure));
         }
+    }
+
+    /** Marks it done, then leaves the gate and every line it waits in; false if it was done already. */
+    private boolean finish() {
+        if (done) {
+            return false;
+        }
+        done = true;
+        leaveWaiting();
+        releaseGate();
+        return true;
     }
 
     private void complete(Throwable failure) {

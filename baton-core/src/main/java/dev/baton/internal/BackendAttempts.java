@@ -90,6 +90,16 @@ final class BackendAttempts {
                 subject + ": " + (e instanceof LinkageError ? classPathProblem(e) : "the backend failed: " + e), e);
     }
 
+    /**
+     * A failure of an acquisition as its caller sees it: a {@link LinkageError} (a backend's client
+     * library on a class path it was not built for) as the backend being unavailable, with the fix.
+     */
+    static Throwable asSeenByCaller(String lock, Throwable failure) {
+        return failure instanceof LinkageError
+                ? new LockUnavailableException(lock + ": " + classPathProblem(failure), failure)
+                : failure;
+    }
+
     /** What a {@link LinkageError} from a backend's client library means, and the fix. */
     static String classPathProblem(Throwable e) {
         return "the backend's client library cannot run on this class path (" + e + "): a library it needs is"

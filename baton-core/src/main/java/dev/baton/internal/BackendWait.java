@@ -41,6 +41,10 @@ final class BackendWait {
     private long sentAt;
     /** Grants of this wait answered too late to hand out ({@link #late}). */
     private int lateAnswers;
+    /** Why the last late grant was released, for a timeout's message ({@link #timeoutCause}). */
+    private volatile String lateAnswer;
+    /** Whether a call to the backend returned (with or without a grant): only then can a timeout blame a holder. */
+    private volatile boolean answered;
 
     BackendWait(Acquisition acquisition, ClientCore client, LockHandle lock, Driver driver, LockRequest request) {
         this.acquisition = acquisition;
@@ -54,7 +58,7 @@ final class BackendWait {
     void tryOnce() {
         sentAt = client.ticker.nanoTime();
         Optional<Grant> grant = BackendAttempts.tryOnce(client, request);
-        acquisition.answered();
+        answered = true;
         if (grant.isPresent() && !late(grant.get())) {
             acquisition.granted(grant.get(), sentAt);
         } else {
@@ -141,7 +145,7 @@ final class BackendWait {
         cancelRetry();
         sentAt = client.ticker.nanoTime();
         Optional<Grant> grant = BackendAttempts.tryOnce(client, request);
-        acquisition.answered();
+        answered = true;
         if (grant.isPresent()) {
             if (!late(grant.get())) {
                 acquisition.granted(grant.get(), sentAt);
@@ -168,7 +172,7 @@ final class BackendWait {
     private void enterLine() {
         sentAt = client.ticker.nanoTime();
         entry = BackendAttempts.enter(client, waiting.queue(), request, this::poke);
-        acquisition.answered();
+        answered = true;
         Optional<Grant> grant = entry.grantedOnEntry();
         if (grant.isPresent()) {
             entry = null;
@@ -195,7 +199,7 @@ final class BackendWait {
         } catch (LinkageError e) {
             throw new LockUnavailableException(lock.describe() + ": " + BackendAttempts.classPathProblem(e), e);
         }
-        acquisition.answered();
+        answered = true;
         if (grant.isPresent()) {
             entry = null;
             takeFromLine(grant.get());
@@ -224,7 +228,7 @@ final class BackendWait {
             // where its call could wait behind others' long waits.
             sentAt = client.ticker.nanoTime();
             Optional<Grant> free = BackendAttempts.tryOnce(client, request);
-            acquisition.answered();
+            answered = true;
             if (free.isPresent() && !late(free.get())) {
                 acquisition.granted(free.get(), sentAt);
                 return;
@@ -269,7 +273,7 @@ final class BackendWait {
     private void blocked(Optional<Grant> grant, Throwable failure) {
         blockingCall = null;
         if (failure == null) {
-            acquisition.answered();
+            answered = true;
         }
         if (failure instanceof Error error) {
             acquisition.crashed(error);
@@ -297,6 +301,21 @@ final class BackendWait {
     }
 
     /**
+     * Why a timed-out wait got no grant, when it was not another owner: late answers, or no answer
+     * at all (no call to the backend returned); null when a holder is the reason.
+     */
+    String timeoutCause() {
+        if (lateAnswer != null) {
+            return lateAnswer;
+        }
+        if (!answered) {
+            return "the backend answered none of its attempts in that time, so whether another owner holds the"
+                    + " lock is unknown; check that the backend is reachable and not overloaded, or wait longer";
+        }
+        return null;
+    }
+
+    /**
      * Whether a grant came back with less than half its validity left, counted from when its request
      * was sent (a stalled or cold client, a slow server): it is then released and not handed out, as
      * it would be lost before its first renewal could be answered.
@@ -312,7 +331,10 @@ final class BackendWait {
         if (elapsed < validity / 2) {
             return false;
         }
-        acquisition.answeredLate(elapsed, validity);
+        lateAnswer = "the backend's answer came " + elapsed / 1_000_000 + " ms after the request, more than half"
+                + " of the lease's " + validity / 1_000_000 + " ms validity, so the grant was released unused;"
+                + " this machine or the backend is too slow for the lease time: check their load, or raise the"
+                + " lease time";
         client.releaseLate(lock, grant, elapsed, validity, ++lateAnswers > 1);
         return true;
     }

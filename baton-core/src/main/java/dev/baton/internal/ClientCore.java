@@ -262,7 +262,7 @@ final class ClientCore implements LockClient {
             hold.forceRelease();
             checkOpen();
         }
-        hold.scheduleFirst();
+        renewals.scheduleFirst(hold);
         if (log.isDebugEnabled()) {
             log.debug("{}: acquired (token {})", hold.describe(), grant.fencingToken());
         }

@@ -3,8 +3,6 @@ package dev.baton.internal;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -32,25 +30,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>The client's {@link LockEvents} hear of the release and the loss with no lock held: a loss
  * found on a renewal thread, which holds {@code renewing}, is reported by the {@link LeaseRenewer}
- * once it let go ({@link #reportLoss}).
+ * once it let go ({@link LossListeners#report}).
  *
  * <p>A client may hold tens of thousands of grants, so what only some of them need (loss listeners,
- * a latch for a second thread that waits for a release in progress) is made when first needed.
+ * a latch for a second thread that waits for a release in progress) is made when first needed, and
+ * what acts on a grant without being its state lives in the client's objects or in static helpers,
+ * not in objects per grant: the schedule and the watchdog in the {@link RenewalTimer}, the renewal's
+ * answers in the {@link LeaseRenewer}, the release on the backend in {@link GrantRelease}, the
+ * loss's telling in {@link LossListeners}. This class keeps the state and its transitions.
  */
 final class HeldGrant {
     private static final Logger log = LoggerFactory.getLogger(HeldGrant.class);
-    private static final VarHandle LOSS_LISTENERS;
-    private static final VarHandle LOSS_UNREPORTED;
-
-    static {
-        try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            LOSS_LISTENERS = lookup.findVarHandle(HeldGrant.class, "lossListeners", LossListeners.class);
-            LOSS_UNREPORTED = lookup.findVarHandle(HeldGrant.class, "lossUnreported", boolean.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
 
     enum Status {
         HELD,
@@ -81,11 +71,12 @@ final class HeldGrant {
 
     private final ReentrantLock state = STATE_STRIPES[NEXT_STRIPE.getAndIncrement() & (STATE_STRIPES.length - 1)];
     private final ReentrantLock renewing = new ReentrantLock();
-    /** Made by the first {@link #onLost} or the loss, whichever comes first ({@link #lossListeners()}). */
-    private volatile LossListeners lossListeners;
+    /** Made by the first {@link #onLost} or the loss, whichever comes first ({@link LossListeners#of}). */
+    volatile LossListeners lossListeners;
+    /** Set once the loss is told to the onLost listeners, until the client's listeners hear it. */
+    volatile boolean lossUnreported;
 
-    private volatile boolean lossUnreported;
-    private final long grantedNanos;
+    final long grantedNanos;
     private volatile Grant grant;
     private volatile Status status = Status.HELD;
     private volatile long validUntilNanos;
@@ -101,10 +92,10 @@ final class HeldGrant {
 
     private volatile Thread finishing;
 
-    /** Whether a watchdog task is queued, and when it is due: the timer thread's alone ({@link #armWatchdog}). */
-    private boolean watchArmed;
+    /** Whether a watchdog task is queued, and when it is due: the timer thread's alone ({@link RenewalTimer}). */
+    boolean watchArmed;
 
-    private long watchDueNanos;
+    long watchDueNanos;
 
     HeldGrant(
             ClientCore client,
@@ -123,17 +114,6 @@ final class HeldGrant {
         this.validUntilNanos = requestSentNanos + grant.validityNanos(options.leaseTime());
         this.leaseTime = options.leaseTime();
         this.grantedNanos = client.ticker.nanoTime();
-    }
-
-    private LossListeners lossListeners() {
-        LossListeners current = lossListeners;
-        if (current != null) {
-            return current;
-        }
-        // Described only if a listener fails: building the text for every grant weighs on the hot path.
-        LossListeners made = new LossListeners(this::describe);
-        LossListeners witness = (LossListeners) LOSS_LISTENERS.compareAndExchange(this, null, made);
-        return witness == null ? made : witness;
     }
 
     Grant grant() {
@@ -155,6 +135,11 @@ final class HeldGrant {
         return current.equals(options.leaseTime())
                 ? "its lease time (" + current + ")"
                 : "its extended lease (" + current + ", from the last Lease.extend)";
+    }
+
+    /** When the grant stops being valid, on the client's ticker, unless renewed first. */
+    long validUntilNanos() {
+        return validUntilNanos;
     }
 
     boolean isValid() {
@@ -250,53 +235,22 @@ final class HeldGrant {
         finish(false);
     }
 
-    /**
-     * Releases on the backend. With {@code reportIfGone} (the holder released a grant it believed
-     * held), a backend that no longer had the grant means the lease ran out under the holder (a pause,
-     * a cut-off past the lease) before any renewal or the watchdog could say so: the holder's onLost
-     * listeners hear it now, so that no loss goes unreported.
-     */
+    /** Releases on the backend ({@link GrantRelease}), then wakes the threads waiting for it. */
     private void finish(boolean reportIfGone) {
         finishing = Thread.currentThread();
-        if (thread != null) {
-            local.removeHolder(this);
-        }
-        stopRenewal();
         try {
-            boolean released = client.backend.release(grant);
-            if (!released && reportIfGone) {
-                reportGoneAtRelease();
-            }
-            if (log.isDebugEnabled()) {
-                log.debug(
-                        released
-                                ? "{}: released"
-                                : "{}: nothing to release on the backend (already expired or taken over)",
-                        describe());
-            }
-        } catch (RuntimeException e) {
-            log.warn(
-                    "{}: release failed; the backend frees it when its lease time ({}) runs out: {}",
-                    describe(),
-                    leaseTime,
-                    e.toString());
+            GrantRelease.release(this, reportIfGone);
         } finally {
-            long heldNanos = client.ticker.nanoTime() - grantedNanos;
+            CountDownLatch waiters;
+            state.lock();
             try {
-                client.grantReleased(this);
-                client.events.leaseReleased(acquisition, heldNanos);
+                finished = true;
+                waiters = finishWaiters;
             } finally {
-                CountDownLatch waiters;
-                state.lock();
-                try {
-                    finished = true;
-                    waiters = finishWaiters;
-                } finally {
-                    state.unlock();
-                }
-                if (waiters != null) {
-                    waiters.countDown();
-                }
+                state.unlock();
+            }
+            if (waiters != null) {
+                waiters.countDown();
             }
         }
     }
@@ -332,86 +286,12 @@ final class HeldGrant {
         }
     }
 
-    private void stopRenewal() {
+    /** Returns once no renewal or extension of this grant talks to the backend any more. */
+    void stopRenewal() {
         // The status is no longer HELD, so no renewal starts any more; wait for one already talking
         // to the backend (it sees the status afterwards and stops).
         renewing.lock();
         renewing.unlock();
-    }
-
-    void scheduleFirst() {
-        if (options.autoRenew()) {
-            long now = client.ticker.nanoTime();
-            scheduleRenewal(now, renewInterval(now));
-        } else {
-            schedule(RenewalTimer.Kind.EXPIRE, validUntilNanos - client.ticker.nanoTime(), 0);
-        }
-    }
-
-    /**
-     * A third of the lease, or half of what is left at {@code fromNanos} of a grant the backend made
-     * valid for less.
-     */
-    private long renewInterval(long fromNanos) {
-        long left = validUntilNanos - fromNanos;
-        return Math.max(1, Math.min(options.leaseTime().toNanos() / 3, left / 2));
-    }
-
-    /**
-     * Renews {@code intervalNanos} after {@code fromNanos}, or up to half that interval earlier
-     * together with other grants ({@link RenewalTimer} explains why half).
-     */
-    private void scheduleRenewal(long fromNanos, long intervalNanos) {
-        long delayNanos = fromNanos + intervalNanos - client.ticker.nanoTime();
-        schedule(RenewalTimer.Kind.RENEW, delayNanos, intervalNanos / 2);
-    }
-
-    private void schedule(RenewalTimer.Kind kind, long delayNanos, long aheadNanos) {
-        if (status == Status.HELD && !client.renewals.schedule(this, kind, delayNanos, aheadNanos)) {
-            // The client is closing: it releases every grant itself.
-            log.debug("{}: not scheduling renewal, the client is closing", describe());
-        }
-    }
-
-    /**
-     * Arms the watchdog for a renewal about to be sent: at the current validity deadline the grant
-     * is reported lost unless a renewal moved the deadline first, however long the call hangs. On
-     * the timer thread only.
-     *
-     * <p>One watchdog task per grant, not one per renewal: a task already due at or before the
-     * deadline stays, and when it finds the deadline moved it looks again at the new one ({@link
-     * #watchdog}). A task per renewal would keep up to three per grant queued (a renewal every third
-     * of the lease, each watching a whole lease ahead), which weighs on a client holding many.
-     */
-    void armWatchdog() {
-        long deadline = validUntilNanos;
-        if (watchArmed && deadline - watchDueNanos >= 0) {
-            return;
-        }
-        watchArmed = true;
-        watchDueNanos = deadline;
-        schedule(RenewalTimer.Kind.WATCH, deadline - client.ticker.nanoTime(), 0);
-    }
-
-    /**
-     * The watchdog's check, on the timer thread: lost if the validity deadline has passed; if a
-     * renewal moved it meanwhile, looks again then.
-     */
-    void watchdog() {
-        long now = client.ticker.nanoTime();
-        if (now - validUntilNanos >= 0) {
-            markLost(
-                    "it was not renewed within its validity (lease time " + leaseTime
-                            + "); the renewal did not answer in time",
-                    null,
-                    true);
-            return;
-        }
-        if (now - watchDueNanos < 0) {
-            return; // a task armed for a later deadline that an extension shortened: the newer one looks
-        }
-        watchDueNanos = validUntilNanos;
-        schedule(RenewalTimer.Kind.WATCH, watchDueNanos - now, 0);
     }
 
     /**
@@ -423,8 +303,7 @@ final class HeldGrant {
         if (!renewing.tryLock()) {
             if (status == Status.HELD && options.autoRenew()) {
                 // Taken by an extension (or a renewal still finishing): renew later, so the chain goes on.
-                long now = client.ticker.nanoTime();
-                scheduleRenewal(now, renewInterval(now));
+                client.renewals.scheduleRenewal(this, client.ticker.nanoTime());
             }
             return false;
         }
@@ -450,86 +329,35 @@ final class HeldGrant {
     }
 
     /**
-     * A renewal sent at {@code sentAt} extended the grant. Validity counts from the send time. An
-     * answer that arrives after the validity deadline does not bring the grant back: by then
-     * isValid() has turned false and the watchdog reports (or has reported) the loss, so the grant
-     * stays lost, and the renewed grant is released best-effort so that another owner need not wait
-     * a whole lease time for it.
+     * Takes a renewal's (or an extension's) answer: the grant is now {@code renewed}, valid from
+     * {@code sentAt} for {@code leaseTime} as the backend counts it. Only while the grant is held and
+     * still valid: an answer after the validity deadline does not bring it back ({@link LeaseRenewer}).
+     * Called with the grant taken for renewal ({@link #beginRenewal}, {@link #beginExtension}), so
+     * nothing else moves the deadline meanwhile.
      */
-    boolean renewed(Grant renewed, long sentAt) {
-        return renewed(renewed, sentAt, options.leaseTime(), true);
-    }
-
-    /**
-     * Like {@link #renewed}, for an extension by {@code leaseTime} ({@link LeaseExtension}): the
-     * renewal schedule is left as it is, and a grant without auto-renewal extended to a sooner
-     * deadline gets an expiry task at that deadline.
-     */
-    boolean renewed(Grant renewed, long sentAt, Duration leaseTime, boolean byRenewer) {
+    boolean takeRenewal(Grant renewed, long sentAt, Duration leaseTime) {
         state.lock();
         try {
-            long now = client.ticker.nanoTime();
-            if (status == Status.HELD && now - validUntilNanos < 0) {
-                long previous = validUntilNanos;
-                grant = renewed;
-                validUntilNanos = sentAt + renewed.validityNanos(leaseTime);
-                this.leaseTime = leaseTime;
-                log.trace("{}: renewed until {}", describe(), renewed.expiresAt());
-                if (byRenewer) {
-                    // Counted from the send time, like the validity: grants renewed in one call stay
-                    // due together however long each answer took.
-                    scheduleRenewal(sentAt, renewInterval(sentAt));
-                } else if (!options.autoRenew() && validUntilNanos - previous < 0) {
-                    schedule(RenewalTimer.Kind.EXPIRE, validUntilNanos - now, 0);
-                }
-                return true;
+            if (status != Status.HELD || client.ticker.nanoTime() - validUntilNanos >= 0) {
+                return false;
             }
+            grant = renewed;
+            validUntilNanos = sentAt + renewed.validityNanos(leaseTime);
+            this.leaseTime = leaseTime;
         } finally {
             state.unlock();
         }
-        markLost(
-                "its " + (byRenewer ? "renewal" : "extension") + " answered only after its validity had run out",
-                null,
-                false);
-        if (status == Status.LOST) {
-            try {
-                client.backend.release(renewed);
-            } catch (RuntimeException e) {
-                log.debug("{}: releasing the late-renewed grant failed: {}", describe(), e.toString());
-            }
-        }
-        return false;
-    }
-
-    /** The backend no longer has this grant. */
-    void renewalRefused() {
-        markLost(
-                "the backend no longer has this grant (it expired and may have been taken by another owner, or an operator broke it with a forced release)",
-                null);
-    }
-
-    /** A renewal call failed for this grant: retried while it is still valid. */
-    void renewalFailed(RuntimeException failure) {
-        long remaining = validUntilNanos - client.ticker.nanoTime();
-        if (remaining <= 0) {
-            markLost("it could not be renewed before its lease time (" + leaseTime + ") ran out", failure);
-            return;
-        }
-        log.warn("{}: renewal failed, retrying while the lease is still valid: {}", describe(), failure.toString());
-        schedule(RenewalTimer.Kind.RENEW, Math.min(renewInterval(client.ticker.nanoTime()) / 2, remaining), 0);
-    }
-
-    void expireIfUnrenewed() {
-        long remaining = validUntilNanos - client.ticker.nanoTime();
-        if (remaining > 0) {
-            schedule(RenewalTimer.Kind.EXPIRE, remaining, 0);
-            return;
-        }
-        markLost(leaseDescription() + " elapsed and auto-renewal is off", null);
+        log.trace("{}: renewed until {}", describe(), renewed.expiresAt());
+        return true;
     }
 
     void markLost(String why, Throwable cause) {
         markLost(why, cause, false);
+    }
+
+    /** The watchdog's loss: reported only if the validity deadline has still passed. */
+    void markLostIfExpired(String why) {
+        markLost(why, null, true);
     }
 
     /** Reports the loss once; with {@code onlyIfExpired}, only if the deadline has still passed. */
@@ -551,32 +379,11 @@ final class HeldGrant {
             state.unlock();
         }
         log.warn(lost.getMessage());
-        lossListeners().tell(lost, true);
-        lossUnreported = true;
-        if (!renewing.isHeldByCurrentThread()) {
-            reportLoss();
-        }
-    }
-
-    /** Tells the client's listeners of the loss, once; the renewal thread calls it after it let go. */
-    void reportLoss() {
-        if (LOSS_UNREPORTED.compareAndSet(this, true, false)) {
-            client.events.leaseLost(acquisition, lostCause);
-        }
-    }
-
-    private void reportGoneAtRelease() {
-        LockLostException lost = new LockLostException(describe()
-                + ": lease lost: at release the backend no longer had it (its lease time ran out, a pause or a"
-                + " cut-off outlasted it) and another owner may have held it meanwhile; work done under fencing"
-                + " token " + grant.fencingToken() + " may be stale");
-        log.warn(lost.getMessage());
-        lossListeners().tell(lost, false);
-        client.events.leaseLost(acquisition, lost);
+        LossListeners.lost(this, lost, !renewing.isHeldByCurrentThread());
     }
 
     void onLost(Consumer<LockLostException> listener) {
-        lossListeners().add(listener);
+        LossListeners.of(this).add(listener);
     }
 
     String describe() {

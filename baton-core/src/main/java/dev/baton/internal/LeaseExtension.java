@@ -34,15 +34,15 @@ final class LeaseExtension {
             long sentAt = held.client.ticker.nanoTime();
             Optional<Grant> answer = held.client.backend.renew(held.grant(), extension);
             if (answer == null || answer.isEmpty()) {
-                held.renewalRefused();
+                LeaseRenewer.refused(held);
                 throw lost(held);
             }
-            if (!held.renewed(answer.get(), sentAt, extension, false)) {
+            if (!LeaseRenewer.renewed(held, answer.get(), sentAt, extension, false)) {
                 throw lost(held);
             }
         } finally {
             held.endRenewal();
-            held.reportLoss();
+            LossListeners.report(held);
         }
     }
 

@@ -26,9 +26,13 @@ import org.slf4j.LoggerFactory;
  * for another's round trip, and a call that hangs (up to the operation timeout) holds back only the
  * grants in it. Calls beyond the window queue in order; a queued grant is still watched.
  *
- * <p>Before a grant is sent, its watchdog is armed ({@link HeldGrant#armWatchdog()}): the loss of a
- * grant whose renewal does not answer in time is reported at its validity deadline by the timer
- * thread, which never does I/O, however long the call or the queue before it takes.
+ * <p>Before a grant is handed over, the timer arms its watchdog: the loss of a grant whose renewal
+ * does not answer in time is reported at its validity deadline by the timer thread, which never does
+ * I/O, however long the call or the queue before it takes.
+ *
+ * <p>The answers are applied here too ({@link #renewed}, {@link #refused}, {@link #failed}), also
+ * for an extension ({@link LeaseExtension}); the grant itself only takes a new deadline ({@link
+ * HeldGrant#takeRenewal}).
  *
  * <p>Threads: up to {@link #CALLS_IN_FLIGHT}, started on demand, ended after {@link #IDLE_SECONDS}
  * without work and by {@link #stop}.
@@ -67,7 +71,6 @@ final class LeaseRenewer {
         int batchSize = Math.max(1, backend.renewalBatchSize());
         Map<Duration, List<HeldGrant>> byLeaseTime = new LinkedHashMap<>();
         for (HeldGrant grant : due) {
-            grant.armWatchdog();
             byLeaseTime
                     .computeIfAbsent(grant.options.leaseTime(), leaseTime -> new ArrayList<>())
                     .add(grant);
@@ -112,7 +115,7 @@ final class LeaseRenewer {
             } catch (RuntimeException e) {
                 failure = e;
                 for (HeldGrant grant : taken) {
-                    grant.renewalFailed(e);
+                    failed(grant, e);
                 }
                 return;
             }
@@ -120,11 +123,11 @@ final class LeaseRenewer {
                 HeldGrant grant = taken.get(i);
                 Optional<Grant> answer = answers.get(i);
                 if (answer.isPresent()) {
-                    if (grant.renewed(answer.get(), sentAt)) {
+                    if (renewed(grant, answer.get(), sentAt, grant.options.leaseTime(), true)) {
                         renewed.add(grant);
                     }
                 } else {
-                    grant.renewalRefused();
+                    refused(grant);
                 }
             }
         } catch (RuntimeException e) {
@@ -143,9 +146,67 @@ final class LeaseRenewer {
                 if (failure != null) {
                     events.renewalFailed(grant.acquisition, failure);
                 }
-                grant.reportLoss();
+                LossListeners.report(grant);
             }
         }
+    }
+
+    /**
+     * A renewal sent at {@code sentAt} renewed {@code held} for {@code leaseTime} (with {@code
+     * byRenewer} false, an extension: the renewal schedule is left as it is, and a grant without
+     * auto-renewal extended to a sooner deadline gets an expiry task at that deadline). Validity
+     * counts from the send time. An answer that arrives after the validity deadline does not bring
+     * the grant back: by then isValid() has turned false and the watchdog reports (or has reported)
+     * the loss, so the grant stays lost, and the renewed grant is released best-effort so that another
+     * owner need not wait a whole lease time for it. Called with the grant taken for renewal.
+     *
+     * @return whether the grant took the renewal
+     */
+    static boolean renewed(HeldGrant held, Grant renewed, long sentAt, Duration leaseTime, boolean byRenewer) {
+        long previous = held.validUntilNanos();
+        if (held.takeRenewal(renewed, sentAt, leaseTime)) {
+            RenewalTimer timer = held.client.renewals;
+            if (byRenewer) {
+                // Counted from the send time, like the validity: grants renewed in one call stay due
+                // together however long each answer took.
+                timer.scheduleRenewal(held, sentAt);
+            } else if (!held.options.autoRenew() && held.validUntilNanos() - previous < 0) {
+                timer.scheduleIfHeld(
+                        held, RenewalTimer.Kind.EXPIRE, held.validUntilNanos() - held.client.ticker.nanoTime(), 0);
+            }
+            return true;
+        }
+        held.markLost(
+                "its " + (byRenewer ? "renewal" : "extension") + " answered only after its validity had run out", null);
+        if (held.status() == HeldGrant.Status.LOST) {
+            try {
+                held.client.backend.release(renewed);
+            } catch (RuntimeException e) {
+                log.debug("{}: releasing the late-renewed grant failed: {}", held.describe(), e.toString());
+            }
+        }
+        return false;
+    }
+
+    /** The backend no longer has {@code held}. */
+    static void refused(HeldGrant held) {
+        held.markLost(
+                "the backend no longer has this grant (it expired and may have been taken by another owner, or an operator broke it with a forced release)",
+                null);
+    }
+
+    /** A renewal call failed for {@code held}: retried while it is still valid. */
+    private static void failed(HeldGrant held, RuntimeException failure) {
+        long now = held.client.ticker.nanoTime();
+        long remaining = held.validUntilNanos() - now;
+        if (remaining <= 0) {
+            held.markLost("it could not be renewed before its lease time (" + held.leaseTime() + ") ran out", failure);
+            return;
+        }
+        log.warn(
+                "{}: renewal failed, retrying while the lease is still valid: {}", held.describe(), failure.toString());
+        long retryNanos = Math.min(RenewalTimer.renewInterval(held, now) / 2, remaining);
+        held.client.renewals.scheduleIfHeld(held, RenewalTimer.Kind.RENEW, retryNanos, 0);
     }
 
     /**

@@ -119,6 +119,42 @@ final class RenewalTimer {
         return true;
     }
 
+    /** Schedules a new grant's first task: its first renewal, or its expiry without auto-renewal. */
+    void scheduleFirst(HeldGrant grant) {
+        long now = ticker.nanoTime();
+        if (grant.options.autoRenew()) {
+            scheduleRenewal(grant, now);
+        } else {
+            scheduleIfHeld(grant, Kind.EXPIRE, grant.validUntilNanos() - now, 0);
+        }
+    }
+
+    /**
+     * Renews {@code grant} one {@link #renewInterval} after {@code fromNanos}, or up to half that
+     * interval earlier together with other grants (this class explains why half).
+     */
+    void scheduleRenewal(HeldGrant grant, long fromNanos) {
+        long intervalNanos = renewInterval(grant, fromNanos);
+        scheduleIfHeld(grant, Kind.RENEW, fromNanos + intervalNanos - ticker.nanoTime(), intervalNanos / 2);
+    }
+
+    /**
+     * A third of the lease, or half of what is left at {@code fromNanos} of a grant the backend made
+     * valid for less.
+     */
+    static long renewInterval(HeldGrant grant, long fromNanos) {
+        long left = grant.validUntilNanos() - fromNanos;
+        return Math.max(1, Math.min(grant.options.leaseTime().toNanos() / 3, left / 2));
+    }
+
+    /** Like {@link #schedule}, if {@code grant} is still held. */
+    void scheduleIfHeld(HeldGrant grant, Kind kind, long delayNanos, long aheadNanos) {
+        if (grant.status() == HeldGrant.Status.HELD && !schedule(grant, kind, delayNanos, aheadNanos)) {
+            // The client is closing: it releases every grant itself.
+            log.debug("{}: not scheduling renewal, the client is closing", grant.describe());
+        }
+    }
+
     private void start() {
         if (started.compareAndSet(false, true)) {
             Thread created = new Thread(this::run, threadName);
@@ -190,6 +226,7 @@ final class RenewalTimer {
                 if (isDue && now + task.aheadNanos - horizon > 0) {
                     horizon = now + task.aheadNanos;
                 }
+                armWatchdog(task.grant);
                 renewals.add(task.grant);
                 continue;
             }
@@ -202,9 +239,9 @@ final class RenewalTimer {
             }
             try {
                 if (task.kind == Kind.WATCH) {
-                    task.grant.watchdog();
+                    watchdog(task.grant);
                 } else {
-                    task.grant.expireIfUnrenewed();
+                    expireIfUnrenewed(task.grant);
                 }
             } catch (RuntimeException e) {
                 log.error("{}: a lease check failed", task.grant.describe(), e);
@@ -218,6 +255,57 @@ final class RenewalTimer {
                 log.error("{}: handing {} renewal(s) to the renewer failed", threadName, renewals.size(), e);
             }
         }
+    }
+
+    /**
+     * Arms the watchdog of a grant whose renewal is about to be sent: at the current validity
+     * deadline the grant is reported lost unless a renewal moved the deadline first, however long the
+     * call hangs.
+     *
+     * <p>One watchdog task per grant, not one per renewal: a task already due at or before the
+     * deadline stays, and when it finds the deadline moved it looks again at the new one ({@link
+     * #watchdog}). A task per renewal would keep up to three per grant queued (a renewal every third
+     * of the lease, each watching a whole lease ahead), which weighs on a client holding many.
+     */
+    private void armWatchdog(HeldGrant grant) {
+        long deadline = grant.validUntilNanos();
+        if (grant.watchArmed && deadline - grant.watchDueNanos >= 0) {
+            return;
+        }
+        grant.watchArmed = true;
+        grant.watchDueNanos = deadline;
+        scheduleIfHeld(grant, Kind.WATCH, deadline - ticker.nanoTime(), 0);
+    }
+
+    /**
+     * The watchdog's check: lost if the validity deadline has passed; if a renewal moved it
+     * meanwhile, looks again then.
+     */
+    private void watchdog(HeldGrant grant) {
+        long now = ticker.nanoTime();
+        if (now - grant.validUntilNanos() >= 0) {
+            grant.markLostIfExpired("it was not renewed within its validity (lease time " + grant.leaseTime()
+                    + "); the renewal did not answer in time");
+            return;
+        }
+        if (now - grant.watchDueNanos < 0) {
+            return; // a task armed for a later deadline that an extension shortened: the newer one looks
+        }
+        grant.watchDueNanos = grant.validUntilNanos();
+        scheduleIfHeld(grant, Kind.WATCH, grant.watchDueNanos - now, 0);
+    }
+
+    /**
+     * The expiry of a grant without auto-renewal: lost once its deadline passed, unless an
+     * extension moved it.
+     */
+    private void expireIfUnrenewed(HeldGrant grant) {
+        long remaining = grant.validUntilNanos() - ticker.nanoTime();
+        if (remaining > 0) {
+            scheduleIfHeld(grant, Kind.EXPIRE, remaining, 0);
+            return;
+        }
+        grant.markLost(grant.leaseDescription() + " elapsed and auto-renewal is off", null);
     }
 
     /** Stops the thread and waits for it (a loss listener still running is given {@code waitMillis}). */

@@ -1,6 +1,8 @@
 package dev.baton.spi;
 
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * A line of waiters that a backend keeps on its server ({@link Waiting#queue}): a ZooKeeper or etcd
@@ -34,8 +36,86 @@ public interface WaitQueue {
      */
     Entry enter(LockRequest request, Runnable wake);
 
+    /**
+     * {@link #enter} for a line whose attempt is the backend's ordinary acquire, which grants a free
+     * lock only to the head of the line: tries first without joining, so that an uncontended
+     * acquisition costs what it always did; a refused request then joins and tries once more at once,
+     * since a release between the try and the join would otherwise wake nobody until the core's next
+     * fallback attempt. The entry's membership ends with its grant ({@code end(true)}) or when it
+     * leaves ({@code end(false)}); if the second try fails, the entry leaves before the failure is
+     * thrown.
+     *
+     * @param request the waiting request
+     * @param attempt the backend's acquire for one request: empty while the lock is taken or another
+     *     waiter's turn
+     * @param join makes the refused request a member of the line (it captures the {@code wake} of
+     *     {@link #enter})
+     * @return the entry, granted at once or waiting
+     */
+    static Entry tryThenJoin(
+            LockRequest request, Function<LockRequest, Optional<Grant>> attempt, Supplier<Membership> join) {
+        Optional<Grant> first = attempt.apply(request);
+        if (first.isPresent()) {
+            return Entry.granted(first.get());
+        }
+        Membership membership = join.get();
+        Entry member = Entry.of(
+                Optional.empty(),
+                () -> {
+                    Optional<Grant> grant = attempt.apply(request);
+                    if (grant.isPresent()) {
+                        membership.end(true);
+                    }
+                    return grant;
+                },
+                () -> membership.end(false));
+        try {
+            Optional<Grant> second = member.attempt();
+            return second.isPresent() ? Entry.granted(second.get()) : member;
+        } catch (RuntimeException e) {
+            member.leave();
+            throw e;
+        }
+    }
+
+    /** A request's membership of a line ({@link #tryThenJoin}): ended once, when it is granted or leaves. */
+    @FunctionalInterface
+    interface Membership {
+        /**
+         * Ends the membership.
+         *
+         * @param granted true when the request took the lock (nothing to dequeue on the server); false
+         *     when it gave up (dequeue, and hand on a lock handed to it but never taken)
+         */
+        void end(boolean granted);
+    }
+
     /** One request's place in the line. */
     interface Entry {
+
+        /**
+         * An entry of the backend's calls for one request: {@link #attempt} calls {@code attempt},
+         * {@link #leave} calls {@code leave}. The core's order of calls ({@link WaitQueue}) holds for
+         * them too, so they need no lock of their own.
+         *
+         * @param grantedOnEntry the grant if entering took the lock, else empty
+         * @param attempt what {@link #attempt} answers
+         * @param leave what {@link #leave} does
+         * @return the entry
+         */
+        static Entry of(Optional<Grant> grantedOnEntry, Supplier<Optional<Grant>> attempt, Runnable leave) {
+            return new WaitEntry(grantedOnEntry, attempt, leave);
+        }
+
+        /**
+         * An entry whose request took the lock on entering: the core neither attempts nor leaves it.
+         *
+         * @param grant the grant made on entry
+         * @return the entry
+         */
+        static Entry granted(Grant grant) {
+            return new WaitEntry(Optional.of(grant), Optional::empty, () -> {});
+        }
 
         /**
          * The grant if {@link WaitQueue#enter} took the lock at once. The entry is then done: the core

@@ -232,10 +232,10 @@ final class RedisInspection {
                 ScriptOutputType.INTEGER,
                 keys.keys(name, kind.mode()),
                 ownerId,
-                RedisLockBackend.modeArg(kind.mode()),
+                RedisScripts.modeArg(kind.mode()),
                 keys.channel(name),
                 "",
                 raiseTo > 0 ? Long.toString(raiseTo) : "",
-                Long.toString(RedisLockBackend.fenceTtlMillis(java.time.Duration.ZERO)));
+                Long.toString(RedisScripts.fenceTtlMillis(java.time.Duration.ZERO)));
     }
 }

@@ -7,6 +7,7 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications.Subscription;
+import dev.baton.spi.WaitQueue;
 import dev.baton.spi.Waiting;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -53,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * #renewAll}); on a Cluster, one call per hash slot of the batch, sent together.
  *
  * <p>Server memory per distinct lock name: besides the lock key (gone with its lease), the fencing
- * counter key {@code <prefix>{<name>}:fence} stays for {@link #fenceTtlMillis its time to live}
+ * counter key {@code <prefix>{<name>}:fence} stays for {@link RedisScripts#fenceTtlMillis its time to live}
  * after the name's last grant or renewal: at least a day and ten lease times. It costs the key's
  * length plus on the order of 100 bytes (an integer value with an expiry), so a workload that locks
  * a million distinct names a day keeps about a million such keys. That time to live is the bound:
@@ -160,7 +161,7 @@ public final class RedisLockBackend implements LockBackend {
     }
 
     /** A refused exclusive request joins the line: queued in Redis by its next attempt. */
-    private RedisLine.Membership join(LockRequest request, Runnable wake) {
+    private WaitQueue.Membership join(LockRequest request, Runnable wake) {
         RedisWaitQueue.Waiter waiter = waitQueue.enqueue(request, wake);
         if (waiter == null) {
             Subscription broadcast = notifications.subscribe(request.name(), wake);
@@ -194,18 +195,6 @@ public final class RedisLockBackend implements LockBackend {
         return Math.max(1, Math.min(ttl, leaseTime.toMillis()));
     }
 
-    static long fenceTtlMillis(Duration leaseTime) {
-        return Math.max(Duration.ofDays(1).toMillis(), leaseTime.toMillis() * 10);
-    }
-
-    static String modeArg(LockMode mode) {
-        return mode == LockMode.EXCLUSIVE ? "X" : "S";
-    }
-
-    static long number(Object value) {
-        return value instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(value));
-    }
-
     /** Yes: see {@link RedisPermits}. */
     @Override
     public boolean supportsPermits() {
@@ -219,20 +208,11 @@ public final class RedisLockBackend implements LockBackend {
         }
         RedisWaitQueue.Waiter waiter =
                 request.mode() == LockMode.EXCLUSIVE ? waitQueue.waiter(request.ownerId()) : null;
-        if (waiter != null && waiter.handedToken > 0) {
-            // Handed over by a release after this waiter's latest refused attempt: the lease runs on
-            // the server from the hand-over, so count this grant's validity from that attempt.
-            long validityNanos = request.leaseTime().toNanos() - (System.nanoTime() - waiter.lastRefusedSentNanos);
-            long token = waiter.handedToken;
-            waiter.handedToken = 0;
-            // With waitReplicas, the releasing client wrote the hand-over; it counts once a write of
-            // ours after it was acknowledged (see RedisReplicaWait), so ask the server below.
-            if (validityNanos > 0 && !replicaWait.enabled()) {
-                waiter.granted = true;
-                return Optional.of(Grant.of(request, token, Instant.now().plusNanos(validityNanos))
-                        .withValidity(Duration.ofNanos(validityNanos)));
-            }
-            // Too late to trust the local clock: ask the server (it renews a lock still ours below).
+        // With waitReplicas, the releasing client wrote the hand-over; it counts once a write of ours
+        // after it was acknowledged (see RedisReplicaWait), so the server is asked below.
+        Optional<Grant> handedOver = waiter == null ? Optional.empty() : waiter.takeHandedOver(replicaWait.enabled());
+        if (handedOver.isPresent()) {
+            return handedOver;
         }
         // The expiry reported to the caller is measured from before the request was sent, so it is
         // never later than the key's real expiry on the server.
@@ -263,35 +243,24 @@ public final class RedisLockBackend implements LockBackend {
     /** Runs the acquire script once on {@code via} (see {@link RedisReplicaWait#beforeWrite}); the fencing token if granted, else 0. */
     private long acquireOnce(LockRequest request, RedisWaitQueue.Waiter waiter, RedisConnector.Commands via) {
         String owner = request.ownerId();
-        String mode = modeArg(request.mode());
+        String mode = RedisScripts.modeArg(request.mode());
         String lease = Long.toString(Math.max(1, request.leaseTime().toMillis()));
-        String fenceTtl = Long.toString(fenceTtlMillis(request.leaseTime()));
+        String fenceTtl = Long.toString(RedisScripts.fenceTtlMillis(request.leaseTime()));
         String[] lockKeys = keys.keys(request.name(), request.mode());
         String holder = RedisHolders.clean(request.holder());
+        String[] args = waiter == null
+                ? new String[] {owner, mode, lease, fenceTtl, holder}
+                : new String[] {
+                    owner,
+                    mode,
+                    lease,
+                    fenceTtl,
+                    holder,
+                    waiter.member,
+                    Long.toString(queueEntryTtlMillis(request.leaseTime()))
+                };
         Long token = RedisFailures.await(
-                waiter == null
-                        ? node.<Long>eval(
-                                via,
-                                RedisScripts.ACQUIRE,
-                                ScriptOutputType.INTEGER,
-                                lockKeys,
-                                owner,
-                                mode,
-                                lease,
-                                fenceTtl,
-                                holder)
-                        : node.<Long>eval(
-                                via,
-                                RedisScripts.ACQUIRE,
-                                ScriptOutputType.INTEGER,
-                                lockKeys,
-                                owner,
-                                mode,
-                                lease,
-                                fenceTtl,
-                                holder,
-                                waiter.member,
-                                Long.toString(queueEntryTtlMillis(request.leaseTime()))),
+                node.<Long>eval(via, RedisScripts.ACQUIRE, ScriptOutputType.INTEGER, lockKeys, args),
                 timeoutNanos,
                 request.name(),
                 name,
@@ -313,22 +282,23 @@ public final class RedisLockBackend implements LockBackend {
     @Override
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
         return RedisRenewals.renewConfirmed(
-                node, keys, replicaWait, grants, leaseTime.toMillis(), fenceTtlMillis(leaseTime), name, timeoutNanos);
+                node,
+                keys,
+                replicaWait,
+                grants,
+                leaseTime.toMillis(),
+                RedisScripts.fenceTtlMillis(leaseTime),
+                name,
+                timeoutNanos);
     }
 
     CompletableFuture<Long> releaseAsync(String lockName, String ownerId, LockMode mode, String queueMember) {
         String[] lockKeys = keys.keys(lockName, mode);
         String channel = keys.channel(lockName);
-        return queueMember.isEmpty()
-                ? node.eval(RedisScripts.RELEASE, ScriptOutputType.INTEGER, lockKeys, ownerId, modeArg(mode), channel)
-                : node.eval(
-                        RedisScripts.RELEASE,
-                        ScriptOutputType.INTEGER,
-                        lockKeys,
-                        ownerId,
-                        modeArg(mode),
-                        channel,
-                        queueMember);
+        String[] args = queueMember.isEmpty()
+                ? new String[] {ownerId, RedisScripts.modeArg(mode), channel}
+                : new String[] {ownerId, RedisScripts.modeArg(mode), channel, queueMember};
+        return node.eval(RedisScripts.RELEASE, ScriptOutputType.INTEGER, lockKeys, args);
     }
 
     @Override

@@ -215,7 +215,7 @@ final class RedisPermits {
                         keys(keys, request.name()),
                         request.ownerId(),
                         Long.toString(Math.max(1, request.leaseTime().toMillis())),
-                        Long.toString(RedisLockBackend.fenceTtlMillis(request.leaseTime())),
+                        Long.toString(RedisScripts.fenceTtlMillis(request.leaseTime())),
                         Integer.toString(request.permits()),
                         RedisHolders.clean(request.holder())),
                 timeoutNanos,

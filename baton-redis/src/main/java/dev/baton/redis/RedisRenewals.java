@@ -47,7 +47,7 @@ final class RedisRenewals {
             // An exclusive grant's description is in its lock's value: its fourth key goes unused.
             keyArgs[i * 4 + 3] = grantKeys.length > 3 ? grantKeys[3] : keys.descriptions(grant.name());
             args[2 + i * 2] = grant.ownerId();
-            args[3 + i * 2] = permit ? "P" : RedisLockBackend.modeArg(grant.mode());
+            args[3 + i * 2] = permit ? "P" : RedisScripts.modeArg(grant.mode());
         }
         return node.eval(via, RedisScripts.RENEW_ALL, ScriptOutputType.MULTI, keyArgs, args);
     }
@@ -93,9 +93,9 @@ final class RedisRenewals {
             Grant first = part.get(0);
             RedisConnector.Commands via = route.apply(keys.keys(first.name(), first.mode())[0]);
             calls.add(send(node, via, keys, part, leaseMillis, fenceTtlMillis).thenAccept(reply -> {
-                long now = RedisLockBackend.number(reply.get(0));
+                long now = RedisScripts.number(reply.get(0));
                 for (int i = 0; i < indexes.size(); i++) {
-                    answers.set(indexes.get(i), RedisLockBackend.number(reply.get(i + 1)) == 1 ? now : -1);
+                    answers.set(indexes.get(i), RedisScripts.number(reply.get(i + 1)) == 1 ? now : -1);
                 }
             }));
         }

@@ -1,8 +1,10 @@
 package dev.baton.redis;
 
+import dev.baton.LockMode;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.HexFormat;
 
 /**
@@ -42,6 +44,21 @@ import java.util.HexFormat;
  */
 final class RedisScripts {
     private RedisScripts() {}
+
+    /** How long a lock's fencing counter outlives its last use: a day, or ten lease times if longer. */
+    static long fenceTtlMillis(Duration leaseTime) {
+        return Math.max(Duration.ofDays(1).toMillis(), leaseTime.toMillis() * 10);
+    }
+
+    /** The scripts' argument for a lock mode. */
+    static String modeArg(LockMode mode) {
+        return mode == LockMode.EXCLUSIVE ? "X" : "S";
+    }
+
+    /** A script's integer reply, however the connection decoded it. */
+    static long number(Object value) {
+        return value instanceof Number n ? n.longValue() : Long.parseLong(String.valueOf(value));
+    }
 
     /** A script and its SHA-1, for EVALSHA. */
     record Script(String name, String source, String sha) {

@@ -1,8 +1,12 @@
 package dev.baton.redis;
 
+import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.security.SecureRandom;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HexFormat;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
@@ -43,6 +47,28 @@ final class RedisWaitQueue {
             this.member = member;
             this.onRelease = onRelease;
             this.lastRefusedSentNanos = System.nanoTime();
+        }
+
+        /**
+         * The lock a release handed to this waiter after its latest refused attempt, once: the lease
+         * runs on the server from the hand-over, so the grant's validity counts from that attempt.
+         * Empty if none was handed over, if that validity is spent (too late to trust the local clock),
+         * or with {@code askServer}: the caller then asks the server, which renews a lock still this
+         * waiter's.
+         */
+        Optional<Grant> takeHandedOver(boolean askServer) {
+            long token = handedToken;
+            if (token <= 0) {
+                return Optional.empty();
+            }
+            handedToken = 0;
+            long validityNanos = request.leaseTime().toNanos() - (System.nanoTime() - lastRefusedSentNanos);
+            if (validityNanos <= 0 || askServer) {
+                return Optional.empty();
+            }
+            granted = true;
+            return Optional.of(Grant.of(request, token, Instant.now().plusNanos(validityNanos))
+                    .withValidity(Duration.ofNanos(validityNanos)));
         }
     }
 

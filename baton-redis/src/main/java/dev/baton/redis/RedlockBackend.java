@@ -16,7 +16,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -32,7 +31,7 @@ import org.slf4j.LoggerFactory;
  * on every master and the core retries after a random (jittered) pause. The fencing token is the
  * maximum of the majority's counters; a second round raises each granting master's counter to that
  * maximum while the grant is still held there, so that any later majority, which shares at least one
- * master with this one, hands out a larger token.
+ * master with this one, hands out a larger token ({@link RedlockMajority}).
  *
  * <p>On the servers a grant lives {@code lease + drift}; the client treats it as valid for {@code
  * lease} from the moment the request was sent (the core's monotonic clock), so a server clock that
@@ -58,10 +57,8 @@ public final class RedlockBackend implements LockBackend {
     private final RedisKeys keys;
     private final ClientResources resources;
     private final List<RedisNode> nodes;
+    private final RedlockMajority majority;
     private final int quorum;
-    private final Duration nodeTimeout;
-    private final double driftFactor;
-    private final Duration driftFixed;
     private final long operationTimeoutNanos;
     private final RedisNotifications notifications;
     private final RedlockTickets tickets;
@@ -91,16 +88,15 @@ public final class RedlockBackend implements LockBackend {
             created.add(new RedisNode(uri, resources, operationTimeout, true));
         }
         this.nodes = List.copyOf(created);
-        this.quorum = nodes.size() / 2 + 1;
-        this.nodeTimeout = nodeTimeout;
-        this.driftFactor = driftFactor;
-        this.driftFixed = driftFixed;
         this.operationTimeoutNanos = operationTimeout.plusSeconds(1).toNanos();
         this.name = "redlock (" + nodes.size() + " masters: "
                 + String.join(",", nodes.stream().map(RedisNode::address).toList()) + ")";
         this.notifications = new RedisNotifications(
                 nodes, keys, operationTimeout, (ScheduledExecutorService) resources.eventExecutorGroup());
         this.tickets = new RedlockTickets(fair, pollMaxDelay, nodeTimeout);
+        this.majority = new RedlockMajority(
+                name, keys, nodes, nodeTimeout, driftFactor, driftFixed, operationTimeoutNanos, tickets);
+        this.quorum = majority.quorum();
         this.pollWaiting = Waiting.polling(notifications);
         this.lineWaiting = Waiting.queue(new RedisLine(
                 this::tryAcquire, (request, wake) -> tickets.join(request, wake, notifications, this::leave)));
@@ -116,25 +112,6 @@ public final class RedlockBackend implements LockBackend {
     /** Majority of the masters. */
     int quorum() {
         return quorum;
-    }
-
-    /** The allowance for clock drift between client and servers for a lease of this length. */
-    long driftMillis(Duration leaseTime) {
-        return (long) Math.ceil(leaseTime.toMillis() * driftFactor) + driftFixed.toMillis();
-    }
-
-    /** The per-node timeout for a lease: configured, but never more than a tenth of the lease. */
-    long nodeTimeoutMillis(Duration leaseTime) {
-        return Math.max(1, Math.min(nodeTimeout.toMillis(), leaseTime.toMillis() / 10));
-    }
-
-    private RedlockRound round(
-            long timeoutMillis, java.util.function.Function<RedisNode, CompletableFuture<List<Object>>> call) {
-        return RedlockRound.run(nodes, timeoutMillis, call);
-    }
-
-    private static List<Object> single(Object value) {
-        return value == null ? null : List.of(value);
     }
 
     /**
@@ -156,8 +133,9 @@ public final class RedlockBackend implements LockBackend {
     }
 
     /**
-     * One Redlock attempt; when too few masters answer (a master that just came back may still be
-     * reconnecting), tries again after a short random pause until the operation timeout is spent.
+     * One Redlock attempt ({@link RedlockMajority#tryAcquire}); when too few masters answer (a master
+     * that just came back may still be reconnecting), tries again after a short random pause until
+     * the operation timeout is spent.
      */
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
@@ -167,143 +145,7 @@ public final class RedlockBackend implements LockBackend {
                     + ": Redlock has no semaphores (a majority of masters does not bound the holders of more"
                     + " than one permit); use redis://, redis-sentinel:// or redis-cluster:// for semaphores");
         }
-        long deadline = System.nanoTime() + operationTimeoutNanos - TimeUnit.SECONDS.toNanos(1);
-        while (true) {
-            try {
-                return attempt(request);
-            } catch (dev.baton.LockUnavailableException e) {
-                long pause = TimeUnit.MILLISECONDS.toNanos(
-                        20 + java.util.concurrent.ThreadLocalRandom.current().nextInt(30));
-                if (Thread.currentThread().isInterrupted()
-                        || System.nanoTime()
-                                        + pause
-                                        + TimeUnit.MILLISECONDS.toNanos(nodeTimeoutMillis(request.leaseTime()))
-                                > deadline) {
-                    throw e;
-                }
-                java.util.concurrent.locks.LockSupport.parkNanos(pause);
-            }
-        }
-    }
-
-    private Optional<Grant> attempt(LockRequest request) {
-        Duration lease = request.leaseTime();
-        long drift = driftMillis(lease);
-        long timeout = nodeTimeoutMillis(lease);
-        String[] lockKeys = keys.keys(request.name(), request.mode());
-        String mode = RedisLockBackend.modeArg(request.mode());
-        String fenceTtl = Long.toString(RedisLockBackend.fenceTtlMillis(lease));
-        String leaseOnServer = Long.toString(lease.toMillis() + drift);
-        String holder = RedisHolders.clean(request.holder());
-        boolean queues = tickets.queues(request);
-        RedlockTickets.Ticket ticket = queues ? tickets.ticket(request) : null;
-        if (queues) {
-            lockKeys = keys.redlockKeys(request.name());
-        }
-        String[] scriptKeys = lockKeys;
-        long start = System.nanoTime();
-        RedlockRound acquired = round(timeout, node -> (queues
-                        ? node.<Long>eval(
-                                RedisScripts.REDLOCK_ACQUIRE,
-                                ScriptOutputType.INTEGER,
-                                scriptKeys,
-                                request.ownerId(),
-                                leaseOnServer,
-                                fenceTtl,
-                                ticket == null ? "" : ticket.score,
-                                Long.toString(tickets.entryTtlMillis(lease)),
-                                holder)
-                        : node.<Long>eval(
-                                RedisScripts.ACQUIRE,
-                                ScriptOutputType.INTEGER,
-                                scriptKeys,
-                                request.ownerId(),
-                                mode,
-                                leaseOnServer,
-                                fenceTtl,
-                                holder))
-                .thenApply(RedlockBackend::single));
-        List<RedisNode> granted = new ArrayList<>();
-        long token = Long.MIN_VALUE;
-        int refused = 0;
-        for (int i = 0; i < nodes.size(); i++) {
-            List<Object> reply = acquired.replies().get(i);
-            if (reply == null) {
-                continue;
-            }
-            long nodeToken = RedisLockBackend.number(reply.get(0));
-            if (nodeToken > 0) {
-                granted.add(nodes.get(i));
-                token = Math.max(token, nodeToken);
-            } else {
-                refused++;
-            }
-        }
-        if (granted.size() >= quorum) {
-            long maxToken = token;
-            RedlockRound raised = round(
-                    timeout,
-                    node -> granted.contains(node)
-                            ? node.<Long>eval(
-                                            RedisScripts.RAISE,
-                                            ScriptOutputType.INTEGER,
-                                            scriptKeys,
-                                            request.ownerId(),
-                                            mode,
-                                            Long.toString(maxToken),
-                                            fenceTtl)
-                                    .thenApply(RedlockBackend::single)
-                            : CompletableFuture.completedFuture(List.of(0L)));
-            int held = 0;
-            for (List<Object> reply : raised.replies()) {
-                if (reply != null && RedisLockBackend.number(reply.get(0)) == 1) {
-                    held++;
-                }
-            }
-            long elapsedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            long validity = lease.toMillis() - elapsedMillis - drift;
-            if (held >= quorum && validity > 0) {
-                if (ticket != null) {
-                    ticket.confirmed = true;
-                }
-                return Optional.of(Grant.of(request, maxToken, Instant.now().plusMillis(validity)));
-            }
-            log.debug(
-                    "Baton lock '{}' on {}: majority lost while granting ({} of {} still held, validity {} ms);"
-                            + " releasing and retrying",
-                    request.name(),
-                    name,
-                    held,
-                    nodes.size(),
-                    validity);
-        }
-        releaseEverywhere(request.name(), request.ownerId(), request.mode(), timeout);
-        if (granted.size() + refused >= quorum) {
-            return Optional.empty(); // another owner holds it, or a split: retry after a random pause
-        }
-        throw RedisFailures.unavailable(
-                request.name(),
-                name,
-                "acquire",
-                new IllegalStateException(
-                        "only " + acquired.answered() + " of " + nodes.size() + " masters answered within " + timeout
-                                + " ms, Redlock needs " + quorum
-                                + "; nothing is left behind on the masters that answered;"
-                                + " bring masters back or check the network (first failure: " + acquired.firstFailure()
-                                + ")",
-                        acquired.firstFailure()));
-    }
-
-    private RedlockRound releaseEverywhere(String lockName, String ownerId, LockMode mode, long timeoutMillis) {
-        String[] lockKeys = keys.keys(lockName, mode);
-        return round(timeoutMillis, node -> node.<Long>eval(
-                        RedisScripts.RELEASE,
-                        ScriptOutputType.INTEGER,
-                        lockKeys,
-                        ownerId,
-                        RedisLockBackend.modeArg(mode),
-                        keys.channel(lockName))
-                .thenApply(RedlockBackend::single));
+        return majority.tryAcquire(request);
     }
 
     /** Extends the grant on all masters at once; held while a majority extended it within validity. */
@@ -320,12 +162,12 @@ public final class RedlockBackend implements LockBackend {
      */
     @Override
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
-        long drift = driftMillis(leaseTime);
-        long timeout = Math.max(nodeTimeoutMillis(leaseTime), 1);
+        long drift = majority.driftMillis(leaseTime);
+        long timeout = Math.max(majority.nodeTimeoutMillis(leaseTime), 1);
         long start = System.nanoTime();
         int count = grants.size();
-        RedlockRound renewed = round(timeout, node -> RedisRenewals.renew(
-                        node, keys, grants, leaseTime.toMillis() + drift, RedisLockBackend.fenceTtlMillis(leaseTime))
+        RedlockRound renewed = majority.round(timeout, node -> RedisRenewals.renew(
+                        node, keys, grants, leaseTime.toMillis() + drift, RedisScripts.fenceTtlMillis(leaseTime))
                 .thenApply(answers -> new ArrayList<Object>(answers)));
         long validity = leaseTime.toMillis() - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start) - drift;
         List<Optional<Grant>> out = new ArrayList<>(count);
@@ -367,11 +209,11 @@ public final class RedlockBackend implements LockBackend {
 
     @Override
     public boolean release(Grant grant) {
-        RedlockRound released = releaseEverywhere(
+        RedlockRound released = majority.releaseEverywhere(
                 grant.name(), grant.ownerId(), grant.mode(), TimeUnit.NANOSECONDS.toMillis(operationTimeoutNanos));
         int held = 0;
         for (List<Object> reply : released.replies()) {
-            if (reply != null && RedisLockBackend.number(reply.get(0)) == 1) {
+            if (reply != null && RedisScripts.number(reply.get(0)) == 1) {
                 held++;
             }
         }
@@ -414,7 +256,7 @@ public final class RedlockBackend implements LockBackend {
                                 ScriptOutputType.INTEGER,
                                 lockKeys,
                                 request.ownerId(),
-                                RedisLockBackend.modeArg(request.mode()),
+                                RedisScripts.modeArg(request.mode()),
                                 keys.channel(request.name()))
                         .exceptionally(e -> null);
             } catch (RuntimeException e) {

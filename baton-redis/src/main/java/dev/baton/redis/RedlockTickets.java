@@ -4,6 +4,7 @@ import dev.baton.LockMode;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import dev.baton.spi.ReleaseNotifications.Subscription;
+import dev.baton.spi.WaitQueue;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -91,7 +92,7 @@ final class RedlockTickets {
      * on every master) and subscribes to the release channel; ending the membership without a grant
      * leaves the line ({@code leave}) unless a majority already confirmed a grant to it.
      */
-    RedisLine.Membership join(
+    WaitQueue.Membership join(
             LockRequest request, Runnable wake, ReleaseNotifications channel, Consumer<LockRequest> leave) {
         Subscription subscription = channel.subscribe(request.name(), wake);
         java.time.Instant now = java.time.Instant.now();

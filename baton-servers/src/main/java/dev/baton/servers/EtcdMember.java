@@ -67,7 +67,7 @@ final class EtcdMember {
         Set<Integer> taken = new HashSet<>();
         List<int[]> ports = new ArrayList<>();
         for (int i = 0; i < size; i++) {
-            ports.add(new int[] {freePort(taken), freePort(taken), freePort(taken)});
+            ports.add(new int[] {FreePort.findNotIn(taken), FreePort.findNotIn(taken), FreePort.findNotIn(taken)});
         }
         StringBuilder cluster = new StringBuilder();
         for (int i = 0; i < size; i++) {
@@ -100,15 +100,6 @@ final class EtcdMember {
 
     static String memberName(int index) {
         return "member" + index;
-    }
-
-    private static int freePort(Set<Integer> taken) {
-        while (true) {
-            int port = FreePort.find();
-            if (taken.add(port)) {
-                return port;
-            }
-        }
     }
 
     /**

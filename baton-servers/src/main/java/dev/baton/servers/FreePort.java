@@ -7,6 +7,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.Set;
 
 /**
  * Finds a TCP port that is free on the loopback interface at the time of the call, and asks whatever
@@ -28,6 +29,20 @@ final class FreePort {
         } catch (IOException e) {
             throw new UncheckedIOException("could not find a free port on " + LOOPBACK, e);
         }
+    }
+
+    /**
+     * A free port, as {@link #find}, that is not in {@code taken}, which it joins: a port just probed
+     * free may be handed out again at once, so servers started together check their ports apart.
+     */
+    static int findNotIn(Set<Integer> taken) {
+        for (int attempt = 0; attempt < 50; attempt++) {
+            int port = find();
+            if (taken.add(port)) {
+                return port;
+            }
+        }
+        throw new IllegalStateException("could not find " + (taken.size() + 1) + " distinct free ports on " + LOOPBACK);
     }
 
     /**

@@ -1,20 +1,15 @@
 package dev.baton.servers;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
@@ -57,13 +52,6 @@ public final class ZooKeeperServer implements AutoCloseable {
      */
     static final long FAULT_WAIT_MILLIS = 30_000;
 
-    /**
-     * Every server thread: servers are started from a thread of this group, and the threads they
-     * start (also later, on demand, such as request workers) inherit it. See {@link
-     * #isServerThread(Thread)}.
-     */
-    private static final ThreadGroup SERVER_THREADS = new ThreadGroup("baton-zookeeper-servers");
-
     private final String connectString;
     private final TestingServer single; // null for an ensemble or external
     private final TestingCluster cluster; // null for a single server or external
@@ -102,14 +90,14 @@ public final class ZooKeeperServer implements AutoCloseable {
      * @throws IllegalStateException if the server cannot be started
      */
     public static ZooKeeperServer start(Duration maxSessionTimeout) {
-        int maxSessionMillis = maxSessionMillis(maxSessionTimeout);
+        int maxSessionMillis = ZooKeeperInstances.maxSessionMillis(maxSessionTimeout);
         String external = System.getenv(ENV_CONNECT);
         if (external != null && !external.isBlank()) {
             return new ZooKeeperServer(external.trim(), null, null, List.of());
         }
-        InstanceSpec spec = spec(1, new HashSet<>(), maxSessionMillis);
+        InstanceSpec spec = ZooKeeperInstances.spec(1, new HashSet<>(), maxSessionMillis);
         try {
-            TestingServer server = inServerThreads(() -> new TestingServer(spec, true));
+            TestingServer server = ZooKeeperInstances.inServerThreads(() -> new TestingServer(spec, true));
             log.info("ZooKeeper started at {} (data {})", server.getConnectString(), spec.getDataDirectory());
             return new ZooKeeperServer(server.getConnectString(), server, null, List.of(spec));
         } catch (Exception e) {
@@ -147,7 +135,7 @@ public final class ZooKeeperServer implements AutoCloseable {
      * @throws IllegalStateException if the ensemble cannot be started
      */
     public static ZooKeeperServer startEnsemble(int size, Duration maxSessionTimeout) {
-        int maxSessionMillis = maxSessionMillis(maxSessionTimeout);
+        int maxSessionMillis = ZooKeeperInstances.maxSessionMillis(maxSessionTimeout);
         if (size < 1) {
             throw new IllegalArgumentException("an ensemble needs at least one server, not " + size);
         }
@@ -158,11 +146,11 @@ public final class ZooKeeperServer implements AutoCloseable {
         List<InstanceSpec> specs = new ArrayList<>();
         Set<Integer> ports = new HashSet<>();
         for (int i = 1; i <= size; i++) {
-            specs.add(spec(i, ports, maxSessionMillis));
+            specs.add(ZooKeeperInstances.spec(i, ports, maxSessionMillis));
         }
         TestingCluster cluster = new TestingCluster(specs);
         try {
-            inServerThreads(() -> {
+            ZooKeeperInstances.inServerThreads(() -> {
                 cluster.start();
                 return null;
             });
@@ -182,36 +170,6 @@ public final class ZooKeeperServer implements AutoCloseable {
     }
 
     /**
-     * Runs {@code start} on a new thread of {@link #SERVER_THREADS} and waits for it, so that the
-     * threads the server starts belong to that group.
-     */
-    private static <T> T inServerThreads(Callable<T> start) throws Exception {
-        AtomicReference<T> result = new AtomicReference<>();
-        AtomicReference<Exception> failure = new AtomicReference<>();
-        Thread starter = new Thread(
-                SERVER_THREADS,
-                () -> {
-                    try {
-                        result.set(start.call());
-                    } catch (Exception e) {
-                        failure.set(e);
-                    }
-                },
-                "baton-zookeeper-start");
-        starter.start();
-        try {
-            starter.join();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw e;
-        }
-        if (failure.get() != null) {
-            throw failure.get();
-        }
-        return result.get();
-    }
-
-    /**
      * Whether {@code thread} is one of the threads of the servers this class started in this JVM
      * (false for every thread when the server is external): tests that check a client leaves no
      * thread behind skip these.
@@ -220,59 +178,7 @@ public final class ZooKeeperServer implements AutoCloseable {
      * @return {@code true} if it belongs to a server this class started
      */
     public boolean isServerThread(Thread thread) {
-        return !external() && isInServerThreads(thread);
-    }
-
-    private static boolean isInServerThreads(Thread thread) {
-        for (ThreadGroup group = thread.getThreadGroup(); group != null; group = group.getParent()) {
-            if (group == SERVER_THREADS) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** A free port not in {@code taken} (a port just probed free may be handed out twice). */
-    private static int freePort(Set<Integer> taken) {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int port = FreePort.find();
-            if (taken.add(port)) {
-                return port;
-            }
-        }
-        throw new IllegalStateException("could not find distinct free ports for a ZooKeeper ensemble");
-    }
-
-    private static int maxSessionMillis(Duration maxSessionTimeout) {
-        long millis = maxSessionTimeout.toMillis();
-        if (millis < MIN_SESSION_MILLIS || millis > MAX_SESSION_MILLIS) {
-            throw new IllegalArgumentException("a test ZooKeeper server grants sessions of " + MIN_SESSION_MILLIS
-                    + " ms to " + MAX_SESSION_MILLIS + " ms; cannot cap them at " + maxSessionTimeout);
-        }
-        return (int) millis;
-    }
-
-    private static InstanceSpec spec(int serverId, Set<Integer> ports, int maxSessionMillis) {
-        File dataDir;
-        try {
-            dataDir = Files.createTempDirectory("baton-zookeeper").toFile();
-        } catch (IOException e) {
-            throw new IllegalStateException("could not create a temporary directory for ZooKeeper: " + e, e);
-        }
-        Map<String, Object> properties = Map.of(
-                "minSessionTimeout", String.valueOf(MIN_SESSION_MILLIS),
-                "maxSessionTimeout", String.valueOf(maxSessionMillis));
-        return new InstanceSpec(
-                dataDir,
-                freePort(ports),
-                freePort(ports),
-                freePort(ports),
-                true,
-                serverId,
-                TICK_MILLIS,
-                0,
-                properties,
-                FreePort.LOOPBACK);
+        return !external() && ZooKeeperInstances.isServerThread(thread);
     }
 
     /**
@@ -354,7 +260,7 @@ public final class ZooKeeperServer implements AutoCloseable {
         String prefix = "QuorumPeer[myid=" + serverId + "]";
         return Thread.getAllStackTraces().keySet().stream()
                 .filter(thread -> thread.getName().startsWith(prefix))
-                .filter(ZooKeeperServer::isInServerThreads)
+                .filter(ZooKeeperInstances::isServerThread)
                 .toList();
     }
 
@@ -369,7 +275,7 @@ public final class ZooKeeperServer implements AutoCloseable {
     public void restart(int index) {
         requireCluster("restart");
         try {
-            inServerThreads(() -> cluster.restartServer(specs.get(index)));
+            ZooKeeperInstances.inServerThreads(() -> cluster.restartServer(specs.get(index)));
             awaitServing(index);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -41,33 +41,15 @@ final class MemWaitQueue implements WaitQueue {
         backend.checkReachable(request.name());
         MemHolds.Waiter waiter = new MemHolds.Waiter(request, wake, backend.staleAfterNanos());
         Optional<Grant> granted = namespace.enter(waiter, backend.name());
-        return new InLine(waiter, granted);
-    }
-
-    private final class InLine implements Entry {
-        private final MemHolds.Waiter waiter;
-        private final Optional<Grant> grantedOnEntry;
-
-        InLine(MemHolds.Waiter waiter, Optional<Grant> grantedOnEntry) {
-            this.waiter = waiter;
-            this.grantedOnEntry = grantedOnEntry;
-        }
-
-        @Override
-        public Optional<Grant> grantedOnEntry() {
-            return grantedOnEntry;
-        }
-
-        @Override
-        public Optional<Grant> attempt() {
-            backend.checkReachable(waiter.request.name());
-            return namespace.attempt(waiter, backend.name());
-        }
-
-        @Override
-        public void leave() {
-            backend.checkReachable(waiter.request.name());
-            namespace.leave(waiter);
-        }
+        return Entry.of(
+                granted,
+                () -> {
+                    backend.checkReachable(request.name());
+                    return namespace.attempt(waiter, backend.name());
+                },
+                () -> {
+                    backend.checkReachable(request.name());
+                    namespace.leave(waiter);
+                });
     }
 }
