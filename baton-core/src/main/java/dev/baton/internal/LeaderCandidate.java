@@ -204,6 +204,9 @@ final class LeaderCandidate implements Leadership {
             if (!resigned) {
                 term = lease;
                 backoff = newBackoff();
+                // Queued before anyone can see the term: a close() that follows awaitLeadership()
+                // then queues its revocation after this, never before it.
+                events.elected(lease.fencingToken());
                 changed.signalAll();
             }
         } finally {
@@ -215,7 +218,6 @@ final class LeaderCandidate implements Leadership {
         }
         long epoch = lease.fencingToken();
         log.info("{}: elected, epoch {}", describe, epoch);
-        events.elected(epoch);
         lease.onLost(lost -> lost(lease, epoch, lost)); // called at once if the lease was lost already
     }
 
