@@ -69,9 +69,26 @@ final class HandOff {
     private final JdbcProtocol.Context context;
     private final Map<String, Long> contendedUntil = new ConcurrentHashMap<>();
 
-    HandOff(HandOffStatements statements, JdbcProtocol.Context context) {
+    private HandOff(HandOffStatements statements, JdbcProtocol.Context context) {
         this.statements = statements;
         this.context = context;
+    }
+
+    /**
+     * The hand-off of the table strategy ({@code table}) or the optimistic one, with the dialect's one
+     * statement set: PostgreSQL's single statements, or H2's and MariaDB's short transactions.
+     */
+    static HandOff of(boolean table, JdbcProtocol.Context context) {
+        Dialect dialect = context.dialect();
+        return new HandOff(
+                dialect == Dialect.POSTGRESQL
+                        ? new PgHandOffStatements(table, context)
+                        : new RowHandOffStatements(
+                                table
+                                        ? RowHandOffSql.table(dialect, context.names())
+                                        : RowHandOffSql.optimistic(dialect, context.names()),
+                                context),
+                context);
     }
 
     /** Whether the release wakes the heir itself (NOTIFY); else waiters poll with backoff. */
