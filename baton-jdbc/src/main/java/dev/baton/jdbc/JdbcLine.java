@@ -88,9 +88,10 @@ final class JdbcLine implements WaitQueue {
     }
 
     /**
-     * An exclusive request that hands off fairly tries and joins the line in one statement
-     * (acquire-or-join); a shared one tries, joins the line when refused, then tries once more: a
-     * release between the two would otherwise go unnoticed until the next tick. The entry is written
+     * An exclusive request for a name this client met contended within the last second tries and
+     * joins the line in one statement (acquire-or-join); any other tries, joins the line when refused,
+     * then tries once more: a release between the two would otherwise go unnoticed until the next
+     * tick (an exclusive request in line answers that try without a round trip). The entry is written
      * before the release notifications are subscribed to, since the first wait of a client also waits
      * for its LISTEN, and until the entry exists nothing stops the releasing client from taking the
      * lock straight back ({@code docs/design/fair-handoff.md}).
@@ -99,7 +100,9 @@ final class JdbcLine implements WaitQueue {
     public Entry enter(LockRequest request, Runnable wake) {
         RowProtocol settled = backend.rows(request);
         HandOff handOff = request.mode() == LockMode.EXCLUSIVE ? settled.handOff() : null;
-        if (handOff == null) {
+        // A name met contended lately is likely busy: acquire-or-join at once, one round trip. Else
+        // the plain acquire first, which costs the server less when the lock is free.
+        if (handOff == null || !handOff.contended(request.name())) {
             Optional<Grant> first = backend.tryAcquire(request);
             if (first.isPresent()) {
                 return new Member(request, null, first);
@@ -112,7 +115,7 @@ final class JdbcLine implements WaitQueue {
         }
         Member member = new Member(request, subscribe(waiter), Optional.empty());
         try {
-            Optional<Grant> second = member.attempt(); // exclusive, in line: "busy" without a round trip
+            Optional<Grant> second = member.attempt();
             return second.isPresent() ? new Member(request, null, second) : member;
         } catch (RuntimeException e) {
             member.leave();

@@ -61,27 +61,19 @@ class PostgresStatementsPerGrantTest {
                 null,
                 false)) {
             String name = "lock-" + UUID.randomUUID();
-            // The schema check, and a first wait, which also waits for the client's LISTEN.
-            Grant warmUp = backend.tryAcquire(request(name, "warm-up")).orElseThrow();
+            // The schema check, and a first wait, which also waits for the client's LISTEN and makes
+            // the name one this client met contended.
+            Grant held = backend.tryAcquire(request(name, "holder")).orElseThrow();
             backend.waiting(LockKind.MUTEX)
                     .queue()
                     .enter(request(name, "first-waiter"), () -> {})
                     .leave();
-            backend.release(warmUp);
             counting.takeRuns();
 
-            Grant held = backend.tryAcquire(request(name, "holder")).orElseThrow();
-            backend.release(held);
-            assertThat(counting.takeRunsOfThisThread())
-                    .as("statements of an uncontended acquire and release")
-                    .hasSize(2);
-
-            held = backend.tryAcquire(request(name, "holder")).orElseThrow();
-            counting.takeRuns();
             WaitQueue.Entry entry = backend.waiting(LockKind.MUTEX).queue().enter(request(name, "waiter"), () -> {});
             assertThat(entry.grantedOnEntry()).isEmpty();
             assertThat(counting.takeRunsOfThisThread())
-                    .as("statements of an attempt on a busy lock that joins its line")
+                    .as("statements of an attempt on a busy lock, met contended, that joins its line")
                     .hasSize(1);
 
             assertThat(backend.release(held)).isTrue();
@@ -89,6 +81,18 @@ class PostgresStatementsPerGrantTest {
                     .as("statements of a release that hands the lock on")
                     .hasSize(1);
             entry.leave();
+
+            String free = "lock-" + UUID.randomUUID();
+            counting.takeRuns();
+            backend.release(backend.tryAcquire(request(free, "holder")).orElseThrow());
+            backend.waiting(LockKind.MUTEX)
+                    .queue()
+                    .enter(request(free, "blocking"), () -> {})
+                    .grantedOnEntry()
+                    .ifPresent(backend::release);
+            assertThat(counting.takeRunsOfThisThread())
+                    .as("statements of two uncontended pairs, the second a blocking acquire's")
+                    .hasSize(4);
         }
     }
 
