@@ -10,8 +10,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.function.BiFunction;
-import java.util.function.Function;
 
 /**
  * Renewal of many exclusive grants of one client in one statement: {@code UPDATE ... WHERE <still
@@ -28,61 +26,31 @@ final class BatchRenewal {
     /** Grants per statement. */
     static final int SIZE = 100;
 
-    /** Runs the batch statement for {@code grants} (all exclusive) and returns its update count. */
-    @FunctionalInterface
-    interface Statement {
-        int update(List<Grant> grants, long leaseMillis) throws SQLException;
-    }
+    private final RowProtocol protocol;
 
-    /** Opens the session the batch statement runs in (auto-commit). */
-    @FunctionalInterface
-    interface Sessions {
-        JdbcSession open() throws SQLException;
-    }
-
-    private final Statement statement;
-    private final BiFunction<Grant, Duration, Optional<Grant>> single;
-    private final BiFunction<Grant, SQLException, RuntimeException> failure;
-
-    /**
-     * @param sessions opens the session the batch statement runs in
-     * @param protocol the protocol of a lock name, settled once: its statement up to the IN list
-     *     ({@link RowProtocol#renewIn}) and the IN list's values of one grant ({@link
-     *     RowProtocol#renewKey})
-     * @param single the strategy's renewal of one grant
-     * @param failure turns a failed batch statement into the strategy's {@code
-     *     LockUnavailableException}, naming the first grant
-     */
-    BatchRenewal(
-            Sessions sessions,
-            Function<String, RowProtocol> protocol,
-            BiFunction<Grant, Duration, Optional<Grant>> single,
-            BiFunction<Grant, SQLException, RuntimeException> failure) {
-        this.statement = inListUpdate(sessions, protocol);
-        this.single = single;
-        this.failure = failure;
+    /** @param protocol the settled protocol: its batch statement and its renewal of one grant */
+    BatchRenewal(RowProtocol protocol) {
+        this.protocol = protocol;
     }
 
     /**
-     * The batch statement: the protocol's {@code renewIn} (whose first parameter is the lease)
-     * followed by an IN list of each grant's {@code renewKey} columns, run in a session from {@code
-     * sessions}.
+     * The batch statement, run in a session of its own: the protocol's {@code renewIn} (whose first
+     * parameter is the lease) followed by an IN list of each grant's {@code renewKey} columns.
+     *
+     * @return its update count
      */
-    private static Statement inListUpdate(Sessions sessions, Function<String, RowProtocol> protocol) {
-        return (grants, leaseMillis) -> {
-            RowProtocol sql = protocol.apply(grants.get(0).name());
-            List<Object> params = new ArrayList<>(1 + grants.size() * 3);
-            params.add(leaseMillis);
-            int columns = 0;
-            for (Grant grant : grants) {
-                List<Object> columnValues = sql.renewKey(grant);
-                columns = columnValues.size();
-                params.addAll(columnValues);
-            }
-            try (JdbcSession db = sessions.open()) {
-                return db.update(SqlTemplate.inList(sql.renewIn(), columns, grants.size()), params.toArray());
-            }
-        };
+    private int update(List<Grant> grants, long leaseMillis) throws SQLException {
+        List<Object> params = new ArrayList<>(1 + grants.size() * 3);
+        params.add(leaseMillis);
+        int columns = 0;
+        for (Grant grant : grants) {
+            List<Object> columnValues = protocol.renewKey(grant);
+            columns = columnValues.size();
+            params.addAll(columnValues);
+        }
+        try (JdbcSession db = protocol.context().connections().open(false)) {
+            return db.update(SqlTemplate.inList(protocol.renewIn(), columns, grants.size()), params.toArray());
+        }
     }
 
     /**
@@ -102,7 +70,7 @@ final class BatchRenewal {
         }
         List<Optional<Grant>> result = new ArrayList<>(grants.size());
         for (Grant grant : grants) {
-            result.add(grant.mode() == LockMode.EXCLUSIVE ? renewed.get(grant) : single.apply(grant, leaseTime));
+            result.add(grant.mode() == LockMode.EXCLUSIVE ? renewed.get(grant) : protocol.renew(grant, leaseTime));
         }
         return result;
     }
@@ -117,16 +85,16 @@ final class BatchRenewal {
      */
     private void renewExclusive(List<Grant> grants, Duration leaseTime, Map<Grant, Optional<Grant>> renewed) {
         if (grants.size() == 1) {
-            renewed.put(grants.get(0), single.apply(grants.get(0), leaseTime));
+            renewed.put(grants.get(0), protocol.renew(grants.get(0), leaseTime));
             return;
         }
         long leaseMillis = Math.max(1, leaseTime.toMillis());
         Instant expiry = Instant.now().plusMillis(leaseMillis);
         int count;
         try {
-            count = statement.update(grants, leaseMillis);
+            count = update(grants, leaseMillis);
         } catch (SQLException e) {
-            throw failure.apply(grants.get(0), e);
+            throw protocol.context().failure(grants.get(0).name(), "renew", e);
         }
         if (count == grants.size() || count == 0) {
             for (Grant grant : grants) {

@@ -30,7 +30,7 @@ final class DatabaseClock {
     /** The database's readings come in microseconds or milliseconds: their rounding, and then some. */
     private static final long ROUNDING_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
-    private final JdbcLine.Sessions sessions;
+    private final JdbcConnections connections;
     private final Supplier<Dialect> dialect;
     private final ReentrantLock reading = new ReentrantLock();
     private volatile Reading last;
@@ -39,11 +39,11 @@ final class DatabaseClock {
     private record Reading(long sentNanos, Instant database) {}
 
     /**
-     * @param sessions opens an auto-commit session for a reading
+     * @param connections opens an auto-commit session for a reading
      * @param dialect the database's dialect, asked when a reading is taken
      */
-    DatabaseClock(JdbcLine.Sessions sessions, Supplier<Dialect> dialect) {
-        this.sessions = sessions;
+    DatabaseClock(JdbcConnections connections, Supplier<Dialect> dialect) {
+        this.connections = connections;
         this.dialect = dialect;
     }
 
@@ -91,7 +91,7 @@ final class DatabaseClock {
             if (db == null) {
                 throw new SQLException("the database is not known yet");
             }
-            try (JdbcSession session = sessions.open()) {
+            try (JdbcSession session = connections.open(false)) {
                 long sent = System.nanoTime();
                 Instant now = session.first("SELECT " + db.now(), rs -> db.instant(rs, 1))
                         .orElseThrow(() -> new SQLException("the database returned no time"));

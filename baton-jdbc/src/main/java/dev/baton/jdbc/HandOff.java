@@ -69,9 +69,26 @@ final class HandOff {
     private final JdbcProtocol.Context context;
     private final Map<String, Long> contendedUntil = new ConcurrentHashMap<>();
 
-    HandOff(HandOffStatements statements, JdbcProtocol.Context context) {
+    private HandOff(HandOffStatements statements, JdbcProtocol.Context context) {
         this.statements = statements;
         this.context = context;
+    }
+
+    /**
+     * The hand-off of the table strategy ({@code table}) or the optimistic one, with the dialect's one
+     * statement set: PostgreSQL's single statements, or H2's and MariaDB's short transactions.
+     */
+    static HandOff of(boolean table, JdbcProtocol.Context context) {
+        Dialect dialect = context.dialect();
+        return new HandOff(
+                dialect == Dialect.POSTGRESQL
+                        ? new PgHandOffStatements(table, context)
+                        : new RowHandOffStatements(
+                                table
+                                        ? RowHandOffSql.table(dialect, context.names())
+                                        : RowHandOffSql.optimistic(dialect, context.names()),
+                                context),
+                context);
     }
 
     /** Whether the release wakes the heir itself (NOTIFY); else waiters poll with backoff. */
@@ -102,15 +119,20 @@ final class HandOff {
 
     /** Acquire-or-join, for a request that will wait; {@code channel} null while the listener is down. */
     Joined join(LockRequest request, String channel) throws SQLException {
-        markContended(request.name());
+        Joined joined;
         try {
-            return statements.join(request, channel);
+            joined = statements.join(request, channel);
         } catch (SQLException e) {
-            if (JdbcFailures.isConflict(e)) {
-                return Joined.RACED; // e.g. a deadlock with a release: try again
+            if (!JdbcFailures.isConflict(e)) {
+                throw e;
             }
-            throw e;
+            joined = Joined.RACED; // e.g. a deadlock with a release: try again
         }
+        if (joined.outcome() != Outcome.GRANTED) {
+            // Not for a free lock: a blocking acquire joins at once, and its release stays plain.
+            markContended(request.name());
+        }
+        return joined;
     }
 
     /** Reads the lock for the waiter; {@code refresh}: also keeps its entry live. */
@@ -158,7 +180,8 @@ final class HandOff {
         }
     }
 
-    private boolean contended(String name) {
+    /** Whether this client waited for the name, or handed it on, within the last second. */
+    boolean contended(String name) {
         Long until = contendedUntil.get(name);
         return until != null && until - System.nanoTime() > 0;
     }

@@ -11,7 +11,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,39 +56,29 @@ final class JdbcLine implements WaitQueue {
     /** The same while PostgreSQL's listener is up: the tick is only the fallback for a missed NOTIFY. */
     static final long NOTIFIED_TICK_MILLIS = 100;
 
-    /** Opens an auto-commit session. */
-    interface Sessions {
-        JdbcSession open() throws SQLException;
-    }
-
-    private final Supplier<String> backendName;
+    private final JdbcLockBackend backend;
+    private final JdbcConnections connections;
     private final PgNotifications notifications;
-    private final Sessions sessions;
-    /** The settled protocol of a lock name. */
-    private final Function<String, RowProtocol> protocol;
-    /** The backend's attempt, which comes back here first ({@link #tryAcquire}). */
-    private final Function<LockRequest, Optional<Grant>> attempt;
     /** Where a handed grant's expiry on the database's clock falls on this JVM's. */
     private final DatabaseClock clock;
 
     private final Map<String, LineWaiter> waiters = new ConcurrentHashMap<>();
     private final LineTicks ticks;
 
+    /**
+     * @param backend whose attempts come back here first ({@link #tryAcquire}) and whose settled row
+     *     protocol gives the line its statements
+     */
     JdbcLine(
-            Supplier<String> backendName,
+            JdbcLockBackend backend,
+            JdbcConnections connections,
             PgNotifications notifications,
-            Sessions sessions,
-            Function<String, RowProtocol> protocol,
-            Function<LockRequest, Optional<Grant>> attempt,
-            Supplier<Dialect> dialect,
             Duration operationTimeout) {
-        this.backendName = backendName;
+        this.backend = backend;
+        this.connections = connections;
         this.notifications = notifications;
-        this.sessions = sessions;
-        this.protocol = protocol;
-        this.attempt = attempt;
-        this.clock = new DatabaseClock(sessions, dialect);
-        this.ticks = new LineTicks(backendName, waiters.values(), sessions, notifications, operationTimeout);
+        this.clock = new DatabaseClock(connections, backend::dialect);
+        this.ticks = new LineTicks(backend::name, waiters.values(), connections, notifications, operationTimeout);
         notifications.onGrant(this::handed);
     }
 
@@ -99,19 +88,32 @@ final class JdbcLine implements WaitQueue {
     }
 
     /**
-     * Tries, and joins the line when refused, then tries once more: a release between the two would
-     * otherwise go unnoticed until the next tick. The entry is written before the release
-     * notifications are subscribed to, since the first wait of a client also waits for its LISTEN,
-     * and until the entry exists nothing stops the releasing client from taking the lock straight
-     * back ({@code docs/design/fair-handoff.md}).
+     * An exclusive request for a name this client met contended within the last second tries and
+     * joins the line in one statement (acquire-or-join); any other tries, joins the line when refused,
+     * then tries once more: a release between the two would otherwise go unnoticed until the next
+     * tick (an exclusive request in line answers that try without a round trip). The entry is written
+     * before the release notifications are subscribed to, since the first wait of a client also waits
+     * for its LISTEN, and until the entry exists nothing stops the releasing client from taking the
+     * lock straight back ({@code docs/design/fair-handoff.md}).
      */
     @Override
     public Entry enter(LockRequest request, Runnable wake) {
-        Optional<Grant> first = attempt.apply(request);
-        if (first.isPresent()) {
-            return new Member(request, null, first);
+        RowProtocol settled = backend.rows(request);
+        HandOff handOff = request.mode() == LockMode.EXCLUSIVE ? settled.handOff() : null;
+        // A name met contended lately is likely busy: acquire-or-join at once, one round trip. Else
+        // the plain acquire first, which costs the server less when the lock is free.
+        if (handOff == null || !handOff.contended(request.name())) {
+            Optional<Grant> first = backend.tryAcquire(request);
+            if (first.isPresent()) {
+                return new Member(request, null, first);
+            }
         }
-        Member member = new Member(request, join(request, wake), Optional.empty());
+        LineWaiter waiter = new LineWaiter(request, wake, handOff, settled.waiters(), settled.heldIn());
+        Grant granted = join(waiter);
+        if (granted != null) {
+            return new Member(request, null, Optional.of(granted)); // the lock was free: nothing joined
+        }
+        Member member = new Member(request, subscribe(waiter), Optional.empty());
         try {
             Optional<Grant> second = member.attempt();
             return second.isPresent() ? new Member(request, null, second) : member;
@@ -121,21 +123,25 @@ final class JdbcLine implements WaitQueue {
         }
     }
 
-    private Subscription join(LockRequest request, Runnable wake) {
-        RowProtocol settled = protocol.apply(request.name());
-        WaiterStatements sql = settled.waiters();
-        HandOff handOff = request.mode() == LockMode.EXCLUSIVE ? settled.handOff() : null;
+    /** Writes the waiter's entry; the grant when an exclusive acquire-or-join found the lock free. */
+    private Grant join(LineWaiter waiter) {
+        LockRequest request = waiter.request;
         String joinedWith = channel();
-        LineWaiter waiter = new LineWaiter(request, wake, handOff, sql, settled.heldIn());
         waiters.put(request.ownerId(), waiter); // before the join: a release right after it finds it
         try {
-            if (handOff != null) {
+            if (waiter.handOff != null) {
+                Grant granted;
                 synchronized (waiter) {
                     waiter.refreshed = System.nanoTime();
-                    waiter.join(joinedWith);
+                    granted = waiter.join(joinedWith);
+                }
+                if (granted != null) {
+                    waiters.remove(request.ownerId(), waiter);
+                    return granted;
                 }
             } else {
-                try (JdbcSession db = sessions.open()) {
+                WaiterStatements sql = waiter.shared;
+                try (JdbcSession db = connections.open(false)) {
                     if (sql.joinTakesChannel()) {
                         db.update(sql.join, request.name(), request.ownerId(), joinedWith);
                     } else {
@@ -143,25 +149,36 @@ final class JdbcLine implements WaitQueue {
                     }
                 }
             }
+            waiter.joinedWith = joinedWith;
         } catch (SQLException | RuntimeException e) {
             log.debug(
                     "Baton lock '{}' on {}: joining the line failed, waiting unqueued: {}",
                     request.name(),
-                    backendName.get(),
+                    backend.name(),
                     e.toString());
             waiter.queued = false;
-            if (handOff == null) {
+            if (waiter.handOff == null) {
                 waiters.remove(request.ownerId(), waiter);
-                return notifications.supported() ? notifications.join(request, wake) : () -> {};
             }
+        }
+        return null;
+    }
+
+    /** The waiter's wake-ups by name and its place in the line, left when the subscription closes. */
+    private Subscription subscribe(LineWaiter waiter) {
+        LockRequest request = waiter.request;
+        if (waiter.handOff == null && !waiters.containsKey(request.ownerId())) {
+            // A shared waiter that could not join waits unqueued.
+            return notifications.supported() ? notifications.join(request, waiter.onRelease) : () -> {};
         }
         ticks.start();
         // A wake-up by name (a shared release, a listener back): shared waiters attempt, exclusive
         // ones make the line tick at once.
         Subscription byName = !notifications.supported()
                 ? () -> {}
-                : notifications.join(request, handOff == null ? wake : ticks::poke);
-        if (joinedWith == null && sql.registerChannel != null && channel() != null) {
+                : notifications.join(request, waiter.handOff == null ? waiter.onRelease : ticks::poke);
+        WaiterStatements sql = waiter.shared;
+        if (waiter.joinedWith == null && sql.registerChannel != null && channel() != null) {
             registerChannel(request, sql);
         }
         return () -> {
@@ -169,7 +186,7 @@ final class JdbcLine implements WaitQueue {
                 byName.close();
             } finally {
                 if (waiters.remove(request.ownerId(), waiter)) {
-                    waiter.end(sessions);
+                    waiter.end(connections);
                 }
             }
         };
@@ -177,13 +194,13 @@ final class JdbcLine implements WaitQueue {
 
     /** The listener came up while the entry was written: releases NOTIFY this client from now on. */
     private void registerChannel(LockRequest request, WaiterStatements sql) {
-        try (JdbcSession db = sessions.open()) {
+        try (JdbcSession db = connections.open(false)) {
             db.update(sql.registerChannel, channel(), request.name(), request.ownerId());
         } catch (SQLException | RuntimeException e) {
             log.debug(
                     "Baton lock '{}' on {}: recording the listener's channel failed, the tick sees releases: {}",
                     request.name(),
-                    backendName.get(),
+                    backend.name(),
                     e.toString());
         }
     }
@@ -207,7 +224,7 @@ final class JdbcLine implements WaitQueue {
 
         @Override
         public Optional<Grant> attempt() {
-            Optional<Grant> grant = attempt.apply(request);
+            Optional<Grant> grant = backend.tryAcquire(request);
             if (grant.isPresent() && membership != null) {
                 membership.close(); // a granted member's entry is gone: closing dequeues nothing
             }

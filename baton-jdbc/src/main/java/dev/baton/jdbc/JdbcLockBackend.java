@@ -9,7 +9,6 @@ import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import dev.baton.spi.ReleaseNotifications.Subscription;
 import dev.baton.spi.Waiting;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -24,10 +23,11 @@ import javax.sql.DataSource;
  * PgAdvisoryProtocol}, {@link MariaDbNamedLockProtocol}).
  *
  * <ul>
- *   <li>The schema gate: the first call detects the database (when the DataSource was the
+ *   <li>Built once: the first call detects the database (when the DataSource was the
  *       application's), refuses one the strategy does not support, checks and perhaps creates the
- *       strategy's schema, and builds the protocol ({@link ProtocolSetup}); a missing table later makes
- *       the next call do it again ({@link SchemaGate}). Once closed, every call is refused.
+ *       strategy's schema, and builds the protocol ({@link ProtocolSetup}), once. A table dropped
+ *       later is not created again: calls fail naming the DDL to run ({@link SchemaGate}). Once
+ *       closed, every call is refused.
  *   <li>Semaphore permits go to {@link JdbcPermits}, decided here once per call, never in a protocol.
  *   <li>PostgreSQL's LISTEN/NOTIFY wake-ups ({@link PgNotifications}), the line of waiters of the
  *       strategies that hand off fairly ({@link JdbcLine}), renewal of many grants per statement
@@ -54,8 +54,6 @@ final class JdbcLockBackend implements LockBackend {
     private final JdbcLine line;
 
     private final boolean fair;
-    /** Null for the strategies whose grants are renewed one by one. */
-    private final BatchRenewal batchRenewal;
 
     private final StatementWait waits;
     /** Blocking waits at once for a pool the application owns, whose size is unknown: Hikari's default. */
@@ -118,14 +116,7 @@ final class JdbcLockBackend implements LockBackend {
                 notifications);
         this.permitHolders = new PermitHolders(permits, createSchema);
         this.fair = handsOffFairly;
-        this.line = new JdbcLine(
-                this::name,
-                notifications,
-                () -> connections.open(false),
-                this::rows,
-                this::tryAcquire,
-                () -> setup.dialect(),
-                operationTimeout);
+        this.line = new JdbcLine(this, connections, notifications, operationTimeout);
         this.permitWaiting = Waiting.polling(new ReleaseNotifications() {
             @Override
             public Subscription subscribe(String lockName, Runnable wake) {
@@ -141,13 +132,6 @@ final class JdbcLockBackend implements LockBackend {
         this.lineWaiting = fair ? Waiting.queue(line) : null;
         this.pinnedWaiting =
                 Waiting.blocking(this::acquire, ownedPool == null ? PINNED_WITHOUT_OWN_POOL : ownedPool.maximumSize());
-        this.batchRenewal = strategy.batchesRenewals()
-                ? new BatchRenewal(
-                        () -> connections.open(false),
-                        this::rows,
-                        this::renew,
-                        (grant, e) -> failure(grant.name(), "renew", e))
-                : null;
     }
 
     /**
@@ -164,6 +148,11 @@ final class JdbcLockBackend implements LockBackend {
     /** The DDL of the strategy on the known database, for the message of a table dropped in use. */
     private String ddl() {
         return setup.ddl();
+    }
+
+    /** The database, or null until the first call has detected it. */
+    Dialect dialect() {
+        return setup.dialect();
     }
 
     /** The name for the dialect it was built with; built again once the dialect is known. */
@@ -287,7 +276,7 @@ final class JdbcLockBackend implements LockBackend {
 
     @Override
     public int renewalBatchSize() {
-        return batchRenewal != null ? BatchRenewal.SIZE : 1;
+        return strategy.batchesRenewals() ? BatchRenewal.SIZE : 1;
     }
 
     /**
@@ -296,7 +285,11 @@ final class JdbcLockBackend implements LockBackend {
      */
     @Override
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
-        return permits.renewAll(grants, leaseTime, batchRenewal != null ? batchRenewal::renewAll : this::renewEach);
+        return permits.renewAll(grants, leaseTime, strategy.batchesRenewals() ? this::renewRows : this::renewEach);
+    }
+
+    private List<Optional<Grant>> renewRows(List<Grant> grants, Duration leaseTime) {
+        return grants.isEmpty() ? List.of() : rows(grants.get(0).name()).renewAll(grants, leaseTime);
     }
 
     private List<Optional<Grant>> renewEach(List<Grant> grants, Duration leaseTime) {
@@ -408,7 +401,8 @@ final class JdbcLockBackend implements LockBackend {
         return (RowProtocol) setup.ready(lockName);
     }
 
-    private LockUnavailableException failure(String lockName, String action, SQLException e) {
-        return gate.failure(lockName, action, e);
+    /** The same for a new attempt ({@link JdbcLine#enter}); one that fails here sent nothing. */
+    RowProtocol rows(LockRequest request) {
+        return (RowProtocol) ready(request);
     }
 }

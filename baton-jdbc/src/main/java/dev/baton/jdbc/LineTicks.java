@@ -30,7 +30,7 @@ final class LineTicks {
 
     private final Supplier<String> backendName;
     private final Collection<LineWaiter> waiters;
-    private final JdbcLine.Sessions sessions;
+    private final JdbcConnections connections;
     /** PostgreSQL's notifications, received on this thread. */
     private final PgNotifications listener;
 
@@ -49,12 +49,12 @@ final class LineTicks {
     LineTicks(
             Supplier<String> backendName,
             Collection<LineWaiter> waiters,
-            JdbcLine.Sessions sessions,
+            JdbcConnections connections,
             PgNotifications listener,
             Duration operationTimeout) {
         this.backendName = backendName;
         this.waiters = waiters;
-        this.sessions = sessions;
+        this.connections = connections;
         this.listener = listener;
         this.closeWaitMillis = operationTimeout.toMillis() + 1_000;
         listener.drivenBy(this::start);
@@ -207,7 +207,7 @@ final class LineTicks {
         }
         List<String> nameList = new ArrayList<>(names);
         WaiterStatements sql = shared.get(0).shared;
-        try (JdbcSession db = sessions.open()) {
+        try (JdbcSession db = connections.open(false)) {
             Set<String> held = db.all(
                     shared.get(0).heldIn + SqlTemplate.placeholders(nameList.size(), 1),
                     rs -> {

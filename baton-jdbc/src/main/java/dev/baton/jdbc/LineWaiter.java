@@ -40,6 +40,8 @@ final class LineWaiter {
     volatile long due;
 
     volatile int polls;
+    /** The LISTEN channel its entry was written with; null while the listener was down. */
+    volatile String joinedWith;
     /** When its entry was last refreshed (System.nanoTime); exclusive waiters only. */
     long refreshed; // guarded by this
 
@@ -70,13 +72,19 @@ final class LineWaiter {
         return !ended && handed.get() == null && queued;
     }
 
-    /** Acquire-or-join; {@code channel} null while the listener is down. */
+    /**
+     * Acquire-or-join; {@code channel} null while the listener is down.
+     *
+     * @return the grant when the lock was free and this statement took it; the caller hands it
+     */
     // guarded by this
-    void join(String channel) throws SQLException {
+    Grant join(String channel) throws SQLException {
         rejoin = false;
         HandOff.Joined joined = handOff.join(request, channel);
         switch (joined.outcome()) {
-            case GRANTED -> hand(joined.grant());
+            case GRANTED -> {
+                return joined.grant();
+            }
             case QUEUED -> {
                 mayBeInLine = true;
                 polls = 0;
@@ -91,6 +99,7 @@ final class LineWaiter {
                 queued = true;
             }
         }
+        return null;
     }
 
     /**
@@ -112,7 +121,10 @@ final class LineWaiter {
             mayBeInLine = false;
             hand(tick.owned());
         } else if (tick.free() || !tick.inLine()) {
-            join(channel);
+            Grant granted = join(channel);
+            if (granted != null) {
+                hand(granted);
+            }
         }
     }
 
@@ -132,12 +144,12 @@ final class LineWaiter {
      * handed but not taken, which hands the lock on to the next in line; never the other way round,
      * since one statement's snapshot would miss a hand-off that committed while it waited.
      */
-    synchronized void end(JdbcLine.Sessions sessions) {
+    synchronized void end(JdbcConnections connections) {
         ended = true;
         String name = request.name();
         String owner = request.ownerId();
         if (handOff == null) {
-            try (JdbcSession db = sessions.open()) {
+            try (JdbcSession db = connections.open(false)) {
                 db.update(shared.leave, name, owner);
             } catch (SQLException e) {
                 throw new IllegalStateException(

@@ -57,14 +57,12 @@ final class OptimisticProtocol implements RowProtocol {
         this.sql = new OptimisticStatements(context.dialect(), context.names(), context.fair());
         this.connections = context.connections();
         this.notifications = context.notifications();
-        this.handOff = !context.fair()
-                ? null
-                : new HandOff(
-                        sql.handOff != null
-                                ? new PgHandOffStatements(sql.handOff, context)
-                                : new RowHandOffStatements(
-                                        RowHandOffSql.optimistic(context.dialect(), context.names()), context),
-                        context);
+        this.handOff = context.fair() ? HandOff.of(false, context) : null;
+    }
+
+    @Override
+    public Context context() {
+        return context;
     }
 
     @Override

@@ -43,8 +43,6 @@ final class OptimisticStatements {
     final WaiterStatements waiters;
     /** The names among a list that are held; up to the IN list ({@link JdbcLine}). */
     final String heldIn;
-    /** PostgreSQL, fair: the exclusive grants' hand-off ({@link HandOff}); null otherwise. */
-    final WaiterStatements.HandOffSql handOff;
 
     private final boolean fair;
     private final SqlTemplate template;
@@ -132,7 +130,6 @@ final class OptimisticStatements {
         setSharedExpiry = sql("UPDATE {opt} SET expires_at = (SELECT MAX(r.expires_at) FROM {readers} r"
                 + " WHERE r.lock_name = ? AND r.expires_at > {now}) WHERE lock_name = ? AND EXISTS"
                 + " (SELECT 1 FROM {readers} r WHERE r.lock_name = ? AND r.expires_at > {now})");
-        handOff = notifies && fair ? handOff() : null;
         // Waiters: the live entries of the fair queue.
         String grants = sql(
                 """
@@ -172,48 +169,5 @@ final class OptimisticStatements {
 
     private String sql(String text) {
         return template.sql(text);
-    }
-
-    /**
-     * The hand-off on the kept name row: the grant is one upsert (the read and the CAS of the portable
-     * path in one statement), which needs nobody live ahead once someone is counted in line; the
-     * release hands the row to the head with the next version, or frees it when the line is empty.
-     */
-    private WaiterStatements.HandOffSql handOff() {
-        String grant =
-                """
-                WITH t AS (
-                  INSERT INTO {L} AS l (lock_name, version, lock_mode, owner_id, expires_at, queued{holder_col})
-                  VALUES (:name, 1, 'X', :owner, {now} + :lease * INTERVAL '1 millisecond', 0{holder_val})
-                  ON CONFLICT (lock_name) DO UPDATE
-                  SET version = l.version + 1, lock_mode = 'X', owner_id = EXCLUDED.owner_id,
-                      expires_at = EXCLUDED.expires_at, waiter = NULL{holder_excluded}
-                  WHERE (l.lock_mode = '-' OR l.expires_at <= {now}) AND (l.queued = 0 OR {none_ahead})
-                  RETURNING l.lock_name, l.version AS token, l.expires_at)""";
-        String handOn =
-                """
-                u AS (UPDATE {L} l SET version = l.version + 1,
-                        lock_mode = CASE WHEN h.owner_id IS NULL THEN '-' ELSE 'X' END,
-                        owner_id = COALESCE(h.owner_id, ''),
-                        expires_at = CASE WHEN h.owner_id IS NULL THEN {now}
-                                          ELSE {now} + h.lease_ms * INTERVAL '1 millisecond' END,
-                        queued = CASE WHEN h.owner_id IS NULL THEN 0 ELSE GREATEST(l.queued - 1, 0) END,
-                        waiter = NULL{holder_h}
-                      FROM s LEFT JOIN h ON true
-                      WHERE l.lock_name = :name AND l.owner_id = :owner AND l.lock_mode = 'X'
-                        AND (h.owner_id IS NOT NULL OR (l.queued = s.queued AND NOT EXISTS (SELECT 1 FROM c)))
-                      RETURNING h.owner_id AS heir, l.version AS token, l.expires_at, h.channel)""";
-        String opt = names.locks() + "_opt";
-        return waiters.handOff(
-                opt,
-                names.locks() + "_opt_readers",
-                "",
-                grant,
-                "UPDATE {L} SET version = version + 1, lock_mode = '-', owner_id = '', expires_at = {now}"
-                        + " WHERE lock_name = :name AND owner_id = :owner AND lock_mode = 'X' AND queued = 0",
-                handOn,
-                "(SELECT count(*) FROM u WHERE u.heir IS NULL)",
-                "l.version",
-                "(l.lock_mode = '-' OR l.expires_at <= {now})");
     }
 }

@@ -6,6 +6,7 @@ import dev.baton.spi.LockRequest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The protocol of the row strategies ({@link TableProtocol}, {@link OptimisticProtocol}): a grant is
@@ -14,6 +15,14 @@ import java.util.List;
  * JdbcLine}).
  */
 interface RowProtocol extends JdbcProtocol {
+
+    /** The backend's parts it was built with. */
+    Context context();
+
+    /** Renews many grants, the exclusive ones many per statement ({@link BatchRenewal}). */
+    default List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
+        return new BatchRenewal(this).renewAll(grants, leaseTime);
+    }
 
     /**
      * The statement that renews many exclusive grants at once up to its IN list (? = lease, then each

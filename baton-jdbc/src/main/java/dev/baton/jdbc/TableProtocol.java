@@ -41,14 +41,12 @@ final class TableProtocol implements RowProtocol {
         this.connections = context.connections();
         this.notifications = context.notifications();
         this.fair = context.fair();
-        this.handOff = !context.fair()
-                ? null
-                : new HandOff(
-                        sql.handOff != null
-                                ? new PgHandOffStatements(sql.handOff, context)
-                                : new RowHandOffStatements(
-                                        RowHandOffSql.table(context.dialect(), context.names()), context),
-                        context);
+        this.handOff = context.fair() ? HandOff.of(true, context) : null;
+    }
+
+    @Override
+    public Context context() {
+        return context;
     }
 
     @Override

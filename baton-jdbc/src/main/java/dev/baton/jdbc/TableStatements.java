@@ -95,8 +95,6 @@ final class TableStatements {
     final WaiterStatements waiters;
     /** The names among a list that are held; up to the IN list ({@link JdbcLine}). */
     final String heldIn;
-    /** PostgreSQL, fair: the exclusive grants' hand-off ({@link HandOff}); null otherwise. */
-    final WaiterStatements.HandOffSql handOff;
 
     private final boolean fair;
     private final SqlTemplate template;
@@ -181,7 +179,6 @@ final class TableStatements {
             acquireExclusiveOneRegistering = null;
             grantLock = null;
         }
-        handOff = dialect == Dialect.POSTGRESQL && fair ? handOff(names) : null;
         // ? = name
         drawToken = returning("UPDATE {locks} SET fencing_token = {next_token} WHERE lock_name = ?");
         // ? = mode, owner, lease [, holder], name [, the guard's]
@@ -283,49 +280,5 @@ final class TableStatements {
 
     private String sql(String text) {
         return template.sql(text);
-    }
-
-    /**
-     * The hand-off on the name row: the grant draws its token under the per-name advisory lock on
-     * the insert path and under the row lock on a takeover, which needs nobody live ahead once
-     * someone is counted in line ({@code queued}); the release hands the row to the head with a new
-     * token, or deletes it when the line is empty.
-     */
-    private WaiterStatements.HandOffSql handOff(TableNames names) {
-        String grant =
-                """
-                WITH g AS MATERIALIZED (
-                  SELECT pg_advisory_xact_lock(:key1, :key2)::text AS held
-                  WHERE NOT EXISTS (SELECT 1 FROM {L} b WHERE b.lock_name = :name AND b.expires_at > {now})),
-                t AS (
-                  INSERT INTO {L} AS l (lock_name, lock_mode, owner_id, expires_at, fencing_token, queued{holder_col})
-                  SELECT :name, 'X', :owner, {now} + :lease * INTERVAL '1 millisecond', {next_token}, 0{holder_val}
-                  FROM g
-                  ON CONFLICT (lock_name) DO UPDATE
-                  SET lock_mode = 'X', owner_id = EXCLUDED.owner_id, expires_at = EXCLUDED.expires_at,
-                      fencing_token = {next_token}, waiter = NULL{holder_excluded}
-                  WHERE l.expires_at <= {now} AND (l.queued = 0 OR {none_ahead})
-                  RETURNING l.lock_name, l.fencing_token AS token, l.expires_at),
-                d AS (DELETE FROM {R} r USING t WHERE r.lock_name = t.lock_name)""";
-        String handOn =
-                """
-                u AS (UPDATE {L} l SET owner_id = h.owner_id, expires_at = {now} + h.lease_ms * INTERVAL '1 millisecond',
-                        fencing_token = {next_token}, queued = GREATEST(l.queued - 1, 0), waiter = NULL{holder_h}
-                      FROM s, h
-                      WHERE l.lock_name = :name AND l.owner_id = :owner AND l.lock_mode = 'X'
-                      RETURNING h.owner_id AS heir, l.fencing_token AS token, l.expires_at, h.channel),
-                f AS (DELETE FROM {L} l WHERE l.lock_name = :name AND l.owner_id = :owner AND l.lock_mode = 'X'
-                        AND (l.queued = 0 OR (l.queued = (SELECT s.queued FROM s) AND NOT EXISTS (SELECT 1 FROM c)))
-                      RETURNING 1)""";
-        return waiters.handOff(
-                names.locks(),
-                names.readers(),
-                dialect.nextToken(names.sequence()),
-                grant,
-                "DELETE FROM {L} WHERE lock_name = :name AND owner_id = :owner AND lock_mode = 'X' AND queued = 0",
-                handOn,
-                "(SELECT count(*) FROM f)",
-                "l.fencing_token",
-                "l.expires_at <= {now}");
     }
 }

@@ -1,10 +1,11 @@
 package dev.baton.jdbc;
 
 /**
- * The SQL of fair hand-off, in one place, for one dialect and one waiters table ({@code
- * <table>_waiters} for the table strategy, {@code <table>_opt_waiters} for the optimistic one): one
- * row per waiting acquisition (lock name, owner id, place in line, last seen), all times on the
- * database's clock.
+ * The line's statements every dialect shares (the guard of granting statements, join, leave,
+ * refresh, purge), for one waiters table ({@code <table>_waiters} for the table strategy, {@code
+ * <table>_opt_waiters} for the optimistic one): one row per waiting acquisition (lock name, owner
+ * id, place in line, last seen), all times on the database's clock. Each dialect's hand-off of
+ * exclusive grants is {@link PgHandOffStatements} or {@link RowHandOffStatements}.
  *
  * <p>Why a table: a waiter must keep its place across its polls and across clients, and the grant
  * must be decided in the same statement as the write that takes the lock, so that the uncontended
@@ -126,136 +127,5 @@ final class WaiterStatements {
         Object[] all = java.util.Arrays.copyOf(params, params.length + guardParams.length);
         System.arraycopy(guardParams, 0, all, params.length, guardParams.length);
         return all;
-    }
-
-    /**
-     * PostgreSQL's fair hand-off for one strategy ({@link HandOff}; docs/design/fair-handoff.md): the
-     * release writes the head of the line as the new owner and NOTIFYs its client with the grant. All
-     * are single auto-commit statements with named parameters.
-     *
-     * @param acquire grants if the lock is free and nobody live is ahead: (token, expiry ms) or no row
-     * @param acquireOrJoin the same, or (busy) joins the line: ('G', token, expiry ms), ('Q', 0, 0), or
-     *     no row when the row changed under the join (try again)
-     * @param release frees the lock when nobody is counted in line; 1 row or 0 (someone joined, or lost)
-     * @param handOffRelease hands the lock to the head of the line, or frees it: (held by the caller,
-     *     handed, freed, notified); (1, 0, 0, 0) when a join raced it (run it again)
-     * @param tick refreshes the waiter's entry, deletes the name's entries that stopped counting (their
-     *     waiters died) and reads the lock: (owner, token, expiry ms, free, in line)
-     * @param leave deletes the waiter's entry: 0 rows once a release handed it the lock
-     */
-    record HandOffSql(
-            SqlTemplate.Named acquire,
-            SqlTemplate.Named acquireOrJoin,
-            SqlTemplate.Named release,
-            SqlTemplate.Named handOffRelease,
-            SqlTemplate.Named tick,
-            SqlTemplate.Named leave) {}
-
-    /**
-     * The hand-off statements around a strategy's own parts, each a template with {@code {L}}, {@code
-     * {R}} and {@code {next_token}} for its lock table, readers table and token, {@code {holder_col}},
-     * {@code {holder_val}}, {@code {holder_excluded}} and {@code {holder_h}} for the holder description
-     * where the tables have it: {@code grant}, the CTE {@code t} that grants (RETURNING token, expires_at) and CTEs
-     * after it; {@code handOn}, the CTE {@code u} (RETURNING heir, token, expires_at, channel) and
-     * whatever frees the lock; {@code freed}, the count of freeing writes; {@code token} and {@code
-     * free}, expressions over the lock row {@code l} for the tick.
-     */
-    HandOffSql handOff(
-            String locks,
-            String readers,
-            String nextToken,
-            String grant,
-            String release,
-            String handOn,
-            String freed,
-            String token,
-            String free) {
-        String ms = "floor(extract(epoch FROM %s) * 1000)::bigint";
-        String granted = "SELECT 'G', token, " + ms.formatted("expires_at") + " FROM t";
-        String join =
-                """
-                ,
-                j AS (UPDATE {L} l SET queued = l.queued + 1
-                      WHERE NOT EXISTS (SELECT 1 FROM t) AND l.lock_name = :name AND l.owner_id <> :owner
-                      RETURNING l.lock_name),
-                w AS (INSERT INTO {W} (lock_name, owner_id, place, last_seen, channel, lease_ms{holder_col})
-                      SELECT :name, :owner, {now}, {now}, CAST(:channel AS VARCHAR(63)), :lease{holder_val} FROM j
-                      ON CONFLICT (lock_name, owner_id) DO UPDATE SET last_seen = {now}, channel = EXCLUDED.channel)
-                """
-                        + granted + " UNION ALL SELECT 'Q', 0, 0 FROM j";
-        // The line as the snapshot shows it (read only when queued > 0), and its head, locked: a waiter
-        // leaving at the same moment either deleted its entry first (no head: run again) or finds it
-        // gone (it was handed the lock, and releases it). Entries without a lease are an older
-        // version's or a shared waiter's: never handed an exclusive grant.
-        String handOffRelease =
-                """
-                WITH s AS MATERIALIZED (SELECT l.queued FROM {L} l
-                                        WHERE l.lock_name = :name AND l.owner_id = :owner AND l.lock_mode = 'X'),
-                c AS MATERIALIZED (SELECT w.owner_id, w.place FROM {W} w
-                                   WHERE (SELECT s.queued FROM s) > 0 AND w.lock_name = :name
-                                     AND w.owner_id <> :owner AND w.lease_ms IS NOT NULL
-                                     AND w.last_seen > {now} - INTERVAL '{window} milliseconds'),
-                h AS MATERIALIZED (SELECT w.owner_id, w.channel, w.lease_ms, w.holder FROM {W} w
-                                   WHERE w.lock_name = :name AND w.owner_id =
-                                     (SELECT c.owner_id FROM c ORDER BY c.place, c.owner_id LIMIT 1)
-                                   FOR UPDATE),
-                """
-                        + handOn
-                        + """
-                ,
-                x AS (DELETE FROM {W} w USING u WHERE u.heir IS NOT NULL AND w.lock_name = :name AND w.owner_id = u.heir),
-                n AS (SELECT pg_notify(u.channel, chr(2) || u.heir || ' ' || u.token || ' ' || {ms_u}) FROM u
-                      WHERE u.heir IS NOT NULL AND u.channel IS NOT NULL)
-                SELECT (SELECT count(*) FROM s), (SELECT count(*) FROM u WHERE u.heir IS NOT NULL), {freed},
-                       (SELECT count(*) FROM n)""";
-        String tick =
-                """
-                WITH r AS (UPDATE {W} SET last_seen = {now} WHERE lock_name = :name AND owner_id = :owner RETURNING 1),
-                p AS (DELETE FROM {W} WHERE lock_name = :name
-                        AND last_seen <= {now} - INTERVAL '{window} milliseconds')
-                SELECT COALESCE(l.owner_id = :owner AND l.lock_mode = 'X' AND l.expires_at > {now}, false),
-                       {token}, {ms_l}, COALESCE({free}, true), (SELECT count(*) FROM r)
-                FROM (SELECT 1) one LEFT JOIN {L} l ON l.lock_name = :name""";
-        SqlTemplate filled = new SqlTemplate(dialect)
-                .with("{freed}", freed)
-                .with("{token}", token)
-                .with("{free}", free)
-                .with("{ms_u}", ms.formatted("u.expires_at"))
-                .with("{ms_l}", ms.formatted("l.expires_at"))
-                .with("{W}", table)
-                .with("{window}", Long.toString(JdbcLine.WINDOW_MILLIS))
-                .with("{holder_col}", ", holder")
-                .with("{holder_val}", ", CAST(:holder AS VARCHAR(120))")
-                .with("{holder_excluded}", ", holder = EXCLUDED.holder")
-                .with("{holder_h}", ", holder = h.holder")
-                .with("{none_ahead}", noneAhead())
-                .with("{L}", locks)
-                .with("{R}", readers)
-                .with("{next_token}", nextToken);
-        return new HandOffSql(
-                named(filled, grant + "\n" + granted),
-                named(filled, grant + join),
-                named(filled, release),
-                named(filled, handOffRelease),
-                named(filled, tick),
-                named(filled, "DELETE FROM {W} WHERE lock_name = :name AND owner_id = :owner"));
-    }
-
-    /**
-     * No live waiter other than the requester ({@code EXCLUDED.owner_id}) is ahead of it in the line
-     * of the lock row {@code l}: for the takeover of an expired or free row while someone is queued.
-     */
-    String noneAhead() {
-        return ("NOT EXISTS (SELECT 1 FROM {W} a WHERE a.lock_name = l.lock_name AND a.owner_id <> EXCLUDED.owner_id"
-                        + " AND a.last_seen > {now} - INTERVAL '{window} milliseconds'"
-                        + " AND NOT EXISTS (SELECT 1 FROM {W} m WHERE m.lock_name = a.lock_name"
-                        + " AND m.owner_id = EXCLUDED.owner_id"
-                        + " AND (m.place < a.place OR (m.place = a.place AND m.owner_id < a.owner_id))))")
-                .replace("{W}", table)
-                .replace("{window}", Long.toString(JdbcLine.WINDOW_MILLIS));
-    }
-
-    private static SqlTemplate.Named named(SqlTemplate template, String text) {
-        return SqlTemplate.Named.of(template.sql(text));
     }
 }

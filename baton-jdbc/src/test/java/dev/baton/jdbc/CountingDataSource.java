@@ -8,18 +8,27 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
  * A DataSource that counts the statements with an UPDATE run through it (H2's renewals are a SELECT
- * over an UPDATE): what a backend sends, not how long it takes.
+ * over an UPDATE), and records every statement run through it with the thread that ran it: what a
+ * backend sends, not how long it takes.
  */
 final class CountingDataSource implements DataSource {
     private final DataSource target;
     private final AtomicInteger updates = new AtomicInteger();
+    private final ConcurrentLinkedQueue<Run> runs = new ConcurrentLinkedQueue<>();
+
+    /** One statement run: its SQL and the thread that ran it. */
+    record Run(String sql, Thread thread) {}
 
     CountingDataSource(DataSource target) {
         this.target = target;
@@ -28,6 +37,23 @@ final class CountingDataSource implements DataSource {
     /** Statements with an UPDATE executed since the last call; counts afresh from then. */
     int takeUpdates() {
         return updates.getAndSet(0);
+    }
+
+    /** The statements run since the last call, in order; records afresh from then. */
+    List<Run> takeRuns() {
+        List<Run> taken = new ArrayList<>();
+        for (Run run = runs.poll(); run != null; run = runs.poll()) {
+            taken.add(run);
+        }
+        return taken;
+    }
+
+    /** The SQL of the statements run since the last call that the current thread ran. */
+    List<String> takeRunsOfThisThread() {
+        return takeRuns().stream()
+                .filter(r -> r.thread() == Thread.currentThread())
+                .map(Run::sql)
+                .toList();
     }
 
     @Override
@@ -42,12 +68,23 @@ final class CountingDataSource implements DataSource {
 
     private Connection counting(Connection connection) {
         return proxy(Connection.class, connection, (method, args, result) -> {
-            if (method.getName().equals("prepareStatement")
-                    && result instanceof PreparedStatement statement
-                    && ((String) args[0]).toUpperCase(Locale.ROOT).contains("UPDATE ")) {
+            if (method.getName().equals("prepareStatement") && result instanceof PreparedStatement statement) {
+                String sql = (String) args[0];
+                boolean update = sql.toUpperCase(Locale.ROOT).contains("UPDATE ");
                 return proxy(PreparedStatement.class, statement, (executed, ignored, value) -> {
                     if (executed.getName().startsWith("execute")) {
-                        updates.incrementAndGet();
+                        runs.add(new Run(sql, Thread.currentThread()));
+                        if (update) {
+                            updates.incrementAndGet();
+                        }
+                    }
+                    return value;
+                });
+            }
+            if (method.getName().equals("createStatement") && result instanceof Statement statement) {
+                return proxy(Statement.class, statement, (executed, executedArgs, value) -> {
+                    if (executed.getName().startsWith("execute")) {
+                        runs.add(new Run((String) executedArgs[0], Thread.currentThread()));
                     }
                     return value;
                 });
