@@ -105,18 +105,28 @@ final class JdbcLine implements WaitQueue {
         if (handOff == null || !handOff.contended(request.name())) {
             Optional<Grant> first = backend.tryAcquire(request);
             if (first.isPresent()) {
-                return new Member(request, null, first);
+                return Entry.granted(first.get());
             }
         }
         LineWaiter waiter = new LineWaiter(request, wake, handOff, settled.waiters(), settled.heldIn());
         Grant granted = join(waiter);
         if (granted != null) {
-            return new Member(request, null, Optional.of(granted)); // the lock was free: nothing joined
+            return Entry.granted(granted); // the lock was free: nothing joined
         }
-        Member member = new Member(request, subscribe(waiter), Optional.empty());
+        Subscription membership = subscribe(waiter);
+        Entry member = Entry.of(
+                Optional.empty(),
+                () -> {
+                    Optional<Grant> grant = backend.tryAcquire(request);
+                    if (grant.isPresent()) {
+                        membership.close(); // a granted member's entry is gone: closing dequeues nothing
+                    }
+                    return grant;
+                },
+                membership::close);
         try {
             Optional<Grant> second = member.attempt();
-            return second.isPresent() ? new Member(request, null, second) : member;
+            return second.isPresent() ? Entry.granted(second.get()) : member;
         } catch (RuntimeException e) {
             member.leave();
             throw e;
@@ -202,40 +212,6 @@ final class JdbcLine implements WaitQueue {
                     request.name(),
                     backend.name(),
                     e.toString());
-        }
-    }
-
-    /** A request's place in the line, as the core drives it. */
-    private final class Member implements Entry {
-        private final LockRequest request;
-        private final Subscription membership;
-        private final Optional<Grant> grantedOnEntry;
-
-        Member(LockRequest request, Subscription membership, Optional<Grant> grantedOnEntry) {
-            this.request = request;
-            this.membership = membership;
-            this.grantedOnEntry = grantedOnEntry;
-        }
-
-        @Override
-        public Optional<Grant> grantedOnEntry() {
-            return grantedOnEntry;
-        }
-
-        @Override
-        public Optional<Grant> attempt() {
-            Optional<Grant> grant = backend.tryAcquire(request);
-            if (grant.isPresent() && membership != null) {
-                membership.close(); // a granted member's entry is gone: closing dequeues nothing
-            }
-            return grant;
-        }
-
-        @Override
-        public void leave() {
-            if (membership != null) {
-                membership.close();
-            }
         }
     }
 
