@@ -9,13 +9,17 @@ import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
@@ -64,12 +68,17 @@ final class SharedClasses {
      *
      * @param onExit receives a task to run once the child has exited (the archive's dump), or nothing
      */
-    static List<String> options(String classPath, java.util.function.Consumer<Runnable> onExit) {
-        String root = System.getProperty(PROPERTY);
+    static List<String> options(String classPath, Consumer<Runnable> onExit) {
+        return options(System.getProperty(PROPERTY), classPath, onExit);
+    }
+
+    /** As {@link #options(String, Consumer)}, with the archives under {@code root} (none where null or blank). */
+    static List<String> options(String root, String classPath, Consumer<Runnable> onExit) {
         if (root == null || root.isBlank()) {
             return List.of("-cp", classPath);
         }
-        Layout layout = LAYOUTS.computeIfAbsent(classPath, cp -> layout(Path.of(root), cp));
+        Layout layout =
+                LAYOUTS.computeIfAbsent(root + File.pathSeparator + classPath, key -> layout(Path.of(root), classPath));
         if (!layout.usable()) {
             return List.of("-cp", classPath);
         }
@@ -111,7 +120,12 @@ final class SharedClasses {
                 }
             }
             Path dir = root.resolve(HexFormat.of().formatHex(digest.digest()).substring(0, 16));
-            Files.createDirectories(dir);
+            if (!Files.isDirectory(dir)) {
+                Files.createDirectories(dir);
+                forgetStale(root, dir);
+            } else {
+                Files.setLastModifiedTime(dir, FileTime.fromMillis(System.currentTimeMillis())); // in use
+            }
             List<String> jars = new ArrayList<>();
             for (int i = 0; i < entries.length; i++) {
                 Path path = Path.of(entries[i]);
@@ -128,6 +142,27 @@ final class SharedClasses {
             return new Layout(dir, String.join(File.pathSeparator, jars), true);
         } catch (IOException | UncheckedIOException | NoSuchAlgorithmException e) {
             return new Layout(root, classPath, false);
+        }
+    }
+
+    /**
+     * Deletes the archives of class paths no test JVM used for a day (a module rebuilt since), so
+     * that a developer's many builds do not pile them up under {@code root}.
+     */
+    private static void forgetStale(Path root, Path current) {
+        long dayAgo = System.currentTimeMillis() - Duration.ofDays(1).toMillis();
+        try (Stream<Path> dirs = Files.list(root)) {
+            for (Path dir : dirs.filter(d -> !d.equals(current)).toList()) {
+                if (Files.getLastModifiedTime(dir).toMillis() < dayAgo) {
+                    try (Stream<Path> files = Files.walk(dir)) {
+                        for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                            Files.deleteIfExists(file);
+                        }
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // clean-up is best effort
         }
     }
 
