@@ -34,8 +34,8 @@ import java.util.stream.Stream;
  * {@code classes} and {@code test-classes}) goes into a jar first, in its place in the order. The
  * first child of a class path records the classes it loads; once it has exited, one JVM dumps them
  * into the archive, in the background; the children started after that use it. Everything is keyed
- * by the JDK, the class path and the directories' contents, so a rebuilt module never meets an
- * archive of its old classes, and several test JVMs of a module share one archive. Failure behaviour:
+ * by the JDK, the class path, the jars' sizes and times and the directories' contents, so a rebuilt
+ * module never meets an archive of its old classes, and several test JVMs of a module share one archive. Failure behaviour:
  * any step that fails leaves the children as they were without it (an unusable archive is ignored by
  * the JVM), and its warnings go to the child's standard error, never to the output a test reads.
  */
@@ -117,6 +117,12 @@ final class SharedClasses {
                 Path path = Path.of(entry);
                 if (Files.isDirectory(path)) {
                     update(digest, stamp(path));
+                } else if (Files.isRegularFile(path)) {
+                    // a jar installed again (a SNAPSHOT) invalidates an archive made with the old one
+                    update(
+                            digest,
+                            ":" + Files.size(path) + ":"
+                                    + Files.getLastModifiedTime(path).toMillis());
                 }
             }
             Path dir = root.resolve(HexFormat.of().formatHex(digest.digest()).substring(0, 16));
