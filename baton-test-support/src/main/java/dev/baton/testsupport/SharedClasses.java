@@ -27,7 +27,7 @@ import java.util.stream.Stream;
 /**
  * Class data sharing for the child JVMs of {@link ForkedJava}: the children of one class path map
  * the classes they load from one archive instead of each reading, parsing and verifying them again,
- * which is most of a child's start-up CPU. Opt-in: only where the system property {@value #PROPERTY}
+ * about half of a child's start-up CPU. Opt-in: only where the system property {@value #PROPERTY}
  * names a directory for the archives (Baton's build sets it to each module's {@code target}).
  *
  * <p>The JVM shares classes from jars only, so each directory of the class path (a module's
@@ -35,8 +35,8 @@ import java.util.stream.Stream;
  * first child of a class path records the classes it loads; once it has exited, one JVM dumps them
  * into the archive, in the background; the children started after that use it. Everything is keyed
  * by the JDK, the class path, the jars' sizes and times and the directories' contents, so a rebuilt
- * module never meets an archive of its old classes, and several test JVMs of a module share one archive. Failure behaviour:
- * any step that fails leaves the children as they were without it (an unusable archive is ignored by
+ * module never meets an archive of its old classes, and several test JVMs of a module share one
+ * archive. Failure behaviour: any step that fails leaves the children as they were without it (an unusable archive is ignored by
  * the JVM), and its warnings go to the child's standard error, never to the output a test reads.
  */
 final class SharedClasses {
