@@ -36,8 +36,9 @@ import java.util.stream.Stream;
  * into the archive, in the background; the children started after that use it. Everything is keyed
  * by the JDK, the class path, the jars' sizes and times and the directories' contents, so a rebuilt
  * module never meets an archive of its old classes, and several test JVMs of a module share one
- * archive. Failure behaviour: any step that fails leaves the children as they were without it (an unusable archive is ignored by
- * the JVM), and its warnings go to the child's standard error, never to the output a test reads.
+ * archive. Failure behaviour: any step that fails leaves the children as they were without it (an
+ * unusable archive is ignored by the JVM), and its warnings go to the child's standard error, never
+ * to the output a test reads.
  */
 final class SharedClasses {
     /** The system property naming the directory of the archives. */
