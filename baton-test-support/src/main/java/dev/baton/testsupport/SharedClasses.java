@@ -8,7 +8,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -205,13 +204,14 @@ final class SharedClasses {
                 jarOut.closeEntry();
             }
         }
+        // A link, unlike a move, never replaces a jar another test JVM made meanwhile: an archive
+        // records its jars' times, and a replaced one would make it unusable.
         try {
-            Files.move(tmp, jar, StandardCopyOption.ATOMIC_MOVE);
-        } catch (IOException e) {
+            Files.createLink(jar, tmp);
+        } catch (FileAlreadyExistsException e) {
+            // another test JVM's, with the same content
+        } finally {
             Files.deleteIfExists(tmp);
-            if (!Files.exists(jar)) {
-                throw e;
-            }
         }
     }
 
