@@ -15,7 +15,6 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.auth.Permission;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -28,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class EtcdRefusalsTest {
     private static final LockOptions OPTIONS = LockOptions.builder()
-            .leaseTime(Duration.ofSeconds(2))
+            .leaseTime(KitTime.LEASE)
             .operationTimeout(KitTime.operationTimeout())
             .build();
 
@@ -42,16 +41,17 @@ class EtcdRefusalsTest {
             String endpoint = server.endpoints().split(",")[0];
             try (Client admin = Client.builder().endpoints("http://" + endpoint).build()) {
                 var auth = admin.getAuthClient();
-                auth.roleAdd(bytes("root")).get(10, TimeUnit.SECONDS);
-                auth.userAdd(bytes("root"), bytes("rootpw")).get(10, TimeUnit.SECONDS);
-                auth.userGrantRole(bytes("root"), bytes("root")).get(10, TimeUnit.SECONDS);
-                auth.roleAdd(bytes("other")).get(10, TimeUnit.SECONDS);
-                auth.roleGrantPermission(
-                                bytes("other"), bytes("/elsewhere/"), bytes("/elsewhere0"), Permission.Type.READWRITE)
-                        .get(10, TimeUnit.SECONDS);
-                auth.userAdd(bytes("app"), bytes("apppw")).get(10, TimeUnit.SECONDS);
-                auth.userGrantRole(bytes("app"), bytes("other")).get(10, TimeUnit.SECONDS);
-                Await.result(auth.authEnable(), Duration.ofSeconds(10));
+                Await.result(auth.roleAdd(bytes("root")), KitTime.grant());
+                Await.result(auth.userAdd(bytes("root"), bytes("rootpw")), KitTime.grant());
+                Await.result(auth.userGrantRole(bytes("root"), bytes("root")), KitTime.grant());
+                Await.result(auth.roleAdd(bytes("other")), KitTime.grant());
+                Await.result(
+                        auth.roleGrantPermission(
+                                bytes("other"), bytes("/elsewhere/"), bytes("/elsewhere0"), Permission.Type.READWRITE),
+                        KitTime.grant());
+                Await.result(auth.userAdd(bytes("app"), bytes("apppw")), KitTime.grant());
+                Await.result(auth.userGrantRole(bytes("app"), bytes("other")), KitTime.grant());
+                Await.result(auth.authEnable(), KitTime.grant());
             }
             String name = "auth-" + UUID.randomUUID();
             try (LockClient wrong = Baton.connect("etcd://root:nope@" + endpoint, OPTIONS)) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.servers.EtcdServer;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
@@ -18,11 +19,10 @@ import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -64,10 +64,9 @@ class JetcdOnThisServerTest {
 
     @Test
     void leaseTransactionSortedRangeAndWatchFromARevision() throws Exception {
-        long lease = client.getLeaseClient().grant(1).get(10, TimeUnit.SECONDS).getID();
-        assertThat(client.getLeaseClient()
-                        .keepAliveOnce(lease)
-                        .get(10, TimeUnit.SECONDS)
+        long lease =
+                Await.result(client.getLeaseClient().grant(1), KitTime.grant()).getID();
+        assertThat(Await.result(client.getLeaseClient().keepAliveOnce(lease), KitTime.grant())
                         .getTTL())
                 .as("etcd raises a 1 s TTL to its minimum")
                 .isGreaterThanOrEqualTo(1);
@@ -80,18 +79,21 @@ class JetcdOnThisServerTest {
         long[] revisions = new long[3];
         for (int i = 0; i < 3; i++) {
             ByteSequence key = bytes("/q/" + (char) ('c' - i)); // created in the reverse of key order
-            TxnResponse entered = client.getKVClient()
-                    .txn()
-                    .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                    .Then(
-                            Op.put(
-                                    key,
-                                    bytes("mutex"),
-                                    PutOption.builder().withLeaseId(lease).build()),
-                            Op.get(prefix, queue))
-                    .Else(Op.get(key, GetOption.DEFAULT), Op.get(prefix, queue))
-                    .commit()
-                    .get(10, TimeUnit.SECONDS);
+            TxnResponse entered = Await.result(
+                    client.getKVClient()
+                            .txn()
+                            .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                            .Then(
+                                    Op.put(
+                                            key,
+                                            bytes("mutex"),
+                                            PutOption.builder()
+                                                    .withLeaseId(lease)
+                                                    .build()),
+                                    Op.get(prefix, queue))
+                            .Else(Op.get(key, GetOption.DEFAULT), Op.get(prefix, queue))
+                            .commit(),
+                    KitTime.grant());
             assertThat(entered.isSucceeded()).isTrue();
             revisions[i] = entered.getHeader().getRevision();
             List<KeyValue> listed = entered.getGetResponses().get(0).getKvs();
@@ -102,23 +104,24 @@ class JetcdOnThisServerTest {
                     .isEqualTo(key);
             assertThat(listed.get(i).getLease()).isEqualTo(lease);
         }
-        GetResponse upToSecond = client.getKVClient()
-                .get(
-                        prefix,
-                        GetOption.builder()
-                                .isPrefix(true)
-                                .withSortField(GetOption.SortTarget.CREATE)
-                                .withSortOrder(GetOption.SortOrder.ASCEND)
-                                .withMaxCreateRevision(revisions[1])
-                                .build())
-                .get(10, TimeUnit.SECONDS);
+        GetResponse upToSecond = Await.result(
+                client.getKVClient()
+                        .get(
+                                prefix,
+                                GetOption.builder()
+                                        .isPrefix(true)
+                                        .withSortField(GetOption.SortTarget.CREATE)
+                                        .withSortOrder(GetOption.SortOrder.ASCEND)
+                                        .withMaxCreateRevision(revisions[1])
+                                        .build()),
+                KitTime.grant());
         assertThat(upToSecond.getKvs())
                 .extracting(KeyValue::getCreateRevision)
                 .containsExactly(revisions[0], revisions[1]);
 
         // A delete before the watch starts is replayed from the revision given.
         ByteSequence first = bytes("/q/c");
-        client.getKVClient().delete(first).get(10, TimeUnit.SECONDS);
+        Await.result(client.getKVClient().delete(first), KitTime.grant());
         CompletableFuture<WatchEvent> deleted = new CompletableFuture<>();
         WatchOption fromListing = WatchOption.builder()
                 .withRevision(upToSecond.getHeader().getRevision() + 1)
@@ -126,22 +129,18 @@ class JetcdOnThisServerTest {
                 .build();
         try (Watch.Watcher watcher = client.getWatchClient()
                 .watch(first, fromListing, response -> response.getEvents().forEach(deleted::complete))) {
-            WatchEvent event = Await.result(deleted, Duration.ofSeconds(10));
+            WatchEvent event = Await.result(deleted, KitTime.grant());
             assertThat(event.getEventType()).isEqualTo(WatchEvent.EventType.DELETE);
             assertThat(event.getKeyValue().getKey()).isEqualTo(first);
         }
 
         // Revoking the lease deletes its keys; keep-alives then fail as "lease not found".
-        client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
-        assertThat(client.getKVClient()
-                        .get(prefix, queue)
-                        .get(10, TimeUnit.SECONDS)
+        Await.result(client.getLeaseClient().revoke(lease), KitTime.grant());
+        assertThat(Await.result(client.getKVClient().get(prefix, queue), KitTime.grant())
                         .getKvs())
                 .isEmpty();
-        Throwable failure = client.getLeaseClient()
-                .keepAliveOnce(lease)
-                .handle((answer, thrown) -> thrown)
-                .get(10, TimeUnit.SECONDS);
+        Throwable failure = Await.result(
+                client.getLeaseClient().keepAliveOnce(lease).handle((answer, thrown) -> thrown), KitTime.grant());
         assertThat(EtcdCalls.isLeaseNotFound(failure))
                 .as(String.valueOf(failure))
                 .isTrue();
@@ -153,46 +152,49 @@ class JetcdOnThisServerTest {
         ByteSequence count = bytes("/s");
         ByteSequence own = bytes("/s/a");
         ByteSequence four = bytes("4");
-        Supplier<TxnResponse> enter = () -> client.getKVClient()
-                .txn()
-                .If(
-                        new Cmp(own, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
-                        new Cmp(count, Cmp.Op.EQUAL, CmpTarget.value(four)))
-                .Then(
-                        Op.put(own, bytes("permit x"), PutOption.DEFAULT),
-                        Op.get(bytes("/s/"), GetOption.builder().isPrefix(true).build()))
-                .Else(Op.get(own, GetOption.DEFAULT), Op.get(count, GetOption.DEFAULT))
-                .commit()
-                .join();
-        TxnResponse absent = enter.get();
+        Callable<TxnResponse> enter = () -> Await.result(
+                client.getKVClient()
+                        .txn()
+                        .If(
+                                new Cmp(own, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
+                                new Cmp(count, Cmp.Op.EQUAL, CmpTarget.value(four)))
+                        .Then(
+                                Op.put(own, bytes("permit x"), PutOption.DEFAULT),
+                                Op.get(
+                                        bytes("/s/"),
+                                        GetOption.builder().isPrefix(true).build()))
+                        .Else(Op.get(own, GetOption.DEFAULT), Op.get(count, GetOption.DEFAULT))
+                        .commit(),
+                KitTime.grant());
+        TxnResponse absent = enter.call();
         assertThat(absent.isSucceeded())
                 .as("a value compare on an absent key fails")
                 .isFalse();
         assertThat(absent.getGetResponses().get(1).getKvs()).isEmpty();
-        TxnResponse recorded = client.getKVClient()
-                .txn()
-                .If(new Cmp(count, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(count, four, PutOption.DEFAULT))
-                .commit()
-                .get(10, TimeUnit.SECONDS);
+        TxnResponse recorded = Await.result(
+                client.getKVClient()
+                        .txn()
+                        .If(new Cmp(count, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                        .Then(Op.put(count, four, PutOption.DEFAULT))
+                        .commit(),
+                KitTime.grant());
         assertThat(recorded.isSucceeded()).isTrue();
-        TxnResponse entered = enter.get();
+        TxnResponse entered = enter.call();
         assertThat(entered.isSucceeded()).isTrue();
         assertThat(entered.getGetResponses().get(0).getKvs()).hasSize(1);
-        client.getKVClient().delete(own).get(10, TimeUnit.SECONDS);
-        client.getKVClient().delete(count).get(10, TimeUnit.SECONDS);
+        Await.result(client.getKVClient().delete(own), KitTime.grant());
+        Await.result(client.getKVClient().delete(count), KitTime.grant());
     }
 
     @Test
     void theLockServiceOfTheBenchmarkPeer() throws Exception {
-        long lease = client.getLeaseClient().grant(10).get(10, TimeUnit.SECONDS).getID();
-        ByteSequence key = client.getLockClient()
-                .lock(bytes("peer"), lease)
-                .get(10, TimeUnit.SECONDS)
+        long lease =
+                Await.result(client.getLeaseClient().grant(10), KitTime.grant()).getID();
+        ByteSequence key = Await.result(client.getLockClient().lock(bytes("peer"), lease), KitTime.grant())
                 .getKey();
         assertThat(key.toString(StandardCharsets.UTF_8)).contains("peer/");
-        client.getLockClient().unlock(key).get(10, TimeUnit.SECONDS);
-        client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
+        Await.result(client.getLockClient().unlock(key), KitTime.grant());
+        Await.result(client.getLeaseClient().revoke(lease), KitTime.grant());
     }
 
     /** Baton reaches jetcd's gRPC channel to cut its reconnection back-off short ({@link EtcdReconnect}). */

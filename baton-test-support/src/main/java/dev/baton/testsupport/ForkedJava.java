@@ -23,7 +23,8 @@ import java.util.function.Consumer;
  * file whose tail {@link #stderrTail()} gives for failure messages.
  *
  * <p>The child runs with a small heap and the client compiler only, so that several start quickly on
- * two cores. {@link #close()} kills it (if alive) and deletes the file.
+ * two cores, and, where the build asks for it, with the classes of its class path shared between the
+ * children ({@code SharedClasses}). {@link #close()} kills it (if alive) and deletes the file.
  */
 public final class ForkedJava implements AutoCloseable {
     private final Process process;
@@ -80,13 +81,11 @@ public final class ForkedJava implements AutoCloseable {
      */
     public static ForkedJava start(
             String classPath, String mainClass, List<String> jvmOptions, List<String> args, Consumer<String> lines) {
-        List<String> command = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                classPath,
-                "-XX:TieredStopAtLevel=1",
-                "-Xss512k",
-                "-XX:+UseSerialGC"));
+        List<Runnable> afterExit = new ArrayList<>();
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.addAll(SharedClasses.options(classPath, afterExit::add));
+        command.addAll(List.of("-XX:TieredStopAtLevel=1", "-Xss512k", "-XX:+UseSerialGC"));
         command.addAll(jvmOptions);
         command.add(mainClass);
         command.addAll(args);
@@ -96,10 +95,17 @@ public final class ForkedJava implements AutoCloseable {
                     .redirectError(stderr.toFile())
                     .redirectInput(ProcessBuilder.Redirect.PIPE)
                     .start();
+            afterExit.forEach(task -> process.onExit().thenRunAsync(task, ForkedJava::daemon));
             return new ForkedJava(process, stderr, lines);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot fork a JVM for " + mainClass, e);
         }
+    }
+
+    private static void daemon(Runnable task) {
+        Thread thread = new Thread(task, "forked-java-shared-classes");
+        thread.setDaemon(true);
+        thread.start();
     }
 
     /**
