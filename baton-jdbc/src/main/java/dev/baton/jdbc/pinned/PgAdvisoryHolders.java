@@ -1,17 +1,24 @@
-package dev.baton.jdbc;
+package dev.baton.jdbc.pinned;
 
 import dev.baton.Holder;
 import dev.baton.LockInfo;
 import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
+import dev.baton.jdbc.Dialect;
+import dev.baton.jdbc.JdbcFailures;
+import dev.baton.jdbc.JdbcProtocol;
+import dev.baton.jdbc.JdbcSchema;
+import dev.baton.jdbc.JdbcSession;
+import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalInt;
 
 /**
- * Operators' view of the PostgreSQL advisory strategy ({@link PgAdvisoryProtocol}).
+ * Operators' view of the PostgreSQL advisory strategy ({@link PgAdvisoryStatements}).
  *
  * <ul>
  *   <li>List: one query over {@code <table>_adv_holders}, where each grant records itself in the
@@ -29,11 +36,60 @@ import java.util.OptionalInt;
  */
 final class PgAdvisoryHolders {
     private final JdbcProtocol.Context context;
-    private final PgAdvisoryStatements sql;
+    /** Whether grants are recorded in the holders table ({@code advisoryHolders=true}). */
+    final boolean records;
+    /** The holders table. */
+    final String table;
+    /**
+     * Records a grant's holder, as a CTE after the grant's {@code g} (an upsert: a crashed session may
+     * have left a row with the same pid); %s = the mode, ? = name, key, owner, lease millis, holder.
+     */
+    final String record;
+    /** Forgets this session's row of a name, in the unlock; ? = name. */
+    final String forget;
+    /**
+     * Every recorded grant whose session holds its lock now: (name, mode, owner, token, expiry in epoch
+     * millis, holder, waiters queued for the key, pid). The expiry is when the idle session would end.
+     * A bigint key's lock shows in pg_locks as classid (high half), objid (low half), objsubid 1.
+     */
+    private final String list;
 
-    PgAdvisoryHolders(JdbcProtocol.Context context, PgAdvisoryStatements sql) {
+    PgAdvisoryHolders(JdbcProtocol.Context context) {
         this.context = context;
-        this.sql = sql;
+        this.records = context.advisoryHolders();
+        this.table = context.names().locks() + "_adv_holders";
+        record = "h AS (INSERT INTO " + table
+                + " (pid, lock_name, advisory_key, lock_mode, owner_id, fencing_token, lease_ms, holder)"
+                + " SELECT pg_backend_pid(), ?, ?, '%s', ?, g.token, ?, ? FROM g ON CONFLICT (pid, lock_name) DO UPDATE"
+                + " SET advisory_key = EXCLUDED.advisory_key, lock_mode = EXCLUDED.lock_mode,"
+                + " owner_id = EXCLUDED.owner_id, fencing_token = EXCLUDED.fencing_token,"
+                + " lease_ms = EXCLUDED.lease_ms, holder = EXCLUDED.holder)";
+        forget = "DELETE FROM " + table + " WHERE pid = pg_backend_pid() AND lock_name = ?";
+        list =
+                """
+                SELECT h.lock_name, h.lock_mode, h.owner_id, h.fencing_token,
+                       floor(date_part('epoch', COALESCE(a.state_change, clock_timestamp())
+                             + h.lease_ms * INTERVAL '1 millisecond') * 1000)::bigint,
+                       h.holder,
+                       (SELECT COUNT(*) FROM pg_locks w WHERE w.locktype = 'advisory' AND NOT w.granted
+                          AND w.database = k.database AND w.classid = k.classid AND w.objid = k.objid
+                          AND w.objsubid = 1),
+                       h.pid
+                FROM %s h
+                JOIN pg_locks k ON k.locktype = 'advisory' AND k.granted AND k.pid = h.pid AND k.objsubid = 1
+                     AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                     AND k.classid::bigint = ((h.advisory_key >> 32) & 4294967295)
+                     AND k.objid::bigint = (h.advisory_key & 4294967295)
+                LEFT JOIN pg_stat_activity a ON a.pid = h.pid
+                ORDER BY h.lock_name, h.lock_mode, h.fencing_token"""
+                        .formatted(table);
+    }
+
+    /** Adds the holder record's parameters, when recording. */
+    void bindRecord(List<Object> params, LockRequest request, long key, long lease) {
+        if (records) {
+            params.addAll(List.of(request.name(), key, request.ownerId(), lease, request.holder()));
+        }
     }
 
     List<LockInfo> list(String prefix) {
@@ -48,7 +104,7 @@ final class PgAdvisoryHolders {
         try (JdbcSession db = context.connections().open(false)) {
             for (SessionHolder row : hit) {
                 endSession(db, context, name, row.session());
-                db.update(sql.forgetHolder, (int) row.session(), name);
+                db.update("DELETE FROM " + table + " WHERE pid = ? AND lock_name = ?", (int) row.session(), name);
                 ended.add(row);
             }
         } catch (SQLException e) {
@@ -90,20 +146,25 @@ final class PgAdvisoryHolders {
     }
 
     private List<SessionHolder> rows(String what) {
-        if (!sql.records) {
+        if (!records) {
+            String create =
+                    JdbcSchema.statementsOf(JdbcSchema.ddl("advisory", Dialect.POSTGRESQL, context.names())).stream()
+                            .filter(statement -> statement.contains(table))
+                            .findFirst()
+                            .orElseThrow();
             throw new UnsupportedOperationException("Baton lock '" + what + "' on " + context.backendName()
-                    + ": PostgreSQL advisory locks are named only in the table " + sql.holders
+                    + ": PostgreSQL advisory locks are named only in the table " + table
                     + ", which this client does not write: turn it on with advisoryHolders=true in the URL"
                     + " (JdbcLocks.builder(...).advisoryHolders(true)) on every client, at the cost of a row"
-                    + " write per acquire and unlock; with createSchema=false create it first: " + sql.createHolders);
+                    + " write per acquire and unlock; with createSchema=false create it first: " + create);
         }
         try (JdbcSession db = context.connections().open(false)) {
-            return db.all(sql.list, rs -> {
+            return db.all(list, rs -> {
                 List<SessionHolder> rows = new ArrayList<>();
                 while (rs.next()) {
                     Holder holder = Holder.of(
                             rs.getString(3),
-                            LockRows.described(rs.getString(6)),
+                            Objects.toString(rs.getString(6), ""),
                             rs.getLong(4),
                             Instant.ofEpochMilli(rs.getLong(5)));
                     LockKind kind = "S".equals(rs.getString(2)) ? LockKind.READ : LockKind.MUTEX;

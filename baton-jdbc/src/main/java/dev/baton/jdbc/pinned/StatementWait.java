@@ -1,9 +1,13 @@
-package dev.baton.jdbc;
+package dev.baton.jdbc.pinned;
 
 import dev.baton.LockUnavailableException;
+import dev.baton.jdbc.JdbcSession;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -32,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * within the operation timeout after the cancel gets its connection aborted, which ends the session
  * and everything it held.
  */
-final class StatementWait implements AutoCloseable {
+public final class StatementWait implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StatementWait.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
 
@@ -76,7 +80,7 @@ final class StatementWait implements AutoCloseable {
     private final ExecutorService threads;
     private volatile boolean closed;
 
-    StatementWait(String threadPrefix, Supplier<String> backendName, long operationTimeoutMillis) {
+    public StatementWait(String threadPrefix, Supplier<String> backendName, long operationTimeoutMillis) {
         this.backendName = backendName;
         this.operationTimeoutMillis = operationTimeoutMillis;
         this.threads = Executors.newCachedThreadPool(runnable -> {
@@ -131,6 +135,23 @@ final class StatementWait implements AutoCloseable {
         } finally {
             waiting.remove(connection);
             restoreNetworkTimeout(connection, networkBefore);
+        }
+    }
+
+    /**
+     * Runs a wait statement and maps its first row (empty if none). No JDBC query timeout: the
+     * database bounds the wait, and {@link #run} cancels it otherwise (MariaDB's driver would turn a
+     * query timeout into {@code max_statement_time}, which its wait statements set themselves).
+     */
+    static <T> Optional<T> first(Connection connection, String sql, JdbcSession.Rows<T> row, Object... params)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
+            }
         }
     }
 
@@ -217,7 +238,7 @@ final class StatementWait implements AutoCloseable {
     }
 
     /** Cancels whatever statement runs on {@code connection}, from another thread. */
-    void cancel(Connection connection) {
+    private void cancel(Connection connection) {
         // The statement object lives on the helper thread; PostgreSQL's and MariaDB's connections can
         // cancel their running query directly, reached by unwrapping the pool's proxy.
         try {

@@ -1,4 +1,4 @@
-package dev.baton.jdbc;
+package dev.baton.jdbc.pinned;
 
 import dev.baton.Holder;
 import dev.baton.LockInfo;

@@ -1,10 +1,13 @@
-package dev.baton.jdbc;
+package dev.baton.jdbc.pinned;
 
 import dev.baton.Holder;
 import dev.baton.LockInfo;
 import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
+import dev.baton.jdbc.JdbcProtocol;
+import dev.baton.jdbc.JdbcSession;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,7 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Operators' view of MariaDB's named locks ({@link MariaDbNamedLockProtocol}).
+ * Operators' view of MariaDB's named locks ({@link MariaDbNamedLockStatements}).
  *
  * <ul>
  *   <li>List: one query over {@code <table>_fencing}, whose upsert at each grant records the holder
@@ -39,11 +42,21 @@ final class MariaDbNamedLockHolders {
     private static final int NO_SUCH_THREAD = 1094;
 
     private final JdbcProtocol.Context context;
-    private final MariaDbNamedLockStatements sql;
+    /**
+     * The names whose recorded holder's connection holds the lock now: (name, owner, token, expiry in
+     * epoch millis, holder, connection id, server-side name). The expiry is when the idle session
+     * would end: the lease less the time the connection has been idle.
+     */
+    private final String list;
 
-    MariaDbNamedLockHolders(JdbcProtocol.Context context, MariaDbNamedLockStatements sql) {
+    MariaDbNamedLockHolders(JdbcProtocol.Context context, String fencing) {
         this.context = context;
-        this.sql = sql;
+        this.list = "SELECT f.lock_name, f.owner_id, f.fencing_token,"
+                + " FLOOR(UNIX_TIMESTAMP(NOW(6)) * 1000 + f.lease_ms - COALESCE(p.TIME_MS, 0)),"
+                + " f.holder, f.connection_id, f.server_name FROM " + fencing + " f"
+                + " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = f.connection_id"
+                + " WHERE f.connection_id IS NOT NULL AND IS_USED_LOCK(f.server_name) = f.connection_id"
+                + " ORDER BY f.lock_name";
     }
 
     List<LockInfo> list(String prefix) {
@@ -116,7 +129,7 @@ final class MariaDbNamedLockHolders {
         long deadline =
                 System.nanoTime() + context.connections().operationTimeout.toNanos();
         while (Objects.equals(
-                db.first(sql.usedBy, rs -> rs.getObject(1, Long.class), serverName)
+                db.first("SELECT IS_USED_LOCK(?)", rs -> rs.getObject(1, Long.class), serverName)
                         .orElse(null),
                 connection)) {
             if (System.nanoTime() - deadline > 0) {
@@ -130,14 +143,14 @@ final class MariaDbNamedLockHolders {
 
     private List<SessionHolder> rows(String what, Map<Long, String> serverNames) {
         try (JdbcSession db = context.connections().open(false)) {
-            return db.all(sql.list, rs -> {
+            return db.all(list, rs -> {
                 List<SessionHolder> rows = new ArrayList<>();
                 while (rs.next()) {
                     Holder holder = Holder.of(
                             rs.getString(2),
-                            LockRows.described(rs.getString(5)),
+                            Objects.toString(rs.getString(5), ""),
                             rs.getLong(3),
-                            Dialect.MARIADB.instant(rs, 4));
+                            Instant.ofEpochMilli(rs.getLong(4)));
                     long connection = rs.getLong(6);
                     serverNames.put(connection, rs.getString(7));
                     rows.add(new SessionHolder(
