@@ -11,6 +11,7 @@ import dev.baton.jdbc.JdbcTime;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -88,6 +89,12 @@ final class PessimisticStatements implements PinnedStatements {
     @Override
     public boolean transaction() {
         return true;
+    }
+
+    /** A wait goes straight to the row's queue: a refused try would cost a rollback as well. */
+    @Override
+    public boolean triesFirst() {
+        return false;
     }
 
     @Override
@@ -188,7 +195,7 @@ final class PessimisticStatements implements PinnedStatements {
                             request.holder(),
                             lease)
                     .orElseThrow();
-            db.update("SET SESSION wait_timeout = " + JdbcTime.waitTimeoutSeconds(lease));
+            setIdleBound(db, lease);
         }
         return new Taken(token, JdbcTime.expiry(lease), comment);
     }
@@ -201,9 +208,20 @@ final class PessimisticStatements implements PinnedStatements {
                     rs -> true,
                     String.valueOf(JdbcTime.idleMillis(leaseMillis)));
         } else {
-            db.update("SET SESSION wait_timeout = " + JdbcTime.waitTimeoutSeconds(leaseMillis));
+            setIdleBound(db, leaseMillis);
         }
         return Optional.of(JdbcTime.expiry(leaseMillis));
+    }
+
+    /**
+     * MariaDB: bounds the idle session by the lease. Without a JDBC query timeout: the driver would
+     * send it as {@code max_statement_time}, whose expiry HikariCP takes for a dead connection, which
+     * it closes, and with it the lease.
+     */
+    private static void setIdleBound(JdbcSession db, long leaseMillis) throws SQLException {
+        try (Statement st = db.connection.createStatement()) {
+            st.execute("SET SESSION wait_timeout = " + JdbcTime.waitTimeoutSeconds(leaseMillis));
+        }
     }
 
     /** Rolls back, which frees the row; MariaDB gives back the marker and restores its idle bound. */

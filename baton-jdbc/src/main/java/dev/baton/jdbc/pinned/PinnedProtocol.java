@@ -79,7 +79,8 @@ final class PinnedProtocol implements PinningProtocol {
         boolean discard = false;
         try {
             // Uncontended, the try is all it takes; only a busy lock joins the queue.
-            Optional<PinnedStatements.Taken> taken = sql.tryOn(db, request);
+            Optional<PinnedStatements.Taken> taken =
+                    timeoutNanos == 0 || sql.triesFirst() ? sql.tryOn(db, request) : Optional.empty();
             if (taken.isEmpty() && timeoutNanos != 0) {
                 taken = await(db, request, timeoutNanos);
             }

@@ -31,6 +31,15 @@ interface PinnedStatements {
         return false;
     }
 
+    /**
+     * Whether an attempt that may wait tries first: true where the try is one cheap round trip on the
+     * caller's thread (named locks), false where the wait statement costs no more than the try would
+     * and a refused try would cost a rollback too (a row lock).
+     */
+    default boolean triesFirst() {
+        return true;
+    }
+
     /** Takes the lock if it is free now, in one round trip where the database allows; else empty, nothing held. */
     Optional<Taken> tryOn(JdbcSession db, LockRequest request) throws SQLException;
 
