@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Objects;
 import java.util.OptionalInt;
 
 /**
@@ -122,7 +121,7 @@ final class PessimisticHolders {
         } catch (SQLException e) {
             throw context.failure(name, "force release", e);
         }
-        return SessionHolder.broken(ended);
+        return SessionHolder.group(ended);
     }
 
     /**
@@ -151,7 +150,7 @@ final class PessimisticHolders {
 
     private List<SessionHolder> rows(String what) {
         if (context.dialect() != Dialect.POSTGRESQL) {
-            return mariaDbRows(what);
+            return SessionHolder.read(context, what, list);
         }
         try (JdbcSession db = context.connections().open(false)) {
             return db.all(
@@ -167,27 +166,6 @@ final class PessimisticHolders {
                         return rows;
                     },
                     MARK + rows + ":%");
-        } catch (SQLException e) {
-            throw context.failure(what, "list", e);
-        }
-    }
-
-    /** MariaDB: the holders table's rows whose connection still holds its marker lock. */
-    private List<SessionHolder> mariaDbRows(String what) {
-        try (JdbcSession db = context.connections().open(false)) {
-            return db.all(list, rs -> {
-                List<SessionHolder> rows = new ArrayList<>();
-                while (rs.next()) {
-                    Holder holder = Holder.of(
-                            rs.getString(3),
-                            Objects.toString(rs.getString(6), ""),
-                            rs.getLong(4),
-                            Instant.ofEpochMilli(rs.getLong(5)));
-                    LockKind kind = "S".equals(rs.getString(2)) ? LockKind.READ : LockKind.MUTEX;
-                    rows.add(new SessionHolder(rs.getString(1), kind, holder, OptionalInt.empty(), rs.getLong(7)));
-                }
-                return rows;
-            });
         } catch (SQLException e) {
             throw context.failure(what, "list", e);
         }

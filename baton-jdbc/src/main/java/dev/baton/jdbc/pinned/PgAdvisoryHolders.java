@@ -1,8 +1,6 @@
 package dev.baton.jdbc.pinned;
 
-import dev.baton.Holder;
 import dev.baton.LockInfo;
-import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
 import dev.baton.jdbc.Dialect;
 import dev.baton.jdbc.JdbcFailures;
@@ -11,11 +9,8 @@ import dev.baton.jdbc.JdbcSchema;
 import dev.baton.jdbc.JdbcSession;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Objects;
-import java.util.OptionalInt;
 
 /**
  * Operators' view of the PostgreSQL advisory strategy ({@link PgAdvisoryStatements}).
@@ -70,11 +65,10 @@ final class PgAdvisoryHolders {
                 SELECT h.lock_name, h.lock_mode, h.owner_id, h.fencing_token,
                        floor(date_part('epoch', COALESCE(a.state_change, clock_timestamp())
                              + h.lease_ms * INTERVAL '1 millisecond') * 1000)::bigint,
-                       h.holder,
+                       h.holder, h.pid,
                        (SELECT COUNT(*) FROM pg_locks w WHERE w.locktype = 'advisory' AND NOT w.granted
                           AND w.database = k.database AND w.classid = k.classid AND w.objid = k.objid
-                          AND w.objsubid = 1),
-                       h.pid
+                          AND w.objsubid = 1)
                 FROM %s h
                 JOIN pg_locks k ON k.locktype = 'advisory' AND k.granted AND k.pid = h.pid AND k.objsubid = 1
                      AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
@@ -93,9 +87,7 @@ final class PgAdvisoryHolders {
     }
 
     List<LockInfo> list(String prefix) {
-        return SessionHolder.group(rows(prefix).stream()
-                .filter(row -> row.name().startsWith(prefix))
-                .toList());
+        return SessionHolder.under(rows(prefix), prefix);
     }
 
     List<LockInfo> forceRelease(String name, String ownerId) {
@@ -110,7 +102,7 @@ final class PgAdvisoryHolders {
         } catch (SQLException e) {
             throw context.failure(name, "force release", e);
         }
-        return SessionHolder.broken(ended);
+        return SessionHolder.group(ended);
     }
 
     /**
@@ -158,23 +150,6 @@ final class PgAdvisoryHolders {
                     + " (JdbcLocks.builder(...).advisoryHolders(true)) on every client, at the cost of a row"
                     + " write per acquire and unlock; with createSchema=false create it first: " + create);
         }
-        try (JdbcSession db = context.connections().open(false)) {
-            return db.all(list, rs -> {
-                List<SessionHolder> rows = new ArrayList<>();
-                while (rs.next()) {
-                    Holder holder = Holder.of(
-                            rs.getString(3),
-                            Objects.toString(rs.getString(6), ""),
-                            rs.getLong(4),
-                            Instant.ofEpochMilli(rs.getLong(5)));
-                    LockKind kind = "S".equals(rs.getString(2)) ? LockKind.READ : LockKind.MUTEX;
-                    rows.add(new SessionHolder(
-                            rs.getString(1), kind, holder, OptionalInt.of(rs.getInt(7)), rs.getLong(8)));
-                }
-                return rows;
-            });
-        } catch (SQLException e) {
-            throw context.failure(what, "list", e);
-        }
+        return SessionHolder.read(context, what, list);
     }
 }
