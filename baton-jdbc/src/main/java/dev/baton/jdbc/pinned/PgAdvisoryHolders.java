@@ -44,7 +44,7 @@ final class PgAdvisoryHolders {
     final String forget;
     /**
      * Every recorded grant whose session holds its lock now: (name, mode, owner, token, expiry in epoch
-     * millis, holder, waiters queued for the key, pid). The expiry is when the idle session would end.
+     * millis, holder, pid, waiters queued for the key). The expiry is when the idle session would end.
      * A bigint key's lock shows in pg_locks as classid (high half), objid (low half), objsubid 1.
      */
     private final String list;
