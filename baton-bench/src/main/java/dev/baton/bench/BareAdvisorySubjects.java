@@ -39,6 +39,16 @@ final class BareAdvisorySubjects {
                   FROM l WHERE set_config('idle_session_timeout', ?, false) IS NOT NULL)
             SELECT token, expiry, idle_before FROM g"""
                     .formatted(SEQUENCE, EXPIRY);
+    /**
+     * The try on a connection of Baton's own pool whose idle bound is already the lease (it is not
+     * restored on unlock there, so it is not set again); ? = key, lease millis.
+     */
+    private static final String TRY_KEPT =
+            """
+            WITH l AS (SELECT pg_try_advisory_lock(?) AS ok, current_setting('idle_session_timeout') AS idle_before),
+            g AS MATERIALIZED (SELECT nextval('%s') AS token, %s AS expiry, idle_before FROM l WHERE l.ok)
+            SELECT token, expiry, idle_before FROM g"""
+                    .formatted(SEQUENCE, EXPIRY);
     /** ? = key, the idle timeout the session had. */
     private static final String UNLOCK = "SELECT pg_advisory_unlock(?), set_config('idle_session_timeout', ?, false)";
 
@@ -57,11 +67,13 @@ final class BareAdvisorySubjects {
             throw new IllegalStateException("could not create the bare subjects' sequence: " + e, e);
         }
         return List.of(
-                new Bare("bare advisory statements, try", url, user, password, false),
-                new Bare("bare advisory statements, queued wait", url, user, password, true));
+                new Bare("bare advisory statements, try", url, user, password, false, false),
+                new Bare("bare advisory statements, try, idle bound kept", url, user, password, false, true),
+                new Bare("bare advisory statements, queued wait", url, user, password, true, false));
     }
 
-    private record Bare(String name, String url, String user, String password, boolean queued) implements LockSubject {
+    private record Bare(String name, String url, String user, String password, boolean queued, boolean kept)
+            implements LockSubject {
         @Override
         public Client newClient() {
             HikariDataSource pool = JdbcRawSubjects.pool(url, user, password, 10);
@@ -69,7 +81,9 @@ final class BareAdvisorySubjects {
                 @Override
                 public Held acquire(String lockName) {
                     long key = lockName.hashCode();
-                    return queued ? once(pool, key, true) : JdbcRawSubjects.retry(() -> once(pool, key, false));
+                    return queued
+                            ? once(pool, key, true, false)
+                            : JdbcRawSubjects.retry(() -> once(pool, key, false, kept));
                 }
 
                 @Override
@@ -80,18 +94,20 @@ final class BareAdvisorySubjects {
         }
 
         /** One attempt on a connection of its own, kept while held; null when the lock was busy. */
-        private static Held once(HikariDataSource pool, long key, boolean queued) {
+        private static Held once(HikariDataSource pool, long key, boolean queued, boolean kept) {
             try {
                 Connection c = pool.getConnection();
                 String idleBefore = null;
-                try (PreparedStatement ps = c.prepareStatement(queued ? WAIT : TRY)) {
+                try (PreparedStatement ps = c.prepareStatement(queued ? WAIT : kept ? TRY_KEPT : TRY)) {
                     int i = 1;
                     if (queued) {
                         ps.setString(i++, "60000");
                     }
                     ps.setLong(i++, key);
                     ps.setLong(i++, LEASE_MILLIS);
-                    ps.setString(i, Long.toString(LEASE_MILLIS + 1000));
+                    if (!kept) {
+                        ps.setString(i, Long.toString(LEASE_MILLIS + 1000));
+                    }
                     try (ResultSet rs = ps.executeQuery()) {
                         if (rs.next()) {
                             rs.getLong(1);
@@ -106,6 +122,9 @@ final class BareAdvisorySubjects {
                 }
                 if (idleBefore == null) {
                     return null;
+                }
+                if (kept) {
+                    return JdbcRawSubjects.unlockingOn(c, "SELECT pg_advisory_unlock(?)", ps -> ps.setLong(1, key));
                 }
                 String restore = idleBefore;
                 return JdbcRawSubjects.unlockingOn(c, UNLOCK, ps -> {

@@ -74,7 +74,7 @@ final class JdbcBenchBackends {
      */
     static BenchBackend postgresAdvisory() {
         return new ServerBackend(
-                "postgres-advisory", new BenchBackend.PlannedSubjects(5, 1, 1, 0), PostgresServer::start, server -> {
+                "postgres-advisory", new BenchBackend.PlannedSubjects(6, 1, 1, 0), PostgresServer::start, server -> {
                     if (server instanceof PostgresServer postgres && !postgres.external()) {
                         CpuSample.watch(postgres.pid());
                     }

@@ -9,10 +9,10 @@ import java.util.regex.Pattern;
 
 /**
  * How lock names become the keys of the databases' own named locks: PostgreSQL's 64-bit advisory
- * keys ({@link PgAdvisoryProtocol}, and the table protocol's per-name grant lock) and MariaDB's
- * server-side lock names ({@link MariaDbNamedLockProtocol}), both from SHA-256.
+ * keys (the advisory strategy, and the table protocol's per-name grant lock) and MariaDB's
+ * server-side lock names, both from SHA-256.
  */
-final class AdvisoryKeys {
+public final class AdvisoryKeys {
     private static final int MAX_NAME_CHARS = 64;
     private static final Pattern PLAIN_NAME = Pattern.compile("[a-z0-9._:/-]{1," + MAX_NAME_CHARS + "}");
     static final String HASHED_PREFIX = "baton#";
@@ -32,7 +32,7 @@ final class AdvisoryKeys {
      * each other. The application's own advisory locks share the key space; the table name in the hash
      * keeps them apart unless the application hashes the same way.
      */
-    static long key(TableNames names, String lockName) {
+    public static long key(TableNames names, String lockName) {
         MessageDigest sha = SHA256.get();
         sha.reset();
         byte[] digest = sha.digest((names.locks() + ":" + lockName).getBytes(StandardCharsets.UTF_8));
@@ -41,7 +41,7 @@ final class AdvisoryKeys {
 
     /**
      * MariaDB's server-side lock name of {@code lockName} in {@code namespace} ({@code
-     * <database>.<table>}); see {@link MariaDbNamedLockProtocol} for why it looks as it does.
+     * <database>.<table>}); see {@code dev.baton.jdbc.pinned.MariaDbNamedLockStatements} for why.
      */
     /**
      * The key pair of the table strategy's transaction-level advisory lock on a name: the first 8
@@ -54,7 +54,7 @@ final class AdvisoryKeys {
         return new int[] {(int) (key >>> 32), (int) key};
     }
 
-    static String serverName(String namespace, String lockName) {
+    public static String serverName(String namespace, String lockName) {
         String full = namespace + ":" + lockName;
         if (PLAIN_NAME.matcher(full).matches()) {
             return full;

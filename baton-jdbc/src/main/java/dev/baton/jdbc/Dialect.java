@@ -15,7 +15,7 @@ import java.util.Optional;
  * existing key. The statements themselves are composed once per protocol and dialect, in its
  * statements class ({@link TableStatements}, ...); the DDL is in resources ({@link JdbcSchema}).
  */
-enum Dialect {
+public enum Dialect {
     H2("H2", "org.h2.Driver", "com.h2database:h2") {
         @Override
         String now() {

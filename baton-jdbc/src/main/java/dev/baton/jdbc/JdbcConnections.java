@@ -17,14 +17,14 @@ import org.slf4j.LoggerFactory;
  * database (no connection, no schema, a refused semaphore count): its abandon then has nothing to
  * clean up, so no second connection attempt adds to the caller's wait.
  */
-final class JdbcConnections {
+public final class JdbcConnections {
     private static final Logger log = LoggerFactory.getLogger(JdbcConnections.class);
 
     final DataSource dataSource;
     /** Closed with the backend (the pool built from a URL); null when the application owns the DataSource. */
     final ReconnectingPool ownedPool;
 
-    final Duration operationTimeout;
+    public final Duration operationTimeout;
     final int queryTimeoutSeconds;
     /** The isolation level the DataSource hands out when it is not READ COMMITTED; -1 otherwise. */
     private volatile int isolationToRestore = JdbcSession.ASK_ISOLATION;
@@ -39,7 +39,7 @@ final class JdbcConnections {
     }
 
     /** One borrowed connection, in one READ COMMITTED transaction or in auto-commit mode. */
-    JdbcSession open(boolean transaction) throws SQLException {
+    public JdbcSession open(boolean transaction) throws SQLException {
         return JdbcSession.open(dataSource, ownedPool, queryTimeoutSeconds, transaction, isolationToRestore);
     }
 
@@ -66,8 +66,13 @@ final class JdbcConnections {
     }
 
     /** Gets rid of a connection whose state is unknown; see {@link JdbcSession#discard}. */
-    void discard(Connection connection) {
+    public void discard(Connection connection) {
         JdbcSession.discard(connection, ownedPool);
+    }
+
+    /** Whether the connections come from Baton's own pool, which no application shares. */
+    public boolean ownsPool() {
+        return ownedPool != null;
     }
 
     /** A new attempt of this thread: forgets the last one. */

@@ -13,7 +13,7 @@ import java.util.Set;
  * reports a connection failure as a timeout whose cause is the real error), so every check walks the
  * cause chain.
  */
-final class JdbcFailures {
+public final class JdbcFailures {
 
     /** Another transaction got in the way; trying again later is the answer. */
     private static final Set<String> CONFLICT_STATES = Set.of(
@@ -63,7 +63,7 @@ final class JdbcFailures {
 
     private JdbcFailures() {}
 
-    static boolean isConflict(SQLException e) {
+    public static boolean isConflict(SQLException e) {
         return any(
                 e,
                 s -> in(CONFLICT_STATES, s)
@@ -90,7 +90,7 @@ final class JdbcFailures {
         return any(e, s -> in(AUTHENTICATION_STATES, s) || s.getErrorCode() == H2_WRONG_USER_OR_PASSWORD);
     }
 
-    static boolean isTimeout(SQLException e) {
+    public static boolean isTimeout(SQLException e) {
         // 70100: MariaDB's max_statement_time, which its driver uses for query timeouts.
         return any(
                 e,
@@ -138,11 +138,11 @@ final class JdbcFailures {
      * idle_session_timeout}, 25P03 after its {@code idle_in_transaction_session_timeout}: the last two
      * are how a pinned lease's session ends when its holder went silent for the lease time).
      */
-    static boolean isSessionEnded(SQLException e) {
+    public static boolean isSessionEnded(SQLException e) {
         return isBrokenConnection(e) || isConnection(e) || any(e, s -> SESSION_ENDED_STATES.contains(s.getSQLState()));
     }
 
-    static boolean isPermission(SQLException e) {
+    public static boolean isPermission(SQLException e) {
         return any(e, s -> in(PERMISSION_STATES, s));
     }
 

@@ -3,6 +3,9 @@ package dev.baton.jdbc;
 import dev.baton.LockInfo;
 import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
+import dev.baton.jdbc.pinned.PinnedWaits;
+import dev.baton.jdbc.pinned.PinningProtocol;
+import dev.baton.jdbc.pinned.StatementWait;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
@@ -19,8 +22,8 @@ import javax.sql.DataSource;
 /**
  * The JDBC lock backend, one for every strategy and database: it owns what every strategy needs
  * alike and leaves the wire protocol of lock grants to one {@link JdbcProtocol} per strategy and
- * dialect ({@link TableProtocol}, {@link OptimisticProtocol}, {@link PessimisticProtocol}, {@link
- * PgAdvisoryProtocol}, {@link MariaDbNamedLockProtocol}).
+ * dialect ({@link TableProtocol}, {@link OptimisticProtocol}, and the pinning strategies' {@link
+ * PinningProtocol}).
  *
  * <ul>
  *   <li>Built once: the first call detects the database (when the DataSource was the
@@ -256,7 +259,7 @@ final class JdbcLockBackend implements LockBackend {
     private JdbcProtocol ready(LockRequest request) {
         connections.attemptStarts();
         if (strategy == Strategy.ADVISORY && setup.dialect() == Dialect.MARIADB) {
-            MariaDbNamedLockProtocol.requireExclusive(request, name()); // before any I/O
+            PinningProtocol.requireExclusive(request, name()); // before any I/O
         }
         try {
             return ready(request.name());
@@ -313,7 +316,8 @@ final class JdbcLockBackend implements LockBackend {
      * (its session is the lease); the others by the current protocol.
      */
     private JdbcProtocol protocolOf(Grant grant) {
-        return grant.backendState() instanceof PinnedSession pinned ? pinned.protocol : ready(grant.name());
+        JdbcProtocol pinned = PinningProtocol.of(grant);
+        return pinned != null ? pinned : ready(grant.name());
     }
 
     /**

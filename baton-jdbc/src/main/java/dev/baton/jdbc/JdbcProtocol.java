@@ -2,6 +2,7 @@ package dev.baton.jdbc;
 
 import dev.baton.LockInfo;
 import dev.baton.LockUnavailableException;
+import dev.baton.jdbc.pinned.StatementWait;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
@@ -23,11 +24,11 @@ import java.util.function.Supplier;
  *
  * <p>Two families, each with the interface it needs: the row strategies ({@link RowProtocol}: a
  * line of waiters, batch renewal, breaking by owner id) and the strategies whose grant holds a
- * connection ({@link PinningProtocol}: a blocking wait in the database's own queue). This interface
+ * connection ({@link dev.baton.jdbc.pinned.PinningProtocol}: a blocking wait in the database's own queue). This interface
  * is what the backend asks of both. A protocol is built once per backend, when its schema has been
  * checked. Whatever a grant needs later (a pinned connection) travels in {@link Grant#backendState()}.
  */
-interface JdbcProtocol {
+public interface JdbcProtocol {
 
     /** The backend's parts a protocol works with. */
     record Context(
@@ -43,12 +44,12 @@ interface JdbcProtocol {
             BooleanSupplier closed,
             Failures failures) {
 
-        LockUnavailableException failure(String lockName, String action, SQLException e) {
+        public LockUnavailableException failure(String lockName, String action, SQLException e) {
             return failures.failure(lockName, action, e);
         }
 
         /** The backend's name as it is now (it shows the dialect once known). */
-        String backendName() {
+        public String backendName() {
             return backend.get();
         }
     }
@@ -74,10 +75,10 @@ interface JdbcProtocol {
 
     /** What a release did: whether the grant was still held. */
     record Released(boolean held) {
-        static final Released HELD = new Released(true);
-        static final Released NOT_HELD = new Released(false);
+        public static final Released HELD = new Released(true);
+        public static final Released NOT_HELD = new Released(false);
 
-        static Released of(boolean held) {
+        public static Released of(boolean held) {
             return held ? HELD : NOT_HELD;
         }
     }

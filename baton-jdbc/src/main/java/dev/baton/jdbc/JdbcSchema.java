@@ -22,13 +22,13 @@ import org.slf4j.LoggerFactory;
  * ${table}}, {@code ${readers}} and {@code ${sequence}} standing for the configured names), probed
  * object by object.
  */
-final class JdbcSchema {
+public final class JdbcSchema {
     private static final Logger log = LoggerFactory.getLogger(JdbcSchema.class);
 
     private JdbcSchema() {}
 
     /** The DDL of resource {@code <prefix>-<dialect>.sql} ({@code permits}: the semaphore tables). */
-    static String ddl(String prefix, Dialect dialect, TableNames names) {
+    public static String ddl(String prefix, Dialect dialect, TableNames names) {
         String resource = prefix + "-" + dialect.name().toLowerCase(Locale.ROOT) + ".sql";
         try (InputStream in = JdbcSchema.class.getResourceAsStream(resource)) {
             if (in == null) {
@@ -124,12 +124,12 @@ final class JdbcSchema {
     }
 
     /** A probe for a table (or, except on H2, a sequence): fails when it does not exist. */
-    static String probe(String table) {
+    public static String probe(String table) {
         return "SELECT 1 FROM " + table + " WHERE 1 = 0";
     }
 
     /** The DDL file split into statements, without comments. */
-    static List<String> statementsOf(String ddl) {
+    public static List<String> statementsOf(String ddl) {
         StringBuilder code = new StringBuilder();
         for (String line : ddl.split("\n")) {
             int comment = line.indexOf("--");

@@ -21,14 +21,14 @@ import org.slf4j.LoggerFactory;
  * abandon a wait for a connection when the thread is interrupted, but every operation is bounded by
  * the operation timeout, and the core's interruptible wait sees the interrupt right after.
  */
-final class JdbcSession implements AutoCloseable {
+public final class JdbcSession implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JdbcSession.class);
 
-    interface Rows<T> {
+    public interface Rows<T> {
         T read(ResultSet rs) throws SQLException;
     }
 
-    final Connection connection;
+    public final Connection connection;
     private final ReconnectingPool ownedPool;
     private final int queryTimeoutSeconds;
     private final boolean transaction;
@@ -116,7 +116,7 @@ final class JdbcSession implements AutoCloseable {
         }
     }
 
-    int update(String sql, Object... params) throws SQLException {
+    public int update(String sql, Object... params) throws SQLException {
         try (PreparedStatement ps = prepare(sql, params)) {
             return ps.executeUpdate();
         } catch (SQLException e) {
@@ -125,7 +125,7 @@ final class JdbcSession implements AutoCloseable {
     }
 
     /** Runs an INSERT that meets an existing key quietly; {@code true} if it inserted a row. */
-    boolean insertIfAbsent(String sql, Object... params) throws SQLException {
+    public boolean insertIfAbsent(String sql, Object... params) throws SQLException {
         try {
             return update(sql, params) == 1;
         } catch (SQLException e) {
@@ -137,7 +137,7 @@ final class JdbcSession implements AutoCloseable {
     }
 
     /** The first row, mapped; empty if there is none or it maps to null. */
-    <T> Optional<T> first(String sql, Rows<T> row, Object... params) throws SQLException {
+    public <T> Optional<T> first(String sql, Rows<T> row, Object... params) throws SQLException {
         try (PreparedStatement ps = prepare(sql, params);
                 ResultSet rs = ps.executeQuery()) {
             return rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
@@ -146,7 +146,7 @@ final class JdbcSession implements AutoCloseable {
         }
     }
 
-    <T> T all(String sql, Rows<T> rows, Object... params) throws SQLException {
+    public <T> T all(String sql, Rows<T> rows, Object... params) throws SQLException {
         try (PreparedStatement ps = prepare(sql, params);
                 ResultSet rs = ps.executeQuery()) {
             return rows.read(rs);
@@ -177,7 +177,7 @@ final class JdbcSession implements AutoCloseable {
         }
     }
 
-    void commit() throws SQLException {
+    public void commit() throws SQLException {
         try {
             connection.commit();
             committed = true;
@@ -221,7 +221,7 @@ final class JdbcSession implements AutoCloseable {
      * Keeps the connection beyond this session (pinned for a lease); the caller returns it with
      * {@link Connection#close()} or gets rid of it with {@link #discard}. Auto-commit mode only.
      */
-    Connection detach() {
+    public Connection detach() {
         detached = true;
         return connection;
     }

@@ -7,7 +7,7 @@ import java.time.Instant;
  * The time arithmetic every JDBC protocol shares: leases in whole milliseconds for the database's
  * clock, JDBC query timeouts in whole seconds, and the caps of the servers' own idle bounds.
  */
-final class JdbcTime {
+public final class JdbcTime {
     /** Longer leases are effectively infinite; the cap keeps the timestamp arithmetic in range. */
     static final long MAX_LEASE_MILLIS = Duration.ofDays(36_500).toMillis();
 
@@ -20,7 +20,7 @@ final class JdbcTime {
     private JdbcTime() {}
 
     /** The lease in milliseconds, rounded up: a lease shorter than a millisecond must not be expired. */
-    static long leaseMillis(Duration leaseTime) {
+    public static long leaseMillis(Duration leaseTime) {
         long nanos;
         try {
             nanos = leaseTime.toNanos();
@@ -37,12 +37,12 @@ final class JdbcTime {
     }
 
     /** PostgreSQL's idle bound for a lease: the lease itself, or 0 (no bound) when it does not fit. */
-    static long idleMillis(long leaseMillis) {
+    public static long idleMillis(long leaseMillis) {
         return leaseMillis > MAX_IDLE_MILLIS ? 0 : leaseMillis;
     }
 
     /** MariaDB's {@code wait_timeout} for a lease: whole seconds, rounded up, within its range. */
-    static long waitTimeoutSeconds(long leaseMillis) {
+    public static long waitTimeoutSeconds(long leaseMillis) {
         return Math.max(1, Math.min(MAX_WAIT_TIMEOUT_SECONDS, (leaseMillis + 999) / 1000));
     }
 
@@ -50,7 +50,7 @@ final class JdbcTime {
      * The expiry reported in a grant that the database did not return. Informational only: the core
      * judges validity on its own clock and the database on its own.
      */
-    static Instant expiry(long leaseMillis) {
+    public static Instant expiry(long leaseMillis) {
         return Instant.now().plusMillis(leaseMillis);
     }
 }

@@ -1,5 +1,7 @@
 package dev.baton.jdbc;
 
+import dev.baton.jdbc.pinned.PinningProtocol;
+import dev.baton.jdbc.pinned.StatementWait;
 import dev.baton.spi.Grant;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
@@ -115,10 +117,8 @@ final class ProtocolSetup {
         return switch (parts.strategy()) {
             case TABLE -> new TableProtocol(context);
             case OPTIMISTIC -> new OptimisticProtocol(context);
-            case PESSIMISTIC -> new PessimisticProtocol(context);
-            case ADVISORY -> d == Dialect.MARIADB
-                    ? new MariaDbNamedLockProtocol(context)
-                    : new PgAdvisoryProtocol(context);
+            case PESSIMISTIC -> PinningProtocol.pessimistic(context);
+            case ADVISORY -> PinningProtocol.advisory(context);
         };
     }
 }

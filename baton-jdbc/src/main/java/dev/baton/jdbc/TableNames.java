@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  * @param readers the readers table, {@code <locks>_readers}
  * @param sequence the fencing-token sequence, {@code <locks>_fencing_seq}
  */
-record TableNames(String locks, String readers, String sequence) {
+public record TableNames(String locks, String readers, String sequence) {
     static final String DEFAULT_TABLE = "baton_locks";
 
     /*

@@ -1,4 +1,4 @@
-package dev.baton.jdbc;
+package dev.baton.jdbc.pinned;
 
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * one renewal confirms the session and counts from its own send, and a grant whose session is gone
  * is released and not handed out.
  */
-final class PinnedWaits {
+public final class PinnedWaits {
     private static final Logger log = LoggerFactory.getLogger(PinnedWaits.class);
 
     private PinnedWaits() {}
@@ -35,7 +35,7 @@ final class PinnedWaits {
      *
      * @param backend renews and releases the grant
      */
-    static Optional<Grant> counted(LockBackend backend, LockRequest request, Grant grant, long calledNanos) {
+    public static Optional<Grant> counted(LockBackend backend, LockRequest request, Grant grant, long calledNanos) {
         long lease = request.leaseTime().toNanos();
         long left = lease - (System.nanoTime() - calledNanos);
         if (left >= lease / 2) {

@@ -1,12 +1,16 @@
-package dev.baton.jdbc;
+package dev.baton.jdbc.pinned;
 
 import dev.baton.Holder;
 import dev.baton.LockInfo;
 import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
+import dev.baton.jdbc.JdbcProtocol;
+import dev.baton.jdbc.JdbcSession;
 import java.sql.SQLException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.OptionalInt;
 
 /**
@@ -48,9 +52,38 @@ record SessionHolder(String name, LockKind kind, Holder holder, OptionalInt wait
                 .toList();
     }
 
-    /** The grants broken, one entry per kind, from the holders whose sessions were ended. */
-    static List<LockInfo> broken(List<SessionHolder> ended) {
-        return group(ended);
+    /** The holders of names that start with {@code prefix}, grouped. */
+    static List<LockInfo> under(List<SessionHolder> rows, String prefix) {
+        return group(rows.stream().filter(row -> row.name.startsWith(prefix)).toList());
+    }
+
+    /**
+     * Reads holders from rows of (name, mode S or X, owner, token, expiry in epoch millis, holder,
+     * session [, waiters]).
+     */
+    static List<SessionHolder> read(JdbcProtocol.Context context, String what, String sql, Object... params) {
+        try (JdbcSession db = context.connections().open(false)) {
+            return db.all(
+                    sql,
+                    rs -> {
+                        boolean waiters = rs.getMetaData().getColumnCount() > 7;
+                        List<SessionHolder> rows = new ArrayList<>();
+                        while (rs.next()) {
+                            Holder holder = Holder.of(
+                                    rs.getString(3),
+                                    Objects.toString(rs.getString(6), ""),
+                                    rs.getLong(4),
+                                    Instant.ofEpochMilli(rs.getLong(5)));
+                            LockKind kind = "S".equals(rs.getString(2)) ? LockKind.READ : LockKind.MUTEX;
+                            OptionalInt queued = waiters ? OptionalInt.of(rs.getInt(8)) : OptionalInt.empty();
+                            rows.add(new SessionHolder(rs.getString(1), kind, holder, queued, rs.getLong(7)));
+                        }
+                        return rows;
+                    },
+                    params);
+        } catch (SQLException e) {
+            throw context.failure(what, "list", e);
+        }
     }
 
     /**

@@ -1,20 +1,25 @@
-package dev.baton.jdbc;
+package dev.baton.jdbc.pinned;
 
 import dev.baton.Holder;
 import dev.baton.LockInfo;
 import dev.baton.LockKind;
 import dev.baton.LockMode;
+import dev.baton.jdbc.Dialect;
+import dev.baton.jdbc.JdbcFailures;
+import dev.baton.jdbc.JdbcProtocol;
+import dev.baton.jdbc.JdbcSession;
 import dev.baton.spi.LockRequest;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.List;
 import java.util.OptionalInt;
 
 /**
- * Operators' view of the pessimistic strategy ({@link PessimisticProtocol}). On MariaDB the
+ * Operators' view of the pessimistic strategy ({@link PessimisticStatements}). On MariaDB the
  * statement that draws the token also records the holder in a MEMORY table ({@code
  * <table>_pess_holders}, visible to others at once although the holder's transaction never commits)
  * and takes the marker lock {@code baton-pess#<connection id>}, which the release gives back: a row
@@ -45,19 +50,31 @@ final class PessimisticHolders {
     private static final int COMMENT_BYTES = 880;
 
     private final JdbcProtocol.Context context;
-    private final PessimisticStatements sql;
-    private final String table;
-    /** The sessions whose last statement names a grant of this table; ? = the LIKE pattern. */
+    private final String rows;
+    /** MariaDB: the holders table. */
+    final String table;
+    /**
+     * PostgreSQL: the sessions whose last statement names a grant of this table (? = the LIKE pattern).
+     * MariaDB: the holders whose connection still holds its marker lock: (name, mode, owner, token,
+     * expiry in epoch millis, holder, connection id); the expiry is the lease less the idle time.
+     */
     private final String list;
 
-    PessimisticHolders(JdbcProtocol.Context context, PessimisticStatements sql) {
+    PessimisticHolders(JdbcProtocol.Context context) {
         this.context = context;
-        this.sql = sql;
-        this.table = context.names().locks() + "_pess";
-        this.list = "SELECT pid, query, application_name,"
-                + " floor(date_part('epoch', state_change) * 1000)::bigint FROM pg_stat_activity"
-                + " WHERE datname = current_database() AND query LIKE ? AND application_name LIKE 'baton %'"
-                + " AND state IN ('idle in transaction', 'active') ORDER BY pid";
+        this.rows = context.names().locks() + "_pess";
+        this.table = context.names().locks() + "_pess_holders";
+        this.list = context.dialect() == Dialect.POSTGRESQL
+                ? "SELECT pid, query, application_name,"
+                        + " floor(date_part('epoch', state_change) * 1000)::bigint FROM pg_stat_activity"
+                        + " WHERE datname = current_database() AND query LIKE ? AND application_name LIKE 'baton %'"
+                        + " AND state IN ('idle in transaction', 'active') ORDER BY pid"
+                : "SELECT h.lock_name, h.lock_mode, h.owner_id, h.fencing_token,"
+                        + " FLOOR(UNIX_TIMESTAMP(NOW(6)) * 1000 + h.lease_ms - COALESCE(p.TIME_MS, 0)),"
+                        + " h.holder, h.connection_id FROM " + table + " h"
+                        + " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = h.connection_id"
+                        + " WHERE IS_USED_LOCK(CONCAT('baton-pess#', h.connection_id)) = h.connection_id"
+                        + " ORDER BY h.lock_name, h.lock_mode, h.fencing_token";
     }
 
     /**
@@ -68,7 +85,7 @@ final class PessimisticHolders {
         if (context.dialect() != Dialect.POSTGRESQL) {
             return "";
         }
-        String start = MARK + table + ":" + (request.mode() == LockMode.SHARED ? "S" : "X") + ":" + request.ownerId()
+        String start = MARK + rows + ":" + (request.mode() == LockMode.SHARED ? "S" : "X") + ":" + request.ownerId()
                 + ":" + leaseMillis + ":" + encode(request.name()) + ":";
         String holder = request.holder();
         while (!holder.isEmpty() && (start + encode(holder)).length() > COMMENT_BYTES) {
@@ -80,7 +97,7 @@ final class PessimisticHolders {
     List<LockInfo> list(String prefix) {
         return SessionHolder.group(rows(prefix).stream()
                 .filter(row -> row.name().startsWith(prefix))
-                .sorted(java.util.Comparator.comparing(SessionHolder::name)
+                .sorted(Comparator.comparing(SessionHolder::name)
                         .thenComparing(SessionHolder::kind)
                         .thenComparingLong(row -> row.holder().fencingToken()))
                 .toList());
@@ -104,7 +121,7 @@ final class PessimisticHolders {
         } catch (SQLException e) {
             throw context.failure(name, "force release", e);
         }
-        return SessionHolder.broken(ended);
+        return SessionHolder.group(ended);
     }
 
     /**
@@ -115,7 +132,7 @@ final class PessimisticHolders {
      */
     private void requireNoHiddenHolder(String name) {
         try (JdbcSession tx = context.connections().open(true)) {
-            tx.first("SELECT 1 FROM " + table + " WHERE lock_name = ? FOR UPDATE NOWAIT", rs -> Boolean.TRUE, name);
+            tx.first("SELECT 1 FROM " + rows + " WHERE lock_name = ? FOR UPDATE NOWAIT", rs -> Boolean.TRUE, name);
         } catch (SQLException e) {
             if (JdbcFailures.isConflict(e)) {
                 throw SessionHolder.refused(
@@ -131,18 +148,9 @@ final class PessimisticHolders {
         }
     }
 
-    /** MariaDB: binds the token draw's holder record (name, mode, owner, holder, lease). */
-    void bindRecord(java.sql.PreparedStatement ps, LockRequest request, long leaseMillis) throws SQLException {
-        ps.setString(1, request.name());
-        ps.setString(2, request.mode() == LockMode.SHARED ? "S" : "X");
-        ps.setString(3, request.ownerId());
-        ps.setString(4, request.holder());
-        ps.setLong(5, leaseMillis);
-    }
-
     private List<SessionHolder> rows(String what) {
         if (context.dialect() != Dialect.POSTGRESQL) {
-            return mariaDbRows(what);
+            return SessionHolder.read(context, what, list);
         }
         try (JdbcSession db = context.connections().open(false)) {
             return db.all(
@@ -157,28 +165,7 @@ final class PessimisticHolders {
                         }
                         return rows;
                     },
-                    MARK + table + ":%");
-        } catch (SQLException e) {
-            throw context.failure(what, "list", e);
-        }
-    }
-
-    /** MariaDB: the holders table's rows whose connection still holds its marker lock. */
-    private List<SessionHolder> mariaDbRows(String what) {
-        try (JdbcSession db = context.connections().open(false)) {
-            return db.all(sql.list, rs -> {
-                List<SessionHolder> rows = new ArrayList<>();
-                while (rs.next()) {
-                    Holder holder = Holder.of(
-                            rs.getString(3),
-                            LockRows.described(rs.getString(6)),
-                            rs.getLong(4),
-                            Dialect.MARIADB.instant(rs, 5));
-                    LockKind kind = "S".equals(rs.getString(2)) ? LockKind.READ : LockKind.MUTEX;
-                    rows.add(new SessionHolder(rs.getString(1), kind, holder, OptionalInt.empty(), rs.getLong(7)));
-                }
-                return rows;
-            });
+                    MARK + rows + ":%");
         } catch (SQLException e) {
             throw context.failure(what, "list", e);
         }
@@ -189,7 +176,7 @@ final class PessimisticHolders {
         int end = query.indexOf(" */");
         String[] parts =
                 end < 0 ? new String[0] : query.substring(MARK.length(), end).split(":", -1);
-        if (parts.length != 6 || !parts[0].equals(table)) {
+        if (parts.length != 6 || !parts[0].equals(rows)) {
             return null;
         }
         try {

@@ -1,21 +1,17 @@
-package dev.baton.jdbc;
+package dev.baton.jdbc.pinned;
 
-import dev.baton.Holder;
 import dev.baton.LockInfo;
-import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
+import dev.baton.jdbc.JdbcProtocol;
+import dev.baton.jdbc.JdbcSession;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Objects;
-import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Operators' view of MariaDB's named locks ({@link MariaDbNamedLockProtocol}).
+ * Operators' view of MariaDB's named locks ({@link MariaDbNamedLockStatements}).
  *
  * <ul>
  *   <li>List: one query over {@code <table>_fencing}, whose upsert at each grant records the holder
@@ -39,33 +35,43 @@ final class MariaDbNamedLockHolders {
     private static final int NO_SUCH_THREAD = 1094;
 
     private final JdbcProtocol.Context context;
-    private final MariaDbNamedLockStatements sql;
+    /**
+     * The names whose recorded holder's connection holds the lock now: (name, mode, owner, token,
+     * expiry in epoch millis, holder, connection id). The expiry is when the idle session
+     * would end: the lease less the time the connection has been idle.
+     */
+    private final String list;
+    /** Whether the connection still holds the name's lock; ? = name, connection id. */
+    private final String held;
 
-    MariaDbNamedLockHolders(JdbcProtocol.Context context, MariaDbNamedLockStatements sql) {
+    MariaDbNamedLockHolders(JdbcProtocol.Context context, String fencing) {
         this.context = context;
-        this.sql = sql;
+        this.held = "SELECT COUNT(*) FROM " + fencing + " WHERE lock_name = ? AND IS_USED_LOCK(server_name) = ?";
+        this.list = "SELECT f.lock_name, 'X', f.owner_id, f.fencing_token,"
+                + " FLOOR(UNIX_TIMESTAMP(NOW(6)) * 1000 + f.lease_ms - COALESCE(p.TIME_MS, 0)),"
+                + " f.holder, f.connection_id FROM " + fencing + " f"
+                + " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = f.connection_id"
+                + " WHERE f.connection_id IS NOT NULL AND IS_USED_LOCK(f.server_name) = f.connection_id"
+                + " ORDER BY f.lock_name";
     }
 
     List<LockInfo> list(String prefix) {
-        return SessionHolder.group(rows(prefix, new HashMap<>()).stream()
-                .filter(row -> row.name().startsWith(prefix))
-                .toList());
+        return SessionHolder.under(SessionHolder.read(context, prefix, list), prefix);
     }
 
     List<LockInfo> forceRelease(String name, String ownerId) {
-        Map<Long, String> serverNames = new HashMap<>();
-        List<SessionHolder> hit = SessionHolder.of(rows(name, serverNames), name, ownerId);
+        List<SessionHolder> hit = SessionHolder.of(SessionHolder.read(context, name, list), name, ownerId);
         List<SessionHolder> ended = new ArrayList<>();
         try (JdbcSession db = context.connections().open(false)) {
             for (SessionHolder row : hit) {
                 endConnection(db, context, name, row.session());
-                awaitGone(db, name, row.session(), serverNames.get(row.session()));
+                awaitGone(db, name, row.session());
                 ended.add(row);
             }
         } catch (SQLException e) {
             throw context.failure(name, "force release", e);
         }
-        return SessionHolder.broken(ended);
+        return SessionHolder.group(ended);
     }
 
     /**
@@ -112,41 +118,16 @@ final class MariaDbNamedLockHolders {
     }
 
     /** The killed connection lets its locks go as it ends, shortly after KILL returns. */
-    private void awaitGone(JdbcSession db, String name, long connection, String serverName) throws SQLException {
+    private void awaitGone(JdbcSession db, String name, long connection) throws SQLException {
         long deadline =
                 System.nanoTime() + context.connections().operationTimeout.toNanos();
-        while (Objects.equals(
-                db.first(sql.usedBy, rs -> rs.getObject(1, Long.class), serverName)
-                        .orElse(null),
-                connection)) {
+        while (db.first(held, rs -> rs.getLong(1), name, connection).orElse(0L) > 0) {
             if (System.nanoTime() - deadline > 0) {
                 throw new LockUnavailableException("Baton lock '" + name + "' on " + context.backendName()
                         + ": the holder's connection " + connection + " still holds the lock after KILL CONNECTION;"
                         + " call the forced release again");
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
-    }
-
-    private List<SessionHolder> rows(String what, Map<Long, String> serverNames) {
-        try (JdbcSession db = context.connections().open(false)) {
-            return db.all(sql.list, rs -> {
-                List<SessionHolder> rows = new ArrayList<>();
-                while (rs.next()) {
-                    Holder holder = Holder.of(
-                            rs.getString(2),
-                            LockRows.described(rs.getString(5)),
-                            rs.getLong(3),
-                            Dialect.MARIADB.instant(rs, 4));
-                    long connection = rs.getLong(6);
-                    serverNames.put(connection, rs.getString(7));
-                    rows.add(new SessionHolder(
-                            rs.getString(1), LockKind.MUTEX, holder, OptionalInt.empty(), connection));
-                }
-                return rows;
-            });
-        } catch (SQLException e) {
-            throw context.failure(what, "list", e);
         }
     }
 }

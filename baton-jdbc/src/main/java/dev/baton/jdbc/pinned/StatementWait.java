@@ -1,9 +1,13 @@
-package dev.baton.jdbc;
+package dev.baton.jdbc.pinned;
 
 import dev.baton.LockUnavailableException;
+import dev.baton.jdbc.JdbcSession;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,30 +24,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs a blocking lock statement ({@code pg_advisory_lock}, {@code GET_LOCK(name, timeout)}, a row
- * lock's {@code SELECT ... FOR UPDATE}) on a
- * helper thread while the caller waits interruptibly on its future: a thread blocked in a socket read
- * cannot be interrupted, and the core's waiters must be.
- *
- * <p>Whatever ends the wait early (an interrupt, the bound, the backend being closed), the statement
- * is cancelled through the driver ({@code cancelQuery} / {@code KILL QUERY}) and the helper is
- * awaited, so the caller learns the statement's real outcome: if the lock was granted after all,
- * {@code undo} gives it back before the caller sees the interrupt. A statement that does not end
- * within the operation timeout after the cancel gets its connection aborted, which ends the session
- * and everything it held.
+ * Runs a blocking lock statement on a helper thread while the caller waits interruptibly on its
+ * future: a thread blocked in a socket read cannot be interrupted, and the core's waiters must be.
+ * Whatever ends the wait early (an interrupt, the bound, the backend being closed), the statement is
+ * cancelled through the driver and awaited, so the caller learns its real outcome: a lock granted
+ * after all is given back ({@code undo}) before the caller sees the interrupt. A statement that does
+ * not end within the operation timeout after the cancel gets its connection aborted, which ends the
+ * session and everything it held.
  */
-final class StatementWait implements AutoCloseable {
+public final class StatementWait implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StatementWait.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
 
     /** The longest single wait statement of an unlimited wait, so that a dead server is noticed. */
     static final long SLICE_MILLIS = 30_000;
 
-    /**
-     * How long the next wait statement may wait: a {@link #SLICE_MILLIS} slice of an unlimited wait
-     * ({@code timeoutNanos < 0}), otherwise the time left until {@code deadline} rounded up to a
-     * whole millisecond; 0 when that time is spent.
-     */
+    /** The next wait statement's bound: a slice of an unlimited wait, else the time left (0: spent). */
     static long nextWaitMillis(long timeoutNanos, long deadline) {
         if (timeoutNanos < 0) {
             return SLICE_MILLIS;
@@ -57,10 +53,7 @@ final class StatementWait implements AutoCloseable {
         void undo(T result) throws SQLException;
     }
 
-    /**
-     * The wait was interrupted. {@code connectionUsable} tells whether the connection is clean and
-     * may go back to the pool; otherwise it was aborted and must be discarded.
-     */
+    /** The wait was interrupted; the connection is clean, or was aborted and must be discarded. */
     static final class Interrupted extends InterruptedException {
         final boolean connectionUsable;
 
@@ -76,7 +69,7 @@ final class StatementWait implements AutoCloseable {
     private final ExecutorService threads;
     private volatile boolean closed;
 
-    StatementWait(String threadPrefix, Supplier<String> backendName, long operationTimeoutMillis) {
+    public StatementWait(String threadPrefix, Supplier<String> backendName, long operationTimeoutMillis) {
         this.backendName = backendName;
         this.operationTimeoutMillis = operationTimeoutMillis;
         this.threads = Executors.newCachedThreadPool(runnable -> {
@@ -87,9 +80,8 @@ final class StatementWait implements AutoCloseable {
     }
 
     /**
-     * Runs {@code statement} on a helper thread and waits for it, at most {@code waitMillis} plus the
-     * operation timeout (the statement itself is bounded by {@code waitMillis} on the server). The
-     * connection's network timeout is raised for the wait and restored after.
+     * Runs {@code statement} on a helper thread and waits for it, at most {@code waitMillis} (the
+     * server's bound) plus the operation timeout, with the network timeout raised meanwhile.
      *
      * @throws Interrupted if the caller was interrupted; the statement was cancelled and undone
      * @throws LockUnavailableException if the backend was closed before or during the wait
@@ -134,6 +126,23 @@ final class StatementWait implements AutoCloseable {
         }
     }
 
+    /**
+     * Runs a wait statement and maps its first row (empty if none). No JDBC query timeout: the
+     * database bounds the wait, and {@link #run} cancels it otherwise (MariaDB's driver would turn a
+     * query timeout into {@code max_statement_time}, which its wait statements set themselves).
+     */
+    static <T> Optional<T> first(Connection connection, String sql, JdbcSession.Rows<T> row, Object... params)
+            throws SQLException {
+        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            for (int i = 0; i < params.length; i++) {
+                ps.setObject(i + 1, params[i]);
+            }
+            try (ResultSet rs = ps.executeQuery()) {
+                return rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
+            }
+        }
+    }
+
     private LockUnavailableException closedWhileWaiting(String lockName, Throwable cause) {
         return new LockUnavailableException(
                 "Baton lock '" + lockName + "' on " + backendName.get()
@@ -151,10 +160,7 @@ final class StatementWait implements AutoCloseable {
         }
     }
 
-    /**
-     * Cancels the statement and waits for it to end; undoes a grant that slipped in. Returns whether
-     * the connection is clean; if not, it has been aborted.
-     */
+    /** Cancels the statement, awaits it and undoes a grant that slipped in: whether the connection is clean. */
     private <T> boolean stop(Connection connection, Future<T> future, Undo<T> undo) {
         boolean interrupted = Thread.interrupted();
         try {
@@ -186,11 +192,7 @@ final class StatementWait implements AutoCloseable {
         }
     }
 
-    /**
-     * Cancels until the statement ends. A cancel that reaches the server before the statement has
-     * started is lost (PostgreSQL's cancel request and MariaDB's KILL QUERY act on what runs at that
-     * moment), so the cancel is repeated every 50 ms within the bound.
-     */
+    /** Cancels every 50 ms until the statement ends: a cancel that arrives before it started is lost. */
     private <T> T cancelUntilDone(Connection connection, Future<T> future, long boundMillis)
             throws ExecutionException, TimeoutException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(boundMillis);
@@ -217,7 +219,7 @@ final class StatementWait implements AutoCloseable {
     }
 
     /** Cancels whatever statement runs on {@code connection}, from another thread. */
-    void cancel(Connection connection) {
+    private void cancel(Connection connection) {
         // The statement object lives on the helper thread; PostgreSQL's and MariaDB's connections can
         // cancel their running query directly, reached by unwrapping the pool's proxy.
         try {
