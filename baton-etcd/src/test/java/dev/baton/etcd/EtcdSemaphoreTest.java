@@ -113,9 +113,10 @@ class EtcdSemaphoreTest {
     private static List<KeyValue> permitKeys(String name) throws Exception {
         ByteSequence prefix = ByteSequence.from(
                 NAMESPACE + new EtcdKeys("/baton/locks").permitPrefixText(name), StandardCharsets.UTF_8);
-        return etcd.getKVClient()
-                .get(prefix, GetOption.builder().isPrefix(true).build())
-                .get(10, TimeUnit.SECONDS)
+        return Await.result(
+                        etcd.getKVClient()
+                                .get(prefix, GetOption.builder().isPrefix(true).build()),
+                        KitTime.grant())
                 .getKvs();
     }
 
@@ -282,9 +283,7 @@ class EtcdSemaphoreTest {
             // Someone deletes one permit key by hand: that grant alone is reported gone.
             ByteSequence permitKey = ByteSequence.from(NAMESPACE, StandardCharsets.UTF_8)
                     .concat(((EtcdHeldKey) permit.backendState()).key);
-            assertThat(etcd.getKVClient()
-                            .delete(permitKey)
-                            .get(10, TimeUnit.SECONDS)
+            assertThat(Await.result(etcd.getKVClient().delete(permitKey), KitTime.grant())
                             .getDeleted())
                     .isEqualTo(1);
             List<Optional<Grant>> renewed = backend.renewAll(List.of(lock, permit, other), lease);
@@ -313,7 +312,7 @@ class EtcdSemaphoreTest {
                 .max(Comparator.comparingLong(KeyValue::getCreateRevision))
                 .orElseThrow()
                 .getLease();
-        etcd.getLeaseClient().revoke(waiterLease).get(10, TimeUnit.SECONDS);
+        Await.result(etcd.getLeaseClient().revoke(waiterLease), KitTime.grant());
         assertThatThrownBy(() -> Await.result(waiter, Duration.ofSeconds(20)))
                 .hasCauseInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("Baton semaphore '" + name + "'")
