@@ -111,7 +111,7 @@ class EtcdFaultTest {
         // Connections stay open but nothing gets through: the keep-alives stop reaching etcd.
         long cutAt = System.nanoTime();
         proxy.pause();
-        assertThat(Await.result(lost, Duration.ofSeconds(10))).hasMessageContaining(name);
+        assertThat(Await.result(lost, KitTime.bound(OPTIONS.leaseTime()))).hasMessageContaining(name);
         assertThat(held.isValid()).isFalse();
         assertThatThrownBy(held::checkValid).isInstanceOf(LockLostException.class);
         try (Lease next = other.lock(name).acquire(Duration.ofSeconds(15))) {
