@@ -1,6 +1,7 @@
 /**
- * Fault-injection helpers for tests on the JDK alone: {@link dev.baton.testsupport.TcpProxy} and
- * {@link dev.baton.testsupport.ForkedJava}.
+ * Helpers for tests on the JDK alone: fault injection ({@link dev.baton.testsupport.TcpProxy},
+ * {@link dev.baton.testsupport.ForkedJava}) and time bounds ({@link dev.baton.testsupport.TestTime},
+ * {@link dev.baton.testsupport.Await}).
  */
 module dev.baton.testsupport {
     exports dev.baton.testsupport;

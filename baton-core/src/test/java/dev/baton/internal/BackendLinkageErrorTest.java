@@ -12,11 +12,12 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.Waiting;
+import dev.baton.testsupport.Await;
+import dev.baton.testsupport.TestTime;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -28,10 +29,7 @@ import org.junit.jupiter.api.Test;
  * another owner.
  */
 class BackendLinkageErrorTest {
-    /** Far more than any of these calls needs: each one fails on its first backend call. */
-    private static final Duration LONGEST = Duration.ofSeconds(10);
-
-    /** A caller's timeout, well inside {@link #LONGEST}. */
+    /** A caller's timeout, well inside {@link #longest()}. */
     private static final Duration WAIT = Duration.ofSeconds(4);
 
     private static final String MISSING = "io/netty/channel/MultiThreadIoEventLoopGroup";
@@ -124,13 +122,18 @@ class BackendLinkageErrorTest {
         thread.setDaemon(true);
         thread.start();
         try {
-            Object returned = outcome.get(LONGEST.toMillis(), TimeUnit.MILLISECONDS);
+            Object returned = Await.result(outcome, longest());
             throw new AssertionError("expected a failure, got " + returned);
         } catch (ExecutionException e) {
             return e.getCause();
         } finally {
             thread.interrupt();
         }
+    }
+
+    /** Far more than any of these calls needs (each one fails on its first backend call) and than {@link #WAIT}. */
+    private static Duration longest() {
+        return TestTime.bound(WAIT);
     }
 
     private interface ThrowingCall {
@@ -161,12 +164,10 @@ class BackendLinkageErrorTest {
     @Test
     void theAsynchronousApiFailsItsFuture() throws Exception {
         try (LockClient client = Baton.open(new MismatchedBackend(), LockOptions.defaults())) {
-            Throwable tried = failureOf(
-                    () -> client.lock("job").tryAcquireAsync().get(LONGEST.toMillis(), TimeUnit.MILLISECONDS));
+            Throwable tried = failureOf(() -> Await.result(client.lock("job").tryAcquireAsync(), longest()));
             assertThat(tried).isInstanceOf(ExecutionException.class);
             assertNamesTheClassPath(tried.getCause());
-            Throwable waited = failureOf(
-                    () -> client.lock("job").acquireAsync(WAIT).get(LONGEST.toMillis(), TimeUnit.MILLISECONDS));
+            Throwable waited = failureOf(() -> Await.result(client.lock("job").acquireAsync(WAIT), longest()));
             assertThat(waited).isInstanceOf(ExecutionException.class);
             assertNamesTheClassPath(waited.getCause());
         }
@@ -175,8 +176,7 @@ class BackendLinkageErrorTest {
     @Test
     void anErrorInABlockingWaitOnThePoolEndsTheAcquisition() throws Exception {
         try (LockClient client = Baton.open(new MismatchedBlockingBackend(), LockOptions.defaults())) {
-            Throwable waited = failureOf(
-                    () -> client.lock("job").acquireAsync(WAIT).get(LONGEST.toMillis(), TimeUnit.MILLISECONDS));
+            Throwable waited = failureOf(() -> Await.result(client.lock("job").acquireAsync(WAIT), longest()));
             assertThat(waited).isInstanceOf(ExecutionException.class);
             assertNamesTheClassPath(waited.getCause());
             assertThatThrownBy(() -> client.lock("job").acquire(Duration.ofMillis(1)))

@@ -7,6 +7,8 @@ import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
+import dev.baton.testsupport.Await;
+import dev.baton.testsupport.TestTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -68,7 +70,8 @@ class ConcurrentCloseTest {
         try (ClientCore client = new ClientCore(backend, LockOptions.defaults())) {
             Lease lease = client.lock("job").acquire();
             CompletableFuture<Void> first = CompletableFuture.runAsync(lease::close);
-            assertThat(backend.releasing.await(30, TimeUnit.SECONDS)).isTrue();
+            Await.condition(
+                    "the release to reach the backend", TestTime.grant(), () -> backend.releasing.getCount() == 0);
 
             CompletableFuture<Optional<Lease>> second = new CompletableFuture<>();
             Thread closer = new Thread(() -> {
@@ -76,19 +79,19 @@ class ConcurrentCloseTest {
                 second.complete(client.lock("job").tryAcquire());
             });
             closer.start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!second.isDone()
-                    && closer.getState() != Thread.State.TIMED_WAITING
-                    && System.nanoTime() < deadline) {
-                Thread.onSpinWait();
-            }
+            Await.condition(
+                    "the second close() to return or to wait",
+                    TestTime.grant(),
+                    () -> second.isDone()
+                            || closer.getState() == Thread.State.TIMED_WAITING
+                            || closer.getState() == Thread.State.WAITING);
             assertThat(second)
                     .as("the second close() returned while the first one's release was still running")
                     .isNotDone();
 
             backend.mayFinish.countDown();
-            first.get(30, TimeUnit.SECONDS);
-            Optional<Lease> again = second.get(30, TimeUnit.SECONDS);
+            Await.result(first, TestTime.grant());
+            Optional<Lease> again = Await.result(second, TestTime.grant());
             assertThat(again)
                     .as("the lock is free in this client once close() returned")
                     .isPresent();

@@ -7,6 +7,8 @@ import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
+import dev.baton.testsupport.Await;
+import dev.baton.testsupport.TestTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -16,7 +18,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -79,13 +80,7 @@ class ExtendDuringRenewalTest {
     }
 
     private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
+        Await.condition(what, TestTime.grant(), condition);
     }
 
     @Test
@@ -102,15 +97,16 @@ class ExtendDuringRenewalTest {
         };
         try (ClientCore client = new ClientCore(
                 backend, LockOptions.defaults().toBuilder().leaseTime(LEASE).build(), ticker)) {
-            Lease lease = client.lock("a").acquire(Duration.ofSeconds(1));
+            Lease lease = client.lock("a").acquire(TestTime.grant());
             CompletableFuture<Void> extension = CompletableFuture.runAsync(() -> lease.extend(LEASE));
-            assertThat(backend.extending.await(10, TimeUnit.SECONDS)).isTrue();
+            Await.condition(
+                    "the extension to reach the backend", TestTime.grant(), () -> backend.extending.getCount() == 0);
 
             now.set(LEASE.dividedBy(3).plusMillis(50).toNanos()); // the first renewal is due
             await("the due renewal found the grant taken by the extension", () -> clockReadByRenewalCalls.get() > 0);
             assertThat(backend.renewals).hasValue(0);
             backend.finishExtension.countDown();
-            extension.get(10, TimeUnit.SECONDS);
+            Await.result(extension, TestTime.grant());
 
             for (int round = 1; round <= 3; round++) {
                 now.addAndGet(LEASE.dividedBy(3).plusMillis(50).toNanos());

@@ -12,6 +12,8 @@ import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
+import dev.baton.testsupport.Await;
+import dev.baton.testsupport.TestTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -25,7 +27,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,11 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(60)
 class LeadershipTest {
     private static final Duration LEASE = Duration.ofMillis(600);
-    private static final Duration WAIT = Duration.ofSeconds(10);
+    /**
+     * The longest a held renewal waits for the test to let it go: a cap so that a failed test leaves
+     * no thread behind, longer than any of the test's own waits.
+     */
+    private static final Duration HELD_AT_MOST = Duration.ofSeconds(30);
 
     /** Locks shared by every backend made on it, expiring on the test clock. */
     private static final class Store {
@@ -82,7 +87,7 @@ class LeadershipTest {
                 @Override
                 public Optional<Grant> renew(Grant grant, Duration leaseTime) {
                     try {
-                        renewalsHeld.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                        renewalsHeld.await(HELD_AT_MOST.toMillis(), TimeUnit.MILLISECONDS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
                     }
@@ -171,13 +176,7 @@ class LeadershipTest {
     }
 
     private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + WAIT.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + WAIT + " waiting for " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
-        }
+        Await.condition(what, TestTime.grant(), condition);
     }
 
     @Test
@@ -185,7 +184,7 @@ class LeadershipTest {
         Recorder first = new Recorder();
         Recorder second = new Recorder();
         Leadership a = client().leadership("x").addListener(first).start();
-        assertThat(a.awaitLeadership(WAIT)).isTrue();
+        assertThat(a.awaitLeadership(TestTime.grant())).isTrue();
         assertThat(a.epoch()).hasValue(1);
         Leadership b = client().leadership("x").addListener(second).start();
         await("the second candidate to stand", () -> store.attempts.get() >= 3);
@@ -198,7 +197,7 @@ class LeadershipTest {
         assertThat(now == null || now.token() != 1)
                 .as("released by close() before it returned")
                 .isTrue();
-        assertThat(b.awaitLeadership(WAIT)).isTrue();
+        assertThat(b.awaitLeadership(TestTime.grant())).isTrue();
         assertThat(b.epoch()).hasValue(2);
         assertThat(first.heard).containsExactly("elected 1", "revoked 1 RESIGNED");
         await("the second candidate's listener", () -> second.heard.equals(List.of("elected 2")));
@@ -209,7 +208,7 @@ class LeadershipTest {
     void isLeaderTurnsFalseAtTheValidityDeadlineByTheClockAloneThenTheCandidateStandsAgain() throws Exception {
         Recorder heard = new Recorder();
         Leadership a = client().leadership("x").addListener(heard).start();
-        assertThat(a.awaitLeadership(WAIT)).isTrue();
+        assertThat(a.awaitLeadership(TestTime.grant())).isTrue();
         store.renewalsHeld = new CountDownLatch(1); // a renewal now hangs, as behind a paused link
 
         store.advance(LEASE.minusMillis(1));
@@ -223,7 +222,9 @@ class LeadershipTest {
         assertThat(heard.heard.subList(0, 2)).containsExactly("elected 1", "revoked 1 LOST (cause)");
 
         store.renewalsHeld.countDown();
-        assertThat(a.awaitLeadership(WAIT)).as("the candidate stands again").isTrue();
+        assertThat(a.awaitLeadership(TestTime.grant()))
+                .as("the candidate stands again")
+                .isTrue();
         assertThat(a.epoch()).hasValue(2);
         await("the new term to be told", () -> heard.heard.size() == 3);
         assertThat(heard.heard.get(2)).isEqualTo("elected 2");
@@ -233,11 +234,11 @@ class LeadershipTest {
     void aLeaderReleasedByForceLearnsAtItsNextRenewalAndLeadsAgainAfterTheNewLeader() throws Exception {
         Recorder first = new Recorder();
         Leadership a = client().leadership("x").addListener(first).start();
-        assertThat(a.awaitLeadership(WAIT)).isTrue();
+        assertThat(a.awaitLeadership(TestTime.grant())).isTrue();
         Leadership b = client().leadership("x").start();
 
         store.entries.remove("x"); // an operator breaks the lock; the waiting candidate takes it
-        assertThat(b.awaitLeadership(WAIT)).isTrue();
+        assertThat(b.awaitLeadership(TestTime.grant())).isTrue();
         assertThat(b.epoch()).hasValue(2);
         store.advance(LEASE.dividedBy(3).plusMillis(1)); // a's next renewal comes due, and is refused
         await("the deposed leader to be told", () -> first.heard.size() == 2);
@@ -245,7 +246,9 @@ class LeadershipTest {
         assertThat(a.isLeader()).isFalse();
 
         b.close();
-        assertThat(a.awaitLeadership(WAIT)).as("the deposed leader stood again").isTrue();
+        assertThat(a.awaitLeadership(TestTime.grant()))
+                .as("the deposed leader stood again")
+                .isTrue();
         assertThat(a.epoch()).hasValue(3);
     }
 
@@ -275,15 +278,14 @@ class LeadershipTest {
                 client.leadership("x").addListener(throwing).addListener(heard).addListener(closing);
         self[0] = a;
         a.start();
-        assertThat(a.awaitLeadership(WAIT)).isTrue();
+        assertThat(a.awaitLeadership(TestTime.grant())).isTrue();
         a.addListener(late);
         await("the late listener to hear of the current term", () -> late.heard.size() == 1);
         assertThat(late.heard).containsExactly("elected 1");
 
         store.entries.remove("x");
         store.advance(LEASE.dividedBy(3).plusMillis(1)); // refused at renewal: lost, then elected again (2)
-        assertThat(closedFromListener.await(WAIT.toMillis(), TimeUnit.MILLISECONDS))
-                .isTrue();
+        await("the listener's close to end", () -> closedFromListener.getCount() == 0);
         await("the resignation to be told", () -> heard.heard.size() == 4);
         assertThat(heard.heard)
                 .containsExactly("elected 1", "revoked 1 LOST (cause)", "elected 2", "revoked 2 RESIGNED");
@@ -302,7 +304,7 @@ class LeadershipTest {
         await("a few attempts", () -> store.attempts.get() >= 3);
         assertThat(a.isLeader()).isFalse();
         store.down = false;
-        assertThat(a.awaitLeadership(WAIT)).isTrue();
+        assertThat(a.awaitLeadership(TestTime.grant())).isTrue();
     }
 
     @Test
@@ -311,12 +313,12 @@ class LeadershipTest {
         ClientCore first = client();
         LeaderCandidate a =
                 (LeaderCandidate) first.leadership("x").addListener(heard).start();
-        assertThat(a.awaitLeadership(WAIT)).isTrue();
+        assertThat(a.awaitLeadership(TestTime.grant())).isTrue();
         Leadership b = client().leadership("x").start();
 
         first.close();
         assertThat(heard.heard).containsExactly("elected 1", "revoked 1 RESIGNED");
-        assertThat(b.awaitLeadership(WAIT)).isTrue();
+        assertThat(b.awaitLeadership(TestTime.grant())).isTrue();
         assertThat(b.epoch()).hasValue(2);
         assertThat(Thread.getAllStackTraces().keySet())
                 .noneMatch(thread -> thread.getName().startsWith(a.threadName() + "-")

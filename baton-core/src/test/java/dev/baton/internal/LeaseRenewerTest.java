@@ -9,6 +9,8 @@ import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
+import dev.baton.testsupport.Await;
+import dev.baton.testsupport.TestTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -21,7 +23,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import org.junit.jupiter.api.Test;
@@ -107,13 +108,7 @@ class LeaseRenewerTest {
     }
 
     private static void await(String what, Duration timeout, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
+        Await.condition(what, timeout, condition);
     }
 
     @Test
@@ -125,12 +120,12 @@ class LeaseRenewerTest {
                 backend, LockOptions.defaults().toBuilder().leaseTime(LEASE).build(), now::get)) {
             List<Lease> leases = new ArrayList<>();
             for (int i = 0; i < 250; i++) {
-                leases.add(client.lock("lock-" + i).acquire(Duration.ofSeconds(1)));
+                leases.add(client.lock("lock-" + i).acquire(TestTime.grant()));
             }
             now.addAndGet(LEASE.dividedBy(3).plusMillis(10).toNanos());
             await(
                     "250 renewals",
-                    Duration.ofSeconds(20),
+                    TestTime.grant(),
                     () -> backend.callSizes.stream().mapToInt(Integer::intValue).sum() >= 250);
             assertThat(backend.callSizes).containsExactlyInAnyOrder(100, 100, 50);
             assertThat(leases).allMatch(Lease::isValid);
@@ -154,7 +149,7 @@ class LeaseRenewerTest {
                 // Spread evenly over a whole renewal interval.
                 now.set(interval * i / grants);
                 takenAt.put("lock-" + i, now.get());
-                leases.add(client.lock("lock-" + i).acquire(Duration.ofSeconds(1)));
+                leases.add(client.lock("lock-" + i).acquire(TestTime.grant()));
             }
             int steps = 20;
             for (long at = interval; at <= 5 * interval; at += interval / steps) {
@@ -162,7 +157,7 @@ class LeaseRenewerTest {
                 long time = at;
                 await(
                         "every renewal due at " + at + " sent and answered",
-                        Duration.ofSeconds(10),
+                        TestTime.grant(),
                         // Sent (the backend saw it) and answered (the core took the answer in): a grant
                         // whose answer is still on its way when the clock moves on would miss its group.
                         () -> takenAt.keySet().stream()
@@ -191,24 +186,24 @@ class LeaseRenewerTest {
         MemoryBackend backend = new MemoryBackend();
         backend.blockRenewals = true;
         try (LockClient client = client(backend)) {
-            long start = System.nanoTime();
-            Lease lease = client.lock("hung").acquire(Duration.ofSeconds(1));
+            TestTime.Stopwatch sinceAcquire = TestTime.stopwatch();
+            Lease lease = client.lock("hung").acquire(TestTime.grant());
             CompletableFuture<LockLostException> lost = new CompletableFuture<>();
             lease.onLost(lost::complete);
-            assertThat(backend.blocked.await(10, TimeUnit.SECONDS)).isTrue();
+            Await.condition(
+                    "a renewal to block in the backend", TestTime.grant(), () -> backend.blocked.getCount() == 0);
 
-            assertThat(lost.get(10, TimeUnit.SECONDS)).hasMessageContaining("hung");
-            long reportedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            assertThat(reportedMillis)
-                    .as("reported within the lease (%s) plus slack, while the renewal hangs", LEASE)
-                    .isLessThan(LEASE.toMillis() + 1000);
+            assertThat(Await.result(lost, TestTime.bound(LEASE))).hasMessageContaining("hung");
+            assertThat(sinceAcquire.millis())
+                    .as("reported within the lease (%s) plus slack, while the renewal hangs (%s)", LEASE, sinceAcquire)
+                    .isLessThan(sinceAcquire.allows(LEASE.plusSeconds(1)).toMillis());
             assertThat(lease.isValid()).isFalse();
 
             backend.unblock.countDown();
-            await("the late renewal answer", Duration.ofSeconds(10), () -> backend.events.contains("renewed 1"));
+            await("the late renewal answer", TestTime.grant(), () -> backend.events.contains("renewed 1"));
             await(
                     "the late-renewed grant released best-effort",
-                    Duration.ofSeconds(10),
+                    TestTime.grant(),
                     () -> backend.events.contains("released hung"));
             assertThat(lease.isValid())
                     .as("a late answer does not revive a lost lease")
@@ -221,20 +216,20 @@ class LeaseRenewerTest {
     void aRenewalThatHangsAfterOthersAnsweredIsStillReportedLostAtTheDeadline() throws Exception {
         MemoryBackend backend = new MemoryBackend();
         try (LockClient client = client(backend)) {
-            Lease lease = client.lock("renewed-then-hung").acquire(Duration.ofSeconds(1));
+            Lease lease = client.lock("renewed-then-hung").acquire(TestTime.grant());
             CompletableFuture<LockLostException> lost = new CompletableFuture<>();
             lease.onLost(lost::complete);
             // Renewals that answer move the deadline past where the one watchdog task first looks.
-            await("four renewals", Duration.ofSeconds(10), () -> backend.callSizes.size() >= 4);
+            await("four renewals", TestTime.bound(LEASE.multipliedBy(2)), () -> backend.callSizes.size() >= 4);
             backend.blockRenewals = true;
-            assertThat(backend.blocked.await(10, TimeUnit.SECONDS)).isTrue();
-            long hungAt = System.nanoTime();
+            Await.condition(
+                    "a renewal to block in the backend", TestTime.grant(), () -> backend.blocked.getCount() == 0);
+            TestTime.Stopwatch sinceHung = TestTime.stopwatch();
 
-            assertThat(lost.get(10, TimeUnit.SECONDS)).hasMessageContaining("renewed-then-hung");
-            long reportedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - hungAt);
-            assertThat(reportedMillis)
-                    .as("reported within the lease (%s) plus slack of the hung renewal", LEASE)
-                    .isLessThan(LEASE.toMillis() + 1000);
+            assertThat(Await.result(lost, TestTime.bound(LEASE))).hasMessageContaining("renewed-then-hung");
+            assertThat(sinceHung.millis())
+                    .as("reported within the lease (%s) plus slack of the hung renewal (%s)", LEASE, sinceHung)
+                    .isLessThan(sinceHung.allows(LEASE.plusSeconds(1)).toMillis());
             assertThat(lease.isValid()).isFalse();
             backend.unblock.countDown();
         }
@@ -245,19 +240,19 @@ class LeaseRenewerTest {
         MemoryBackend backend = new MemoryBackend();
         backend.blockRenewals = true;
         try (LockClient client = client(backend)) {
-            Lease lease = client.lock("held").acquire(Duration.ofSeconds(1));
-            assertThat(backend.blocked.await(10, TimeUnit.SECONDS)).isTrue();
+            Lease lease = client.lock("held").acquire(TestTime.grant());
+            Await.condition(
+                    "a renewal to block in the backend", TestTime.grant(), () -> backend.blocked.getCount() == 0);
             Thread releaser = new Thread(lease::close, "releaser");
             releaser.start();
             await(
                     "the release to wait for the renewal",
-                    Duration.ofSeconds(10),
+                    TestTime.grant(),
                     () -> releaser.getState() == Thread.State.WAITING);
             assertThat(backend.events).isEmpty();
 
             backend.unblock.countDown();
-            releaser.join(10_000);
-            assertThat(releaser.isAlive()).isFalse();
+            await("the release to end", TestTime.grant(), () -> !releaser.isAlive());
             assertThat(backend.events).containsExactly("renewed 1", "released held");
         }
     }

@@ -12,6 +12,8 @@ import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
+import dev.baton.testsupport.Await;
+import dev.baton.testsupport.TestTime;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -84,10 +86,10 @@ class LockAdminTest {
                 backend, LockOptions.builder().clientName("billing").build())) {
             Thread named = new Thread(() -> client.lock("a").acquire().close(), "nightly-job");
             named.start();
-            named.join();
+            Await.condition("the named thread's acquire and release", TestTime.grant(), () -> !named.isAlive());
             Thread unnamed = new Thread(() -> client.lock("b").acquire().close(), "x".repeat(200) + "\u0007");
             unnamed.start();
-            unnamed.join();
+            Await.condition("the unnamed thread's acquire and release", TestTime.grant(), () -> !unnamed.isAlive());
         }
         String first = backend.requests.get(0).holder();
         assertThat(first)

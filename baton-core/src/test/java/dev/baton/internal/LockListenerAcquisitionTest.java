@@ -7,12 +7,12 @@ import dev.baton.LockKind;
 import dev.baton.LockListener;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
+import dev.baton.testsupport.Await;
+import dev.baton.testsupport.TestTime;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -89,23 +89,18 @@ class LockListenerAcquisitionTest {
     }
 
     private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
+        Await.condition(what, TestTime.grant(), condition);
     }
 
     @Test
     void everyEventOfOneCallAndItsGrantCarriesTheSameAcquisition() {
         Lease lease;
-        try (ClientCore client = client(Duration.ofSeconds(2))) {
+        Duration leaseTime = Duration.ofSeconds(2);
+        try (ClientCore client = client(leaseTime)) {
             lease = client.lock("a").acquire();
             assertThat(client.lock("a").tryAcquire()).as("reentrant: no event").isPresent();
             backend.failRenewals = true;
-            await("the loss", () -> pairing.count("lost") == 1);
+            Await.condition("the loss", TestTime.bound(leaseTime), () -> pairing.count("lost") == 1);
             lease.close();
         }
         LockListener.Acquisition acquisition = pairing.events.get(0).acquisition();
@@ -134,7 +129,7 @@ class LockListenerAcquisitionTest {
             Lease lease = client.lock("a").acquire();
             CompletableFuture<Boolean> other = CompletableFuture.supplyAsync(
                     () -> client.lock("a").tryAcquire().isPresent());
-            assertThat(other.get(10, TimeUnit.SECONDS)).isFalse();
+            assertThat(Await.result(other, TestTime.grant())).isFalse();
             lease.close();
         }
         List<LockListener.Acquisition> started = pairing.events.stream()
@@ -154,7 +149,7 @@ class LockListenerAcquisitionTest {
     @Test
     void anAsynchronousAcquireIsStartedOnTheCallingThread() throws Exception {
         try (ClientCore client = client(Duration.ofSeconds(30))) {
-            client.lock("a").acquireAsync().get(10, TimeUnit.SECONDS).close();
+            Await.result(client.lock("a").acquireAsync(), TestTime.grant()).close();
         }
         assertThat(pairing.events.get(0).kind()).isEqualTo("started");
         assertThat(pairing.events.get(0).thread()).isSameAs(Thread.currentThread());

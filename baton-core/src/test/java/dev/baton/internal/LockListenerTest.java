@@ -14,6 +14,8 @@ import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
+import dev.baton.testsupport.Await;
+import dev.baton.testsupport.TestTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -23,9 +25,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -187,19 +187,13 @@ class LockListenerTest {
     }
 
     private static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-        }
+        Await.condition(what, TestTime.grant(), condition);
     }
 
     @Test
     void anAcquireAndItsReleaseAreReportedOnceEachInOrder() {
         try (ClientCore client = client(recorder)) {
-            client.lock("a").acquire(Duration.ofSeconds(1)).close();
+            client.lock("a").acquire(TestTime.grant()).close();
             client.lock("a").tryAcquire().orElseThrow().close();
         }
         assertThat(recorder.events)
@@ -212,7 +206,7 @@ class LockListenerTest {
         try (ClientCore client = client(recorder)) {
             Lease outer = client.lock("a").acquire();
             client.lock("a").lock();
-            Lease inner = client.lock("a").acquire(Duration.ofSeconds(1));
+            Lease inner = client.lock("a").acquire(TestTime.grant());
             assertThat(client.lock("a").tryLock()).isTrue();
             assertThat(recorder.events).containsExactly("ACQUIRED a on memory");
             client.lock("a").unlock();
@@ -245,10 +239,10 @@ class LockListenerTest {
         try (ClientCore client = client(recorder)) {
             Lease first = client.lock("a").acquire();
             CompletableFuture<Lease> second =
-                    CompletableFuture.supplyAsync(() -> client.lock("a").acquire(Duration.ofSeconds(10)));
-            assertThat(recorder.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+                    CompletableFuture.supplyAsync(() -> client.lock("a").acquire(TestTime.grant()));
+            Await.condition("the waiter to start waiting", TestTime.grant(), () -> recorder.waiting.getCount() == 0);
             first.close();
-            second.get(10, TimeUnit.SECONDS).close();
+            Await.result(second, TestTime.grant()).close();
         }
         // The first release is reported after the lock was handed on, so it may come before or after
         // the waiter's own events; each thread's events are in order.
@@ -281,9 +275,10 @@ class LockListenerTest {
                     }
                 });
                 thread.start();
-                assertThat(recorder.waiting.await(10, TimeUnit.SECONDS)).isTrue();
+                Await.condition(
+                        "the waiter to start waiting", TestTime.grant(), () -> recorder.waiting.getCount() == 0);
                 thread.interrupt();
-                assertThat(failure.get(10, TimeUnit.SECONDS)).isInstanceOf(LockException.class);
+                assertThat(Await.result(failure, TestTime.grant())).isInstanceOf(LockException.class);
                 assertThat(lease.isValid()).isTrue();
             }
         }
@@ -320,10 +315,11 @@ class LockListenerTest {
      */
     @Test
     void failingRenewalsAreReportedThenTheLossThenTheRelease() {
-        try (ClientCore client = client(Duration.ofSeconds(2), recorder)) {
+        Duration leaseTime = Duration.ofSeconds(2);
+        try (ClientCore client = client(leaseTime, recorder)) {
             Lease lease = client.lock("a").acquire();
             backend.failRenewals = true;
-            await("the loss", () -> recorder.count("lost a") == 1);
+            Await.condition("the loss", TestTime.bound(leaseTime), () -> recorder.count("lost a") == 1);
             lease.close();
         }
         List<String> events = recorder.events;
@@ -370,7 +366,7 @@ class LockListenerTest {
     void aThrowingListenerNeverBreaksLockingAndTheOthersStillHear() throws Exception {
         try (ClientCore holder = client();
                 ClientCore client = client(SHORT_LEASE, new Throwing(), recorder)) {
-            Lease lease = client.lock("a").acquire(Duration.ofSeconds(1));
+            Lease lease = client.lock("a").acquire(TestTime.grant());
             await("a renewal", () -> recorder.count("renewed a") >= 1);
             assertThat(lease.isValid()).isTrue();
             lease.close();
@@ -383,7 +379,7 @@ class LockListenerTest {
             backend.refuseRenewals = true;
             CompletableFuture<LockLostException> heard = new CompletableFuture<>();
             lost.onLost(heard::complete);
-            assertThat(heard.get(10, TimeUnit.SECONDS)).isNotNull();
+            assertThat(Await.result(heard, TestTime.bound(SHORT_LEASE))).isNotNull();
             lost.close();
             backend.refuseRenewals = false;
             assertThat(client.lock("a").tryAcquire()).isPresent();

@@ -11,6 +11,8 @@ import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
+import dev.baton.testsupport.Await;
+import dev.baton.testsupport.TestTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -19,7 +21,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -85,7 +86,7 @@ class PermitAndMultiLockCoreTest {
             assertThat(second.fencingToken()).isNotEqualTo(first.fencingToken());
             Thread closer = new Thread(first::close);
             closer.start();
-            closer.join(10_000);
+            Await.condition("the close on another thread to end", TestTime.grant(), () -> !closer.isAlive());
             assertThat(first.isValid()).isFalse();
             assertThat(second.isValid()).isTrue();
             second.close();
@@ -125,7 +126,8 @@ class PermitAndMultiLockCoreTest {
     @Test
     void theLossOfOneMemberIsTheLossOfTheWholeReportedOnce() throws Exception {
         GrantingBackend backend = new GrantingBackend(false);
-        LockOptions options = LockOptions.defaults().withLeaseTime(Duration.ofMillis(300));
+        Duration leaseTime = Duration.ofMillis(300);
+        LockOptions options = LockOptions.defaults().withLeaseTime(leaseTime);
         try (ClientCore client = new ClientCore(backend, options)) {
             Lease lease = client.multiLock(List.of("a", "b"), options).acquire();
             AtomicInteger reports = new AtomicInteger();
@@ -135,7 +137,7 @@ class PermitAndMultiLockCoreTest {
                 lost.countDown();
             });
             backend.failing.add("b");
-            assertThat(lost.await(10, TimeUnit.SECONDS)).as("loss reported").isTrue();
+            Await.condition("the loss to be reported", TestTime.bound(leaseTime), () -> lost.getCount() == 0);
             assertThat(lease.isValid()).isFalse();
             assertThat(lease.members().get(0).isValid())
                     .as("member a is still held")

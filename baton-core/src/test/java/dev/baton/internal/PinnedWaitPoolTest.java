@@ -11,6 +11,8 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.Waiting;
+import dev.baton.testsupport.Await;
+import dev.baton.testsupport.TestTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -93,9 +95,12 @@ class PinnedWaitPoolTest {
                 ClientCore client = new ClientCore(backend, LockOptions.defaults());
                 Lease busy = holder.lock("busy").acquire()) {
             CompletableFuture<Lease> waiter = client.lock("busy").acquireAsync(Duration.ofSeconds(30));
-            assertThat(backend.waiting.await(10, TimeUnit.SECONDS)).isTrue(); // the pool's one thread
+            Await.condition(
+                    "the pool's one thread to wait in the backend",
+                    TestTime.grant(),
+                    () -> backend.waiting.getCount() == 0);
 
-            Lease free = client.lock("free").acquireAsync(Duration.ofSeconds(5)).get(5, TimeUnit.SECONDS);
+            Lease free = Await.result(client.lock("free").acquireAsync(TestTime.grant()), TestTime.grant());
             assertThat(free.isValid())
                     .as("a free lock granted without a pool thread")
                     .isTrue();
@@ -112,12 +117,15 @@ class PinnedWaitPoolTest {
                 ClientCore other = new ClientCore(backend, LockOptions.defaults());
                 Lease busy = holder.lock("busy").acquire()) {
             CompletableFuture<Lease> waiter = client.lock("busy").acquireAsync(Duration.ofSeconds(30));
-            assertThat(backend.waiting.await(10, TimeUnit.SECONDS)).isTrue(); // the pool's one thread
+            Await.condition(
+                    "the pool's one thread to wait in the backend",
+                    TestTime.grant(),
+                    () -> backend.waiting.getCount() == 0);
             holder.lock("busy-too").acquire(); // held for the test, by the holder
 
             CompletableFuture<Lease> short_ = client.lock("busy-too").acquireAsync(Duration.ofMillis(300));
             ExecutionException failed =
-                    catchThrowableOfType(() -> short_.get(10, TimeUnit.SECONDS), ExecutionException.class);
+                    catchThrowableOfType(() -> Await.result(short_, TestTime.grant()), ExecutionException.class);
             assertThat(failed)
                     .as("ended by its timeout while it waited for the pool's thread")
                     .isNotNull();

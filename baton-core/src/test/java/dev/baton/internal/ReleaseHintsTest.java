@@ -12,11 +12,12 @@ import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import dev.baton.spi.Waiting;
+import dev.baton.testsupport.Await;
+import dev.baton.testsupport.TestTime;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -119,9 +120,10 @@ class ReleaseHintsTest {
                 return e;
             }
         });
-        assertThat(backend.subscribed.await(10, TimeUnit.SECONDS)).isTrue();
+        Await.condition(
+                "the waiter to subscribe to release hints", TestTime.grant(), () -> backend.subscribed.getCount() == 0);
         client.close();
-        assertThat(outcome.get(10, TimeUnit.SECONDS))
+        assertThat(Await.result(outcome, TestTime.grant()))
                 .isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("closed");
         assertThatThrownBy(() -> client.lock("a").tryAcquire()).isInstanceOf(LockUnavailableException.class);

@@ -90,9 +90,10 @@ class EtcdFaultTest {
     private static List<KeyValue> queueKeys(String name) throws Exception {
         ByteSequence prefix =
                 ByteSequence.from(NAMESPACE + "/baton/locks/" + EtcdKeys.encode(name) + "/", StandardCharsets.UTF_8);
-        return etcd.getKVClient()
-                .get(prefix, GetOption.builder().isPrefix(true).build())
-                .get(10, TimeUnit.SECONDS)
+        return Await.result(
+                        etcd.getKVClient()
+                                .get(prefix, GetOption.builder().isPrefix(true).build()),
+                        KitTime.grant())
                 .getKvs();
     }
 
@@ -110,7 +111,7 @@ class EtcdFaultTest {
         // Connections stay open but nothing gets through: the keep-alives stop reaching etcd.
         long cutAt = System.nanoTime();
         proxy.pause();
-        assertThat(Await.result(lost, Duration.ofSeconds(10))).hasMessageContaining(name);
+        assertThat(Await.result(lost, KitTime.bound(OPTIONS.leaseTime()))).hasMessageContaining(name);
         assertThat(held.isValid()).isFalse();
         assertThatThrownBy(held::checkValid).isInstanceOf(LockLostException.class);
         try (Lease next = other.lock(name).acquire(Duration.ofSeconds(15))) {
@@ -165,10 +166,9 @@ class EtcdFaultTest {
         assertThat(keys).hasSize(1);
         assertThat(keys.get(0).getCreateRevision()).isEqualTo(held.fencingToken());
 
-        etcd.getLeaseClient().revoke(keys.get(0).getLease()).get(10, TimeUnit.SECONDS);
+        Await.result(etcd.getLeaseClient().revoke(keys.get(0).getLease()), KitTime.grant());
         // Told at the next renewal: a third of the lease time.
-        assertThat(lost.get(OPTIONS.leaseTime().toMillis() + 3000, TimeUnit.MILLISECONDS))
-                .hasMessageContaining(name);
+        assertThat(Await.result(lost, KitTime.bound(OPTIONS.leaseTime()))).hasMessageContaining(name);
         assertThat(held.isValid()).isFalse();
         try (Lease next = client(server.endpoints()).lock(name).acquire(KitTime.grant())) {
             assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());

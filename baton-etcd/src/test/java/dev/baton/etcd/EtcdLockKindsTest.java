@@ -81,7 +81,7 @@ class EtcdLockKindsTest {
         assertThat(writer).isNotDone();
 
         reader.close();
-        try (Lease written = Await.result(writer, Duration.ofSeconds(10))) {
+        try (Lease written = Await.result(writer, KitTime.grant())) {
             assertThat(written.fencingToken()).isGreaterThan(reader.fencingToken());
             assertThat(client().readWriteLock(name).readLock().tryAcquire()).isEmpty();
         }

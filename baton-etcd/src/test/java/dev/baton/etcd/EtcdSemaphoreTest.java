@@ -113,9 +113,10 @@ class EtcdSemaphoreTest {
     private static List<KeyValue> permitKeys(String name) throws Exception {
         ByteSequence prefix = ByteSequence.from(
                 NAMESPACE + new EtcdKeys("/baton/locks").permitPrefixText(name), StandardCharsets.UTF_8);
-        return etcd.getKVClient()
-                .get(prefix, GetOption.builder().isPrefix(true).build())
-                .get(10, TimeUnit.SECONDS)
+        return Await.result(
+                        etcd.getKVClient()
+                                .get(prefix, GetOption.builder().isPrefix(true).build()),
+                        KitTime.grant())
                 .getKvs();
     }
 
@@ -188,18 +189,18 @@ class EtcdSemaphoreTest {
         Lease second = holders.acquire(KitTime.grant());
         DistributedSemaphore waiters = client().semaphore(name, 2);
         CompletableFuture<Lease> earlier = CompletableFuture.supplyAsync(() -> waiters.acquire(Duration.ofSeconds(30)));
-        Await.condition("the first waiter to queue", Duration.ofSeconds(10), () -> keyCount(name) == 3);
+        Await.condition("the first waiter to queue", KitTime.grant(), () -> keyCount(name) == 3);
         CompletableFuture<Lease> later = CompletableFuture.supplyAsync(() -> waiters.acquire(Duration.ofSeconds(30)));
-        Await.condition("the second waiter to queue", Duration.ofSeconds(10), () -> keyCount(name) == 4);
+        Await.condition("the second waiter to queue", KitTime.grant(), () -> keyCount(name) == 4);
 
         // The later holder leaves first: the permit is the first waiter's, though the key two places
         // ahead of it (the earlier holder) stays.
         second.close();
-        Lease third = Await.result(earlier, Duration.ofSeconds(10));
+        Lease third = Await.result(earlier, KitTime.grant());
         assertThat(third.fencingToken()).isGreaterThan(second.fencingToken());
         assertThat(later).isNotDone();
         third.close();
-        try (Lease fourth = Await.result(later, Duration.ofSeconds(10))) {
+        try (Lease fourth = Await.result(later, KitTime.grant())) {
             assertThat(fourth.fencingToken()).isGreaterThan(third.fencingToken());
             assertThat(first.isValid()).isTrue();
         }
@@ -282,9 +283,7 @@ class EtcdSemaphoreTest {
             // Someone deletes one permit key by hand: that grant alone is reported gone.
             ByteSequence permitKey = ByteSequence.from(NAMESPACE, StandardCharsets.UTF_8)
                     .concat(((EtcdHeldKey) permit.backendState()).key);
-            assertThat(etcd.getKVClient()
-                            .delete(permitKey)
-                            .get(10, TimeUnit.SECONDS)
+            assertThat(Await.result(etcd.getKVClient().delete(permitKey), KitTime.grant())
                             .getDeleted())
                     .isEqualTo(1);
             List<Optional<Grant>> renewed = backend.renewAll(List.of(lock, permit, other), lease);
@@ -308,12 +307,12 @@ class EtcdSemaphoreTest {
         Lease held = client().semaphore(name, 1).acquire(KitTime.grant());
         DistributedSemaphore waiting = client().semaphore(name, 1);
         CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> waiting.acquire(Duration.ofSeconds(30)));
-        Await.condition("the waiter to queue", Duration.ofSeconds(10), () -> keyCount(name) == 2);
+        Await.condition("the waiter to queue", KitTime.grant(), () -> keyCount(name) == 2);
         long waiterLease = permitKeys(name).stream()
                 .max(Comparator.comparingLong(KeyValue::getCreateRevision))
                 .orElseThrow()
                 .getLease();
-        etcd.getLeaseClient().revoke(waiterLease).get(10, TimeUnit.SECONDS);
+        Await.result(etcd.getLeaseClient().revoke(waiterLease), KitTime.grant());
         assertThatThrownBy(() -> Await.result(waiter, Duration.ofSeconds(20)))
                 .hasCauseInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("Baton semaphore '" + name + "'")
@@ -376,9 +375,9 @@ class EtcdSemaphoreTest {
         });
         waiter.start();
         started.await();
-        Await.condition("the waiter to queue", Duration.ofSeconds(10), () -> keyCount(name) == 3);
+        Await.condition("the waiter to queue", KitTime.grant(), () -> keyCount(name) == 3);
         waiter.interrupt();
-        assertThat(Await.result(interrupted, Duration.ofSeconds(10))).isInstanceOf(LockException.class);
+        assertThat(Await.result(interrupted, KitTime.grant())).isInstanceOf(LockException.class);
         Set<String> left = new HashSet<>();
         for (KeyValue kv : permitKeys(name)) {
             left.add(kv.getValue().toString(StandardCharsets.UTF_8));

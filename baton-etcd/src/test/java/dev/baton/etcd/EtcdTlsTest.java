@@ -68,7 +68,7 @@ class EtcdTlsTest {
                     CompletableFuture.supplyAsync(() -> second.lock(name).acquire(Duration.ofSeconds(30)));
             long token = held.fencingToken();
             held.close();
-            try (Lease next = Await.result(waiter, Duration.ofSeconds(30))) {
+            try (Lease next = Await.result(waiter, KitTime.grant())) {
                 assertThat(next.isValid()).isTrue();
                 assertThat(next.fencingToken()).isGreaterThan(token);
             }

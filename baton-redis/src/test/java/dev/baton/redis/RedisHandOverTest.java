@@ -123,7 +123,7 @@ class RedisHandOverTest {
 
             long callsBefore = evalshaCalls();
             holder.close();
-            Await.result(CompletableFuture.anyOf(waiting.toArray(CompletableFuture[]::new)), Duration.ofSeconds(5));
+            Await.result(CompletableFuture.anyOf(waiting.toArray(CompletableFuture[]::new)), KitTime.grant());
             Lease first = waiting.stream()
                     .filter(CompletableFuture::isDone)
                     .findFirst()
@@ -144,7 +144,7 @@ class RedisHandOverTest {
             pending.removeIf(CompletableFuture::isDone);
             first.close();
             for (int i = 0; i < 2; i++) {
-                Await.result(CompletableFuture.anyOf(pending.toArray(CompletableFuture[]::new)), Duration.ofSeconds(5));
+                Await.result(CompletableFuture.anyOf(pending.toArray(CompletableFuture[]::new)), KitTime.grant());
                 CompletableFuture<Lease> done = pending.stream()
                         .filter(CompletableFuture::isDone)
                         .findFirst()

@@ -130,7 +130,7 @@ class RedisOperatorsTest {
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
         }
         held.close();
-        Lease handed = Await.result(next, Duration.ofSeconds(10));
+        Lease handed = Await.result(next, KitTime.grant());
 
         Holder now = admin.status(name).orElseThrow().holders().get(0);
         assertThat(now.description()).startsWith("second on ").endsWith(" thread waiter thread+");
@@ -139,7 +139,7 @@ class RedisOperatorsTest {
         // renewal and release still find it.
         assertThat(redis.get(new RedisKeys(RedisKeys.DEFAULT_PREFIX).keys(name)[0]))
                 .isEqualTo(now.description() + " " + now.ownerId() + "+");
-        Await.result(CompletableFuture.runAsync(handed::close, executor), Duration.ofSeconds(5));
+        Await.result(CompletableFuture.runAsync(handed::close, executor), KitTime.grant());
         assertThat(admin.status(name)).isEmpty();
     }
 

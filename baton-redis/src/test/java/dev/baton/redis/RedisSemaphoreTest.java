@@ -249,10 +249,9 @@ class RedisSemaphoreTest {
                 }
             });
             waiting.start();
-            Await.condition(
-                    "the waiter was refused", Duration.ofSeconds(5), () -> "1+".equals(redis.get(permitsKey(name))));
+            Await.condition("the waiter was refused", KitTime.grant(), () -> "1+".equals(redis.get(permitsKey(name))));
             waiting.interrupt();
-            assertThat(Await.result(outcome, Duration.ofSeconds(5))).hasCauseInstanceOf(InterruptedException.class);
+            assertThat(Await.result(outcome, KitTime.grant())).hasCauseInstanceOf(InterruptedException.class);
 
             assertThat(redis.zcard(holdersKey(name))).as("only the holder").isEqualTo(1);
             held.close();
@@ -276,11 +275,9 @@ class RedisSemaphoreTest {
             // Only the acquire script counts holders (ZCARD): after a refusal the waiter subscribes
             // (and waits for the subscription), then tries again; a second count means it listens.
             Await.condition(
-                    "the waiter subscribed and was refused again",
-                    Duration.ofSeconds(5),
-                    () -> zcardCalls() >= counted + 2);
+                    "the waiter subscribed and was refused again", KitTime.grant(), () -> zcardCalls() >= counted + 2);
             held.close();
-            try (Lease taken = Await.result(waiting, Duration.ofSeconds(10))) {
+            try (Lease taken = Await.result(waiting, KitTime.grant())) {
                 assertThat(taken.fencingToken()).isGreaterThan(held.fencingToken());
             }
             assertThat(redis.get(permitsKey(name)))

@@ -8,6 +8,8 @@ import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -16,7 +18,6 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
@@ -152,9 +153,8 @@ class BatonAutoConfigurationTest {
         assertThatThrownBy(() -> client.get().lock("after").acquire(Duration.ofSeconds(1)))
                 .isInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("closed");
-        Awaitility.await("the closed client's threads to end")
-                .atMost(Duration.ofSeconds(10))
-                .until(() -> batonThreads(before).isEmpty());
+        Await.condition("the closed client's threads to end", KitTime.CLOSE, () -> batonThreads(before)
+                .isEmpty());
     }
 
     private static List<String> batonThreads(Set<Thread> before) {

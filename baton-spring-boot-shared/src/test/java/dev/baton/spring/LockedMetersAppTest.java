@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.locked.LockedContext;
 import dev.baton.locked.LockedTimeoutException;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -62,13 +64,13 @@ class LockedMetersAppTest {
             CountDownLatch entered = new CountDownLatch(1);
             CountDownLatch leave = new CountDownLatch(1);
             CompletableFuture<Long> first = CompletableFuture.supplyAsync(() -> call(reports, entered, leave));
-            assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+            Await.condition("the first call inside", KitTime.grant(), () -> entered.getCount() == 0);
             // The same day while the first call holds the lock: not acquired within 200 ms.
             assertThatThrownBy(() -> reports.build("2026-11-25", new CountDownLatch(1), new CountDownLatch(0)))
                     .isInstanceOf(LockedTimeoutException.class)
                     .hasMessageContaining("report-2026-11-25");
             leave.countDown();
-            long token = first.get(10, TimeUnit.SECONDS);
+            long token = Await.result(first, KitTime.grant());
             long next = reports.build("2026-11-25", new CountDownLatch(1), new CountDownLatch(0));
             assertThat(next).isGreaterThan(token);
 

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Lease;
 import dev.baton.LockClient;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -13,7 +15,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -109,14 +110,15 @@ class LockedSchedulingTest {
 
     /** Runs {@code job} on a thread of its own: as another node's scheduler would, for this JVM's locks. */
     private static <T> T elsewhere(Callable<T> job) throws Exception {
-        return CompletableFuture.supplyAsync(() -> {
+        return Await.result(
+                CompletableFuture.supplyAsync(() -> {
                     try {
                         return job.call();
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
-                })
-                .get(30, TimeUnit.SECONDS);
+                }),
+                KitTime.grant());
     }
 
     @Test
@@ -163,7 +165,7 @@ class LockedSchedulingTest {
         assertThat(timedOut() - before).as("both skips counted").isEqualTo(2);
 
         Awaitility.await("the release after lockAtLeastFor")
-                .atMost(Duration.ofSeconds(60))
+                .atMost(KitTime.bound(Duration.ofSeconds(5)))
                 .until(() -> elsewhere(() -> {
                     Optional<Lease> free = client.lock("cleanup").tryAcquire();
                     free.ifPresent(Lease::close);

@@ -8,7 +8,8 @@ import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.locked.LockedContext;
 import dev.baton.locked.LockedTimeoutException;
-import java.time.Duration;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -114,7 +115,7 @@ class LockedTest {
         CountDownLatch firstOut = new CountDownLatch(1);
         CountDownLatch secondIn = new CountDownLatch(1);
         Future<Long> first = threads.submit(() -> invoices.bill(1, firstIn, firstOut));
-        assertThat(firstIn.await(10, TimeUnit.SECONDS)).isTrue();
+        Await.condition("the first call inside", KitTime.grant(), () -> firstIn.getCount() == 0);
         assertThat(client.lock("invoice-1").tryAcquire())
                 .as("the resolved name is held")
                 .isEmpty();
@@ -125,15 +126,15 @@ class LockedTest {
             return invoices.bill(1, secondIn, new CountDownLatch(0));
         });
         Awaitility.await("the second call to wait for the lock")
-                .atMost(Duration.ofSeconds(10))
+                .atMost(KitTime.grant())
                 .until(() -> waiter.get() != null && waiter.get().getState() == Thread.State.TIMED_WAITING);
         assertThat(secondIn.getCount())
                 .as("second call not inside while the first is")
                 .isEqualTo(1);
 
         firstOut.countDown();
-        long firstToken = first.get(10, TimeUnit.SECONDS);
-        long secondToken = second.get(10, TimeUnit.SECONDS);
+        long firstToken = Await.result(first, KitTime.grant());
+        long secondToken = Await.result(second, KitTime.grant());
         assertThat(invoices.mostInside("invoice-1")).isEqualTo(1);
         assertThat(secondToken).as("fencing token of the next holder").isGreaterThan(firstToken);
     }
@@ -144,10 +145,10 @@ class LockedTest {
         CountDownLatch leave = new CountDownLatch(1);
         Future<Long> two = threads.submit(() -> invoices.bill(2, bothIn, leave));
         Future<Long> three = threads.submit(() -> invoices.bill(3, bothIn, leave));
-        assertThat(bothIn.await(10, TimeUnit.SECONDS)).as("both inside at once").isTrue();
+        Await.condition("both inside at once", KitTime.grant(), () -> bothIn.getCount() == 0);
         leave.countDown();
-        two.get(10, TimeUnit.SECONDS);
-        three.get(10, TimeUnit.SECONDS);
+        Await.result(two, KitTime.grant());
+        Await.result(three, KitTime.grant());
     }
 
     @Test
@@ -155,7 +156,7 @@ class LockedTest {
         CountDownLatch in = new CountDownLatch(1);
         CountDownLatch out = new CountDownLatch(1);
         Future<Long> holder = threads.submit(() -> invoices.bill(4, in, out));
-        assertThat(in.await(10, TimeUnit.SECONDS)).isTrue();
+        Await.condition("the holding call inside", KitTime.grant(), () -> in.getCount() == 0);
         try {
             assertThatThrownBy(() -> invoices.quick(4))
                     .isInstanceOf(LockedTimeoutException.class)
@@ -167,7 +168,7 @@ class LockedTest {
         } finally {
             out.countDown();
         }
-        holder.get(10, TimeUnit.SECONDS);
+        Await.result(holder, KitTime.grant());
         invoices.quick(4);
     }
 
@@ -188,7 +189,7 @@ class LockedTest {
         assertThatThrownBy(invoices::fail).isInstanceOf(IllegalArgumentException.class);
         // From another thread: this one would re-enter a grant it still held.
         Optional<Lease> after =
-                threads.submit(() -> client.lock("fails").tryAcquire()).get(10, TimeUnit.SECONDS);
+                Await.result(threads.submit(() -> client.lock("fails").tryAcquire()), KitTime.grant());
         assertThat(after).as("released after the failure").isPresent();
         after.get().close();
     }

@@ -4,9 +4,6 @@ import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -14,7 +11,8 @@ import java.util.function.Supplier;
 /**
  * Waiting for a condition with a bound, for the kit and every backend's tests: the condition is
  * checked every 5 ms, and a timeout fails with what was awaited. Tests wait for what they need to
- * see, never for a guessed time.
+ * see, never for a guessed time. The kit's face of baton-test-support's {@link
+ * dev.baton.testsupport.Await}, which baton-core's tests use directly.
  *
  * <p>Every timeout here is lengthened by the CPU stall the machine measured during the wait, up to
  * {@link KitTime#MAX_STRETCH} times the timeout ({@link KitTime.Stopwatch#hasPassed(Duration)}): on
@@ -22,8 +20,6 @@ import java.util.function.Supplier;
  * could not run is not counted against them.
  */
 public final class Await {
-    private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-
     private Await() {}
 
     /**
@@ -36,7 +32,7 @@ public final class Await {
      *     time
      */
     public static void condition(String what, Duration timeout, BooleanSupplier condition) {
-        condition(what, timeout, condition, () -> "");
+        dev.baton.testsupport.Await.condition(what, timeout, condition);
     }
 
     /**
@@ -51,14 +47,7 @@ public final class Await {
      *     not hold in time
      */
     public static void condition(String what, Duration timeout, BooleanSupplier condition, Supplier<String> details) {
-        KitTime.Stopwatch waited = KitTime.stopwatch();
-        while (!condition.getAsBoolean()) {
-            if (waited.hasPassed(timeout)) {
-                throw new AssertionError(
-                        "timed out after " + timeout + " (" + waited + ") waiting for: " + what + details.get());
-            }
-            LockSupport.parkNanos(POLL_NANOS);
-        }
+        dev.baton.testsupport.Await.condition(what, timeout, condition, details);
     }
 
     /**
@@ -74,17 +63,7 @@ public final class Await {
      */
     static <T> T next(BlockingQueue<T> queue, Predicate<? super T> matches, Duration timeout, Supplier<String> failure)
             throws InterruptedException {
-        KitTime.Stopwatch waited = KitTime.stopwatch();
-        while (true) {
-            T element = queue.poll(POLL_NANOS * 10, TimeUnit.NANOSECONDS);
-            if (element == null) {
-                if (waited.hasPassed(timeout)) {
-                    throw new AssertionError(failure.get() + " (waited " + waited + ")");
-                }
-            } else if (matches.test(element)) {
-                return element;
-            }
-        }
+        return dev.baton.testsupport.Await.next(queue, matches, timeout, failure);
     }
 
     /**
@@ -100,15 +79,6 @@ public final class Await {
      * @throws AssertionError naming {@code timeout} if the future did not complete in time
      */
     public static <T> T result(Future<T> future, Duration timeout) throws ExecutionException, InterruptedException {
-        KitTime.Stopwatch waited = KitTime.stopwatch();
-        while (true) {
-            try {
-                return future.get(POLL_NANOS * 10, TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                if (waited.hasPassed(timeout)) {
-                    throw new AssertionError("no result within " + timeout + " (waited " + waited + ")", e);
-                }
-            }
-        }
+        return dev.baton.testsupport.Await.result(future, timeout);
     }
 }

@@ -1,13 +1,13 @@
 package dev.baton.tck;
 
+import dev.baton.testsupport.TestTime;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The kit's time bounds, in one place, for the kit's properties and for every backend's own tests.
  * Every bound a test waits for or asserts is built here: from a lease ({@link #LEASE}, raised to the
  * backend's minimum by {@link LockBackendContract#lease(Duration)}), plus {@link #SLACK} for
- * scheduling, stretched by the CPU pressure the machine measured ({@link MachineStalls}): a bound
+ * scheduling, stretched by the CPU pressure the machine measured (the kernel's CPU pressure stall information): a bound
  * that holds on an idle machine also holds on a 2-core one whose cores other builds keep busy,
  * because the time the test's threads spent waiting for a core is added, not guessed.
  *
@@ -25,38 +25,41 @@ import java.util.concurrent.TimeUnit;
  * <p>Neither makes a slow backend pass: a bound never grows past {@link #MAX_STRETCH} times its idle
  * value (twice for the first kind), and on an idle machine every bound is exactly its idle value. Waits are measured on the
  * monotonic clock, never the wall clock.
+ *
+ * <p>The arithmetic lives in baton-test-support ({@link TestTime}, on the JDK alone, so that
+ * baton-core's own tests share it); this class is the kit's face of it and adds the kit's own bounds.
  */
 public final class KitTime {
     /**
      * Lease time for most tests: short so that expiry tests finish quickly. A backend whose shortest
      * lease is longer ({@link LockBackendFixture#minimumLeaseTime()}) gets that instead.
      */
-    public static final Duration LEASE = Duration.ofSeconds(2);
+    public static final Duration LEASE = TestTime.LEASE;
 
     /** Bound on one backend operation in the kit on an idle machine; see {@link #operationTimeout()}. */
-    public static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(2);
+    public static final Duration OPERATION_TIMEOUT = TestTime.OPERATION_TIMEOUT;
 
     /** Tolerance added to every time bound: scheduling, JIT, GC. */
-    public static final Duration SLACK = Duration.ofSeconds(3);
+    public static final Duration SLACK = TestTime.SLACK;
 
     /**
      * How long after a dead holder's lock came free a client waiting for it must hold it: a waiter's
      * wake-up or next poll plus one grant. Leader election promises a take-over within the freed
      * lease ({@link LockBackendFixture#freedAfter}) plus this.
      */
-    public static final Duration TAKE_OVER = Duration.ofSeconds(1);
+    public static final Duration TAKE_OVER = TestTime.TAKE_OVER;
 
     /**
      * Bound on a fresh JVM's or server's first answer: class loading, JIT and a driver's first
      * connection on a starved machine. Not stretched: it already is the bound of a starved machine.
      */
-    public static final Duration COLD_START = Duration.ofSeconds(60);
+    public static final Duration COLD_START = TestTime.COLD_START;
 
     /**
      * Bound on a closed client's threads to end on an idle machine: its executors' shutdown (Netty's
      * event loops wait out a quiet period) and the release of what it held.
      */
-    public static final Duration CLOSE = Duration.ofSeconds(10);
+    public static final Duration CLOSE = TestTime.CLOSE;
 
     /** Bound on one kit test as a whole, however it hangs: JUnit fails it after this. */
     public static final long TEST_TIMEOUT_SECONDS = 120;
@@ -65,7 +68,7 @@ public final class KitTime {
      * The most a wait the test times itself ({@link Stopwatch}, {@link Await}) grows on a busy
      * machine: this many times its value on an idle one.
      */
-    public static final double MAX_STRETCH = 4;
+    public static final double MAX_STRETCH = TestTime.MAX_STRETCH;
 
     private KitTime() {}
 
@@ -80,7 +83,7 @@ public final class KitTime {
      * @return 1 on an idle machine (or where the kernel does not measure it), at most 2
      */
     public static double stretch() {
-        return 1 + MachineStalls.recentShare();
+        return TestTime.stretch();
     }
 
     /**
@@ -91,7 +94,7 @@ public final class KitTime {
      * @return {@code (expected + SLACK) * stretch()}
      */
     public static Duration bound(Duration expected) {
-        return stretched(expected.plus(SLACK));
+        return TestTime.bound(expected);
     }
 
     /**
@@ -101,7 +104,7 @@ public final class KitTime {
      * @return {@code bound(OPERATION_TIMEOUT)}
      */
     public static Duration grant() {
-        return bound(OPERATION_TIMEOUT);
+        return TestTime.grant();
     }
 
     /**
@@ -123,7 +126,7 @@ public final class KitTime {
      * @return {@code idle * stretch()}
      */
     public static Duration operationTimeout(Duration idle) {
-        return stretched(idle);
+        return TestTime.operationTimeout(idle);
     }
 
     /**
@@ -135,7 +138,7 @@ public final class KitTime {
      * @return {@code idle * stretch()}
      */
     public static Duration lease(Duration idle) {
-        return stretched(idle);
+        return TestTime.lease(idle);
     }
 
     /**
@@ -150,21 +153,16 @@ public final class KitTime {
 
     /** Milliseconds since {@code startNanos}, a {@link System#nanoTime()} reading. */
     static long millisSince(long startNanos) {
-        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
-    }
-
-    private static Duration stretched(Duration idle) {
-        return Duration.ofNanos((long) (idle.toNanos() * stretch()));
+        return TestTime.millisSince(startNanos);
     }
 
     /**
      * An interval started at creation, with the CPU stall the machine measured over it ({@link
-     * MachineStalls}). A bound asserted on it ({@link #allows(Duration)}) is the idle bound plus the
+     * TestTime.Stopwatch}, which this wraps). A bound asserted on it ({@link #allows(Duration)}) is the idle bound plus the
      * stall, at most {@link #MAX_STRETCH} times the idle bound.
      */
     public static final class Stopwatch {
-        private final long startNanos = System.nanoTime();
-        private final long stallMark = MachineStalls.mark();
+        private final TestTime.Stopwatch timed = TestTime.stopwatch();
 
         private Stopwatch() {}
 
@@ -174,7 +172,7 @@ public final class KitTime {
          * @return milliseconds on the monotonic clock
          */
         public long millis() {
-            return millisSince(startNanos);
+            return timed.millis();
         }
 
         /**
@@ -183,7 +181,7 @@ public final class KitTime {
          * @return milliseconds during which runnable tasks waited for a core
          */
         public long stalledMillis() {
-            return MachineStalls.millisSince(stallMark);
+            return timed.stalledMillis();
         }
 
         /**
@@ -194,8 +192,7 @@ public final class KitTime {
          *     idle}
          */
         public Duration allows(Duration idle) {
-            long extra = Math.min(stalledMillis(), (long) (idle.toMillis() * (MAX_STRETCH - 1)));
-            return idle.plusMillis(extra);
+            return timed.allows(idle);
         }
 
         /**
@@ -206,8 +203,7 @@ public final class KitTime {
          * @return {@code true} once {@link #millis()} exceeds {@link #allows(Duration)}
          */
         public boolean hasPassed(Duration idle) {
-            long elapsed = millis();
-            return elapsed > idle.toMillis() && elapsed > allows(idle).toMillis();
+            return timed.hasPassed(idle);
         }
 
         /**
@@ -217,7 +213,7 @@ public final class KitTime {
          */
         @Override
         public String toString() {
-            return millis() + " ms, " + stalledMillis() + " ms of it with runnable tasks waiting for a core";
+            return timed.toString();
         }
     }
 }

@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class ForkedJavaTest {
@@ -30,9 +29,11 @@ class ForkedJavaTest {
                 ready.countDown();
             }
         })) {
-            assertThat(ready.await(60, TimeUnit.SECONDS))
-                    .as("child ready; stderr: %s", child.stderrTail())
-                    .isTrue();
+            Await.condition(
+                    "the child to be ready",
+                    TestTime.COLD_START,
+                    () -> ready.getCount() == 0,
+                    () -> "; stderr: " + child.stderrTail());
             Process stop = new ProcessBuilder("kill", "-STOP", Long.toString(child.pid())).start();
             assertThat(stop.waitFor()).as("kill -STOP").isZero();
 
@@ -48,7 +49,7 @@ class ForkedJavaTest {
         List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
         try (ForkedJava child = ForkedJava.start(Child.class.getName(), List.of(), List.of(), lines::add)) {
             child.closeInput();
-            assertThat(child.awaitExit(Duration.ofSeconds(60))).hasValue(0);
+            assertThat(child.awaitExit(TestTime.COLD_START)).hasValue(0);
             assertThat(lines).containsExactly("ready");
         }
     }

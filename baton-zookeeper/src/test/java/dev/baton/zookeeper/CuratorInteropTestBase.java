@@ -8,6 +8,7 @@ import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -133,7 +134,7 @@ abstract class CuratorInteropTestBase extends OneServerTestBase {
     }
 
     static void awaitQueued(CuratorFramework curator, String path, int nodes) {
-        Await.condition(nodes + " nodes queued", Duration.ofSeconds(10), () -> {
+        Await.condition(nodes + " nodes queued", KitTime.grant(), () -> {
             try {
                 return curator.getChildren().forPath(path).size() >= nodes;
             } catch (Exception e) {

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.DistributedSemaphore;
 import dev.baton.tck.Await;
 import dev.baton.tck.KitTime;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -117,7 +116,7 @@ class ZooKeeperCuratorSemaphoreInteropTest extends CuratorInteropTestBase {
                 .as("Baton's lease node among Curator's")
                 .allSatisfy(node -> assertThat(node).matches(PROTECTED + "lease-\\d{10}"));
         first.close();
-        assertThat(Await.result(batonWaiter, Duration.ofSeconds(20))).isPositive();
+        assertThat(Await.result(batonWaiter, KitTime.grant())).isPositive();
         second.close();
 
         // Baton holds both permits: Curator waits until Baton returns one.
@@ -136,7 +135,7 @@ class ZooKeeperCuratorSemaphoreInteropTest extends CuratorInteropTestBase {
         });
         awaitQueued(curator, semaphorePathOf(name) + "/leases", 3);
         batonFirst.close();
-        assertThat(Await.result(curatorWaiter, Duration.ofSeconds(20))).isTrue();
+        assertThat(Await.result(curatorWaiter, KitTime.grant())).isTrue();
         batonSecond.close();
         assertThat(curator.getChildren().forPath(semaphorePathOf(name) + "/leases"))
                 .isEmpty();

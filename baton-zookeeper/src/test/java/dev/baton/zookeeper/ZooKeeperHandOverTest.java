@@ -8,6 +8,7 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.WaitQueue;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -145,7 +146,7 @@ class ZooKeeperHandOverTest extends OneServerTestBase {
         assertThat(listings).as("the waiter listed the queue once, on joining").isEqualTo(1);
 
         assertThat(holder.backend().release(first)).isTrue();
-        Grant second = Await.result(waiting, Duration.ofSeconds(10)).orElseThrow();
+        Grant second = Await.result(waiting, KitTime.grant()).orElseThrow();
 
         assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
         assertThat(waiter.listings()).as("listings after the hand-over").isEqualTo(listings);
@@ -173,12 +174,12 @@ class ZooKeeperHandOverTest extends OneServerTestBase {
                 .isEqualTo(1);
 
         assertThat(holder.backend().release(first)).isTrue();
-        Grant second = Await.result(middleWaiting, Duration.ofSeconds(10)).orElseThrow();
+        Grant second = Await.result(middleWaiting, KitTime.grant()).orElseThrow();
         assertThat(lastWaiting)
                 .as("the last waiter still waits behind the new holder")
                 .isNotDone();
         assertThat(middle.backend().release(second)).isTrue();
-        Grant third = Await.result(lastWaiting, Duration.ofSeconds(10)).orElseThrow();
+        Grant third = Await.result(lastWaiting, KitTime.grant()).orElseThrow();
 
         assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
         assertThat(third.fencingToken()).isGreaterThan(second.fencingToken());

@@ -17,6 +17,7 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -154,7 +155,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         });
         Await.condition("the waiter holds the mutex", WAIT, () -> childCount(admin, path(name) + "/locks") == 1);
         held.remove(1).close();
-        assertThat(Await.result(waiter, Duration.ofSeconds(20))).isGreaterThan(last);
+        assertThat(Await.result(waiter, KitTime.grant())).isGreaterThan(last);
         held.forEach(Lease::close);
         assertThat(semaphores.get(0).tryAcquire().orElseThrow().fencingToken()).isGreaterThan(last);
     }
@@ -250,7 +251,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
                 .as("the waiter's mutex node only")
                 .isEqualTo(1);
         held.close();
-        Await.result(waiter, Duration.ofSeconds(20)).close();
+        Await.result(waiter, KitTime.grant()).close();
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import dev.baton.testsupport.TcpProxy;
 import java.io.IOException;
 import java.time.Duration;
@@ -91,9 +92,8 @@ class ZooKeeperStoppedWaiterTest extends OneServerTestBase {
         }
 
         void awaitReached() throws InterruptedException {
-            assertThat(reached.await(10, TimeUnit.SECONDS))
-                    .as("the waiter reached the stop after " + point)
-                    .isTrue();
+            Await.condition(
+                    "the waiter to reach the stop after " + point, KitTime.grant(), () -> reached.getCount() == 0);
         }
 
         void release() {

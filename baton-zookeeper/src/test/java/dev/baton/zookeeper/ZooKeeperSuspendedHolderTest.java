@@ -6,6 +6,8 @@ import dev.baton.LockKind;
 import dev.baton.LockOptions;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import dev.baton.testsupport.TcpProxy;
 import java.time.Duration;
 import java.util.UUID;
@@ -83,9 +85,11 @@ class ZooKeeperSuspendedHolderTest extends OneServerTestBase {
         long session = holderCurator.getZookeeperClient().getZooKeeper().getSessionId();
 
         link.pause(); // the client hears nothing until it gives the connection up: SUSPENDED
-        assertThat(suspended.await(20, TimeUnit.SECONDS)).isTrue();
+        Await.condition(
+                "the holder's connection to be SUSPENDED", KitTime.bound(SESSION), () -> suspended.getCount() == 0);
         link.resume();
-        assertThat(reconnected.await(20, TimeUnit.SECONDS)).isTrue();
+        Await.condition(
+                "the holder's connection to be RECONNECTED", KitTime.bound(SESSION), () -> reconnected.getCount() == 0);
         assertThat(holderCurator.getZookeeperClient().getZooKeeper().getSessionId())
                 .as("the session survived the suspension (else the machine was too slow for this test)")
                 .isEqualTo(session);

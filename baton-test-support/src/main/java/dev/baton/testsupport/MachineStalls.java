@@ -1,4 +1,4 @@
-package dev.baton.tck;
+package dev.baton.testsupport;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * a core).
  *
  * <p>A time bound that a property promises (a killed leader's successor elected within the freed
- * lease plus {@link KitTime#TAKE_OVER}) is a promise about the backend and the client,
+ * lease plus {@link TestTime#TAKE_OVER}) is a promise about the backend and the client,
  * not about a machine whose cores other processes keep busy. A check of such a bound adds the stall
  * measured over the same interval ({@link #mark()}, {@link #millisSince(long)}), so that it holds
  * exactly on an idle machine and, on a busy one, by what was measured, never by a guess. A thread
