@@ -231,10 +231,7 @@ abstract class AsyncProperty {
                 if (inside.incrementAndGet() > 1) {
                     overlaps.incrementAndGet();
                 }
-                grants.incrementAndGet(client);
-                if (FairnessProperty.shown(contract, grants, total.incrementAndGet(), countingSince)) {
-                    stop.set(true);
-                }
+                FairnessProperty.count(contract, grants, total, client, countingSince, stop);
                 inside.decrementAndGet();
             }));
         }

@@ -73,10 +73,7 @@ abstract class FairnessProperty {
                         if (inside.incrementAndGet() > 1) {
                             overlaps.incrementAndGet();
                         }
-                        grants.incrementAndGet(client);
-                        if (shown(contract, grants, total.incrementAndGet(), countingSince[0])) {
-                            stop.set(true);
-                        }
+                        count(contract, grants, total, client, countingSince[0], stop);
                         inside.decrementAndGet();
                     }
                 }
@@ -112,6 +109,29 @@ abstract class FairnessProperty {
             }
         }
         return true;
+    }
+
+    /**
+     * Counts a grant to {@code client} while the run goes on, and ends the run once it has shown its
+     * point ({@link #shown}). Called while the lock is held, so calls never overlap on a correct lock.
+     * A grant made after the end (another client's acquisition already under way) is not counted:
+     * the shares were judged on the counts at the end, and one grant more would raise the fifth that
+     * every client must reach without giving the others a chance to reach it.
+     */
+    static void count(
+            LockBackendContract contract,
+            AtomicIntegerArray grants,
+            AtomicInteger total,
+            int client,
+            long since,
+            AtomicBoolean stop) {
+        if (stop.get()) {
+            return;
+        }
+        grants.incrementAndGet(client);
+        if (shown(contract, grants, total.incrementAndGet(), since)) {
+            stop.set(true);
+        }
     }
 
     /**
