@@ -3,6 +3,7 @@ package dev.baton.check;
 import dev.baton.servers.RedisServer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -196,7 +197,7 @@ public final class CheckSuite {
                         }
                         current = planned.target();
                         target = create(current, settings);
-                        target.start();
+                        target.start(plannedFaults(runs, index - 1));
                         baseline = null;
                         if (availability && !target.naive()) {
                             // the target's own lease and stretched duration, as its runs have them
@@ -231,6 +232,16 @@ public final class CheckSuite {
             }
         }
         return rows;
+    }
+
+    /** The faults of the run at {@code first} and of the runs on the same target right after it. */
+    private static Set<Fault> plannedFaults(List<PlannedRun> runs, int first) {
+        Set<Fault> planned = EnumSet.noneOf(Fault.class);
+        String target = runs.get(first).target();
+        for (int i = first; i < runs.size() && runs.get(i).target().equals(target); i++) {
+            planned.addAll(runs.get(i).faults());
+        }
+        return planned;
     }
 
     static CheckTarget create(String target, CheckSettings settings) {

@@ -77,8 +77,17 @@ interface CheckTarget extends AutoCloseable {
         return settings.locks();
     }
 
-    /** Starts the servers (once per target; several runs reuse them). */
+    /** Starts the servers (once per target; several runs reuse them), for runs that may inject any of its faults. */
     void start();
+
+    /**
+     * Starts the servers for runs that inject only {@code planned}: by default as {@link #start()}. A
+     * target whose runs leave its servers alone (no server fault planned) may run on a server it
+     * shares with other such targets instead of one of its own; it then cannot {@link #hitServer}.
+     */
+    default void start(Set<Fault> planned) {
+        start();
+    }
 
     /**
      * The way one client reaches the servers: its URI, through proxies of its own where the target

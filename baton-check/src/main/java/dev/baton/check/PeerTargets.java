@@ -183,7 +183,12 @@ public final class PeerTargets {
 
         @Override
         public void start() {
-            servers.start();
+            start(faults());
+        }
+
+        @Override
+        public void start(Set<Fault> planned) {
+            servers.start(planned);
             try (Route route = servers.route(-1)) {
                 prepare.accept(route.uri());
             } catch (RuntimeException e) {

@@ -10,6 +10,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -55,7 +56,7 @@ class PeerRunsTest {
             assertThat(target.peer()).isTrue();
             assertThat(target.naive()).isFalse();
             assertThat(target.strict()).isFalse();
-            target.start();
+            target.start(Set.of(Fault.PAUSE));
             row = new CheckRun(target, List.of(Fault.PAUSE), SETTINGS, fence.uri()).run(fraction -> {});
         }
         assertThat(row.peer()).isTrue();
