@@ -41,7 +41,7 @@ import java.util.stream.Stream;
  */
 final class SharedClasses {
     /** The system property naming the directory of the archives. */
-    static final String PROPERTY = "baton.forkedJava.cds";
+    static final String PROPERTY = "dev.baton.testsupport.cds";
 
     private static final Map<String, Layout> LAYOUTS = new ConcurrentHashMap<>();
 
