@@ -83,11 +83,6 @@ final class MariaDbNamedLockStatements implements PinnedStatements {
     }
 
     @Override
-    public Optional<Taken> tryOn(JdbcSession db, LockRequest request) throws SQLException {
-        return getLock(db, request, 0);
-    }
-
-    @Override
     public Optional<Taken> waitOn(JdbcSession db, LockRequest request, long waitMillis) throws SQLException {
         return getLock(db, request, waitMillis);
     }

@@ -98,11 +98,6 @@ final class PessimisticStatements implements PinnedStatements {
     }
 
     @Override
-    public Optional<Taken> tryOn(JdbcSession db, LockRequest request) throws SQLException {
-        return lock(db, request, 0);
-    }
-
-    @Override
     public Optional<Taken> waitOn(JdbcSession db, LockRequest request, long waitMillis) throws SQLException {
         return lock(db, request, waitMillis);
     }

@@ -40,8 +40,13 @@ interface PinnedStatements {
         return true;
     }
 
-    /** Takes the lock if it is free now, in one round trip where the database allows; else empty, nothing held. */
-    Optional<Taken> tryOn(JdbcSession db, LockRequest request) throws SQLException;
+    /**
+     * Takes the lock if it is free now, in one round trip where the database allows; else empty,
+     * nothing held. By default a wait of zero, for databases whose wait statement takes a zero wait.
+     */
+    default Optional<Taken> tryOn(JdbcSession db, LockRequest request) throws SQLException {
+        return waitOn(db, request, 0);
+    }
 
     /**
      * Waits in the database's own queue at most {@code waitMillis} (on a helper thread, cancelled by
