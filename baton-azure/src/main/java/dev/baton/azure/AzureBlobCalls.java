@@ -98,7 +98,10 @@ final class AzureBlobCalls {
                 } catch (TimeoutException e) {
                     future.cancel(true);
                     unanswered.set(true);
-                    last = new TimeoutException("no answer within the operation timeout (" + timeout + ")");
+                    // An attempt cut short by the deadline says less than an earlier answer or refusal.
+                    if (last == null) {
+                        last = new TimeoutException("no answer within the operation timeout (" + timeout + ")");
+                    }
                     continue;
                 }
                 long pause = step / 2 + ThreadLocalRandom.current().nextLong(step / 2 + 1);
