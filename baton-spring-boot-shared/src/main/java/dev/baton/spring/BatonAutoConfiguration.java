@@ -56,7 +56,7 @@ public class BatonAutoConfiguration {
      * @throws LockConfigurationException naming the starter to use instead
      */
     public BatonAutoConfiguration() {
-        BootLine.require(SpringBootVersion.getVersion());
+        WrongBootLineException.require(SpringBootVersion.getVersion());
     }
 
     /**

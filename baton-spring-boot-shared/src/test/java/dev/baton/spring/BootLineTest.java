@@ -19,13 +19,13 @@ class BootLineTest {
     @Test
     void theStarterRunsOnTheBootItWasBuiltFor() {
         assertThat(SpringBootVersion.getVersion()).startsWith(BootLine.MAJOR + ".");
-        assertThatNoException().isThrownBy(() -> BootLine.require(SpringBootVersion.getVersion()));
-        assertThatNoException().isThrownBy(() -> BootLine.require(null));
+        assertThatNoException().isThrownBy(() -> WrongBootLineException.require(SpringBootVersion.getVersion()));
+        assertThatNoException().isThrownBy(() -> WrongBootLineException.require(null));
     }
 
     @Test
     void onTheOtherLineItFailsNamingTheStarterForThatLine() {
-        assertThatThrownBy(() -> BootLine.require(otherLine))
+        assertThatThrownBy(() -> WrongBootLineException.require(otherLine))
                 .isInstanceOf(WrongBootLineException.class)
                 .hasMessage("Baton: " + BootLine.ARTIFACT + " is built for Spring Boot " + BootLine.MAJOR
                         + ", but this application runs Spring Boot " + otherLine + "; depend on "
