@@ -3,9 +3,20 @@ package dev.baton.jdbc;
 import dev.baton.LockInfo;
 import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcConnections;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.PgNotifications;
+import dev.baton.jdbc.internal.ReconnectingPool;
+import dev.baton.jdbc.internal.TableNames;
 import dev.baton.jdbc.pinned.PinnedWaits;
 import dev.baton.jdbc.pinned.PinningProtocol;
 import dev.baton.jdbc.pinned.StatementWait;
+import dev.baton.jdbc.row.BatchRenewal;
+import dev.baton.jdbc.row.JdbcLine;
+import dev.baton.jdbc.row.RowProtocol;
+import dev.baton.jdbc.row.TableProtocol;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
@@ -22,7 +33,7 @@ import javax.sql.DataSource;
 /**
  * The JDBC lock backend, one for every strategy and database: it owns what every strategy needs
  * alike and leaves the wire protocol of lock grants to one {@link JdbcProtocol} per strategy and
- * dialect ({@link TableProtocol}, {@link OptimisticProtocol}, and the pinning strategies' {@link
+ * dialect ({@link TableProtocol}, {@code OptimisticProtocol}, and the pinning strategies' {@link
  * PinningProtocol}).
  *
  * <ul>
@@ -38,7 +49,7 @@ import javax.sql.DataSource;
  *   <li>Failures: every one names the lock, the backend, the action and what to do.
  * </ul>
  */
-final class JdbcLockBackend implements LockBackend {
+final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
     private final Strategy strategy;
     private final TableNames names;
 
@@ -153,8 +164,8 @@ final class JdbcLockBackend implements LockBackend {
         return setup.ddl();
     }
 
-    /** The database, or null until the first call has detected it. */
-    Dialect dialect() {
+    @Override
+    public Dialect dialect() {
         return setup.dialect();
     }
 
@@ -405,8 +416,8 @@ final class JdbcLockBackend implements LockBackend {
         return (RowProtocol) setup.ready(lockName);
     }
 
-    /** The same for a new attempt ({@link JdbcLine#enter}); one that fails here sent nothing. */
-    RowProtocol rows(LockRequest request) {
+    @Override
+    public RowProtocol rows(LockRequest request) {
         return (RowProtocol) ready(request);
     }
 }

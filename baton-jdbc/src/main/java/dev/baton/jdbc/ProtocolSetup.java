@@ -1,7 +1,17 @@
 package dev.baton.jdbc;
 
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcConnections;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.JdbcSchema;
+import dev.baton.jdbc.internal.JdbcSession;
+import dev.baton.jdbc.internal.PgNotifications;
+import dev.baton.jdbc.internal.TableNames;
 import dev.baton.jdbc.pinned.PinningProtocol;
 import dev.baton.jdbc.pinned.StatementWait;
+import dev.baton.jdbc.row.OptimisticProtocol;
+import dev.baton.jdbc.row.TableProtocol;
 import dev.baton.spi.Grant;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;

@@ -2,8 +2,8 @@ package dev.baton.jdbc.pinned;
 
 import dev.baton.LockInfo;
 import dev.baton.LockUnavailableException;
-import dev.baton.jdbc.JdbcProtocol;
-import dev.baton.jdbc.JdbcSession;
+import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.JdbcSession;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;

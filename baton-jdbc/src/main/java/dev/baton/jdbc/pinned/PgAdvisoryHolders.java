@@ -2,11 +2,11 @@ package dev.baton.jdbc.pinned;
 
 import dev.baton.LockInfo;
 import dev.baton.LockUnavailableException;
-import dev.baton.jdbc.Dialect;
-import dev.baton.jdbc.JdbcFailures;
-import dev.baton.jdbc.JdbcProtocol;
-import dev.baton.jdbc.JdbcSchema;
-import dev.baton.jdbc.JdbcSession;
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.JdbcSchema;
+import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.util.ArrayList;

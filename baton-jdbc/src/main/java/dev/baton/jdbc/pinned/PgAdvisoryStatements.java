@@ -2,12 +2,12 @@ package dev.baton.jdbc.pinned;
 
 import dev.baton.LockInfo;
 import dev.baton.LockMode;
-import dev.baton.jdbc.AdvisoryKeys;
-import dev.baton.jdbc.JdbcProtocol;
-import dev.baton.jdbc.JdbcSchema;
-import dev.baton.jdbc.JdbcSession;
-import dev.baton.jdbc.JdbcTime;
-import dev.baton.jdbc.TableNames;
+import dev.baton.jdbc.internal.AdvisoryKeys;
+import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.JdbcSchema;
+import dev.baton.jdbc.internal.JdbcSession;
+import dev.baton.jdbc.internal.JdbcTime;
+import dev.baton.jdbc.internal.TableNames;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.Connection;

@@ -1,7 +1,7 @@
 package dev.baton.jdbc.pinned;
 
 import dev.baton.LockInfo;
-import dev.baton.jdbc.JdbcSession;
+import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
