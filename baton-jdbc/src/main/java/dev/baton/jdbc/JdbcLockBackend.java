@@ -10,7 +10,6 @@ import dev.baton.jdbc.internal.JdbcProtocol;
 import dev.baton.jdbc.internal.PgNotifications;
 import dev.baton.jdbc.internal.ReconnectingPool;
 import dev.baton.jdbc.internal.TableNames;
-import dev.baton.jdbc.pinned.PinnedWaits;
 import dev.baton.jdbc.pinned.PinningProtocol;
 import dev.baton.jdbc.pinned.StatementWait;
 import dev.baton.jdbc.row.BatchRenewal;
@@ -20,8 +19,6 @@ import dev.baton.jdbc.row.TableProtocol;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
-import dev.baton.spi.ReleaseNotifications;
-import dev.baton.spi.ReleaseNotifications.Subscription;
 import dev.baton.spi.Waiting;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -70,13 +67,7 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
     private final boolean fair;
 
     private final StatementWait waits;
-    /** Blocking waits at once for a pool the application owns, whose size is unknown: Hikari's default. */
-    private static final int PINNED_WITHOUT_OWN_POOL = 10;
-
-    private final Waiting permitWaiting;
-    private final Waiting lockWaiting;
-    private final Waiting lineWaiting;
-    private final Waiting pinnedWaiting;
+    private final JdbcWaiting waiting;
 
     /**
      * @param dialect the database, or null to detect it from the first connection
@@ -124,39 +115,24 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
                 names,
                 createSchema,
                 name -> {
-                    ready(name);
+                    setup.ready(name);
                     return setup.dialect();
                 },
                 notifications);
         this.permitHolders = new PermitHolders(permits, createSchema);
         this.fair = handsOffFairly;
         this.line = new JdbcLine(this, connections, notifications, operationTimeout);
-        this.permitWaiting = Waiting.polling(new ReleaseNotifications() {
-            @Override
-            public Subscription subscribe(String lockName, Runnable wake) {
-                return notifications.subscribe(PgNotifications.PERMIT_PREFIX + lockName, wake);
-            }
-
-            @Override
-            public boolean supported() {
-                return notifications.supported();
-            }
-        });
-        this.lockWaiting = Waiting.polling(notifications);
-        this.lineWaiting = fair ? Waiting.queue(line) : null;
-        this.pinnedWaiting =
-                Waiting.blocking(this::acquire, ownedPool == null ? PINNED_WITHOUT_OWN_POOL : ownedPool.maximumSize());
+        this.waiting = new JdbcWaiting(
+                this,
+                strategy.queuesWaiters(),
+                notifications,
+                handsOffFairly ? line : null,
+                ownedPool == null ? JdbcWaiting.PINNED_WITHOUT_OWN_POOL : ownedPool.maximumSize());
     }
 
-    /**
-     * Whether PostgreSQL's release notifications apply: on PostgreSQL, or before the database is known
-     * (the advisory strategy only once it is known: MariaDB's named locks have none).
-     */
+    /** Whether PostgreSQL's release notifications apply ({@link ProtocolSetup#notifiesReleases}). */
     private boolean notifiesReleases() {
-        Dialect known = setup == null ? null : setup.dialect();
-        return strategy == Strategy.ADVISORY
-                ? known == Dialect.POSTGRESQL
-                : known == null || known == Dialect.POSTGRESQL;
+        return setup == null ? strategy != Strategy.ADVISORY : setup.notifiesReleases();
     }
 
     /** The DDL of the strategy on the known database, for the message of a table dropped in use. */
@@ -169,40 +145,16 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
         return setup.dialect();
     }
 
-    /** The name for the dialect it was built with; built again once the dialect is known. */
-    private record Named(Dialect dialect, String name) {}
-
-    private volatile Named named;
-
-    /** Asked on every attempt that gives a connection back (for its log line): built once per dialect. */
+    /** Asked on every attempt that gives a connection back (for its log line): see {@link ProtocolSetup#name}. */
     @Override
     public String name() {
-        Dialect known = setup == null ? null : setup.dialect();
-        Named last = named;
-        if (last == null || last.dialect() != known) {
-            last = new Named(
-                    known,
-                    known == null ? strategy.backendName() : strategy.backendName() + " (" + known.displayName() + ")");
-            named = last;
-        }
-        return last.name();
+        return setup == null ? strategy.backendName() : setup.name();
     }
 
-    /**
-     * Pinning strategies wait in the database's own queue, one blocking statement on a pinned
-     * connection per waiter, at most as many at once as the pool has connections; permit waiters
-     * and the row strategies poll, woken on PostgreSQL by a NOTIFY to the client registered as the
-     * row's waiter ({@link PgNotifications}); fair row strategies line up in the waiters table.
-     */
+    /** See {@link JdbcWaiting}. */
     @Override
     public Waiting waiting(LockKind kind) {
-        if (kind == LockKind.PERMIT) {
-            return permitWaiting;
-        }
-        if (strategy.queuesWaiters()) {
-            return pinnedWaiting;
-        }
-        return fair ? lineWaiting : lockWaiting;
+        return waiting.of(kind);
     }
 
     /** Permits live in tables of their own ({@link JdbcPermits}), with every strategy. */
@@ -245,35 +197,14 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
                 : ready(request).tryAcquire(request);
     }
 
-    /**
-     * A blocking wait of a pinning strategy (see {@link #waiting}). A grant counts from when its
-     * attempt began (see {@link PinnedWaits}); one whose session ended before it was read is not
-     * handed out, and the wait goes on while time is left.
-     */
-    private Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        long start = System.nanoTime();
-        while (true) {
-            long called = System.nanoTime();
-            long remaining = timeoutNanos <= 0 ? timeoutNanos : Math.max(0, timeoutNanos - (called - start));
-            Optional<Grant> grant = ((PinningProtocol) ready(request)).acquire(request, remaining);
-            if (grant.isEmpty()) {
-                return grant;
-            }
-            Optional<Grant> counted = PinnedWaits.counted(this, request, grant.get(), called);
-            if (counted.isPresent() || remaining == 0) {
-                return counted;
-            }
-        }
-    }
-
     /** The protocol for a new attempt; an attempt that fails here is known to have sent nothing. */
-    private JdbcProtocol ready(LockRequest request) {
+    JdbcProtocol ready(LockRequest request) {
         connections.attemptStarts();
         if (strategy == Strategy.ADVISORY && setup.dialect() == Dialect.MARIADB) {
             PinningProtocol.requireExclusive(request, name()); // before any I/O
         }
         try {
-            return ready(request.name());
+            return setup.ready(request.name());
         } catch (RuntimeException e) {
             connections.unsent(request);
             throw e;
@@ -303,7 +234,9 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
     }
 
     private List<Optional<Grant>> renewRows(List<Grant> grants, Duration leaseTime) {
-        return grants.isEmpty() ? List.of() : rows(grants.get(0).name()).renewAll(grants, leaseTime);
+        return grants.isEmpty()
+                ? List.of()
+                : ((RowProtocol) setup.ready(grants.get(0).name())).renewAll(grants, leaseTime);
     }
 
     private List<Optional<Grant>> renewEach(List<Grant> grants, Duration leaseTime) {
@@ -328,7 +261,7 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
      */
     private JdbcProtocol protocolOf(Grant grant) {
         JdbcProtocol pinned = PinningProtocol.of(grant);
-        return pinned != null ? pinned : ready(grant.name());
+        return pinned != null ? pinned : setup.ready(grant.name());
     }
 
     /**
@@ -346,12 +279,12 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
         if (connections.wasUnsent(request) || strategy.pinsConnections()) {
             return;
         }
-        ready(request.name()).abandon(request);
+        setup.ready(request.name()).abandon(request);
     }
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        return ready(name).inspect(name);
+        return setup.ready(name).inspect(name);
     }
 
     /**
@@ -362,7 +295,7 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
     @Override
     public List<LockInfo> list(String prefix) {
         List<LockInfo> all =
-                new ArrayList<>(ready(prefix.isEmpty() ? "*" : prefix).list(prefix));
+                new ArrayList<>(setup.ready(prefix.isEmpty() ? "*" : prefix).list(prefix));
         all.addAll(permitHolders.list(prefix));
         all.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::kind));
         return all;
@@ -379,7 +312,7 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
      */
     @Override
     public List<LockInfo> forceRelease(String name, String ownerId) {
-        List<LockInfo> broken = new ArrayList<>(ready(name).forceRelease(name, ownerId));
+        List<LockInfo> broken = new ArrayList<>(setup.ready(name).forceRelease(name, ownerId));
         broken.addAll(permitHolders.forceRelease(name, ownerId));
         return broken;
     }
@@ -404,16 +337,6 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
     /** For tests: the pool this backend built and closes, or null. */
     ReconnectingPool ownedPool() {
         return connections.ownedPool;
-    }
-
-    /** The protocol, once the dialect is known and the schema exists ({@link ProtocolSetup}). */
-    private JdbcProtocol ready(String lockName) {
-        return setup.ready(lockName);
-    }
-
-    /** The protocol of a row strategy (table, optimistic): the only ones with a line or batch renewal. */
-    private RowProtocol rows(String lockName) {
-        return (RowProtocol) setup.ready(lockName);
     }
 
     @Override

@@ -60,6 +60,34 @@ final class ProtocolSetup {
         return dialect;
     }
 
+    /**
+     * Whether PostgreSQL's release notifications apply: on PostgreSQL, or before the database is known
+     * (the advisory strategy only once it is known: MariaDB's named locks have none).
+     */
+    boolean notifiesReleases() {
+        Dialect known = dialect;
+        return parts.strategy() == Strategy.ADVISORY
+                ? known == Dialect.POSTGRESQL
+                : known == null || known == Dialect.POSTGRESQL;
+    }
+
+    /** The name for the dialect it was built with; built again once the dialect is known. */
+    private record Named(Dialect dialect, String name) {}
+
+    private volatile Named named;
+
+    /** The backend's name, with the database once known: built once per dialect. */
+    String name() {
+        Dialect known = dialect;
+        Named last = named;
+        if (last == null || last.dialect() != known) {
+            String strategy = parts.strategy().backendName();
+            last = new Named(known, known == null ? strategy : strategy + " (" + known.displayName() + ")");
+            named = last;
+        }
+        return last.name();
+    }
+
     /** The DDL of the strategy, or null while the dialect is not known. */
     String ddl() {
         Dialect d = dialect;
