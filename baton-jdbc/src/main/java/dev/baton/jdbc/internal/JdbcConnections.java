@@ -49,22 +49,6 @@ public final class JdbcConnections {
         isolationToRestore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;
     }
 
-    /** A connection of its own for one attempt, taken out of the session (it may be pinned to a grant). */
-    Connection borrow() throws SQLException {
-        try (JdbcSession db = open(false)) {
-            return db.detach();
-        }
-    }
-
-    /** Returns a connection that holds nothing (no lock taken, settings untouched) to the pool. */
-    void giveBack(Connection connection, String backendName) {
-        try {
-            connection.close();
-        } catch (SQLException e) {
-            log.debug("Baton {}: returning a connection failed: {}", backendName, e.toString());
-        }
-    }
-
     /** Gets rid of a connection whose state is unknown; see {@link JdbcSession#discard}. */
     public void discard(Connection connection) {
         JdbcSession.discard(connection, ownedPool);

@@ -81,11 +81,6 @@ public final class JdbcFailures {
         return any(e, s -> in(MISSING_OBJECT_STATES, s));
     }
 
-    /** A column the statement names does not exist (PostgreSQL 42703; H2 and MariaDB 42S22). */
-    static boolean isMissingColumn(SQLException e) {
-        return any(e, s -> "42703".equals(s.getSQLState()) || "42S22".equals(s.getSQLState()));
-    }
-
     static boolean isAuthentication(SQLException e) {
         return any(e, s -> in(AUTHENTICATION_STATES, s) || s.getErrorCode() == H2_WRONG_USER_OR_PASSWORD);
     }

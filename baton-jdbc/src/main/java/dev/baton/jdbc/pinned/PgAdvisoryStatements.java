@@ -1,6 +1,5 @@
 package dev.baton.jdbc.pinned;
 
-import dev.baton.LockInfo;
 import dev.baton.LockMode;
 import dev.baton.jdbc.internal.AdvisoryKeys;
 import dev.baton.jdbc.internal.JdbcProtocol;
@@ -222,12 +221,7 @@ final class PgAdvisoryStatements implements PinnedStatements {
     }
 
     @Override
-    public List<LockInfo> list(String prefix) {
-        return holders.list(prefix);
-    }
-
-    @Override
-    public List<LockInfo> forceRelease(String name, String ownerId) {
-        return holders.forceRelease(name, ownerId);
+    public Holders holders() {
+        return holders;
     }
 }

@@ -47,12 +47,12 @@ final class PinnedProtocol implements PinningProtocol {
 
     @Override
     public List<LockInfo> list(String prefix) {
-        return sql.list(prefix);
+        return sql.holders().list(prefix);
     }
 
     @Override
     public List<LockInfo> forceRelease(String name, String ownerId) {
-        return sql.forceRelease(name, ownerId);
+        return sql.holders().forceRelease(name, ownerId);
     }
 
     /** A try is a wait of zero, which never blocks; an interrupt seen meanwhile fails it. */

@@ -50,7 +50,7 @@ public final class BatchRenewal {
             columns = columnValues.size();
             params.addAll(columnValues);
         }
-        try (JdbcSession db = protocol.context().connections().open(false)) {
+        try (JdbcSession db = protocol.connections.open(false)) {
             return db.update(SqlTemplate.inList(protocol.renewIn(), columns, grants.size()), params.toArray());
         }
     }
@@ -96,7 +96,7 @@ public final class BatchRenewal {
         try {
             count = update(grants, leaseMillis);
         } catch (SQLException e) {
-            throw protocol.context().failure(grants.get(0).name(), "renew", e);
+            throw protocol.context.failure(grants.get(0).name(), "renew", e);
         }
         if (count == grants.size() || count == 0) {
             for (Grant grant : grants) {

@@ -113,7 +113,7 @@ public final class JdbcLine implements WaitQueue {
     @Override
     public Entry enter(LockRequest request, Runnable wake) {
         RowProtocol settled = backend.rows(request);
-        HandOff handOff = request.mode() == LockMode.EXCLUSIVE ? settled.handOff() : null;
+        HandOff handOff = request.mode() == LockMode.EXCLUSIVE ? settled.handOff : null;
         // A name met contended lately is likely busy: acquire-or-join at once, one round trip. Else
         // the plain acquire first, which costs the server less when the lock is free.
         if (handOff == null || !handOff.contended(request.name())) {

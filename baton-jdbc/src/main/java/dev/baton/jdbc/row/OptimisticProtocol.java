@@ -2,7 +2,6 @@ package dev.baton.jdbc.row;
 
 import dev.baton.LockInfo;
 import dev.baton.LockMode;
-import dev.baton.jdbc.internal.JdbcConnections;
 import dev.baton.jdbc.internal.JdbcFailures;
 import dev.baton.jdbc.internal.JdbcProtocol;
 import dev.baton.jdbc.internal.JdbcSession;
@@ -51,30 +50,12 @@ import java.util.Optional;
  * there is no index churn, and every step is one short statement without row-lock waits in the
  * exclusive case; contenders that lose a CAS poll again. The SQL is in {@link OptimisticStatements}.
  */
-public final class OptimisticProtocol implements RowProtocol {
-    private final Context context;
+public final class OptimisticProtocol extends RowProtocol {
     private final OptimisticStatements sql;
-    private final JdbcConnections connections;
-    private final PgNotifications notifications;
-    /** Fair: exclusive grants are handed over by the release; null otherwise. */
-    private final HandOff handOff;
 
     public OptimisticProtocol(Context context) {
-        this.context = context;
+        super(context, false);
         this.sql = new OptimisticStatements(context.dialect(), context.names(), context.fair());
-        this.connections = context.connections();
-        this.notifications = context.notifications();
-        this.handOff = context.fair() ? HandOff.of(false, context) : null;
-    }
-
-    @Override
-    public Context context() {
-        return context;
-    }
-
-    @Override
-    public HandOff handOff() {
-        return handOff;
     }
 
     @Override

@@ -70,10 +70,9 @@ final class PgHandOffStatements implements HandOffStatements {
     @Override
     public HandOff.HandedOn handOn(String name, String owner) throws SQLException {
         SqlTemplate.Named handOff = sql.handOffRelease();
-        Object[] args = new Object[handOff.params().size()];
-        for (int i = 0; i < args.length; i++) {
-            args[i] = handOff.params().get(i).equals("name") ? name : owner;
-        }
+        Object[] args = handOff.params().stream()
+                .map(p -> p.equals("name") ? name : owner)
+                .toArray();
         long[] done;
         try (JdbcSession db = connections.open(false)) {
             done = db.first(handOff.text(), rs -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)}, args)

@@ -1,7 +1,9 @@
 package dev.baton.jdbc.row;
 
 import dev.baton.LockInfo;
+import dev.baton.jdbc.internal.JdbcConnections;
 import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.PgNotifications;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.time.Duration;
@@ -15,13 +17,25 @@ import java.util.Optional;
  * ({@link BatchRenewal}), broken by owner id, and waiters line up in the waiters table ({@link
  * JdbcLine}).
  */
-public interface RowProtocol extends JdbcProtocol {
-
+public abstract class RowProtocol implements JdbcProtocol {
     /** The backend's parts it was built with. */
-    Context context();
+    final Context context;
+
+    final JdbcConnections connections;
+    final PgNotifications notifications;
+    /** Fair: exclusive grants are handed over by the release; null otherwise. */
+    final HandOff handOff;
+
+    /** @param table whether these are the table strategy's rows, else the optimistic strategy's */
+    RowProtocol(Context context, boolean table) {
+        this.context = context;
+        this.connections = context.connections();
+        this.notifications = context.notifications();
+        this.handOff = context.fair() ? HandOff.of(table, context) : null;
+    }
 
     /** Renews many grants, the exclusive ones many per statement ({@link BatchRenewal}). */
-    default List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
+    public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
         return new BatchRenewal(this).renewAll(grants, leaseTime);
     }
 
@@ -29,10 +43,10 @@ public interface RowProtocol extends JdbcProtocol {
      * The statement that renews many exclusive grants at once up to its IN list (? = lease, then each
      * grant's {@link #renewKey}).
      */
-    String renewIn();
+    abstract String renewIn();
 
     /** The values of {@link #renewIn}'s IN list for one grant. */
-    default List<Object> renewKey(Grant grant) {
+    List<Object> renewKey(Grant grant) {
         return List.of(grant.name(), grant.ownerId());
     }
 
@@ -42,7 +56,7 @@ public interface RowProtocol extends JdbcProtocol {
      * any connection can delete.
      */
     @Override
-    default List<LockInfo> forceRelease(String name, String ownerId) {
+    public List<LockInfo> forceRelease(String name, String ownerId) {
         List<LockInfo> broken = new ArrayList<>();
         for (LockInfo info : list(name)) {
             if (!info.name().equals(name)) {
@@ -65,11 +79,8 @@ public interface RowProtocol extends JdbcProtocol {
     }
 
     /** The line's statements ({@link JdbcLine}). */
-    WaiterStatements waiters();
+    abstract WaiterStatements waiters();
 
     /** The query, up to its IN list of names, returning the listed locks that are held ({@link JdbcLine}). */
-    String heldIn();
-
-    /** The hand-off of exclusive grants ({@link HandOff}); null with {@code fair=false}. */
-    HandOff handOff();
+    abstract String heldIn();
 }

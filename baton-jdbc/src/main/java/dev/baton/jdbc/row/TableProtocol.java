@@ -3,13 +3,11 @@ package dev.baton.jdbc.row;
 import dev.baton.LockInfo;
 import dev.baton.LockMode;
 import dev.baton.jdbc.internal.AdvisoryKeys;
-import dev.baton.jdbc.internal.JdbcConnections;
 import dev.baton.jdbc.internal.JdbcFailures;
 import dev.baton.jdbc.internal.JdbcProtocol;
 import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.jdbc.internal.JdbcTime;
 import dev.baton.jdbc.internal.LockRows;
-import dev.baton.jdbc.internal.PgNotifications;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
@@ -32,34 +30,16 @@ import org.slf4j.LoggerFactory;
  * the line (PostgreSQL: in the same statement; H2: in one short transaction). Shared grants keep the
  * guard of {@link WaiterStatements} in their granting statements.
  */
-public final class TableProtocol implements RowProtocol {
+public final class TableProtocol extends RowProtocol {
     private static final Logger log = LoggerFactory.getLogger(TableProtocol.class);
 
-    private final Context context;
     private final TableStatements sql;
-    private final JdbcConnections connections;
-    private final PgNotifications notifications;
     private final boolean fair;
-    /** Fair: exclusive grants are handed over by the release; null otherwise. */
-    private final HandOff handOff;
 
     public TableProtocol(Context context) {
-        this.context = context;
+        super(context, true);
         this.sql = new TableStatements(context.dialect(), context.names(), context.fair());
-        this.connections = context.connections();
-        this.notifications = context.notifications();
         this.fair = context.fair();
-        this.handOff = context.fair() ? HandOff.of(true, context) : null;
-    }
-
-    @Override
-    public Context context() {
-        return context;
-    }
-
-    @Override
-    public HandOff handOff() {
-        return handOff;
     }
 
     @Override
