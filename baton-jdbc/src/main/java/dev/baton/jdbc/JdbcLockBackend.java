@@ -96,19 +96,22 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
         this.notifications =
                 new PgNotifications(this::name, dataSource, ownedPool, operationTimeout, this::notifiesReleases);
         this.setup = new ProtocolSetup(
-                new ProtocolSetup.Parts(
-                        strategy,
+                strategy,
+                createSchema,
+                new JdbcProtocol.Context(
+                        null,
                         names,
-                        createSchema,
                         handsOffFairly,
                         advisoryHolders,
                         connections,
                         notifications,
                         waits,
-                        this::handedHere),
+                        this::handedHere,
+                        this::name,
+                        gate::isClosed,
+                        gate::failure),
                 dialect,
-                gate,
-                this::name);
+                gate);
         this.permits = new JdbcPermits(
                 this::name,
                 connections,

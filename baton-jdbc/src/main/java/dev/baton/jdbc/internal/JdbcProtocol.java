@@ -48,6 +48,13 @@ public interface JdbcProtocol {
             return failures.failure(lockName, action, e);
         }
 
+        /** The same parts on {@code dialect}, once it is known (advisory holders are PostgreSQL's only). */
+        public Context on(Dialect dialect) {
+            boolean holders = advisoryHolders && dialect == Dialect.POSTGRESQL;
+            return new Context(
+                    dialect, names, fair, holders, connections, notifications, waits, heirs, backend, closed, failures);
+        }
+
         /** The backend's name as it is now (it shows the dialect once known). */
         public String backendName() {
             return backend.get();
