@@ -3,14 +3,22 @@ package dev.baton.jdbc;
 import dev.baton.LockInfo;
 import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
-import dev.baton.jdbc.pinned.PinnedWaits;
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcConnections;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.PgNotifications;
+import dev.baton.jdbc.internal.ReconnectingPool;
+import dev.baton.jdbc.internal.TableNames;
 import dev.baton.jdbc.pinned.PinningProtocol;
 import dev.baton.jdbc.pinned.StatementWait;
+import dev.baton.jdbc.row.BatchRenewal;
+import dev.baton.jdbc.row.JdbcLine;
+import dev.baton.jdbc.row.RowProtocol;
+import dev.baton.jdbc.row.TableProtocol;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
-import dev.baton.spi.ReleaseNotifications;
-import dev.baton.spi.ReleaseNotifications.Subscription;
 import dev.baton.spi.Waiting;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,7 +30,7 @@ import javax.sql.DataSource;
 /**
  * The JDBC lock backend, one for every strategy and database: it owns what every strategy needs
  * alike and leaves the wire protocol of lock grants to one {@link JdbcProtocol} per strategy and
- * dialect ({@link TableProtocol}, {@link OptimisticProtocol}, and the pinning strategies' {@link
+ * dialect ({@link TableProtocol}, {@code OptimisticProtocol}, and the pinning strategies' {@link
  * PinningProtocol}).
  *
  * <ul>
@@ -38,7 +46,7 @@ import javax.sql.DataSource;
  *   <li>Failures: every one names the lock, the backend, the action and what to do.
  * </ul>
  */
-final class JdbcLockBackend implements LockBackend {
+final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
     private final Strategy strategy;
     private final TableNames names;
 
@@ -59,13 +67,7 @@ final class JdbcLockBackend implements LockBackend {
     private final boolean fair;
 
     private final StatementWait waits;
-    /** Blocking waits at once for a pool the application owns, whose size is unknown: Hikari's default. */
-    private static final int PINNED_WITHOUT_OWN_POOL = 10;
-
-    private final Waiting permitWaiting;
-    private final Waiting lockWaiting;
-    private final Waiting lineWaiting;
-    private final Waiting pinnedWaiting;
+    private final JdbcWaiting waiting;
 
     /**
      * @param dialect the database, or null to detect it from the first connection
@@ -94,58 +96,46 @@ final class JdbcLockBackend implements LockBackend {
         this.notifications =
                 new PgNotifications(this::name, dataSource, ownedPool, operationTimeout, this::notifiesReleases);
         this.setup = new ProtocolSetup(
-                new ProtocolSetup.Parts(
-                        strategy,
+                strategy,
+                createSchema,
+                new JdbcProtocol.Context(
+                        null,
                         names,
-                        createSchema,
                         handsOffFairly,
                         advisoryHolders,
                         connections,
                         notifications,
                         waits,
-                        this::handedHere),
+                        this::handedHere,
+                        this::name,
+                        gate::isClosed,
+                        gate::failure),
                 dialect,
-                gate,
-                this::name);
+                gate);
         this.permits = new JdbcPermits(
                 this::name,
                 connections,
                 names,
                 createSchema,
                 name -> {
-                    ready(name);
+                    setup.ready(name);
                     return setup.dialect();
                 },
                 notifications);
         this.permitHolders = new PermitHolders(permits, createSchema);
         this.fair = handsOffFairly;
         this.line = new JdbcLine(this, connections, notifications, operationTimeout);
-        this.permitWaiting = Waiting.polling(new ReleaseNotifications() {
-            @Override
-            public Subscription subscribe(String lockName, Runnable wake) {
-                return notifications.subscribe(PgNotifications.PERMIT_PREFIX + lockName, wake);
-            }
-
-            @Override
-            public boolean supported() {
-                return notifications.supported();
-            }
-        });
-        this.lockWaiting = Waiting.polling(notifications);
-        this.lineWaiting = fair ? Waiting.queue(line) : null;
-        this.pinnedWaiting =
-                Waiting.blocking(this::acquire, ownedPool == null ? PINNED_WITHOUT_OWN_POOL : ownedPool.maximumSize());
+        this.waiting = new JdbcWaiting(
+                this,
+                strategy.queuesWaiters(),
+                notifications,
+                handsOffFairly ? line : null,
+                ownedPool == null ? JdbcWaiting.PINNED_WITHOUT_OWN_POOL : ownedPool.maximumSize());
     }
 
-    /**
-     * Whether PostgreSQL's release notifications apply: on PostgreSQL, or before the database is known
-     * (the advisory strategy only once it is known: MariaDB's named locks have none).
-     */
+    /** Whether PostgreSQL's release notifications apply ({@link ProtocolSetup#notifiesReleases}). */
     private boolean notifiesReleases() {
-        Dialect known = setup == null ? null : setup.dialect();
-        return strategy == Strategy.ADVISORY
-                ? known == Dialect.POSTGRESQL
-                : known == null || known == Dialect.POSTGRESQL;
+        return setup == null ? strategy != Strategy.ADVISORY : setup.notifiesReleases();
     }
 
     /** The DDL of the strategy on the known database, for the message of a table dropped in use. */
@@ -153,45 +143,21 @@ final class JdbcLockBackend implements LockBackend {
         return setup.ddl();
     }
 
-    /** The database, or null until the first call has detected it. */
-    Dialect dialect() {
+    @Override
+    public Dialect dialect() {
         return setup.dialect();
     }
 
-    /** The name for the dialect it was built with; built again once the dialect is known. */
-    private record Named(Dialect dialect, String name) {}
-
-    private volatile Named named;
-
-    /** Asked on every attempt that gives a connection back (for its log line): built once per dialect. */
+    /** Asked on every attempt that gives a connection back (for its log line): see {@link ProtocolSetup#name}. */
     @Override
     public String name() {
-        Dialect known = setup == null ? null : setup.dialect();
-        Named last = named;
-        if (last == null || last.dialect() != known) {
-            last = new Named(
-                    known,
-                    known == null ? strategy.backendName() : strategy.backendName() + " (" + known.displayName() + ")");
-            named = last;
-        }
-        return last.name();
+        return setup == null ? strategy.backendName() : setup.name();
     }
 
-    /**
-     * Pinning strategies wait in the database's own queue, one blocking statement on a pinned
-     * connection per waiter, at most as many at once as the pool has connections; permit waiters
-     * and the row strategies poll, woken on PostgreSQL by a NOTIFY to the client registered as the
-     * row's waiter ({@link PgNotifications}); fair row strategies line up in the waiters table.
-     */
+    /** See {@link JdbcWaiting}. */
     @Override
     public Waiting waiting(LockKind kind) {
-        if (kind == LockKind.PERMIT) {
-            return permitWaiting;
-        }
-        if (strategy.queuesWaiters()) {
-            return pinnedWaiting;
-        }
-        return fair ? lineWaiting : lockWaiting;
+        return waiting.of(kind);
     }
 
     /** Permits live in tables of their own ({@link JdbcPermits}), with every strategy. */
@@ -234,35 +200,14 @@ final class JdbcLockBackend implements LockBackend {
                 : ready(request).tryAcquire(request);
     }
 
-    /**
-     * A blocking wait of a pinning strategy (see {@link #waiting}). A grant counts from when its
-     * attempt began (see {@link PinnedWaits}); one whose session ended before it was read is not
-     * handed out, and the wait goes on while time is left.
-     */
-    private Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        long start = System.nanoTime();
-        while (true) {
-            long called = System.nanoTime();
-            long remaining = timeoutNanos <= 0 ? timeoutNanos : Math.max(0, timeoutNanos - (called - start));
-            Optional<Grant> grant = ((PinningProtocol) ready(request)).acquire(request, remaining);
-            if (grant.isEmpty()) {
-                return grant;
-            }
-            Optional<Grant> counted = PinnedWaits.counted(this, request, grant.get(), called);
-            if (counted.isPresent() || remaining == 0) {
-                return counted;
-            }
-        }
-    }
-
     /** The protocol for a new attempt; an attempt that fails here is known to have sent nothing. */
-    private JdbcProtocol ready(LockRequest request) {
+    JdbcProtocol ready(LockRequest request) {
         connections.attemptStarts();
         if (strategy == Strategy.ADVISORY && setup.dialect() == Dialect.MARIADB) {
             PinningProtocol.requireExclusive(request, name()); // before any I/O
         }
         try {
-            return ready(request.name());
+            return setup.ready(request.name());
         } catch (RuntimeException e) {
             connections.unsent(request);
             throw e;
@@ -292,7 +237,9 @@ final class JdbcLockBackend implements LockBackend {
     }
 
     private List<Optional<Grant>> renewRows(List<Grant> grants, Duration leaseTime) {
-        return grants.isEmpty() ? List.of() : rows(grants.get(0).name()).renewAll(grants, leaseTime);
+        return grants.isEmpty()
+                ? List.of()
+                : ((RowProtocol) setup.ready(grants.get(0).name())).renewAll(grants, leaseTime);
     }
 
     private List<Optional<Grant>> renewEach(List<Grant> grants, Duration leaseTime) {
@@ -317,7 +264,7 @@ final class JdbcLockBackend implements LockBackend {
      */
     private JdbcProtocol protocolOf(Grant grant) {
         JdbcProtocol pinned = PinningProtocol.of(grant);
-        return pinned != null ? pinned : ready(grant.name());
+        return pinned != null ? pinned : setup.ready(grant.name());
     }
 
     /**
@@ -335,12 +282,12 @@ final class JdbcLockBackend implements LockBackend {
         if (connections.wasUnsent(request) || strategy.pinsConnections()) {
             return;
         }
-        ready(request.name()).abandon(request);
+        setup.ready(request.name()).abandon(request);
     }
 
     @Override
     public Optional<LockInfo> inspect(String name) {
-        return ready(name).inspect(name);
+        return setup.ready(name).inspect(name);
     }
 
     /**
@@ -351,7 +298,7 @@ final class JdbcLockBackend implements LockBackend {
     @Override
     public List<LockInfo> list(String prefix) {
         List<LockInfo> all =
-                new ArrayList<>(ready(prefix.isEmpty() ? "*" : prefix).list(prefix));
+                new ArrayList<>(setup.ready(prefix.isEmpty() ? "*" : prefix).list(prefix));
         all.addAll(permitHolders.list(prefix));
         all.sort(Comparator.comparing(LockInfo::name).thenComparing(LockInfo::kind));
         return all;
@@ -368,7 +315,7 @@ final class JdbcLockBackend implements LockBackend {
      */
     @Override
     public List<LockInfo> forceRelease(String name, String ownerId) {
-        List<LockInfo> broken = new ArrayList<>(ready(name).forceRelease(name, ownerId));
+        List<LockInfo> broken = new ArrayList<>(setup.ready(name).forceRelease(name, ownerId));
         broken.addAll(permitHolders.forceRelease(name, ownerId));
         return broken;
     }
@@ -395,18 +342,8 @@ final class JdbcLockBackend implements LockBackend {
         return connections.ownedPool;
     }
 
-    /** The protocol, once the dialect is known and the schema exists ({@link ProtocolSetup}). */
-    private JdbcProtocol ready(String lockName) {
-        return setup.ready(lockName);
-    }
-
-    /** The protocol of a row strategy (table, optimistic): the only ones with a line or batch renewal. */
-    private RowProtocol rows(String lockName) {
-        return (RowProtocol) setup.ready(lockName);
-    }
-
-    /** The same for a new attempt ({@link JdbcLine#enter}); one that fails here sent nothing. */
-    RowProtocol rows(LockRequest request) {
+    @Override
+    public RowProtocol rows(LockRequest request) {
         return (RowProtocol) ready(request);
     }
 }

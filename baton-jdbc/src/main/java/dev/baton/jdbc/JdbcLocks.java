@@ -4,6 +4,7 @@ import dev.baton.Baton;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockOptions;
+import dev.baton.jdbc.internal.TableNames;
 import javax.sql.DataSource;
 
 /**

@@ -3,6 +3,16 @@ package dev.baton.jdbc;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockKind;
 import dev.baton.LockUnavailableException;
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcConnections;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.JdbcSchema;
+import dev.baton.jdbc.internal.JdbcSession;
+import dev.baton.jdbc.internal.JdbcTime;
+import dev.baton.jdbc.internal.LockRows;
+import dev.baton.jdbc.internal.PgNotifications;
+import dev.baton.jdbc.internal.SqlTemplate;
+import dev.baton.jdbc.internal.TableNames;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
@@ -47,7 +57,7 @@ import org.slf4j.LoggerFactory;
  *       rows: no deadlock between them. A transaction that meets another beyond the database's lock
  *       wait reports the semaphore busy, and the core polls again.
  *   <li>Renew: {@code UPDATE} the expiry of (name, owner) while it has not expired; several permits
- *       of a client in one statement with an IN list of (name, owner) pairs, as {@link BatchRenewal}
+ *       of a client in one statement with an IN list of (name, owner) pairs, as {@code BatchRenewal}
  *       does for locks (a count short of the list means some were lost: they are asked one by one).
  *   <li>Release: {@code DELETE} (name, owner); it counts as released only if the row had not expired.
  *       An expired leftover is deleted too (the next acquire would delete it anyway).

@@ -1,6 +1,9 @@
 package dev.baton.jdbc;
 
 import dev.baton.LockConfigurationException;
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.TableNames;
 import dev.baton.spi.UriOptions;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -259,8 +262,8 @@ record LockUrl(
         }
     }
 
-    /** The URL with any password replaced by {@code ***}, for messages and logs. */
+    /** The URL with any password replaced by {@code ***} ({@link JdbcFailures#redact}). */
     static String redact(String text) {
-        return text.replaceAll("(?i)(password=)[^&;\\s]*", "$1***").replaceAll("://([^/@:]*):[^/@]*@", "://$1:***@");
+        return JdbcFailures.redact(text);
     }
 }

@@ -1,5 +1,8 @@
 package dev.baton.jdbc;
 
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.TableNames;
+
 /**
  * The SQL of {@link JdbcPermits} (see there for the protocol and why it is safe), for one dialect,
  * built once. {@code {semaphores}}, {@code {permits}}, {@code

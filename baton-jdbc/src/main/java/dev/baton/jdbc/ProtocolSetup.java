@@ -1,13 +1,16 @@
 package dev.baton.jdbc;
 
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.JdbcSchema;
+import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.jdbc.pinned.PinningProtocol;
-import dev.baton.jdbc.pinned.StatementWait;
-import dev.baton.spi.Grant;
+import dev.baton.jdbc.row.OptimisticProtocol;
+import dev.baton.jdbc.row.TableProtocol;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.function.Consumer;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -20,29 +23,26 @@ import org.slf4j.LoggerFactory;
 final class ProtocolSetup {
     private static final Logger log = LoggerFactory.getLogger(ProtocolSetup.class);
 
-    /** What every protocol is built with but the dialect. */
-    record Parts(
-            Strategy strategy,
-            TableNames names,
-            boolean createSchema,
-            boolean fair,
-            boolean advisoryHolders,
-            JdbcConnections connections,
-            PgNotifications notifications,
-            StatementWait waits,
-            Consumer<Grant> heirs) {}
+    private final Strategy strategy;
+    private final boolean createSchema;
+    /** What every protocol is built with, on no dialect yet ({@link JdbcProtocol.Context#on}). */
+    private final JdbcProtocol.Context parts;
 
-    private final Parts parts;
     private final SchemaGate<JdbcProtocol> gate;
-    private final Supplier<String> backend;
     /** The database; null until the first check when it comes from an application's DataSource. */
     private volatile Dialect dialect;
 
-    ProtocolSetup(Parts parts, Dialect dialect, SchemaGate<JdbcProtocol> gate, Supplier<String> backend) {
+    ProtocolSetup(
+            Strategy strategy,
+            boolean createSchema,
+            JdbcProtocol.Context parts,
+            Dialect dialect,
+            SchemaGate<JdbcProtocol> gate) {
+        this.strategy = strategy;
+        this.createSchema = createSchema;
         this.parts = parts;
         this.dialect = dialect;
         this.gate = gate;
-        this.backend = backend;
     }
 
     /** The database, or null while it is not known yet. */
@@ -50,10 +50,38 @@ final class ProtocolSetup {
         return dialect;
     }
 
+    /**
+     * Whether PostgreSQL's release notifications apply: on PostgreSQL, or before the database is known
+     * (the advisory strategy only once it is known: MariaDB's named locks have none).
+     */
+    boolean notifiesReleases() {
+        Dialect known = dialect;
+        return strategy == Strategy.ADVISORY
+                ? known == Dialect.POSTGRESQL
+                : known == null || known == Dialect.POSTGRESQL;
+    }
+
+    /** The name for the dialect it was built with; built again once the dialect is known. */
+    private record Named(Dialect dialect, String name) {}
+
+    private volatile Named named;
+
+    /** The backend's name, with the database once known: built once per dialect. */
+    String name() {
+        Dialect known = dialect;
+        Named last = named;
+        if (last == null || last.dialect() != known) {
+            String base = strategy.backendName();
+            last = new Named(known, known == null ? base : base + " (" + known.displayName() + ")");
+            named = last;
+        }
+        return last.name();
+    }
+
     /** The DDL of the strategy, or null while the dialect is not known. */
     String ddl() {
         Dialect d = dialect;
-        return d == null ? null : JdbcSchema.ddl(parts.strategy().key(), d, parts.names());
+        return d == null ? null : JdbcSchema.ddl(strategy.key(), d, parts.names());
     }
 
     /** The protocol, once the dialect is known and the schema exists. */
@@ -72,7 +100,7 @@ final class ProtocolSetup {
                     log.debug(
                             "Baton lock '{}' on {}: schema check failed, retrying: {}",
                             lockName,
-                            backend.get(),
+                            parts.backendName(),
                             e.toString());
                     LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20L * attempt));
                 }
@@ -81,7 +109,6 @@ final class ProtocolSetup {
     }
 
     private JdbcProtocol settle(JdbcSession db, String lockName) throws SQLException {
-        Strategy strategy = parts.strategy();
         Dialect d = dialect;
         if (d == null) {
             d = strategy.detect(db.connection, lockName);
@@ -92,9 +119,9 @@ final class ProtocolSetup {
                 db.connection,
                 JdbcSchema.ddl(strategy.key(), d, parts.names()),
                 protocol.probes(),
-                parts.createSchema(),
+                createSchema,
                 parts.connections().queryTimeoutSeconds,
-                "Baton lock '" + lockName + "' on " + backend.get(),
+                "Baton lock '" + lockName + "' on " + parts.backendName(),
                 e -> JdbcFailures.explain(e, parts.connections().operationTimeout, parts.names()));
         protocol.prepare(db);
         parts.connections().learnIsolation(db.connection);
@@ -102,19 +129,8 @@ final class ProtocolSetup {
     }
 
     private JdbcProtocol protocol(Dialect d) {
-        JdbcProtocol.Context context = new JdbcProtocol.Context(
-                d,
-                parts.names(),
-                parts.fair(),
-                parts.advisoryHolders() && d == Dialect.POSTGRESQL,
-                parts.connections(),
-                parts.notifications(),
-                parts.waits(),
-                parts.heirs(),
-                backend,
-                gate::isClosed,
-                gate::failure);
-        return switch (parts.strategy()) {
+        JdbcProtocol.Context context = parts.on(d);
+        return switch (strategy) {
             case TABLE -> new TableProtocol(context);
             case OPTIMISTIC -> new OptimisticProtocol(context);
             case PESSIMISTIC -> PinningProtocol.pessimistic(context);

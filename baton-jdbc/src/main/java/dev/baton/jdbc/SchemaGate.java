@@ -1,6 +1,8 @@
 package dev.baton.jdbc;
 
 import dev.baton.LockUnavailableException;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.TableNames;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;

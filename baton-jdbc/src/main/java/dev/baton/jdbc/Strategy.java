@@ -1,6 +1,9 @@
 package dev.baton.jdbc;
 
 import dev.baton.LockConfigurationException;
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.TableNames;
+import dev.baton.jdbc.row.JdbcLine;
 import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Set;
@@ -56,7 +59,7 @@ enum Strategy {
         return pinsConnections();
     }
 
-    /** Whether exclusive grants are renewed many to a statement ({@link BatchRenewal}). */
+    /** Whether exclusive grants are renewed many to a statement ({@code BatchRenewal}). */
     boolean batchesRenewals() {
         return !pinsConnections();
     }

@@ -2,6 +2,8 @@ package dev.baton.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.jdbc.internal.AdvisoryKeys;
+import dev.baton.jdbc.internal.PgNotifications;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashSet;

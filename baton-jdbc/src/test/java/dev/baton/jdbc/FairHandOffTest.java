@@ -9,6 +9,7 @@ import dev.baton.LockClient;
 import dev.baton.LockListener;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
+import dev.baton.jdbc.row.JdbcLine;
 import dev.baton.tck.Await;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -26,7 +27,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fair hand-off of the table and optimistic strategies ({@link WaiterStatements}, {@link JdbcLine}):
+ * Fair hand-off of the table and optimistic strategies ({@code WaiterStatements}, {@link JdbcLine}):
  * while a waiter of another client is in line, the releasing client's immediate re-acquire is
  * refused; with {@code fair=false} it succeeds (the protocol before fair hand-off). The waiter polls
  * every 30 s, so its prompt grant also shows that the queue wakes it on release.

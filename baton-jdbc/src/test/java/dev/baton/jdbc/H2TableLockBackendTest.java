@@ -7,6 +7,7 @@ import dev.baton.Baton;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockUnavailableException;
+import dev.baton.jdbc.internal.Dialect;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;

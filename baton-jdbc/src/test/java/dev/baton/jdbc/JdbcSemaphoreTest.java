@@ -8,6 +8,7 @@ import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockKind;
 import dev.baton.LockOptions;
+import dev.baton.jdbc.row.BatchRenewal;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.baton.LockConfigurationException;
 import dev.baton.LockOptions;
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.TableNames;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

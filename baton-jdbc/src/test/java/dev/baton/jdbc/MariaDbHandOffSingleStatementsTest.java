@@ -3,7 +3,7 @@ package dev.baton.jdbc;
 /**
  * MariaDB's fair hand-off where multi-statement queries are off (as on an application's DataSource
  * without {@code allowMultiQueries}): the one-trip release is refused once and the release runs as a
- * transaction of single statements ({@link RowHandOffStatements#handOn}).
+ * transaction of single statements ({@code RowHandOffStatements#handOn}).
  */
 class MariaDbHandOffSingleStatementsTest extends MariaDbHandOffTest {
     @Override

@@ -13,6 +13,7 @@ import dev.baton.LockClient;
 import dev.baton.LockException;
 import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
+import dev.baton.jdbc.internal.AdvisoryKeys;
 import dev.baton.servers.MariaDbServer;
 import dev.baton.tck.Await;
 import dev.baton.tck.KitTime;

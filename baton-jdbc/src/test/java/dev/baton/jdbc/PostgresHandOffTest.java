@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.LockKind;
 import dev.baton.LockOptions;
+import dev.baton.jdbc.row.JdbcLine;
 import dev.baton.servers.PostgresServer;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
@@ -30,7 +31,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * PostgreSQL's fair hand-off ({@link HandOff}, {@link JdbcLine}) at the SPI, as the core drives
+ * PostgreSQL's fair hand-off ({@code HandOff}, {@link JdbcLine}) at the SPI, as the core drives
  * it: a refused attempt, then a subscription (which joins the line), then attempts after each
  * wake-up, and the subscription closed when the wait ends, granted or not.
  */

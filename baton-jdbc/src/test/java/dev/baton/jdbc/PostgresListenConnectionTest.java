@@ -2,6 +2,7 @@ package dev.baton.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.jdbc.internal.ListenConnection;
 import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.PostgresServer;
 import java.sql.Connection;

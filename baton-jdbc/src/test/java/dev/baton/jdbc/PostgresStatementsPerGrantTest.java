@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.LockKind;
 import dev.baton.LockOptions;
+import dev.baton.jdbc.internal.TableNames;
 import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.PostgresServer;
 import dev.baton.spi.Grant;

@@ -1,5 +1,6 @@
 package dev.baton.jdbc;
 
+import dev.baton.jdbc.internal.Dialect;
 import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.PostgresServer;
 import java.net.URLEncoder;

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.LockKind;
 import dev.baton.LockOptions;
+import dev.baton.jdbc.row.JdbcLine;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications.Subscription;
@@ -23,7 +24,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * H2's and MariaDB's fair hand-off ({@link RowHandOffStatements}, {@link JdbcLine}) at the SPI,
+ * H2's and MariaDB's fair hand-off ({@code RowHandOffStatements}, {@link JdbcLine}) at the SPI,
  * as the core drives it: a refused attempt, then a subscription (which joins the line), then attempts
  * after each wake-up, and the subscription closed when the wait ends, granted or not. The heir is
  * woken by the release itself when it waits on the releasing backend, otherwise by its poll of the

@@ -2,8 +2,8 @@ package dev.baton.jdbc.pinned;
 
 import dev.baton.LockInfo;
 import dev.baton.LockUnavailableException;
-import dev.baton.jdbc.JdbcProtocol;
-import dev.baton.jdbc.JdbcSession;
+import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.JdbcSession;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +28,7 @@ import java.util.concurrent.locks.LockSupport;
  *       {@code SUPER}) privilege; one's own user's needs none.
  * </ul>
  */
-final class MariaDbNamedLockHolders {
+final class MariaDbNamedLockHolders implements PinnedStatements.Holders {
     /** MariaDB: you are not owner of thread (KILL without the privilege). */
     private static final int KILL_DENIED = 1095;
     /** MariaDB: unknown thread id (it ended meanwhile). */
@@ -55,11 +55,13 @@ final class MariaDbNamedLockHolders {
                 + " ORDER BY f.lock_name";
     }
 
-    List<LockInfo> list(String prefix) {
+    @Override
+    public List<LockInfo> list(String prefix) {
         return SessionHolder.under(SessionHolder.read(context, prefix, list), prefix);
     }
 
-    List<LockInfo> forceRelease(String name, String ownerId) {
+    @Override
+    public List<LockInfo> forceRelease(String name, String ownerId) {
         List<SessionHolder> hit = SessionHolder.of(SessionHolder.read(context, name, list), name, ownerId);
         List<SessionHolder> ended = new ArrayList<>();
         try (JdbcSession db = context.connections().open(false)) {

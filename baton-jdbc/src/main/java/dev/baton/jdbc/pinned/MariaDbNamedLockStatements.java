@@ -1,16 +1,14 @@
 package dev.baton.jdbc.pinned;
 
-import dev.baton.LockInfo;
-import dev.baton.jdbc.AdvisoryKeys;
-import dev.baton.jdbc.JdbcProtocol;
-import dev.baton.jdbc.JdbcSchema;
-import dev.baton.jdbc.JdbcSession;
-import dev.baton.jdbc.JdbcTime;
+import dev.baton.jdbc.internal.AdvisoryKeys;
+import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.JdbcSchema;
+import dev.baton.jdbc.internal.JdbcSession;
+import dev.baton.jdbc.internal.JdbcTime;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.time.Instant;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -139,12 +137,7 @@ final class MariaDbNamedLockStatements implements PinnedStatements {
     }
 
     @Override
-    public List<LockInfo> list(String prefix) {
-        return holders.list(prefix);
-    }
-
-    @Override
-    public List<LockInfo> forceRelease(String name, String ownerId) {
-        return holders.forceRelease(name, ownerId);
+    public Holders holders() {
+        return holders;
     }
 }

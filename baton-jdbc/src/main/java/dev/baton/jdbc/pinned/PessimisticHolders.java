@@ -4,10 +4,10 @@ import dev.baton.Holder;
 import dev.baton.LockInfo;
 import dev.baton.LockKind;
 import dev.baton.LockMode;
-import dev.baton.jdbc.Dialect;
-import dev.baton.jdbc.JdbcFailures;
-import dev.baton.jdbc.JdbcProtocol;
-import dev.baton.jdbc.JdbcSession;
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.spi.LockRequest;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
@@ -44,7 +44,7 @@ import java.util.OptionalInt;
  *       broken holder's next renewal fails on its ended connection.
  * </ul>
  */
-final class PessimisticHolders {
+final class PessimisticHolders implements PinnedStatements.Holders {
     private static final String MARK = "/* baton-pess:";
     /** What the comment may take of PostgreSQL's default track_activity_query_size (1024 bytes). */
     private static final int COMMENT_BYTES = 880;
@@ -94,7 +94,8 @@ final class PessimisticHolders {
         return start + encode(holder) + " */ ";
     }
 
-    List<LockInfo> list(String prefix) {
+    @Override
+    public List<LockInfo> list(String prefix) {
         return SessionHolder.group(rows(prefix).stream()
                 .filter(row -> row.name().startsWith(prefix))
                 .sorted(Comparator.comparing(SessionHolder::name)
@@ -103,7 +104,8 @@ final class PessimisticHolders {
                 .toList());
     }
 
-    List<LockInfo> forceRelease(String name, String ownerId) {
+    @Override
+    public List<LockInfo> forceRelease(String name, String ownerId) {
         List<SessionHolder> ended = new ArrayList<>();
         List<SessionHolder> hit = SessionHolder.of(rows(name), name, ownerId);
         if (hit.isEmpty() && ownerId == null && context.dialect() == Dialect.POSTGRESQL) {

@@ -1,20 +1,18 @@
 package dev.baton.jdbc.pinned;
 
-import dev.baton.LockInfo;
 import dev.baton.LockMode;
-import dev.baton.jdbc.Dialect;
-import dev.baton.jdbc.JdbcFailures;
-import dev.baton.jdbc.JdbcProtocol;
-import dev.baton.jdbc.JdbcSchema;
-import dev.baton.jdbc.JdbcSession;
-import dev.baton.jdbc.JdbcTime;
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.JdbcSchema;
+import dev.baton.jdbc.internal.JdbcSession;
+import dev.baton.jdbc.internal.JdbcTime;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -231,12 +229,7 @@ final class PessimisticStatements implements PinnedStatements {
     }
 
     @Override
-    public List<LockInfo> list(String prefix) {
-        return holders.list(prefix);
-    }
-
-    @Override
-    public List<LockInfo> forceRelease(String name, String ownerId) {
-        return holders.forceRelease(name, ownerId);
+    public Holders holders() {
+        return holders;
     }
 }

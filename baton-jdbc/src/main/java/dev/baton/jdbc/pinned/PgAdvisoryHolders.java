@@ -2,11 +2,11 @@ package dev.baton.jdbc.pinned;
 
 import dev.baton.LockInfo;
 import dev.baton.LockUnavailableException;
-import dev.baton.jdbc.Dialect;
-import dev.baton.jdbc.JdbcFailures;
-import dev.baton.jdbc.JdbcProtocol;
-import dev.baton.jdbc.JdbcSchema;
-import dev.baton.jdbc.JdbcSession;
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.JdbcSchema;
+import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -29,7 +29,7 @@ import java.util.List;
  *       to signal the holder's backend: the same role, or membership in {@code pg_signal_backend}.
  * </ul>
  */
-final class PgAdvisoryHolders {
+final class PgAdvisoryHolders implements PinnedStatements.Holders {
     private final JdbcProtocol.Context context;
     /** Whether grants are recorded in the holders table ({@code advisoryHolders=true}). */
     final boolean records;
@@ -86,11 +86,13 @@ final class PgAdvisoryHolders {
         }
     }
 
-    List<LockInfo> list(String prefix) {
+    @Override
+    public List<LockInfo> list(String prefix) {
         return SessionHolder.under(rows(prefix), prefix);
     }
 
-    List<LockInfo> forceRelease(String name, String ownerId) {
+    @Override
+    public List<LockInfo> forceRelease(String name, String ownerId) {
         List<SessionHolder> hit = SessionHolder.of(rows(name), name, ownerId);
         List<SessionHolder> ended = new ArrayList<>();
         try (JdbcSession db = context.connections().open(false)) {

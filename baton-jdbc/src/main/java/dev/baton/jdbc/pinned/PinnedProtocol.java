@@ -2,10 +2,10 @@ package dev.baton.jdbc.pinned;
 
 import dev.baton.LockInfo;
 import dev.baton.LockUnavailableException;
-import dev.baton.jdbc.JdbcConnections;
-import dev.baton.jdbc.JdbcFailures;
-import dev.baton.jdbc.JdbcSession;
-import dev.baton.jdbc.JdbcTime;
+import dev.baton.jdbc.internal.JdbcConnections;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.JdbcSession;
+import dev.baton.jdbc.internal.JdbcTime;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
@@ -47,12 +47,12 @@ final class PinnedProtocol implements PinningProtocol {
 
     @Override
     public List<LockInfo> list(String prefix) {
-        return sql.list(prefix);
+        return sql.holders().list(prefix);
     }
 
     @Override
     public List<LockInfo> forceRelease(String name, String ownerId) {
-        return sql.forceRelease(name, ownerId);
+        return sql.holders().forceRelease(name, ownerId);
     }
 
     /** A try is a wait of zero, which never blocks; an interrupt seen meanwhile fails it. */

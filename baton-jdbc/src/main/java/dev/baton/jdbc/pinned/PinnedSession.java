@@ -1,10 +1,10 @@
 package dev.baton.jdbc.pinned;
 
 import dev.baton.LockUnavailableException;
-import dev.baton.jdbc.JdbcConnections;
-import dev.baton.jdbc.JdbcFailures;
-import dev.baton.jdbc.JdbcProtocol;
-import dev.baton.jdbc.JdbcSession;
+import dev.baton.jdbc.internal.JdbcConnections;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.spi.Grant;
 import java.sql.SQLException;
 import java.util.Optional;

@@ -1,7 +1,7 @@
 package dev.baton.jdbc.pinned;
 
 import dev.baton.LockInfo;
-import dev.baton.jdbc.JdbcSession;
+import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
@@ -63,9 +63,14 @@ interface PinnedStatements {
     /** Gives the lock back before the session is closed: whether it was still held. */
     boolean release(JdbcSession db, Grant grant, Object state) throws SQLException;
 
-    /** The held locks whose name starts with {@code prefix} (operators' view). */
-    List<LockInfo> list(String prefix);
+    /** Who holds the strategy's locks, as operators see them. */
+    interface Holders {
+        /** The held locks whose name starts with {@code prefix}. */
+        List<LockInfo> list(String prefix);
 
-    /** Breaks the grants of {@code name} by ending their holders' sessions. */
-    List<LockInfo> forceRelease(String name, String ownerId);
+        /** Breaks the grants of {@code name} by ending their holders' sessions. */
+        List<LockInfo> forceRelease(String name, String ownerId);
+    }
+
+    Holders holders();
 }

@@ -1,8 +1,8 @@
 package dev.baton.jdbc.pinned;
 
 import dev.baton.LockMode;
-import dev.baton.jdbc.Dialect;
-import dev.baton.jdbc.JdbcProtocol;
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcProtocol;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.util.Optional;

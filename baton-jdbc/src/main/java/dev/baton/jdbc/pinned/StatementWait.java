@@ -1,7 +1,7 @@
 package dev.baton.jdbc.pinned;
 
 import dev.baton.LockUnavailableException;
-import dev.baton.jdbc.JdbcSession;
+import dev.baton.jdbc.internal.JdbcSession;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

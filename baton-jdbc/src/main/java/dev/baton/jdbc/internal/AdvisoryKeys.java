@@ -1,0 +1,73 @@
+package dev.baton.jdbc.internal;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.regex.Pattern;
+
+/**
+ * How lock names become the keys of the databases' own named locks: PostgreSQL's 64-bit advisory
+ * keys (the advisory strategy, and the table protocol's per-name grant lock) and MariaDB's
+ * server-side lock names, both from SHA-256.
+ */
+public final class AdvisoryKeys {
+    private static final int MAX_NAME_CHARS = 64;
+    private static final Pattern PLAIN_NAME = Pattern.compile("[a-z0-9._:/-]{1," + MAX_NAME_CHARS + "}");
+    public static final String HASHED_PREFIX = "baton#";
+
+    /** One digest per thread: looking one up costs more than the hash itself on a hot acquire path. */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(AdvisoryKeys::sha256);
+
+    private AdvisoryKeys() {}
+
+    /**
+     * The 64-bit advisory key of a lock name: the first 8 bytes of SHA-256 over {@code
+     * <table>:<name>}.
+     *
+     * Two names collide with probability 2<sup>-64</sup>; among n names in use at once
+     * the chance that any two collide is about n<sup>2</sup>/2<sup>65</sup> (one in 3.7·10<sup>10</sup>
+     * for a million names). A collision never breaks mutual exclusion: it only makes two names exclude
+     * each other. The application's own advisory locks share the key space; the table name in the hash
+     * keeps them apart unless the application hashes the same way.
+     */
+    public static long key(TableNames names, String lockName) {
+        MessageDigest sha = SHA256.get();
+        sha.reset();
+        byte[] digest = sha.digest((names.locks() + ":" + lockName).getBytes(StandardCharsets.UTF_8));
+        return ByteBuffer.wrap(digest, 0, 8).getLong();
+    }
+
+    /**
+     * MariaDB's server-side lock name of {@code lockName} in {@code namespace} ({@code
+     * <database>.<table>}); see {@code dev.baton.jdbc.pinned.MariaDbNamedLockStatements} for why.
+     */
+    /**
+     * The key pair of the table strategy's transaction-level advisory lock on a name: the first 8
+     * bytes of SHA-256 over {@code <table>#grant:<name>}, as two ints. The two-int key space of
+     * PostgreSQL's advisory locks is separate from the one-bigint space the advisory strategy uses. A
+     * collision only makes two names' grants take turns for the length of one statement.
+     */
+    public static int[] grantKey(TableNames names, String lockName) {
+        long key = key(names, "#grant:" + lockName);
+        return new int[] {(int) (key >>> 32), (int) key};
+    }
+
+    public static String serverName(String namespace, String lockName) {
+        String full = namespace + ":" + lockName;
+        if (PLAIN_NAME.matcher(full).matches()) {
+            return full;
+        }
+        byte[] digest = sha256().digest(full.getBytes(StandardCharsets.UTF_8));
+        return HASHED_PREFIX + HexFormat.of().formatHex(digest).substring(0, MAX_NAME_CHARS - HASHED_PREFIX.length());
+    }
+
+    private static MessageDigest sha256() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package dev.baton.jdbc.internal;
+
+import dev.baton.spi.LockRequest;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where one backend's connections come from: the DataSource (Baton's own pool built from a URL, or
+ * the application's), the statement timeout, and the isolation level the DataSource hands out once
+ * it is known. Sessions ({@link JdbcSession}) and pinned connections are opened here.
+ *
+ * <p>It also remembers, per thread, an acquire attempt that failed before anything reached the
+ * database (no connection, no schema, a refused semaphore count): its abandon then has nothing to
+ * clean up, so no second connection attempt adds to the caller's wait.
+ */
+public final class JdbcConnections {
+    private static final Logger log = LoggerFactory.getLogger(JdbcConnections.class);
+
+    final DataSource dataSource;
+    /** Closed with the backend (the pool built from a URL); null when the application owns the DataSource. */
+    public final ReconnectingPool ownedPool;
+
+    public final Duration operationTimeout;
+    public final int queryTimeoutSeconds;
+    /** The isolation level the DataSource hands out when it is not READ COMMITTED; -1 otherwise. */
+    private volatile int isolationToRestore = JdbcSession.ASK_ISOLATION;
+    /** The owner id of this thread's last attempt if it is known to have left nothing behind. */
+    private final ThreadLocal<String> unsentAttempt = new ThreadLocal<>();
+
+    public JdbcConnections(DataSource dataSource, ReconnectingPool ownedPool, Duration operationTimeout) {
+        this.dataSource = dataSource;
+        this.ownedPool = ownedPool;
+        this.operationTimeout = operationTimeout;
+        this.queryTimeoutSeconds = JdbcTime.queryTimeoutSeconds(operationTimeout);
+    }
+
+    /** One borrowed connection, in one READ COMMITTED transaction or in auto-commit mode. */
+    public JdbcSession open(boolean transaction) throws SQLException {
+        return JdbcSession.open(dataSource, ownedPool, queryTimeoutSeconds, transaction, isolationToRestore);
+    }
+
+    /** Records the isolation level of a connection as the DataSource handed it out. */
+    public void learnIsolation(Connection connection) throws SQLException {
+        int isolation = connection.getTransactionIsolation();
+        isolationToRestore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;
+    }
+
+    /** Gets rid of a connection whose state is unknown; see {@link JdbcSession#discard}. */
+    public void discard(Connection connection) {
+        JdbcSession.discard(connection, ownedPool);
+    }
+
+    /** Whether the connections come from Baton's own pool, which no application shares. */
+    public boolean ownsPool() {
+        return ownedPool != null;
+    }
+
+    /** A new attempt of this thread: forgets the last one. */
+    public void attemptStarts() {
+        unsentAttempt.remove();
+    }
+
+    /** The attempt of {@code request} failed before anything reached the database. */
+    public void unsent(LockRequest request) {
+        unsentAttempt.set(request.ownerId());
+    }
+
+    /** Whether {@code request} is this thread's attempt known to have left nothing; forgets it. */
+    public boolean wasUnsent(LockRequest request) {
+        if (request.ownerId().equals(unsentAttempt.get())) {
+            unsentAttempt.remove();
+            return true;
+        }
+        return false;
+    }
+
+    /** Closes the pool the backend made for itself (none when the application gave a DataSource). */
+    public void closeOwnedPool(String backendName) {
+        JdbcSession.closeOwnedPool(ownedPool, backendName);
+    }
+}

@@ -1,0 +1,267 @@
+package dev.baton.jdbc.internal;
+
+import java.sql.SQLException;
+import java.sql.SQLTimeoutException;
+import java.sql.SQLTransientConnectionException;
+import java.time.Duration;
+import java.util.Set;
+
+/**
+ * Sorts SQL failures into what the caller can act on, by SQLState and (for H2) vendor code. The codes
+ * of H2, PostgreSQL and MariaDB (vendor codes) do not collide, so the sorting needs no dialect, which matters because a
+ * failure can happen before the dialect is known. Pools wrap the driver's exception (HikariCP
+ * reports a connection failure as a timeout whose cause is the real error), so every check walks the
+ * cause chain.
+ */
+public final class JdbcFailures {
+
+    /** Another transaction got in the way; trying again later is the answer. */
+    private static final Set<String> CONFLICT_STATES = Set.of(
+            "40001", // serialization failure (both); H2 deadlock
+            "40P01", // PostgreSQL deadlock detected
+            "55P03", // PostgreSQL lock_not_available (lock_timeout)
+            "HYT00", // H2 lock timeout
+            "90131"); // H2 concurrent update
+
+    private static final int H2_LOCK_TIMEOUT = 50200;
+    /** MariaDB/MySQL vendor codes: lock wait timeout (also NOWAIT), deadlock, duplicate key. */
+    private static final int MARIADB_LOCK_WAIT_TIMEOUT = 1205;
+
+    private static final int MARIADB_DEADLOCK = 1213;
+    private static final int MARIADB_DUPLICATE_KEY = 1062;
+
+    private static final Set<String> MISSING_OBJECT_STATES = Set.of(
+            "42P01", // PostgreSQL undefined table (also an undefined sequence in nextval)
+            "42S02", // H2 table not found
+            "42S03", // H2 table not found (with candidates)
+            "42S04", // H2 table not found (database empty)
+            "90036", // H2 sequence not found
+            "90079"); // H2 schema not found
+
+    private static final Set<String> AUTHENTICATION_STATES = Set.of("28000", "28P01");
+    /** H2: the database file is open in another process (DATABASE_ALREADY_OPEN_1, "The file is locked"). */
+    private static final String H2_DATABASE_IN_USE = "90020";
+    /** PostgreSQL invalid_catalog_name, H2 DATABASE_NOT_FOUND (with IFEXISTS) and its remote form. */
+    private static final Set<String> MISSING_DATABASE_STATES = Set.of("3D000", "90146", "90149");
+    /** MariaDB/MySQL vendor code: unknown database. */
+    private static final int MARIADB_UNKNOWN_DATABASE = 1049;
+    /** H2: a setting of the URL it does not know (UNSUPPORTED_SETTING_1). */
+    private static final String H2_UNSUPPORTED_SETTING = "90113";
+
+    private static final int H2_WRONG_USER_OR_PASSWORD = 28000;
+    /** H2's client reports an unreachable or lost server with its own state, not class 08. */
+    private static final String H2_CONNECTION_BROKEN = "90067";
+
+    private static final Set<String> H2_BROKEN_CONNECTION_STATES = Set.of(
+            H2_CONNECTION_BROKEN,
+            "90098", // database is closed
+            "90121"); // database called at shutdown: also what a cut remote session reports
+
+    private static final Set<String> PERMISSION_STATES = Set.of(
+            "42501", // PostgreSQL insufficient privilege
+            "90096"); // H2 not enough rights
+
+    private JdbcFailures() {}
+
+    public static boolean isConflict(SQLException e) {
+        return any(
+                e,
+                s -> in(CONFLICT_STATES, s)
+                        || s.getErrorCode() == H2_LOCK_TIMEOUT
+                        || s.getErrorCode() == MARIADB_LOCK_WAIT_TIMEOUT
+                        || s.getErrorCode() == MARIADB_DEADLOCK);
+    }
+
+    public static boolean isDuplicateKey(SQLException e) {
+        return "23505".equals(e.getSQLState())
+                || ("23000".equals(e.getSQLState()) && e.getErrorCode() == MARIADB_DUPLICATE_KEY);
+    }
+
+    public static boolean isMissingObject(SQLException e) {
+        return any(e, s -> in(MISSING_OBJECT_STATES, s));
+    }
+
+    static boolean isAuthentication(SQLException e) {
+        return any(e, s -> in(AUTHENTICATION_STATES, s) || s.getErrorCode() == H2_WRONG_USER_OR_PASSWORD);
+    }
+
+    public static boolean isTimeout(SQLException e) {
+        // 70100: MariaDB's max_statement_time, which its driver uses for query timeouts.
+        return any(
+                e,
+                s -> s instanceof SQLTimeoutException
+                        || "57014".equals(s.getSQLState())
+                        || "70100".equals(s.getSQLState()));
+    }
+
+    static boolean isConnection(SQLException e) {
+        return any(
+                e,
+                s -> s instanceof SQLTransientConnectionException
+                        || (s.getSQLState() != null && s.getSQLState().startsWith("08"))
+                        || H2_CONNECTION_BROKEN.equals(s.getSQLState()));
+    }
+
+    /**
+     * Whether the connection is unusable. HikariCP evicts on class 08 itself, but not on H2's own
+     * states for a lost remote session, which it would otherwise hand out again.
+     */
+    static boolean isBrokenConnection(SQLException e) {
+        return any(
+                e,
+                s -> (s.getSQLState() != null && s.getSQLState().startsWith("08"))
+                        || in(H2_BROKEN_CONNECTION_STATES, s));
+    }
+
+    /** Whether {@code failure} has a broken connection ({@link #isBrokenConnection}) among its causes. */
+    public static boolean causedByBrokenConnection(Throwable failure) {
+        for (Throwable t = failure; t != null && t != t.getCause(); t = t.getCause()) {
+            if (t instanceof SQLException e && isBrokenConnection(e)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** PostgreSQL's SQLStates of a session it ended: see {@link #isSessionEnded}. */
+    private static final Set<String> SESSION_ENDED_STATES = Set.of("57P01", "57P02", "57P05", "25P03");
+
+    /**
+     * Whether the database session behind a connection has ended, taking its session locks and open
+     * transaction with it: the connection broke, or PostgreSQL terminated the backend (57P01 by an
+     * administrator or {@code pg_terminate_backend}, 57P02 in a crash, 57P05 after its {@code
+     * idle_session_timeout}, 25P03 after its {@code idle_in_transaction_session_timeout}: the last two
+     * are how a pinned lease's session ends when its holder went silent for the lease time).
+     */
+    public static boolean isSessionEnded(SQLException e) {
+        return isBrokenConnection(e) || isConnection(e) || any(e, s -> SESSION_ENDED_STATES.contains(s.getSQLState()));
+    }
+
+    public static boolean isPermission(SQLException e) {
+        return any(e, s -> in(PERMISSION_STATES, s));
+    }
+
+    /**
+     * What went wrong and what to do, for a message that already names the lock and the backend.
+     * Includes the root SQL error (SQLState and first line), never a password.
+     */
+    public static String explain(SQLException e, Duration operationTimeout, TableNames names) {
+        String what;
+        if (isAuthentication(e)) {
+            what = "authentication failed: the database rejected the user name or password; check the"
+                    + " credentials in the JDBC URL or the DataSource";
+        } else if (isPermission(e)) {
+            what = "the database user lacks privileges; grant it SELECT, INSERT, UPDATE and DELETE on " + names.locks()
+                    + " and " + names.readers() + " and USAGE on " + names.sequence();
+        } else if (isMissingObject(e)) {
+            what = "the lock tables are missing (dropped while in use?); the client checked them once and"
+                    + " does not create them again: run their DDL, or restart it with createSchema=true";
+        } else if (isConnection(e) || isRefusedConnect(e)) {
+            what = connectionFailure(e, operationTimeout);
+        } else if (isTimeout(e)) {
+            what = "the database did not answer within the operation timeout (" + operationTimeout
+                    + "); check the server's health and the network, or raise LockOptions.operationTimeout";
+        } else if (isConflict(e)) {
+            what = "the database reported a conflict with a concurrent transaction; the client retries"
+                    + " while the lease is valid";
+        } else {
+            what = "the database refused the request; check the JDBC URL, the credentials and the" + " server's log";
+        }
+        return e instanceof PoolExhaustedException ? what : what + " [" + describe(root(e)) + "]";
+    }
+
+    /** A connection refused for what the URL names: a file in use, a database or setting unknown. */
+    private static boolean isRefusedConnect(SQLException e) {
+        return any(
+                e,
+                s -> H2_DATABASE_IN_USE.equals(s.getSQLState())
+                        || H2_UNSUPPORTED_SETTING.equals(s.getSQLState())
+                        || in(MISSING_DATABASE_STATES, s)
+                        || s.getErrorCode() == MARIADB_UNKNOWN_DATABASE);
+    }
+
+    /**
+     * Why no connection was had, most specific first: the file is in use, the database or a URL
+     * setting is unknown, the pool is exhausted, the server refused or could not be reached, or
+     * nothing answered in time. Only the pool's own exhaustion speaks of the pool.
+     */
+    private static String connectionFailure(SQLException e, Duration operationTimeout) {
+        if (any(e, s -> H2_DATABASE_IN_USE.equals(s.getSQLState()))) {
+            return "the database file is in use by another process (H2 lets one process open a file database);"
+                    + " add ;AUTO_SERVER=TRUE to the URL of every process that opens it, or run an H2 server"
+                    + " and connect with jdbc:h2:tcp://";
+        }
+        if (any(e, s -> in(MISSING_DATABASE_STATES, s) || s.getErrorCode() == MARIADB_UNKNOWN_DATABASE)) {
+            return "the database does not exist; check the database name in the JDBC URL, or create it";
+        }
+        if (any(e, s -> H2_UNSUPPORTED_SETTING.equals(s.getSQLState()))) {
+            return "H2 does not know a setting of the JDBC URL; correct or remove it (Baton's options are"
+                    + " strategy, table, createSchema, advisoryHolders, clientName and fair)";
+        }
+        if (e instanceof PoolExhaustedException) {
+            return "no connection within the operation timeout (" + operationTimeout + ") because "
+                    + e.getMessage() + "; on the advisory and pessimistic strategies each held lease keeps"
+                    + " one: release leases sooner, or spread them over more clients";
+        }
+        if (root(e) == e && e instanceof SQLTransientConnectionException) {
+            return "no connection to the database within the operation timeout (" + operationTimeout + ");"
+                    + " check the host and port in the JDBC URL, that the server is running and that the"
+                    + " network lets this host reach it";
+        }
+        return "cannot connect to the database server; check the host and port in the JDBC URL and that the"
+                + " server is running and reachable";
+    }
+
+    private static SQLException root(SQLException e) {
+        SQLException deepest = e;
+        for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+            if (t instanceof SQLException sql) {
+                deepest = sql;
+            }
+        }
+        return deepest;
+    }
+
+    private static String describe(SQLException e) {
+        String message = String.valueOf(e.getMessage()).strip();
+        int newline = message.indexOf('\n');
+        if (newline >= 0) {
+            message = message.substring(0, newline).strip();
+        }
+        return "SQLState " + e.getSQLState() + ": " + redact(message);
+    }
+
+    /** Whether the exception has an SQLState (some have none) and it is one of {@code states}. */
+    private static boolean in(Set<String> states, SQLException e) {
+        return e.getSQLState() != null && states.contains(e.getSQLState());
+    }
+
+    /** Whether a wait was cut short by {@link Thread#interrupt()} (pools report it as SQLException). */
+    static boolean isInterrupt(SQLException e) {
+        int depth = 0;
+        for (Throwable t = e; t != null && depth < 10; t = t.getCause(), depth++) {
+            if (t instanceof InterruptedException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private interface Test {
+        boolean matches(SQLException e);
+    }
+
+    private static boolean any(SQLException e, Test test) {
+        int depth = 0;
+        for (Throwable t = e; t != null && depth < 10; t = t.getCause(), depth++) {
+            if (t instanceof SQLException sql && test.matches(sql)) {
+                return true;
+            }
+        }
+        return false;
+    }
+    /** The URL with any password replaced by {@code ***}, for messages and logs. */
+    public static String redact(String text) {
+        return text.replaceAll("(?i)(password=)[^&;\\s]*", "$1***").replaceAll("://([^/@:]*):[^/@]*@", "://$1:***@");
+    }
+}

@@ -1,0 +1,149 @@
+package dev.baton.jdbc.internal;
+
+import dev.baton.LockConfigurationException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one way the JDBC backend checks, and when allowed creates, its database objects: every
+ * strategy's and the semaphores' DDL resources ({@code <prefix>-<dialect>.sql}, with {@code
+ * ${table}}, {@code ${readers}} and {@code ${sequence}} standing for the configured names), probed
+ * object by object.
+ */
+public final class JdbcSchema {
+    private static final Logger log = LoggerFactory.getLogger(JdbcSchema.class);
+
+    private JdbcSchema() {}
+
+    /**
+     * The DDL of resource {@code dev/baton/jdbc/<prefix>-<dialect>.sql} ({@code permits}: the semaphore
+     * tables), where the JDBC backend's documentation tells users to find it in the jar.
+     */
+    public static String ddl(String prefix, Dialect dialect, TableNames names) {
+        String resource = "/dev/baton/jdbc/" + prefix + "-" + dialect.name().toLowerCase(Locale.ROOT) + ".sql";
+        try (InputStream in = JdbcSchema.class.getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("baton-jdbc is missing its resource " + resource);
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                    .replace("${table}", names.locks())
+                    .replace("${readers}", names.readers())
+                    .replace("${sequence}", names.sequence());
+        } catch (IOException e) {
+            throw new UncheckedIOException("baton-jdbc could not read its resource " + resource, e);
+        }
+    }
+
+    /**
+     * Makes sure the objects of {@code probes} (name to a statement that fails when it is missing)
+     * exist, running {@code ddl} when allowed.
+     *
+     * @param where the start of every message, naming the lock and the backend
+     * @param explain what to do about a failed CREATE
+     * @throws LockConfigurationException if they are missing and cannot or may not be created; the
+     *     message prints the DDL to run
+     * @throws SQLException if the database could not be asked
+     */
+    public static void ensure(
+            Connection connection,
+            String ddl,
+            Map<String, String> probes,
+            boolean create,
+            int queryTimeoutSeconds,
+            String where,
+            Function<SQLException, String> explain)
+            throws SQLException {
+        List<String> missing = missing(connection, probes, queryTimeoutSeconds);
+        if (missing.isEmpty()) {
+            return;
+        }
+        if (!create) {
+            throw new LockConfigurationException(where + ": the lock tables are missing " + missing
+                    + " and createSchema is false; run this DDL as a user allowed to create tables, or set"
+                    + " createSchema=true:\n" + ddl);
+        }
+        log.info("{}: creating the lock tables {}", where, missing);
+        SQLException firstFailure = null;
+        for (String statement : statementsOf(ddl)) {
+            try (Statement st = connection.createStatement()) {
+                st.setQueryTimeout(queryTimeoutSeconds);
+                st.execute(statement);
+            } catch (SQLException e) {
+                if (JdbcFailures.isConnection(e) || JdbcFailures.isTimeout(e)) {
+                    throw e;
+                }
+                // Usually another client creating the same object at the same moment, despite IF NOT
+                // EXISTS (PostgreSQL reports a duplicate key in its catalog, H2 a general error). The
+                // probe below decides whether the schema is complete.
+                log.debug(
+                        "{}: {} failed, checking whether another client created it: {}",
+                        where,
+                        statement,
+                        e.toString());
+                if (firstFailure == null) {
+                    firstFailure = e;
+                }
+            }
+        }
+        List<String> stillMissing = missing(connection, probes, queryTimeoutSeconds);
+        if (!stillMissing.isEmpty()) {
+            throw new LockConfigurationException(
+                    where + ": creating the lock tables " + stillMissing + " failed"
+                            + (firstFailure == null ? "" : ": " + explain.apply(firstFailure))
+                            + "; run this DDL as a user allowed to create tables:\n" + ddl,
+                    firstFailure);
+        }
+    }
+
+    /** The objects whose probe fails because they do not exist, sorted. */
+    private static List<String> missing(Connection connection, Map<String, String> probes, int timeout)
+            throws SQLException {
+        List<String> missing = new ArrayList<>();
+        for (Map.Entry<String, String> probe : probes.entrySet()) {
+            try (Statement st = connection.createStatement()) {
+                st.setQueryTimeout(timeout);
+                st.executeQuery(probe.getValue()).close();
+            } catch (SQLException e) {
+                if (!JdbcFailures.isMissingObject(e)) {
+                    throw e;
+                }
+                missing.add(probe.getKey());
+            }
+        }
+        missing.sort(null);
+        return missing;
+    }
+
+    /** A probe for a table (or, except on H2, a sequence): fails when it does not exist. */
+    public static String probe(String table) {
+        return "SELECT 1 FROM " + table + " WHERE 1 = 0";
+    }
+
+    /** The DDL file split into statements, without comments. */
+    public static List<String> statementsOf(String ddl) {
+        StringBuilder code = new StringBuilder();
+        for (String line : ddl.split("\n")) {
+            int comment = line.indexOf("--");
+            code.append(comment < 0 ? line : line.substring(0, comment)).append('\n');
+        }
+        List<String> statements = new ArrayList<>();
+        for (String statement : code.toString().split(";")) {
+            if (!statement.isBlank()) {
+                statements.add(statement.strip());
+            }
+        }
+        return statements;
+    }
+}

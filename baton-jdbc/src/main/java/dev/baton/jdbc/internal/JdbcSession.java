@@ -1,0 +1,294 @@
+package dev.baton.jdbc.internal;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One borrowed connection of the JDBC backend (see {@link JdbcConnections}), in auto-commit mode or in one
+ * READ COMMITTED transaction. Closing it rolls back what was not committed and returns the connection
+ * with the auto-commit and isolation settings it had, so an application's pool gets it back clean; a
+ * connection known to be broken is evicted from Baton's own pool instead.
+ *
+ * <p>A pending interrupt is set aside while the connection is borrowed and restored on close: pools
+ * abandon a wait for a connection when the thread is interrupted, but every operation is bounded by
+ * the operation timeout, and the core's interruptible wait sees the interrupt right after.
+ */
+public final class JdbcSession implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(JdbcSession.class);
+
+    public interface Rows<T> {
+        T read(ResultSet rs) throws SQLException;
+    }
+
+    public final Connection connection;
+    private final ReconnectingPool ownedPool;
+    private final int queryTimeoutSeconds;
+    private final boolean transaction;
+    private final boolean autoCommitBefore;
+    private final int isolationBefore;
+    private final boolean interrupted;
+    private boolean broken;
+    private boolean detached;
+    /** Committed, with no statement since: closing needs no rollback (a round trip on some drivers). */
+    private boolean committed;
+
+    /** For {@link #open(DataSource, ReconnectingPool, int, boolean, int)}: ask the connection. */
+    static final int ASK_ISOLATION = -2;
+
+    private JdbcSession(
+            Connection connection,
+            ReconnectingPool ownedPool,
+            int queryTimeoutSeconds,
+            boolean transaction,
+            int isolationToRestore,
+            boolean interrupted)
+            throws SQLException {
+        this.connection = connection;
+        this.ownedPool = ownedPool;
+        this.queryTimeoutSeconds = queryTimeoutSeconds;
+        this.transaction = transaction;
+        this.interrupted = interrupted;
+        this.autoCommitBefore = connection.getAutoCommit();
+        int isolation = !transaction
+                ? -1
+                : isolationToRestore == ASK_ISOLATION ? connection.getTransactionIsolation() : isolationToRestore;
+        this.isolationBefore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;
+        if (isolationBefore != -1) {
+            connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
+        }
+        if (autoCommitBefore == transaction) {
+            connection.setAutoCommit(!transaction);
+        }
+    }
+
+    /** Borrows a connection from {@code dataSource}; retries a wait that an interrupt cut short. */
+    static JdbcSession open(DataSource dataSource, ReconnectingPool ownedPool, int queryTimeoutSeconds, boolean tx)
+            throws SQLException {
+        return open(dataSource, ownedPool, queryTimeoutSeconds, tx, ASK_ISOLATION);
+    }
+
+    /**
+     * The same, when the isolation level the DataSource hands out is known: -1 for READ COMMITTED
+     * (nothing to restore), the level to restore otherwise, or {@link #ASK_ISOLATION} (one more round
+     * trip on some drivers).
+     */
+    static JdbcSession open(
+            DataSource dataSource,
+            ReconnectingPool ownedPool,
+            int queryTimeoutSeconds,
+            boolean tx,
+            int isolationToRestore)
+            throws SQLException {
+        boolean interrupted = Thread.interrupted();
+        Connection connection = null;
+        try {
+            for (int attempt = 1; connection == null; attempt++) {
+                try {
+                    connection = dataSource.getConnection();
+                } catch (SQLException e) {
+                    if (attempt >= 3 || !JdbcFailures.isInterrupt(e)) {
+                        throw e;
+                    }
+                    interrupted |= Thread.interrupted();
+                }
+            }
+            JdbcSession session =
+                    new JdbcSession(connection, ownedPool, queryTimeoutSeconds, tx, isolationToRestore, interrupted);
+            interrupted = false; // the session restores it
+            return session;
+        } catch (SQLException | RuntimeException e) {
+            if (connection != null) {
+                discard(connection, ownedPool);
+            }
+            throw e;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    public int update(String sql, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(sql, params)) {
+            return ps.executeUpdate();
+        } catch (SQLException e) {
+            throw noted(e);
+        }
+    }
+
+    /** Runs an INSERT that meets an existing key quietly; {@code true} if it inserted a row. */
+    public boolean insertIfAbsent(String sql, Object... params) throws SQLException {
+        try {
+            return update(sql, params) == 1;
+        } catch (SQLException e) {
+            if (JdbcFailures.isDuplicateKey(e)) {
+                return false; // H2: a failed statement does not spoil the transaction there
+            }
+            throw e;
+        }
+    }
+
+    /** The first row, mapped; empty if there is none or it maps to null. */
+    public <T> Optional<T> first(String sql, Rows<T> row, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(sql, params);
+                ResultSet rs = ps.executeQuery()) {
+            return rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
+        } catch (SQLException e) {
+            throw noted(e);
+        }
+    }
+
+    public <T> T all(String sql, Rows<T> rows, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(sql, params);
+                ResultSet rs = ps.executeQuery()) {
+            return rows.read(rs);
+        } catch (SQLException e) {
+            throw noted(e);
+        }
+    }
+
+    /**
+     * Runs a multi-statement query (MariaDB with {@code allowMultiQueries}) and maps the first row of
+     * its last result set; empty if that has no row.
+     */
+    public <T> Optional<T> last(String sql, Rows<T> row, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(sql, params)) {
+            Optional<T> last = Optional.empty();
+            boolean results = ps.execute();
+            while (results || ps.getUpdateCount() != -1) {
+                if (results) {
+                    try (ResultSet rs = ps.getResultSet()) {
+                        last = rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
+                    }
+                }
+                results = ps.getMoreResults();
+            }
+            return last;
+        } catch (SQLException e) {
+            throw noted(e);
+        }
+    }
+
+    public void commit() throws SQLException {
+        try {
+            connection.commit();
+            committed = true;
+        } catch (SQLException e) {
+            throw noted(e);
+        }
+    }
+
+    public static Instant instant(ResultSet rs, int column) throws SQLException {
+        return rs.getObject(column, OffsetDateTime.class).toInstant();
+    }
+
+    /** Remembers a failure that leaves the connection unusable, so that close() discards it. */
+    public SQLException noted(SQLException e) {
+        broken |= JdbcFailures.isBrokenConnection(e);
+        return e;
+    }
+
+    private PreparedStatement prepare(String sql, Object... params) throws SQLException {
+        committed = false;
+        PreparedStatement ps = connection.prepareStatement(sql);
+        try {
+            ps.setQueryTimeout(queryTimeoutSeconds);
+            for (int i = 0; i < params.length; i++) {
+                if (params[i] instanceof Long value) {
+                    ps.setLong(i + 1, value);
+                } else if (params[i] instanceof String value) {
+                    ps.setString(i + 1, value);
+                } else {
+                    ps.setObject(i + 1, params[i]);
+                }
+            }
+            return ps;
+        } catch (SQLException | RuntimeException e) {
+            ps.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Keeps the connection beyond this session (pinned for a lease); the caller returns it with
+     * {@link Connection#close()} or gets rid of it with {@link #discard}. Auto-commit mode only.
+     */
+    public Connection detach() {
+        detached = true;
+        return connection;
+    }
+
+    @Override
+    public void close() {
+        try {
+            if (detached) {
+                return;
+            }
+            if (broken) {
+                discard(connection, ownedPool);
+                return;
+            }
+            try {
+                if (transaction && !committed) {
+                    connection.rollback();
+                }
+                if (isolationBefore != -1) {
+                    connection.setTransactionIsolation(isolationBefore);
+                }
+                if (connection.getAutoCommit() != autoCommitBefore) {
+                    connection.setAutoCommit(autoCommitBefore);
+                }
+                connection.close();
+            } catch (SQLException e) {
+                log.debug("Baton: could not reset a connection before returning it, discarding it: {}", e.toString());
+                discard(connection, ownedPool);
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Gets rid of a connection whose state is unknown: evicted from Baton's own pool; aborted when it
+     * belongs to an application's pool (HikariCP and most pools then drop it instead of lending it to
+     * another borrower with a lock or a transaction still attached).
+     */
+    static void discard(Connection connection, ReconnectingPool ownedPool) {
+        if (ownedPool != null) {
+            ownedPool.evict(connection);
+            return;
+        }
+        try {
+            connection.abort(Runnable::run);
+        } catch (SQLException | RuntimeException e) {
+            log.debug("Baton: aborting a connection failed: {}", e.toString());
+            try {
+                connection.close();
+            } catch (SQLException closing) {
+                log.debug("Baton: closing a connection failed: {}", closing.toString());
+            }
+        }
+    }
+
+    /** Closes the pool a backend made for itself (none when the application gave a DataSource). */
+    static void closeOwnedPool(ReconnectingPool ownedPool, String backendName) {
+        if (ownedPool == null) {
+            return;
+        }
+        try {
+            ownedPool.close();
+        } catch (RuntimeException e) {
+            log.warn("Baton {}: closing the connection pool failed", backendName, e);
+        }
+    }
+}

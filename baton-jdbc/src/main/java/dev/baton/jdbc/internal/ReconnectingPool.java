@@ -1,0 +1,170 @@
+package dev.baton.jdbc.internal;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.SQLTransientConnectionException;
+import java.util.Properties;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Logger;
+import javax.sql.DataSource;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HikariCP pool a backend builds from a URL, started afresh after the database could not be
+ * reached.
+ *
+ * <p>Why: while the database is down, HikariCP's background connection creator backs off
+ * exponentially, up to 5 s between attempts, and a caller can only wait for that creator. With an
+ * operation timeout of a few seconds, the first operations after the database comes back would still
+ * fail. So when a request for a connection times out while the pool has no connection at all, the
+ * pool is replaced by a new one, whose first attempt is immediate; the old one is closed in the
+ * background (closing waits for its sleeping creator).
+ */
+public final class ReconnectingPool implements DataSource, AutoCloseable {
+    private static final org.slf4j.Logger log = LoggerFactory.getLogger(ReconnectingPool.class);
+
+    private final HikariConfig config;
+    private final AtomicReference<HikariDataSource> current;
+    private volatile boolean closed;
+
+    public ReconnectingPool(HikariConfig config) {
+        this.config = config;
+        this.current = new AtomicReference<>(new HikariDataSource(config));
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+        HikariDataSource pool = current.get();
+        try {
+            return pool.getConnection();
+        } catch (SQLException e) {
+            HikariPoolMXBean state = pool.getHikariPoolMXBean();
+            if (!closed && e instanceof SQLTransientConnectionException && state != null) {
+                if (state.getTotalConnections() == 0) {
+                    replace(pool);
+                } else if (state.getActiveConnections() >= config.getMaximumPoolSize()) {
+                    // Every connection was borrowed: the pool's limit held the caller up, not the database.
+                    throw new PoolExhaustedException(config.getPoolName(), config.getMaximumPoolSize());
+                }
+            }
+            throw e;
+        }
+    }
+
+    /** The most connections the pool opens. */
+    public int maximumSize() {
+        return config.getMaximumPoolSize();
+    }
+
+    private void replace(HikariDataSource failed) {
+        HikariDataSource fresh = new HikariDataSource(config);
+        if (!current.compareAndSet(failed, fresh)) {
+            fresh.close(); // another thread replaced it first; this one never opened a connection
+            return;
+        }
+        log.debug("{}: the database was unreachable; starting a fresh pool", config.getPoolName());
+        Thread closer = new Thread(failed::close, config.getPoolName() + " closer");
+        closer.setDaemon(true);
+        closer.start();
+        if (closed) {
+            fresh.close(); // close() may have run before the swap and closed only the old pool
+        }
+    }
+
+    /**
+     * A new connection with this pool's settings (URL, credentials, driver properties such as the
+     * timeouts) that is not part of the pool: for a connection held for a long time, such as the
+     * LISTEN connection, which must not take one of the pool's slots. Connects through {@link
+     * ListenConnection#connect}, which may add a socket factory for PostgreSQL.
+     */
+    Connection openDedicated() throws SQLException {
+        Properties properties = new Properties();
+        properties.putAll(config.getDataSourceProperties());
+        if (config.getUsername() != null) {
+            properties.setProperty("user", config.getUsername());
+        }
+        if (config.getPassword() != null) {
+            properties.setProperty("password", config.getPassword());
+        }
+        // The pool's driver class directly: DriverManager only sees drivers of its own class loader.
+        java.sql.Driver driver;
+        try {
+            driver = (java.sql.Driver)
+                    Class.forName(config.getDriverClassName(), true, ReconnectingPool.class.getClassLoader())
+                            .getDeclaredConstructor()
+                            .newInstance();
+        } catch (ReflectiveOperationException e) {
+            return ListenConnection.connect(config.getJdbcUrl(), properties, DriverManager::getConnection);
+        }
+        return ListenConnection.connect(config.getJdbcUrl(), properties, (url, props) -> {
+            Connection connection = driver.connect(url, props);
+            if (connection == null) {
+                throw new SQLException(
+                        "the driver " + config.getDriverClassName() + " does not accept the URL", "08001");
+            }
+            return connection;
+        });
+    }
+
+    /** Closes a connection of this pool for good instead of returning it: it is known to be dead. */
+    void evict(Connection connection) {
+        current.get().evictConnection(connection);
+    }
+
+    /** For tests: whether the pool in use is closed. */
+    public boolean isClosed() {
+        return current.get().isClosed();
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        current.get().close();
+    }
+
+    @Override
+    public Connection getConnection(String username, String password) throws SQLException {
+        return current.get().getConnection(username, password);
+    }
+
+    @Override
+    public PrintWriter getLogWriter() throws SQLException {
+        return current.get().getLogWriter();
+    }
+
+    @Override
+    public void setLogWriter(PrintWriter out) throws SQLException {
+        current.get().setLogWriter(out);
+    }
+
+    @Override
+    public void setLoginTimeout(int seconds) throws SQLException {
+        current.get().setLoginTimeout(seconds);
+    }
+
+    @Override
+    public int getLoginTimeout() throws SQLException {
+        return current.get().getLoginTimeout();
+    }
+
+    @Override
+    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
+        throw new SQLFeatureNotSupportedException("Baton's pool logs through SLF4J");
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> type) throws SQLException {
+        return current.get().unwrap(type);
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> type) throws SQLException {
+        return current.get().isWrapperFor(type);
+    }
+}

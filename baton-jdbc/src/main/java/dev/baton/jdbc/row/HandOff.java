@@ -1,0 +1,207 @@
+package dev.baton.jdbc.row;
+
+import dev.baton.LockMode;
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockRequest;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Fair hand-off of exclusive grants for the table and optimistic strategies (the design and its
+ * safety argument are in docs/design/fair-handoff.md). The release itself writes the head of the
+ * line as the new owner, with a new fencing token and its expiry on the database clock, and deletes
+ * its entry; then the heir is woken with its grant ({@link JdbcLine} takes it from there): on
+ * PostgreSQL by a NOTIFY in the same statement, on H2 and MariaDB right after the commit through
+ * {@link JdbcLine#handedHere} when it waits on the releasing backend, else by its own poll. A contended grant costs
+ * no round trip after the release. The database work is the dialect's {@link HandOffStatements}.
+ *
+ * <ul>
+ *   <li>Uncontended: acquire and release are the plain statements, as cheap as barging; the lock
+ *       row's {@code queued} count says whether anyone may be in line, so nobody waiting costs no
+ *       read of the waiters table.
+ *   <li>A name this client met contended within the last second (it waited for it, or handed it on)
+ *       is released with the hand-off at once, not after a plain release that finds someone in line.
+ *   <li>A hand-off release that met a concurrent join (PostgreSQL: a join committed after its
+ *       snapshot; elsewhere a deadlock or lock timeout) runs again.
+ * </ul>
+ */
+final class HandOff {
+    /** How long a name counts as contended after this client last waited for it or handed it on. */
+    private static final long CONTENDED_NANOS = TimeUnit.SECONDS.toNanos(1);
+    /** Above this many names the expired ones are dropped from the contended map. */
+    private static final int CONTENDED_BOUND = 4_096;
+    /** A release that keeps meeting joins gives up after this many runs (the lease frees it). */
+    private static final int RELEASE_RUNS = 50;
+
+    /** What acquire-or-join did: granted (with the grant), in line, or raced by a release (try again). */
+    enum Outcome {
+        GRANTED,
+        QUEUED,
+        RACED
+    }
+
+    record Joined(Outcome outcome, Grant grant) {
+        static final Joined QUEUED = new Joined(Outcome.QUEUED, null);
+        static final Joined RACED = new Joined(Outcome.RACED, null);
+
+        static Joined granted(Grant grant) {
+            return new Joined(Outcome.GRANTED, grant);
+        }
+    }
+
+    /** The waiter's poll: whether it owns the lock (then its grant), whether it is free, in line. */
+    record Tick(Grant owned, boolean free, boolean inLine) {}
+
+    /**
+     * One run of the hand-off release: whether the caller held the lock, whether it was handed on or
+     * freed (neither: a join raced it, run again), and the heir's grant where this JVM must wake it.
+     */
+    record HandedOn(boolean held, boolean handed, boolean freed, Grant heir) {
+        static final HandedOn NOT_HELD = new HandedOn(false, false, false, null);
+        static final HandedOn FREED = new HandedOn(true, false, true, null);
+    }
+
+    private final HandOffStatements statements;
+    private final JdbcProtocol.Context context;
+    private final Map<String, Long> contendedUntil = new ConcurrentHashMap<>();
+
+    private HandOff(HandOffStatements statements, JdbcProtocol.Context context) {
+        this.statements = statements;
+        this.context = context;
+    }
+
+    /**
+     * The hand-off of the table strategy ({@code table}) or the optimistic one, with the dialect's one
+     * statement set: PostgreSQL's single statements, or H2's and MariaDB's short transactions.
+     */
+    static HandOff of(boolean table, JdbcProtocol.Context context) {
+        Dialect dialect = context.dialect();
+        return new HandOff(
+                dialect == Dialect.POSTGRESQL
+                        ? new PgHandOffStatements(table, context)
+                        : new RowHandOffStatements(
+                                table
+                                        ? RowHandOffSql.table(dialect, context.names())
+                                        : RowHandOffSql.optimistic(dialect, context.names()),
+                                context),
+                context);
+    }
+
+    /** Whether the release wakes the heir itself (NOTIFY); else waiters poll with backoff. */
+    boolean notifiesHeir() {
+        return statements.notifiesHeir();
+    }
+
+    /** The plain acquire; empty when busy or when it met a concurrent transaction. */
+    Optional<Grant> tryAcquire(LockRequest request) {
+        try {
+            return statements.acquire(request, contended(request.name()));
+        } catch (SQLException e) {
+            if (JdbcFailures.isConflict(e)) {
+                return Optional.empty(); // busy now: the core polls again
+            }
+            throw context.failure(request.name(), "acquire", e);
+        }
+    }
+
+    /** Releases by owner id, handing the lock to the head of the line if anyone is in it. */
+    boolean release(String name, String owner) {
+        try {
+            return handOn(name, owner);
+        } catch (SQLException e) {
+            throw context.failure(name, "release", e);
+        }
+    }
+
+    /** Acquire-or-join, for a request that will wait; {@code channel} null while the listener is down. */
+    Joined join(LockRequest request, String channel) throws SQLException {
+        Joined joined;
+        try {
+            joined = statements.join(request, channel);
+        } catch (SQLException e) {
+            if (!JdbcFailures.isConflict(e)) {
+                throw e;
+            }
+            joined = Joined.RACED; // e.g. a deadlock with a release: try again
+        }
+        if (joined.outcome() != Outcome.GRANTED) {
+            // Not for a free lock: a blocking acquire joins at once, and its release stays plain.
+            markContended(request.name());
+        }
+        return joined;
+    }
+
+    /** Reads the lock for the waiter; {@code refresh}: also keeps its entry live. */
+    Tick tick(LockRequest request, boolean refresh) throws SQLException {
+        return statements.tick(request, refresh);
+    }
+
+    /** Leaves the line: false when the entry was gone (a release handed this waiter the lock first). */
+    boolean leave(String name, String owner) throws SQLException {
+        return statements.leave(name, owner);
+    }
+
+    private boolean handOn(String name, String owner) throws SQLException {
+        if (!contended(name)) {
+            if (statements.release(name, owner)) {
+                return true;
+            }
+            markContended(name); // someone is in line, or the grant was lost (the hand-off says)
+        }
+        for (int run = 1; ; run++) {
+            HandedOn done;
+            try {
+                done = statements.handOn(name, owner);
+            } catch (SQLException e) {
+                if (!JdbcFailures.isConflict(e) || run >= RELEASE_RUNS) {
+                    throw e;
+                }
+                continue;
+            }
+            if (!done.held()) {
+                return false; // not held by this owner any more
+            }
+            if (done.handed()) {
+                markContended(name);
+                if (done.heir() != null) {
+                    context.heirs().accept(done.heir()); // committed: an heir elsewhere polls for it
+                }
+            }
+            if (done.handed() || done.freed()) {
+                return true;
+            }
+            if (run >= RELEASE_RUNS) {
+                throw new SQLException("the hand-off release met a join " + run + " times in a row", "40001");
+            }
+        }
+    }
+
+    /** Whether this client waited for the name, or handed it on, within the last second. */
+    boolean contended(String name) {
+        Long until = contendedUntil.get(name);
+        return until != null && until - System.nanoTime() > 0;
+    }
+
+    private void markContended(String name) {
+        long now = System.nanoTime();
+        if (contendedUntil.size() > CONTENDED_BOUND) {
+            contendedUntil.values().removeIf(until -> until - now <= 0);
+        }
+        contendedUntil.put(name, now + CONTENDED_NANOS);
+    }
+
+    /** A grant as the database wrote it, the expiry in epoch milliseconds (rounded down). */
+    static Grant grant(LockRequest request, long token, long expiresAtMillis) {
+        return Grant.builder(request.name(), request.ownerId(), LockMode.EXCLUSIVE)
+                .fencingToken(token)
+                .expiresAt(Instant.ofEpochMilli(expiresAtMillis))
+                .build();
+    }
+}

@@ -1,0 +1,179 @@
+package dev.baton.jdbc.row;
+
+import dev.baton.jdbc.internal.JdbcConnections;
+import dev.baton.jdbc.internal.JdbcSession;
+import dev.baton.spi.Grant;
+import dev.baton.spi.LockRequest;
+import java.sql.SQLException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * One request in the {@link JdbcLine}: an exclusive waiter that a release hands the lock to ({@link
+ * #handOff} set), or a shared one, whose entry only holds exclusive takers back and which is woken
+ * when the lock is free ({@link #handOff} null). Its database work and its end are serialized on
+ * this object, so a tick never grants to a waiter that already left.
+ */
+final class LineWaiter {
+    final LockRequest request;
+    final Runnable onRelease;
+    /** The hand-off of exclusive grants; null for a shared waiter. */
+    final HandOff handOff;
+    /** The shared waiter's statements; null for an exclusive one. */
+    final WaiterStatements shared;
+    /** The query up to its IN list of names returning the held ones (shared waiters). */
+    final String heldIn;
+
+    /** Handed by a release (or granted by a join), not yet taken by the core. */
+    final AtomicReference<Grant> handed = new AtomicReference<>();
+    /** In line with nothing handed: the core's attempts are answered "busy" here. */
+    volatile boolean queued;
+    /** The waiter must be ticked again at once (a release raced its join). */
+    volatile boolean rejoin;
+
+    volatile boolean ended;
+    /** The core took the last grant (from here or from the database). */
+    volatile boolean taken;
+    /** Whether the entry may be in the waiters table (a hand-off deletes it). */
+    volatile boolean mayBeInLine;
+    /** The token of the last grant stored: the tick and the wake-up may both find the same one. */
+    private long lastToken; // guarded by handed
+    /** When the line ticks it next (System.nanoTime), and its polls since it last joined. */
+    volatile long due;
+
+    volatile int polls;
+    /** The LISTEN channel its entry was written with; null while the listener was down. */
+    volatile String joinedWith;
+    /** When its entry was last refreshed (System.nanoTime); exclusive waiters only. */
+    long refreshed; // guarded by this
+
+    LineWaiter(LockRequest request, Runnable onRelease, HandOff handOff, WaiterStatements shared, String heldIn) {
+        this.request = request;
+        this.onRelease = onRelease;
+        this.handOff = handOff;
+        this.shared = shared;
+        this.heldIn = heldIn;
+    }
+
+    /** Stores a grant handed to this waiter and wakes it, once per grant. */
+    void hand(Grant grant) {
+        synchronized (handed) {
+            if (grant.fencingToken() == lastToken) {
+                return; // stored already (and perhaps taken): never hand one grant twice
+            }
+            lastToken = grant.fencingToken();
+        }
+        taken = false;
+        handed.set(grant); // before queued: an attempt in between answers "busy", then wakes
+        queued = false;
+        onRelease.run();
+    }
+
+    /** Whether the line should tick it: in line, with nothing handed, not ended. */
+    boolean waits() {
+        return !ended && handed.get() == null && queued;
+    }
+
+    /**
+     * Acquire-or-join; {@code channel} null while the listener is down.
+     *
+     * @return the grant when the lock was free and this statement took it; the caller hands it
+     */
+    // guarded by this
+    Grant join(String channel) throws SQLException {
+        rejoin = false;
+        HandOff.Joined joined = handOff.join(request, channel);
+        switch (joined.outcome()) {
+            case GRANTED -> {
+                return joined.grant();
+            }
+            case QUEUED -> {
+                mayBeInLine = true;
+                polls = 0;
+                due = System.nanoTime() + delayNanos(channel != null);
+                queued = true;
+                if (handed.get() != null) {
+                    queued = false; // handed in this JVM while the join returned
+                }
+            }
+            case RACED -> {
+                rejoin = true; // ticked again at once
+                queued = true;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Reads the lock: owned (the wake-up was missed, the grant is stored), or free, expired or out of
+     * line (acquire-or-join again: the head takes an expired lock over; the others keep their place).
+     */
+    // guarded by this
+    void tick(String channel, long refreshNanos) throws SQLException {
+        // Always read first, also after a raced join: the race may have been a hand-off to this very
+        // waiter, which a join cannot see (it would be refused again and again).
+        rejoin = false;
+        long now = System.nanoTime();
+        boolean refresh = now - refreshed >= refreshNanos;
+        HandOff.Tick tick = handOff.tick(request, refresh);
+        if (refresh) {
+            refreshed = now;
+        }
+        if (tick.owned() != null) {
+            mayBeInLine = false;
+            hand(tick.owned());
+        } else if (tick.free() || !tick.inLine()) {
+            Grant granted = join(channel);
+            if (granted != null) {
+                hand(granted);
+            }
+        }
+    }
+
+    /**
+     * The pause before the next tick: PostgreSQL's fixed one, a fallback for a missed NOTIFY; H2's and
+     * MariaDB's backoff from 1 ms after each join to {@value JdbcLine#TICK_MILLIS} ms.
+     */
+    long delayNanos(boolean listening) {
+        long millis = handOff == null || handOff.notifiesHeir()
+                ? listening ? JdbcLine.NOTIFIED_TICK_MILLIS : JdbcLine.TICK_MILLIS
+                : Math.min(JdbcLine.TICK_MILLIS, 1L << Math.min(polls, 5));
+        return TimeUnit.MILLISECONDS.toNanos(millis);
+    }
+
+    /**
+     * The wait ended: leave the line and, if the entry was already gone, release by owner id what was
+     * handed but not taken, which hands the lock on to the next in line; never the other way round,
+     * since one statement's snapshot would miss a hand-off that committed while it waited.
+     */
+    synchronized void end(JdbcConnections connections) {
+        ended = true;
+        String name = request.name();
+        String owner = request.ownerId();
+        if (handOff == null) {
+            try (JdbcSession db = connections.open(false)) {
+                db.update(shared.leave, name, owner);
+            } catch (SQLException e) {
+                throw new IllegalStateException(
+                        "leaving the waiters failed; the entry stops counting within " + JdbcLine.WINDOW_MILLIS + " ms",
+                        e);
+            }
+            return;
+        }
+        if (taken && !mayBeInLine) {
+            return; // taken from a hand-off, which deleted the entry
+        }
+        boolean left;
+        try {
+            left = handOff.leave(name, owner);
+        } catch (SQLException e) {
+            throw new IllegalStateException(
+                    "leaving the line failed; the entry stops counting within " + JdbcLine.WINDOW_MILLIS
+                            + " ms, and a lock handed to it is freed when its lease expires",
+                    e);
+        }
+        if (!left && !taken) {
+            handOff.release(name, owner); // handed meanwhile: pass it on
+        }
+    }
+}
