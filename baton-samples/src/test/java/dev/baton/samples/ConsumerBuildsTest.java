@@ -8,7 +8,10 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,6 +20,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 
 /**
@@ -34,14 +38,19 @@ class ConsumerBuildsTest {
     private static SampleServers servers;
     private static ExecutorService builds;
     private static Future<Map<Sample, SampleBuild.Result>> results;
+    private static Path repository;
+    private static List<Path> tail;
+    private static Set<Path> downloadedBefore;
 
     @BeforeAll
     static void startServersAndBuilds() throws IOException {
         Path maven = Path.of(property("baton.samples.maven"));
-        Path repository = Path.of(property("baton.samples.repo"));
-        Path tail = Path.of(property("baton.samples.tail"));
+        repository = Path.of(property("baton.samples.repo"));
+        tail = SampleBuild.tailRepositories(
+                property("baton.samples.tail"), System.getProperty("baton.samples.outer-tail", ""));
         Files.writeString(REPORT, "");
         servers = SampleServers.start();
+        downloadedBefore = downloaded(repository);
         builds = Executors.newSingleThreadExecutor();
         results = builds.submit(
                 () -> SampleBuild.runAll(SAMPLES, Sample.ALL, maven, repository, tail, servers.environment()));
@@ -68,6 +77,63 @@ class ConsumerBuildsTest {
     @TestFactory
     Stream<DynamicTest> eachSampleBuildsAndTakesALockOnEachOfItsBackends() {
         return Sample.ALL.stream().map(sample -> dynamicTest(sample.name(), () -> check(sample)));
+    }
+
+    /**
+     * The samples' build downloads only what none of the build's repositories holds: a file it
+     * fetched from a remote repository into its own during this run is in none of the tails it was
+     * given (files an earlier run fetched, kept in target/, are not judged).
+     */
+    @Test
+    void theSamplesBuildDownloadsNothingTheBuildAlreadyHas() throws Exception {
+        results.get(); // the whole build has run
+        Set<Path> now = downloaded(repository);
+        now.removeAll(downloadedBefore);
+        // What this build reads, named here from the build's own settings rather than from what
+        // SampleBuild passed on: its local repository and each of its tails.
+        List<Path> build = Stream.concat(
+                        Stream.of(property("baton.samples.tail")),
+                        Stream.of(System.getProperty("baton.samples.outer-tail", "")
+                                .split(",")))
+                .map(String::strip)
+                .filter(path -> !path.isEmpty() && !path.contains("${"))
+                .map(Path::of)
+                .filter(Files::isDirectory)
+                .toList();
+        List<Path> downloadedTwice = now.stream()
+                .map(repository::relativize)
+                .filter(relative -> build.stream().anyMatch(t -> Files.exists(t.resolve(relative))))
+                .sorted()
+                .toList();
+        assertThat(downloadedTwice)
+                .as("files the samples' build downloaded although one of %s holds them", build)
+                .isEmpty();
+    }
+
+    /**
+     * The files of a local repository that Maven downloaded from a remote one: each directory's
+     * {@code _remote.repositories} names them as {@code <file>><repository id>=}; an empty id is a
+     * file installed there (as the invoker plugin does), not downloaded.
+     */
+    private static Set<Path> downloaded(Path repository) throws IOException {
+        Set<Path> files = new HashSet<>();
+        if (!Files.isDirectory(repository)) {
+            return files;
+        }
+        try (Stream<Path> paths = Files.walk(repository)) {
+            for (Path marker : paths.filter(p -> p.getFileName().toString().equals("_remote.repositories"))
+                    .toList()) {
+                for (String line : Files.readAllLines(marker)) {
+                    int at = line.indexOf('>');
+                    if (!line.startsWith("#")
+                            && at > 0
+                            && !line.substring(at + 1).startsWith("=")) {
+                        files.add(marker.resolveSibling(line.substring(0, at)));
+                    }
+                }
+            }
+        }
+        return files;
     }
 
     private static void check(Sample sample) throws Exception {

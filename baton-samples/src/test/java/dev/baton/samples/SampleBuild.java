@@ -29,8 +29,8 @@ import java.util.stream.Stream;
  * fails, and each sample's result is its section of the log and its line in the reactor summary.
  *
  * <p>The build resolves Baton from the private repository the invoker plugin filled from this reactor,
- * everything else from the build's own local repository as a read-only tail (Maven 3.9), and reaches the
- * servers through the environment.
+ * everything else from the build's own local repository and that build's own tails, as read-only
+ * tails (Maven 3.9), and reaches the servers through the environment.
  */
 final class SampleBuild {
 
@@ -112,7 +112,7 @@ final class SampleBuild {
             List<Sample> samples,
             Path mavenHome,
             Path repository,
-            Path tail,
+            List<Path> tail,
             Map<String, String> environment)
             throws IOException, InterruptedException {
         for (Sample sample : samples) {
@@ -133,7 +133,7 @@ final class SampleBuild {
                 "--fail-at-end",
                 "-Dstyle.color=never",
                 "-Dmaven.repo.local=" + repository,
-                "-Dmaven.repo.local.tail=" + tail,
+                "-Dmaven.repo.local.tail=" + tail.stream().map(Path::toString).collect(Collectors.joining(",")),
                 // The samples' tests are short-lived JVMs too: the same flags as Maven's own (below),
                 // from the command line, so that each sample's POM stays as an application writes it.
                 "-DargLine=" + FAST_JVM,
@@ -187,6 +187,24 @@ final class SampleBuild {
             results.put(sample, new Result(exitCode, text, runtime, logFile));
         }
         return results;
+    }
+
+    /**
+     * The read-only repositories the samples' build resolves from besides its own: the outer build's
+     * local repository, then the outer build's own tails ({@code maven.repo.local.tail}, comma-separated;
+     * an unset property reaches here as blank or as its unresolved {@code ${...}}). Without the outer
+     * tails, what the outer build read from one of them (./test reads ~/.m2 as one) would be
+     * downloaded again from Maven Central.
+     */
+    static List<Path> tailRepositories(String localRepository, String outerTails) {
+        List<Path> tails = new ArrayList<>(List.of(Path.of(localRepository)));
+        for (String entry : outerTails.split(",")) {
+            String path = entry.strip();
+            if (!path.isEmpty() && !path.contains("${") && Files.isDirectory(Path.of(path))) {
+                tails.add(Path.of(path));
+            }
+        }
+        return List.copyOf(tails);
     }
 
     /** A POM that lists the samples as modules; the samples do not name it as their parent. */

@@ -13,12 +13,13 @@ import org.slf4j.LoggerFactory;
  * data directory and a database named {@code baton}.
  *
  * <p>{@link #start()} takes the PostgreSQL binaries from the {@code io.zonky.test.postgres}
- * binaries jar on the classpath (extracted once into a cache under {@code java.io.tmpdir}), runs
- * {@code initdb} into a new temporary directory and starts {@code postgres} with durability turned
- * off (fsync, synchronous commit and full page writes off: fast, but the data does not survive a
- * crash of the machine). Connections need password authentication as user {@code postgres}. When
- * the JVM runs as root, {@code initdb} and {@code postgres} run as uid/gid 65534 ({@code nobody})
- * through {@code setpriv}, because PostgreSQL refuses to run as root. The server's output goes to
+ * binaries jar on the classpath (extracted once into a cache under {@code java.io.tmpdir}), copies
+ * into a new temporary directory the empty cluster that {@code initdb} made once for those binaries
+ * (kept in the same cache) and starts {@code postgres} with durability turned off (fsync, synchronous
+ * commit and full page writes off: fast, but the data does not survive a crash of the machine).
+ * Connections need password authentication as user {@code postgres}. When the JVM runs as root,
+ * {@code initdb}, the copy and {@code postgres} run as uid/gid 65534 ({@code nobody}) through
+ * {@code setpriv}, because PostgreSQL refuses to run as root. The server's output goes to
  * {@code postgres.log} in the temporary directory.
  *
  * <p>If the environment variable {@code BATON_POSTGRES_URL} is set, nothing is started: the server
@@ -27,11 +28,11 @@ import org.slf4j.LoggerFactory;
  * {@code -1} and {@link #close()} does nothing.
  *
  * <p>Failure behaviour: {@link #start()} throws {@link IllegalStateException} when the binaries
- * cannot be found or extracted, {@code initdb} fails, or the server is not ready within 60 seconds
- * (the message includes the tail of the server log); it retries a few times on a port clash and
- * removes everything it created before throwing. {@link #close()} asks the server for a fast
- * shutdown (SIGINT), kills it (and its children) if it has not exited after 10 seconds, and deletes
- * the temporary directory. A JVM shutdown hook stops the server (SIGQUIT, then SIGKILL) if {@code
+ * cannot be found or extracted, {@code initdb} or the copy of its cluster fails, or the server is
+ * not ready within 60 seconds (the message includes the tail of the server log); it retries a few
+ * times on a port clash and removes everything it created before throwing. {@link #close()} asks
+ * the server for a fast shutdown (SIGINT), kills it (and its children) if it has not exited after
+ * 10 seconds, and deletes the temporary directory. A JVM shutdown hook stops the server (SIGQUIT, then SIGKILL) if {@code
  * close()} was never called; nothing can stop it if the JVM itself is killed with SIGKILL.
  *
  * <p>Faults: fault tests may send signals to {@link #pid()} (SIGSTOP/SIGCONT), {@link #kill()} the
@@ -103,8 +104,7 @@ public final class PostgresServer extends ManagedServer implements DatabaseServe
      * server stops when the JVM exits. For test classes that leave the server itself alone (no
      * signals, {@link #kill()} or {@link #restart()}) and keep their state in their database:
      * PostgreSQL scopes tables, advisory locks and LISTEN channels to a database, so such classes
-     * see nothing of each other, and a test JVM pays one {@code initdb} and one server start instead
-     * of one per class. With {@code BATON_POSTGRES_URL} set, every call gives that external server's
+     * see nothing of each other, and a test JVM pays one server start instead of one per class. With {@code BATON_POSTGRES_URL} set, every call gives that external server's
      * database.
      *
      * @return the database; its {@link DatabaseServer#close()} does nothing
@@ -238,7 +238,7 @@ public final class PostgresServer extends ManagedServer implements DatabaseServe
             long ready = System.nanoTime();
             PostgresServer server = new PostgresServer(port, process, base);
             log.info(
-                    "started PostgreSQL (pid {}) at {} in {} ms (binaries {} ms, initdb {} ms, startup {} ms); data in {}",
+                    "started PostgreSQL (pid {}) at {} in {} ms (binaries {} ms, cluster copied in {} ms, startup {} ms); data in {}",
                     process.pid(),
                     server.jdbcUrl,
                     TimeUnit.NANOSECONDS.toMillis(ready - started),

@@ -43,45 +43,95 @@ final class Postmaster {
     }
 
     /**
-     * Creates {@code data/} and {@code sockets/} and runs {@code initdb} with user {@link
-     * PostgresServer#USER} and password {@link PostgresServer#PASSWORD}. When the JVM runs as root,
-     * both directories are handed to uid 65534, which runs PostgreSQL.
+     * Creates {@code data/} and {@code sockets/} and fills {@code data/} with a copy of a cluster that
+     * {@code initdb} made once (user {@link PostgresServer#USER}, password {@link
+     * PostgresServer#PASSWORD}) and that is kept beside the binaries: {@code initdb} costs a second of
+     * CPU and several of wall time, a copy a tenth of that, and every server of these binaries starts
+     * from the same empty cluster anyway. When the JVM runs as root, both directories are handed to
+     * uid 65534, which copies and runs PostgreSQL.
      *
-     * @throws IllegalStateException if {@code initdb} fails
+     * @throws IllegalStateException if {@code initdb} or the copy fails
      */
     void initdb() throws IOException, InterruptedException {
+        Path template = template();
         Path data = Files.createDirectory(
                 dataDir(), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path sockets = Files.createDirectory(base.resolve("sockets"));
-        Path pwfile = Files.writeString(base.resolve("pwfile"), PostgresServer.PASSWORD + "\n", StandardCharsets.UTF_8);
-        Path initdbLog = base.resolve("initdb.log");
         if (Posix.isRoot()) {
-            Posix.requireReachableByOthers(bin);
             Posix.requireReachableByOthers(base.getParent());
             Posix.openUp(base); // nobody must be able to reach data/ and sockets/
             Posix.chownToNobody(data);
             Posix.chownToNobody(sockets);
+        }
+        // cp as the user that runs PostgreSQL, so that the copy is that user's; "data/." copies the
+        // content into the existing data/, which keeps its owner-only permissions (PostgreSQL checks them).
+        List<String> copy = new ArrayList<>(prefix);
+        copy.addAll(List.of("cp", "-R", template.resolve("data") + "/.", data.toString()));
+        Path copyLog = base.resolve("initdb.log");
+        int exit = Posix.run(copy, copyLog, 120);
+        if (exit != 0) {
+            throw new IllegalStateException("copying the PostgreSQL cluster " + template + " into " + data
+                    + " failed with exit code " + exit + Posix.tail(copyLog, 0));
+        }
+        Files.setPosixFilePermissions(data, PosixFilePermissions.fromString("rwx------"));
+    }
+
+    /**
+     * The cluster {@code initdb} made for these binaries, in the binaries' cache, made first if it is
+     * not there yet (concurrent JVMs keep one copy, see {@link BinaryCache}). Its name carries the
+     * binaries' directory name and the {@code initdb} options, so that new binaries or options make a
+     * new one.
+     */
+    private Path template() {
+        Path binaries = bin.getParent();
+        List<String> options = initdbOptions();
+        // the password is part of what the cluster holds: another one makes another cluster
+        String key = binaries.getFileName() + "-cluster-"
+                + Integer.toHexString(
+                        (String.join(" ", options) + " " + PostgresServer.PASSWORD).hashCode() & 0x7fffffff)
+                + (Posix.isRoot() ? "-nobody" : "");
+        return BinaryCache.install(
+                "a PostgreSQL cluster made by initdb",
+                binaries.getParent(),
+                key,
+                true,
+                dir -> Files.isRegularFile(dir.resolve("data").resolve("PG_VERSION"))
+                        && Files.isRegularFile(
+                                dir.resolve("data").resolve("global").resolve("pg_control")),
+                this::runInitdb);
+    }
+
+    /** Runs {@code initdb} into {@code into/data}; BinaryCache then renames {@code into} into place. */
+    private void runInitdb(Path into) throws IOException, InterruptedException {
+        Path data = Files.createDirectory(
+                into.resolve("data"),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path pwfile = Files.writeString(into.resolve("pwfile"), PostgresServer.PASSWORD + "\n", StandardCharsets.UTF_8);
+        Path initdbLog = base.resolve("initdb.log");
+        if (Posix.isRoot()) {
+            Posix.requireReachableByOthers(bin);
+            Posix.requireReachableByOthers(into.getParent());
+            Posix.openUp(into); // nobody must be able to reach data/ and the password file
+            Posix.chownToNobody(data);
             Posix.chownToNobody(pwfile);
         }
         List<String> initdb = new ArrayList<>(prefix);
-        initdb.addAll(List.of(
-                bin.resolve("initdb").toString(),
-                "-D",
-                data.toString(),
-                "-U",
-                PostgresServer.USER,
-                "--pwfile=" + pwfile,
-                "-A",
-                "scram-sha-256",
-                "-E",
-                "UTF8",
-                "--locale=C",
-                "--no-sync"));
-        int exit = Posix.run(initdb, initdbLog, 120);
-        if (exit != 0) {
-            throw new IllegalStateException("initdb failed with exit code " + exit + Posix.tail(initdbLog, 0));
+        initdb.add(bin.resolve("initdb").toString());
+        initdb.addAll(List.of("-D", data.toString(), "--pwfile=" + pwfile));
+        initdb.addAll(initdbOptions());
+        try {
+            int exit = Posix.run(initdb, initdbLog, 120);
+            if (exit != 0) {
+                throw new IllegalStateException("initdb failed with exit code " + exit + Posix.tail(initdbLog, 0));
+            }
+        } finally {
+            Files.delete(pwfile);
         }
-        Files.delete(pwfile);
+    }
+
+    /** The options of {@code initdb} besides the directory and the password file. */
+    private static List<String> initdbOptions() {
+        return List.of("-U", PostgresServer.USER, "-A", "scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync");
     }
 
     /** The command that runs {@code postgres} on {@code port} with durability off. */

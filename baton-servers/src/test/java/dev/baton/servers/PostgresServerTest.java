@@ -80,6 +80,9 @@ class PostgresServerTest {
 
     @Test
     void twoServersRunAtOnceAndCloseRemovesEverything() throws Exception {
+        try (Connection mine = connect(server)) {
+            execute(mine, "CREATE TABLE IF NOT EXISTS made_before_the_other (id INT)");
+        }
         PostgresServer other = PostgresServer.start();
         Path dataDir = other.dataDir();
         Path baseDir = other.baseDir();
@@ -91,6 +94,10 @@ class PostgresServerTest {
             execute(theirs, "CREATE TABLE only_in_other (id INT)");
             assertThat(queryInt(mine, "SELECT COUNT(*) FROM pg_tables WHERE tablename = 'only_in_other'"))
                     .isZero();
+            // each server starts from its own copy of the cluster initdb made once, never another's data
+            assertThat(queryInt(theirs, "SELECT COUNT(*) FROM pg_tables WHERE tablename = 'made_before_the_other'"))
+                    .isZero();
+            assertThat(other.dataDir()).isNotEqualTo(server.dataDir());
             assertThat(dataDir).isDirectory();
         }
         try (Connection open = connect(other)) {
