@@ -121,7 +121,8 @@ class RedisFencingTest {
             }
             go.countDown();
             for (Future<?> future : done) {
-                Await.result(future, Duration.ofSeconds(30));
+                // Each write a contended call on one key, as a grant is.
+                Await.result(future, KitTime.bulkWork(writers * perWriter));
             }
         } finally {
             pool.shutdownNow();
