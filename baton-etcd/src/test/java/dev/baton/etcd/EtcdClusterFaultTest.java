@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Faults of a 3-member cluster: the leader killed under contending clients, and quorum lost. */
-@Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Timeout(value = KitTime.TEST_TIMEOUT_SECONDS, unit = TimeUnit.SECONDS)
 class EtcdClusterFaultTest {
     /** etcd's election timeout (1 s in EtcdMember), randomised up to twice that. */
     private static final Duration ELECTION = Duration.ofSeconds(2);

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-@Timeout(60)
+@Timeout(KitTime.TEST_TIMEOUT_SECONDS)
 class RedisFencingTest {
     private static RedisServer server;
     private static RedisClient client;

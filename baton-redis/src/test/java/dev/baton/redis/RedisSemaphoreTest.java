@@ -42,7 +42,7 @@ import org.junit.jupiter.api.Timeout;
  * checked against what the server holds: the bound, tokens, expiry, the recorded count, clean-up
  * and renewal (see {@link RedisPermits}).
  */
-@Timeout(60)
+@Timeout(KitTime.TEST_TIMEOUT_SECONDS)
 class RedisSemaphoreTest {
     private static final RedisKeys KEYS = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
     private static final LockOptions OPTIONS =
