@@ -3,6 +3,7 @@ package dev.baton.check;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.servers.RedisServer;
+import dev.baton.testsupport.TestTime;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,7 +37,7 @@ class RedissonSubjectsTest {
             String lock = "redisson-subject-" + fenced;
             try (ClientSubject subject = RedissonSubjects.create(redis.uri(), Duration.ofSeconds(30), fenced)) {
                 ClientSubject.Hold hold =
-                        subject.acquire(lock, Duration.ofSeconds(5), () -> {}).orElseThrow();
+                        subject.acquire(lock, TestTime.grant(), () -> {}).orElseThrow();
                 assertThat(hold.knownLost()).as("held, asked at acquire").isFalse();
                 deleteKey("redisson:"
                         + lock); // as when the lease ran out under a stopped holder and another client took it

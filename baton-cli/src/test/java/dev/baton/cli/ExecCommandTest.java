@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
+import dev.baton.LockOptions;
 import dev.baton.servers.H2Server;
 import dev.baton.tck.Await;
 import dev.baton.tck.KitTime;
@@ -18,8 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -85,11 +84,19 @@ class ExecCommandTest {
         String name = name();
         try (LockClient client = Baton.connect(uri());
                 Lease held = client.lock(name).acquire(KitTime.grant())) {
-            long start = System.nanoTime();
-            CliRun run = CliRun.of("exec", "--uri", uri(), "--name", name, "--wait", "300ms", "--", "true");
+            Duration wait = Duration.ofMillis(300);
+            KitTime.Stopwatch waited = KitTime.stopwatch();
+            CliRun run =
+                    CliRun.of("exec", "--uri", uri(), "--name", name, "--wait", wait.toMillis() + "ms", "--", "true");
             assertThat(run.exitCode()).isEqualTo(ExitCodes.NOT_ACQUIRED);
             assertThat(run.err()).contains(name).contains("not acquired within PT0.3S");
-            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isBetween(250L, 10_000L);
+            // The wait, then the client's connection and close: an operation or two.
+            assertThat(waited.millis())
+                    .as("the wait and the client's set-up (%s)", waited)
+                    .isBetween(
+                            wait.toMillis() - 50,
+                            waited.allows(wait.plus(KitTime.OPERATION_TIMEOUT).plus(KitTime.SLACK))
+                                    .toMillis());
             assertThat(held.isValid()).isTrue();
         }
     }
@@ -135,6 +142,8 @@ class ExecCommandTest {
         Path pidFile = dir.resolve("pid");
         try (TcpProxy proxy = TcpProxy.start(new InetSocketAddress(server.host(), server.port()))) {
             String viaProxy = uri("127.0.0.1:" + proxy.address().getPort());
+            Duration lease = Duration.ofSeconds(1);
+            Duration grace = Duration.ofSeconds(1);
             CompletableFuture<CliRun> exec = CompletableFuture.supplyAsync(() -> CliRun.of(
                     "exec",
                     "--uri",
@@ -142,27 +151,28 @@ class ExecCommandTest {
                     "--name",
                     name,
                     "--lease",
-                    "1s",
+                    lease.toMillis() + "ms",
                     "--grace",
-                    "1s",
+                    grace.toMillis() + "ms",
                     "--",
                     "sh",
                     "-c",
                     "echo $$ > " + pidFile + "; exec sleep 120"));
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-            while (!Files.exists(pidFile) || Files.readString(pidFile).isBlank()) {
-                assertThat(System.nanoTime() - deadline)
-                        .as("the command started")
-                        .isNegative();
+            // The lock granted, then the shell started.
+            Await.condition("the command started", KitTime.grant(), () -> {
                 assertThat(exec).isNotDone();
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
-            }
+                return hasLine(pidFile);
+            });
             long pid = Long.parseLong(Files.readString(pidFile).trim());
             assertThat(ProcessHandle.of(pid))
                     .hasValueSatisfying(p -> assertThat(p.isAlive()).isTrue());
 
             proxy.cut();
-            CliRun run = Await.result(exec, Duration.ofSeconds(30));
+            // The loss at the lease's end, the command's grace, then the release's try through the cut
+            // link, bounded by the default operation timeout.
+            CliRun run = Await.result(
+                    exec,
+                    KitTime.bound(lease.plus(grace).plus(LockOptions.defaults().operationTimeout())));
             assertThat(run.exitCode()).as(run.err()).isEqualTo(ExitCodes.LEASE_LOST);
             assertThat(run.err().lines().toList())
                     .as("one line for the failure, not the renewal and release warnings around it")
@@ -195,5 +205,13 @@ class ExecCommandTest {
                     .contains(free + ": free");
         }
         assertThat(CliRun.of("status", "--uri", uri(), "").exitCode()).isEqualTo(ExitCodes.USAGE);
+    }
+
+    private static boolean hasLine(Path file) {
+        try {
+            return Files.exists(file) && !Files.readString(file).isBlank();
+        } catch (IOException e) {
+            return false; // being written
+        }
     }
 }

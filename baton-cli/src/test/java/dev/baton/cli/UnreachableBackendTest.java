@@ -2,12 +2,13 @@ package dev.baton.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,7 +55,7 @@ class UnreachableBackendTest {
                 .redirectError(stderr.toFile())
                 .start();
         try {
-            assertThat(process.waitFor(60, TimeUnit.SECONDS)).as("exited").isTrue();
+            Await.condition("the command's JVM to exit", KitTime.COLD_START, () -> !process.isAlive());
             String err = Files.readString(stderr, StandardCharsets.UTF_8);
             assertOneLine(
                     new CliRun(process.exitValue(), "", err), "baton status: ", "zookeeper", "check that a quorum");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.servers.EtcdServer;
 import dev.baton.tck.Await;
 import dev.baton.tck.Capability;
+import dev.baton.tck.KitTime;
 import dev.baton.tck.LockBackendContract;
 import dev.baton.tck.LockBackendFixture;
 import java.net.InetSocketAddress;
@@ -61,7 +62,9 @@ class EtcdClusterContractTest extends LockBackendContract {
         // left elect a leader first (an operation caught in an election fails with
         // LockUnavailableException within its timeout, as the contract says; EtcdFaultTest's cluster
         // case rides through one).
-        Await.condition("the two members left to elect a leader", Duration.ofSeconds(15), () -> {
+        // etcd's election timeout (1 s in EtcdMember), randomised up to twice that, and a round.
+        Duration election = Duration.ofSeconds(2);
+        Await.condition("the two members left to elect a leader", KitTime.bound(election), () -> {
             int elected = cluster.leader();
             return elected >= 0 && elected != leader;
         });

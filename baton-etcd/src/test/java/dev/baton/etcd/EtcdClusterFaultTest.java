@@ -23,8 +23,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Faults of a 3-member cluster: the leader killed under contending clients, and quorum lost. */
-@Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Timeout(value = KitTime.TEST_TIMEOUT_SECONDS, unit = TimeUnit.SECONDS)
 class EtcdClusterFaultTest {
+    /** etcd's election timeout (1 s in EtcdMember), randomised up to twice that. */
+    private static final Duration ELECTION = Duration.ofSeconds(2);
 
     @Test
     void contendingClientsRideThroughTheLeadersDeath() throws Exception {
@@ -42,13 +44,16 @@ class EtcdClusterFaultTest {
                 AtomicLong lastToken = new AtomicLong();
                 AtomicInteger tokensBackwards = new AtomicInteger();
                 AtomicInteger killedAt = new AtomicInteger(-1);
+                // An operation the kill cut off runs out, the members left elect a leader, then 60 holds.
+                Duration afterKill =
+                        KitTime.bound(options.operationTimeout().plus(ELECTION)).plus(KitTime.bulkWork(60));
                 List<CompletableFuture<Void>> workers = new ArrayList<>();
                 for (int c = 0; c < 3; c++) {
                     LockClient client = Baton.connect(cluster.uri(), options);
                     clients.add(client);
                     workers.add(CompletableFuture.runAsync(() -> {
                         while (killedAt.get() < 0 || holds.get() < killedAt.get() + 60) {
-                            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(30))) {
+                            try (Lease lease = client.lock(name).acquire(afterKill)) {
                                 if (inside.incrementAndGet() > 1) {
                                     overlaps.incrementAndGet();
                                 }
@@ -61,13 +66,15 @@ class EtcdClusterFaultTest {
                         }
                     }));
                 }
-                Await.condition("60 holds before the kill", Duration.ofSeconds(30), () -> holds.get() >= 60);
+                Await.condition(
+                        "60 holds before the kill",
+                        KitTime.grant().plus(KitTime.bulkWork(60)),
+                        () -> holds.get() >= 60);
                 int leader = cluster.leader();
                 assertThat(leader).isNotNegative();
                 killedAt.set(holds.get());
                 cluster.kill(leader);
-                CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new))
-                        .get(60, TimeUnit.SECONDS);
+                Await.result(CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)), afterKill);
                 assertThat(overlaps.get()).as("overlapping holds").isZero();
                 assertThat(tokensBackwards.get())
                         .as("tokens not above the previous holder's")
@@ -96,7 +103,7 @@ class EtcdClusterFaultTest {
                 List<String> messages = new ArrayList<>();
                 Await.condition(
                         "an attempt that fails with 'no quorum'",
-                        Duration.ofSeconds(20),
+                        KitTime.bound(ELECTION.plus(options.operationTimeout().multipliedBy(3))),
                         () -> {
                             Throwable thrown =
                                     catchThrowable(() -> client.lock(name).acquire(KitTime.grant()));
@@ -109,7 +116,8 @@ class EtcdClusterFaultTest {
                         .contains(name)
                         .contains("a majority of its members must be up");
                 cluster.restart(1);
-                try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(10))) {
+                Duration elected = KitTime.bound(ELECTION.plus(options.operationTimeout()));
+                try (Lease lease = client.lock(name).acquire(elected)) {
                     assertThat(lease.isValid())
                             .as("quorum is back with two of three")
                             .isTrue();

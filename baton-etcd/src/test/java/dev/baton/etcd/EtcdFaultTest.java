@@ -104,7 +104,7 @@ class EtcdFaultTest {
         LockClient cutOff =
                 client(proxy.address().getHostString() + ":" + proxy.address().getPort());
         LockClient other = client(server.endpoints());
-        Lease held = cutOff.lock(name).acquire(Duration.ofSeconds(10));
+        Lease held = cutOff.lock(name).acquire(KitTime.grant());
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         held.onLost(lost::complete);
 
@@ -114,7 +114,9 @@ class EtcdFaultTest {
         assertThat(Await.result(lost, KitTime.bound(OPTIONS.leaseTime()))).hasMessageContaining(name);
         assertThat(held.isValid()).isFalse();
         assertThatThrownBy(held::checkValid).isInstanceOf(LockLostException.class);
-        try (Lease next = other.lock(name).acquire(Duration.ofSeconds(15))) {
+        // etcd expires the lease on its own clock, at most a TTL (whole seconds) after the loss.
+        Duration freed = KitTime.bound(OPTIONS.leaseTime().plus(KitTime.TAKE_OVER));
+        try (Lease next = other.lock(name).acquire(freed)) {
             long freedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cutAt);
             assertThat(freedAfter)
                     .as("etcd frees the lock when the holder's lease expires, not before")
@@ -136,7 +138,7 @@ class EtcdFaultTest {
         TcpProxy proxy = track(TcpProxy.start(server.address(0)));
         LockClient client =
                 client(proxy.address().getHostString() + ":" + proxy.address().getPort());
-        client.lock(name).acquire(Duration.ofSeconds(10)).close();
+        client.lock(name).acquire(KitTime.grant()).close();
         proxy.cut();
         // Fail for 15 s, each attempt within the operation timeout: gRPC's reconnection pauses grow.
         long cutFor = TimeUnit.SECONDS.toNanos(15);
@@ -149,8 +151,8 @@ class EtcdFaultTest {
         }
         assertThat(failed).isPositive();
         proxy.restore();
-        // One operation timeout (2 s) to succeed, although gRPC's next attempt is seconds away.
-        try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(60))) {
+        // One operation timeout to succeed, although gRPC's next attempt is seconds away.
+        try (Lease lease = client.lock(name).acquire(KitTime.grant())) {
             assertThat(lease.isValid()).isTrue();
         }
     }
@@ -159,7 +161,7 @@ class EtcdFaultTest {
     void leaseRevokedUnderTheHolderIsReportedLost() throws Exception {
         String name = name();
         LockClient holder = client(server.endpoints());
-        Lease held = holder.lock(name).acquire(Duration.ofSeconds(10));
+        Lease held = holder.lock(name).acquire(KitTime.grant());
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         held.onLost(lost::complete);
         List<KeyValue> keys = queueKeys(name);
@@ -185,7 +187,7 @@ class EtcdFaultTest {
         String name = name();
         LockClient holderClient = client(server.endpoints());
         DistributedLock waiter = client(server.endpoints()).lock(name);
-        try (Lease held = holderClient.lock(name).acquire(Duration.ofSeconds(10))) {
+        try (Lease held = holderClient.lock(name).acquire(KitTime.grant())) {
             for (int i = 0; i < 1000; i++) {
                 assertThatThrownBy(() -> waiter.acquire(Duration.ofMillis(1))).isInstanceOf(LockTimeoutException.class);
             }

@@ -69,15 +69,14 @@ class EtcdLockKindsTest {
                 () -> writerClient.readWriteLock(name).writeLock().acquire(Duration.ofSeconds(20)));
         LockClient probe = client();
         // Until the writer's key is in the queue, a new reader still gets in beside the first.
-        Await.condition(
-                "the writer to queue behind the reader", Duration.ofSeconds(10), () -> !probe.readWriteLock(name)
-                        .readLock()
-                        .tryAcquire()
-                        .map(lease -> {
-                            lease.close();
-                            return true;
-                        })
-                        .orElse(false));
+        Await.condition("the writer to queue behind the reader", KitTime.grant(), () -> !probe.readWriteLock(name)
+                .readLock()
+                .tryAcquire()
+                .map(lease -> {
+                    lease.close();
+                    return true;
+                })
+                .orElse(false));
         assertThat(writer).isNotDone();
 
         reader.close();

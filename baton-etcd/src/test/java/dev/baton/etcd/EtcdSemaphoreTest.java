@@ -130,13 +130,14 @@ class EtcdSemaphoreTest {
         Set<Long> tokens = ConcurrentHashMap.newKeySet();
         AtomicInteger grants = new AtomicInteger();
         ExecutorService threads = Executors.newFixedThreadPool(8);
+        Duration run = KitTime.bulkWork(8 * 8);
         try {
             List<Future<?>> done = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
                 DistributedSemaphore semaphore = semaphores.get(t % 3);
                 done.add(threads.submit(() -> {
                     for (int i = 0; i < 8; i++) {
-                        try (Lease lease = semaphore.acquire(Duration.ofSeconds(20))) {
+                        try (Lease lease = semaphore.acquire(run)) {
                             int now = holding.incrementAndGet();
                             most.accumulateAndGet(now, Math::max);
                             assertThat(tokens.add(lease.fencingToken()))
@@ -152,7 +153,7 @@ class EtcdSemaphoreTest {
                 }));
             }
             for (Future<?> future : done) {
-                Await.result(future, Duration.ofSeconds(40));
+                Await.result(future, run);
             }
         } finally {
             threads.shutdownNow();
@@ -228,10 +229,12 @@ class EtcdSemaphoreTest {
         one.onLost(lost::complete);
         DistributedSemaphore other = client().semaphore(name, 2);
         assertThat(other.tryAcquire()).as("both permits held").isEmpty();
-        try (Lease next = other.acquire(Duration.ofSeconds(10))) {
+        // etcd expires the lease on its own clock: a TTL of whole seconds, at least its minimum one.
+        try (Lease next = other.acquire(KitTime.bound(Duration.ofSeconds(2).plus(KitTime.TAKE_OVER)))) {
             assertThat(next.fencingToken()).isGreaterThan(Math.max(one.fencingToken(), two.fencingToken()));
         }
-        assertThat(Await.result(lost, Duration.ofSeconds(5))).hasMessageContaining(name);
+        // Reported when its validity ran out, before etcd freed the permit.
+        assertThat(Await.result(lost, lease.plus(KitTime.SLACK))).hasMessageContaining(name);
     }
 
     @Test
@@ -313,7 +316,7 @@ class EtcdSemaphoreTest {
                 .orElseThrow()
                 .getLease();
         Await.result(etcd.getLeaseClient().revoke(waiterLease), KitTime.grant());
-        assertThatThrownBy(() -> Await.result(waiter, Duration.ofSeconds(20)))
+        assertThatThrownBy(() -> Await.result(waiter, KitTime.grant(OPTIONS.operationTimeout())))
                 .hasCauseInstanceOf(LockUnavailableException.class)
                 .hasMessageContaining("Baton semaphore '" + name + "'")
                 .hasMessageContaining("lease ended while waiting");

@@ -63,7 +63,7 @@ class EtcdTlsTest {
         String name = name();
         try (LockClient first = Baton.connect(server.uri(), OPTIONS);
                 LockClient second = Baton.connect(server.uri(), OPTIONS)) {
-            Lease held = first.lock(name).acquire(Duration.ofSeconds(10));
+            Lease held = first.lock(name).acquire(KitTime.grant());
             CompletableFuture<Lease> waiter =
                     CompletableFuture.supplyAsync(() -> second.lock(name).acquire(Duration.ofSeconds(30)));
             long token = held.fencingToken();
@@ -79,7 +79,7 @@ class EtcdTlsTest {
     void theTlsParameterIsTheSameAsTheScheme() {
         String uri = server.uri().replace("etcds://", "etcd://") + "&tls=true";
         try (LockClient client = Baton.connect(uri, OPTIONS);
-                Lease lease = client.lock(name()).acquire(Duration.ofSeconds(10))) {
+                Lease lease = client.lock(name()).acquire(KitTime.grant())) {
             assertThat(lease.isValid()).isTrue();
         }
     }

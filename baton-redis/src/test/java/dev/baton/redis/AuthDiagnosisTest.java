@@ -3,12 +3,13 @@ package dev.baton.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.servers.RedisServer;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.RedisURI;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,7 +44,7 @@ class AuthDiagnosisTest {
 
     private static Throwable failureOf(CompletableFuture<?> future) throws Exception {
         try {
-            future.get(TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS);
+            Await.result(future, KitTime.grant(TIMEOUT));
             throw new AssertionError("expected a failure");
         } catch (ExecutionException e) {
             return e.getCause();

@@ -54,7 +54,7 @@ class RedisClusterCommandOrderTest {
             client.lock(name).acquire(KitTime.grant()).close();
             Await.condition(
                     "the grant and the release in MONITOR's feed",
-                    Duration.ofSeconds(10),
+                    KitTime.grant(),
                     () -> monitor.clientsSending(lockKey).size() >= 1 && monitor.linesWith(lockKey) >= 2,
                     () -> "seen: " + monitor.lines);
             assertThat(monitor.clientsSending(lockKey))

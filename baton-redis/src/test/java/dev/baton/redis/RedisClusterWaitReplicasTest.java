@@ -97,7 +97,7 @@ class RedisClusterWaitReplicasTest {
             long renewWaits2 = master2.waitCalls();
             Await.condition(
                     "both renewed",
-                    Duration.ofSeconds(10),
+                    OPTIONS.leaseTime().plus(KitTime.SLACK),
                     () -> lease0.expiresAt().isAfter(expiry0)
                             && lease2.expiresAt().isAfter(expiry2));
             assertThat(master0.waitCalls())
@@ -181,7 +181,7 @@ class RedisClusterWaitReplicasTest {
             master0.sync().clientKill(KillArgs.Builder.typeNormal().skipme());
             Await.condition(
                     "the node connection to master 0 to go down and come back",
-                    Duration.ofSeconds(10),
+                    KitTime.grant(),
                     () -> node.connectionChanges(onMaster0.via()) >= 2);
 
             assertThat(wait.unconfirmed(onMaster0, "the grant"))

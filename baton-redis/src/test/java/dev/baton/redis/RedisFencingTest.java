@@ -30,7 +30,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-@Timeout(60)
+@Timeout(KitTime.TEST_TIMEOUT_SECONDS)
 class RedisFencingTest {
     private static RedisServer server;
     private static RedisClient client;
@@ -121,7 +121,8 @@ class RedisFencingTest {
             }
             go.countDown();
             for (Future<?> future : done) {
-                Await.result(future, Duration.ofSeconds(30));
+                // Each write a contended call on one key, as a grant is.
+                Await.result(future, KitTime.bulkWork(writers * perWriter));
             }
         } finally {
             pool.shutdownNow();

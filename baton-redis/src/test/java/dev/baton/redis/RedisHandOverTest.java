@@ -23,7 +23,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -115,7 +114,7 @@ class RedisHandOverTest {
             }
             Await.condition(
                     "three waiters queued, their clients' hand-over channels subscribed",
-                    Duration.ofSeconds(10),
+                    KitTime.grant(),
                     () -> redis.zcard(queueKey(name)) == 3
                             && redis.pubsubChannels(KEYS.prefix() + "handover:*")
                                             .size()
@@ -205,7 +204,7 @@ class RedisHandOverTest {
                     }
                 }
                 held.close();
-                assertThat(Await.result(granted, Duration.ofSeconds(30))).isGreaterThan(held.fencingToken());
+                assertThat(Await.result(granted, KitTime.grant())).isGreaterThan(held.fencingToken());
                 assertThat(first).as("what the server showed first").isEqualTo("the queue entry");
             } finally {
                 proxy.latency(Duration.ZERO);
@@ -223,8 +222,7 @@ class RedisHandOverTest {
             Lease holder = holderClient.lock(name).acquire(KitTime.grant());
             assertThatThrownBy(() -> quitter.lock(name).acquire(Duration.ofMillis(300)))
                     .isInstanceOf(LockTimeoutException.class);
-            Await.condition(
-                    "the quitter left the queue", Duration.ofSeconds(10), () -> redis.zcard(queueKey(name)) == 0);
+            Await.condition("the quitter left the queue", KitTime.grant(), () -> redis.zcard(queueKey(name)) == 0);
 
             holder.close();
             assertThat(redis.exists(lockKey(name)))
@@ -249,10 +247,11 @@ class RedisHandOverTest {
             Lease holder = holderClient.lock(name).acquire(KitTime.grant());
             // A waiter of a process that died: queued with a 700 ms lease on a channel nobody reads.
             String deadOwner = "0123456789abcdef0123456789abcdef";
+            Duration deadLease = Duration.ofMillis(700);
             redis.zadd(
                     queueKey(name),
                     System.currentTimeMillis() + 60_000,
-                    deadOwner + " 700 " + RedisKeys.DEFAULT_PREFIX + "handover:gone");
+                    deadOwner + " " + deadLease.toMillis() + " " + RedisKeys.DEFAULT_PREFIX + "handover:gone");
             // ... whose attempt marked the lock as wanted, as every failed attempt does.
             redis.set(lockKey(name), redis.get(lockKey(name)) + "+", io.lettuce.core.SetArgs.Builder.keepttl());
 
@@ -260,12 +259,13 @@ class RedisHandOverTest {
             assertThat(redis.get(lockKey(name)))
                     .as("handed to the queued waiter")
                     .startsWith(deadOwner);
-            long start = System.nanoTime();
-            try (Lease lease = next.lock(name).acquire(Duration.ofSeconds(10))) {
-                long waitedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-                assertThat(waitedMillis)
-                        .as("freed after the dead waiter's lease")
-                        .isLessThan(5_000);
+            // The dead waiter's lease, then the next waiter's poll and its grant.
+            Duration freed = deadLease.plus(KitTime.TAKE_OVER);
+            KitTime.Stopwatch waited = KitTime.stopwatch();
+            try (Lease lease = next.lock(name).acquire(KitTime.bound(freed))) {
+                assertThat(waited.millis())
+                        .as("freed after the dead waiter's lease (%s)", waited)
+                        .isLessThan(waited.allows(freed.plus(KitTime.SLACK)).toMillis());
                 assertThat(lease.fencingToken()).isGreaterThan(holder.fencingToken());
             }
         }

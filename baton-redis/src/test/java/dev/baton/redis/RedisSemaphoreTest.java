@@ -31,7 +31,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -43,7 +42,7 @@ import org.junit.jupiter.api.Timeout;
  * checked against what the server holds: the bound, tokens, expiry, the recorded count, clean-up
  * and renewal (see {@link RedisPermits}).
  */
-@Timeout(60)
+@Timeout(KitTime.TEST_TIMEOUT_SECONDS)
 class RedisSemaphoreTest {
     private static final RedisKeys KEYS = new RedisKeys(RedisKeys.DEFAULT_PREFIX);
     private static final LockOptions OPTIONS =
@@ -103,6 +102,7 @@ class RedisSemaphoreTest {
             for (int i = 0; i < 3; i++) {
                 clients.add(Baton.connect(server.uri(), OPTIONS));
             }
+            Duration run = KitTime.bulkWork(8 * 15);
             List<CompletableFuture<Void>> done = new ArrayList<>();
             for (int t = 0; t < 8; t++) {
                 LockClient client = clients.get(t % 3);
@@ -110,7 +110,7 @@ class RedisSemaphoreTest {
                         () -> {
                             long last = 0;
                             for (int round = 0; round < 15; round++) {
-                                try (Lease lease = client.semaphore(name, 4).acquire(Duration.ofSeconds(20))) {
+                                try (Lease lease = client.semaphore(name, 4).acquire(run)) {
                                     int now = holding.incrementAndGet();
                                     most.accumulateAndGet(now, Math::max);
                                     long onServer = redis.zcard(holdersKey(name));
@@ -128,7 +128,7 @@ class RedisSemaphoreTest {
                         },
                         threads));
             }
-            CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(50, TimeUnit.SECONDS);
+            Await.result(CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)), run);
         } finally {
             threads.shutdownNow();
             clients.forEach(LockClient::close);
@@ -171,8 +171,10 @@ class RedisSemaphoreTest {
             Lease second = crashed.semaphore(name, 2).acquire(KitTime.grant());
             assertThat(other.semaphore(name, 2).tryAcquire()).isEmpty();
 
-            try (Lease taken = other.semaphore(name, 2).acquire(Duration.ofSeconds(10));
-                    Lease alsoTaken = other.semaphore(name, 2).acquire(Duration.ofSeconds(10))) {
+            // The crashed client's 500 ms, then a poll and a grant.
+            Duration freed = KitTime.bound(crashing.leaseTime().plus(KitTime.TAKE_OVER));
+            try (Lease taken = other.semaphore(name, 2).acquire(freed);
+                    Lease alsoTaken = other.semaphore(name, 2).acquire(freed)) {
                 assertThat(taken.fencingToken()).isGreaterThan(Math.max(first.fencingToken(), second.fencingToken()));
                 assertThat(alsoTaken.fencingToken()).isGreaterThan(taken.fencingToken());
                 assertThat(first.isValid()).isFalse();
@@ -354,7 +356,7 @@ class RedisSemaphoreTest {
             // lived that long; the lock, renewed in the same calls, must have too.
             Await.condition(
                     "the permit renewed past three lease times",
-                    Duration.ofSeconds(15),
+                    SHORT_LEASE.multipliedBy(3).plus(KitTime.SLACK),
                     () -> onlyScore(name) > firstExpiry + 3 * SHORT_LEASE.toMillis());
             assertThat(lock.isValid()).isTrue();
             assertThat(permit.isValid()).isTrue();

@@ -42,7 +42,7 @@ class RedisSentinelDefaultWaitTest {
                 LockClient client = Baton.connect(servers.uri(), OPTIONS);
                 Peek master = Peek.at(servers.master());
                 Peek replica = Peek.at(servers.replicas().get(0))) {
-            Await.condition("the replica to connect", Duration.ofSeconds(10), () -> connectedReplicas(master) == 1);
+            Await.condition("the replica to connect", KitTime.grant(), () -> connectedReplicas(master) == 1);
             String name = RedisWaitReplicasTest.name("default-confirmed");
             long waitsBefore = master.waitCalls();
             Lease lease = client.lock(name).acquire(KitTime.grant());
@@ -53,8 +53,8 @@ class RedisSentinelDefaultWaitTest {
 
             Instant firstExpiry = lease.expiresAt();
             long waitsBeforeRenewal = master.waitCalls();
-            Await.condition(
-                    "a renewal", Duration.ofSeconds(10), () -> lease.expiresAt().isAfter(firstExpiry));
+            Await.condition("a renewal", OPTIONS.leaseTime().plus(KitTime.SLACK), () -> lease.expiresAt()
+                    .isAfter(firstExpiry));
             assertThat(master.waitCalls()).as("WAIT after the renewal").isGreaterThan(waitsBeforeRenewal);
             lease.close();
         }
@@ -66,7 +66,7 @@ class RedisSentinelDefaultWaitTest {
                 LockClient client = Baton.connect(servers.uri(), OPTIONS);
                 Peek master = Peek.at(servers.master())) {
             String name = RedisWaitReplicasTest.name("default-paused-replica");
-            Await.condition("the replica to connect", Duration.ofSeconds(10), () -> connectedReplicas(master) == 1);
+            Await.condition("the replica to connect", KitTime.grant(), () -> connectedReplicas(master) == 1);
             client.lock(name).acquire(KitTime.grant()).close(); // connected, scripts loaded
             RedisServer replica = servers.replicas().get(0);
             replica.pause();
@@ -96,7 +96,7 @@ class RedisSentinelDefaultWaitTest {
         try (RedisSentinelServers servers = RedisSentinelServers.startWithReplicas(1);
                 LockClient client = Baton.connect(servers.uri(), shortLease);
                 Peek master = Peek.at(servers.master())) {
-            Await.condition("the replica to connect", Duration.ofSeconds(10), () -> connectedReplicas(master) == 1);
+            Await.condition("the replica to connect", KitTime.grant(), () -> connectedReplicas(master) == 1);
             String name = RedisWaitReplicasTest.name("late-ack");
             client.lock(name + "-warm").acquire(KitTime.grant()).close(); // connected, scripts loaded
             RedisServer replica = servers.replicas().get(0);
@@ -104,15 +104,15 @@ class RedisSentinelDefaultWaitTest {
             CompletableFuture<Optional<Lease>> attempt;
             try {
                 attempt = CompletableFuture.supplyAsync(() -> client.lock(name).tryAcquire());
-                Await.condition("the grant written on the master", Duration.ofSeconds(10), () -> master.has(name));
+                Await.condition("the grant written on the master", KitTime.grant(), () -> master.has(name));
                 Await.condition(
                         "the grant's key to expire on the master while WAIT waits",
-                        Duration.ofSeconds(10),
+                        shortLease.leaseTime().plus(KitTime.SLACK),
                         () -> !master.has(name));
             } finally {
                 replica.resume(); // the replica catches up and acknowledges: too late
             }
-            Optional<Lease> result = Await.result(attempt, Duration.ofSeconds(20));
+            Optional<Lease> result = Await.result(attempt, KitTime.grant(shortLease.operationTimeout()));
             assertThat(result)
                     .as("no lease whose key already expired on the master (%s)", result)
                     .isEmpty();
@@ -132,7 +132,7 @@ class RedisSentinelDefaultWaitTest {
                 Peek master = Peek.at(servers.master())) {
             servers.replicas().get(0).kill();
             Await.condition(
-                    "the master to see its replica gone", Duration.ofSeconds(10), () -> connectedReplicas(master) == 0);
+                    "the master to see its replica gone", KitTime.grant(), () -> connectedReplicas(master) == 0);
             String name = RedisWaitReplicasTest.name("default-no-replica");
             long waitsBefore = master.waitCalls();
             try (Lease lease = client.lock(name).acquire(KitTime.grant())) {
@@ -147,7 +147,7 @@ class RedisSentinelDefaultWaitTest {
         try (RedisSentinelServers servers = RedisSentinelServers.startWithReplicas(1);
                 LockClient client = Baton.connect(servers.uri("waitReplicas=0"), OPTIONS);
                 Peek master = Peek.at(servers.master())) {
-            Await.condition("the replica to connect", Duration.ofSeconds(10), () -> connectedReplicas(master) == 1);
+            Await.condition("the replica to connect", KitTime.grant(), () -> connectedReplicas(master) == 1);
             String name = RedisWaitReplicasTest.name("opted-out");
             long waitsBefore = master.waitCalls();
             try (Lease lease = client.lock(name).acquire(KitTime.grant())) {

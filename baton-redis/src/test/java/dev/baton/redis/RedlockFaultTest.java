@@ -81,7 +81,7 @@ class RedlockFaultTest {
         long previous = before;
         for (int i = 0; i < 20; i++) {
             LockClient client = i % 2 == 0 ? first : second;
-            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(10))) {
+            try (Lease lease = client.lock(name).acquire(KitTime.grant())) {
                 assertThat(lease.fencingToken()).isGreaterThan(previous);
                 previous = lease.fencingToken();
                 assertThat((i % 2 == 0 ? second : first).lock(name).tryAcquire())
@@ -92,7 +92,8 @@ class RedlockFaultTest {
         // A held lease renews on the remaining majority past its lease time.
         try (Lease lease = first.lock(name).acquire(KitTime.grant())) {
             long start = System.nanoTime();
-            while (System.nanoTime() - start < Duration.ofMillis(2500).toNanos()) {
+            while (System.nanoTime() - start
+                    < OPTIONS.leaseTime().plusMillis(500).toNanos()) {
                 assertThat(second.lock(name).tryAcquire()).isEmpty();
             }
             assertThat(lease.isValid()).isTrue();
@@ -145,7 +146,7 @@ class RedlockFaultTest {
         masters.get(2).kill();
         setCounter(masters.get(3), name, "1");
         setCounter(masters.get(4), name, "1");
-        try (Lease lease = first.lock(name).acquire(Duration.ofSeconds(10))) {
+        try (Lease lease = first.lock(name).acquire(KitTime.grant())) {
             assertThat(lease.fencingToken()).isGreaterThan(secondToken);
         }
     }

@@ -102,35 +102,37 @@ abstract class AsyncProperty {
         int rounds = 30;
         LockClient async = contract.client();
         LockClient blocking = contract.client();
+        // One blocking thread and four chains, each taking the lock that many rounds.
+        Duration run = KitTime.bulkWork(5 * rounds);
         Future<?> threads = contract.inThread(() -> {
-            sections.run(blocking.lock(name), rounds);
+            sections.run(blocking.lock(name), rounds, run);
             return null;
         });
         DistributedLock lock = async.lock(name);
         // Four chains of asynchronous acquisitions at once, each starting its next one on release.
         List<CompletableFuture<Void>> chains = new ArrayList<>();
         for (int c = 0; c < 4; c++) {
-            chains.add(chain(lock, sections, rounds));
+            chains.add(chain(lock, sections, rounds, run));
         }
         for (CompletableFuture<Void> chain : chains) {
-            chain.get(KitTime.TEST_TIMEOUT_SECONDS / 2, TimeUnit.SECONDS);
+            Await.result(chain, run);
         }
-        threads.get(KitTime.TEST_TIMEOUT_SECONDS / 2, TimeUnit.SECONDS);
+        Await.result(threads, run);
         assertThat(sections.overlaps.get()).as("overlapping critical sections").isZero();
         assertThat(sections.counter).isEqualTo(5L * rounds);
         CriticalSections.assertStrictlyIncreasing(sections.tokens);
     }
 
-    private static CompletableFuture<Void> chain(DistributedLock lock, CriticalSections sections, int rounds) {
+    private static CompletableFuture<Void> chain(
+            DistributedLock lock, CriticalSections sections, int rounds, Duration wait) {
         CompletableFuture<Void> start = CompletableFuture.completedFuture(null);
         CompletableFuture<Void> next = start;
         for (int i = 0; i < rounds; i++) {
-            next = next.thenCompose(ignored -> lock.acquireAsync(Duration.ofSeconds(60)))
-                    .thenCompose(lease -> {
-                        sections.enter(lease);
-                        sections.exit();
-                        return lease.releaseAsync();
-                    });
+            next = next.thenCompose(ignored -> lock.acquireAsync(wait)).thenCompose(lease -> {
+                sections.enter(lease);
+                sections.exit();
+                return lease.releaseAsync();
+            });
         }
         return next;
     }
@@ -220,14 +222,15 @@ abstract class AsyncProperty {
         List<DistributedLock> locks = new ArrayList<>();
         for (int c = 0; c < FairnessProperty.CLIENTS; c++) {
             DistributedLock lock = contract.client().lock(name);
-            lock.acquire(Duration.ofSeconds(60)).close(); // connected before the run counts
+            lock.acquire(contract.grant()).close(); // connected before the run counts
             locks.add(lock);
         }
         long countingSince = System.nanoTime();
+        Duration run = FairnessProperty.runBound();
         List<CompletableFuture<Void>> loops = new ArrayList<>();
         for (int c = 0; c < locks.size(); c++) {
             int client = c;
-            loops.add(loop(locks.get(c), stop, lease -> {
+            loops.add(loop(locks.get(c), run, stop, lease -> {
                 if (inside.incrementAndGet() > 1) {
                     overlaps.incrementAndGet();
                 }
@@ -236,7 +239,7 @@ abstract class AsyncProperty {
             }));
         }
         for (CompletableFuture<Void> loop : loops) {
-            loop.get(100, TimeUnit.SECONDS);
+            Await.result(loop, run);
         }
         assertThat(overlaps.get()).isZero();
         FairnessProperty.assertFairShares(contract, grants);
@@ -244,16 +247,16 @@ abstract class AsyncProperty {
 
     /** Acquires, runs {@code inside}, releases, and again, until {@code stop}; all asynchronously. */
     private static CompletableFuture<Void> loop(
-            DistributedLock lock, AtomicBoolean stop, java.util.function.Consumer<Lease> inside) {
+            DistributedLock lock, Duration wait, AtomicBoolean stop, java.util.function.Consumer<Lease> inside) {
         if (stop.get()) {
             return CompletableFuture.completedFuture(null);
         }
-        return lock.acquireAsync(Duration.ofSeconds(60))
+        return lock.acquireAsync(wait)
                 .thenCompose(lease -> {
                     inside.accept(lease);
                     return lease.releaseAsync();
                 })
-                .thenCompose(released -> loop(lock, stop, inside));
+                .thenCompose(released -> loop(lock, wait, stop, inside));
     }
 
     /** Waiter {@code i}'s lease, granted within the bound of the release before it. */

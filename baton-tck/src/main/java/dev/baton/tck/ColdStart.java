@@ -21,7 +21,7 @@ import java.util.Optional;
  */
 final class ColdStart {
     /** Bound on a cold JVM's first backend call: class loading and JIT on a starved machine. */
-    static final Duration BOUND = Duration.ofSeconds(60);
+    static final Duration BOUND = KitTime.COLD_START;
 
     private ColdStart() {}
 

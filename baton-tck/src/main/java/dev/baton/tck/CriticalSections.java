@@ -17,9 +17,15 @@ final class CriticalSections {
     final List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
     long counter; // deliberately not atomic: only the lock protects it
 
-    void run(DistributedLock lock, int iterations) {
+    /**
+     * Runs {@code iterations} critical sections under {@code lock}.
+     *
+     * @param wait the bound on each acquisition: the whole run's, since a waiter may be passed over
+     *     while every other one takes its turns
+     */
+    void run(DistributedLock lock, int iterations, Duration wait) {
         for (int i = 0; i < iterations; i++) {
-            try (Lease lease = lock.acquire(Duration.ofSeconds(60))) {
+            try (Lease lease = lock.acquire(wait)) {
                 enter(lease);
                 exit();
             }

@@ -45,6 +45,14 @@ abstract class FairnessProperty {
      */
     static final Duration RUN = Duration.ofSeconds(2);
 
+    /**
+     * Bound on a run and on each acquisition in it: {@link #GRANTS} grants, or {@link #RUN} spent
+     * waiting for a fair share, and the clients' first grants before the counting.
+     */
+    static Duration runBound() {
+        return KitTime.bulkWork(GRANTS + CLIENTS).plus(RUN);
+    }
+
     private final LockBackendContract contract;
 
     FairnessProperty(LockBackendContract contract) {
@@ -61,15 +69,16 @@ abstract class FairnessProperty {
         AtomicBoolean stop = new AtomicBoolean();
         long[] countingSince = new long[1];
         CyclicBarrier connected = new CyclicBarrier(CLIENTS, () -> countingSince[0] = System.nanoTime());
+        Duration run = runBound();
         List<Future<Object>> loops = new ArrayList<>();
         for (int c = 0; c < CLIENTS; c++) {
             int client = c;
             DistributedLock lock = contract.client().lock(name);
             loops.add(contract.inThread(() -> {
-                lock.acquire(Duration.ofSeconds(60)).close();
-                connected.await(60, TimeUnit.SECONDS);
+                lock.acquire(run).close();
+                connected.await(run.toMillis(), TimeUnit.MILLISECONDS);
                 while (!stop.get()) {
-                    try (Lease lease = lock.acquire(Duration.ofSeconds(60))) {
+                    try (Lease lease = lock.acquire(run)) {
                         if (inside.incrementAndGet() > 1) {
                             overlaps.incrementAndGet();
                         }
@@ -81,7 +90,7 @@ abstract class FairnessProperty {
             }));
         }
         for (Future<Object> loop : loops) {
-            loop.get(100, TimeUnit.SECONDS);
+            Await.result(loop, run);
         }
         assertThat(overlaps.get()).isZero();
         assertFairShares(contract, grants);

@@ -132,7 +132,7 @@ public final class ForkedLockClient {
     private static void hold(String uri, String name, Duration lease) throws InterruptedException {
         LockClient client =
                 Baton.connect(uri, LockOptions.builder().leaseTime(lease).build());
-        Lease held = client.lock(name).acquire(Duration.ofSeconds(60));
+        Lease held = client.lock(name).acquire(ColdStart.BOUND);
         System.out.println("ACQUIRED " + held.fencingToken());
         System.out.flush();
         new CountDownLatch(1).await();
@@ -165,7 +165,7 @@ public final class ForkedLockClient {
     private static void holdPermit(String uri, String name, int permits, Duration lease) throws InterruptedException {
         LockClient client =
                 Baton.connect(uri, LockOptions.builder().leaseTime(lease).build());
-        Lease held = client.semaphore(name, permits).acquire(Duration.ofSeconds(60));
+        Lease held = client.semaphore(name, permits).acquire(ColdStart.BOUND);
         System.out.println("ACQUIRED " + held.fencingToken());
         System.out.flush();
         new CountDownLatch(1).await();
@@ -180,8 +180,10 @@ public final class ForkedLockClient {
             throws IOException {
         try (LockClient client = Baton.connect(uri, fastPolling(lease))) {
             DistributedSemaphore semaphore = client.semaphore(name, permits);
+            // A waiter may be passed over for the whole run: the workers' grants and this process's.
+            Duration wait = KitTime.bulkWork((ForkedWorkers.COUNT + 1) * iterations);
             for (int i = 0; i < iterations; i++) {
-                try (Lease permit = semaphore.acquire(Duration.ofSeconds(60))) {
+                try (Lease permit = semaphore.acquire(wait)) {
                     Path mine = dir.resolve(ProcessHandle.current().pid() + "-" + i);
                     Files.createFile(mine);
                     long inside;

@@ -43,6 +43,13 @@ public final class KitTime {
     public static final Duration SLACK = TestTime.SLACK;
 
     /**
+     * How late after a deadline of its own (a lease's validity, an operation timeout) the code under
+     * test may act on an idle machine: a timer's wake-up, a call cut off, a GC pause. Shorter than
+     * {@link #SLACK}, so that a bound that proves "at the deadline, not later" stays close to it.
+     */
+    public static final Duration PAST_DEADLINE = TestTime.PAST_DEADLINE;
+
+    /**
      * How long after a dead holder's lock came free a client waiting for it must hold it: a waiter's
      * wake-up or next poll plus one grant. Leader election promises a take-over within the freed
      * lease ({@link LockBackendFixture#freedAfter}) plus this.
@@ -61,8 +68,26 @@ public final class KitTime {
      */
     public static final Duration CLOSE = TestTime.CLOSE;
 
-    /** Bound on one kit test as a whole, however it hangs: JUnit fails it after this. */
-    public static final long TEST_TIMEOUT_SECONDS = 120;
+    /**
+     * The most one grant of a contended lock takes on an idle machine, on the slowest server the kit
+     * runs; see {@link #bulkWork(int)}.
+     */
+    public static final Duration HAND_OVER = TestTime.HAND_OVER;
+
+    /**
+     * The most grants one kit test waits for in one run: {@code MutualExclusionProperty}'s eight
+     * threads of a hundred critical sections each.
+     */
+    static final int LARGEST_RUN = 800;
+
+    /**
+     * Bound on one kit test (or a backend's own test with waits as long) as a whole, however it hangs:
+     * JUnit fails it after this. Longer than the longest wait of a kit test ({@link #bulkWork(int)} of
+     * the 800 grants of its largest run) lengthened {@link #MAX_STRETCH} times by the stall, so that
+     * on a busy machine the wait runs out first and says what it waited for; on its own it only stops
+     * a test that hangs outside any wait.
+     */
+    public static final long TEST_TIMEOUT_SECONDS = 420;
 
     /**
      * The most a wait the test times itself ({@link Stopwatch}, {@link Await}) grows on a busy
@@ -105,6 +130,29 @@ public final class KitTime {
      */
     public static Duration grant() {
         return TestTime.grant();
+    }
+
+    /**
+     * As {@link #grant()}, for a client whose operation timeout is not the kit's.
+     *
+     * @param operationTimeout the client's operation timeout
+     * @return {@code bound(operationTimeout)}
+     */
+    public static Duration grant(Duration operationTimeout) {
+        return TestTime.grant(operationTimeout);
+    }
+
+    /**
+     * Bound on a run of {@code grants} grants of contended locks on an idle machine (threads,
+     * clients or processes looping on one name), for the test to wait on with {@link Await}, which
+     * lengthens it by the stall measured meanwhile: a bound against a hang that grows with the work,
+     * not a speed target.
+     *
+     * @param grants how many grants the run makes
+     * @return {@code HAND_OVER * grants + SLACK}
+     */
+    public static Duration bulkWork(int grants) {
+        return TestTime.bulkWork(grants);
     }
 
     /**

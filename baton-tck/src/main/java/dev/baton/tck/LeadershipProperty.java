@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  */
 abstract class LeadershipProperty {
     private static final Logger log = LoggerFactory.getLogger(LeadershipProperty.class);
-    private static final Duration START = Duration.ofSeconds(60);
+    private static final Duration START = KitTime.COLD_START;
 
     private final LockBackendContract contract;
 

@@ -15,7 +15,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import org.junit.jupiter.api.Test;
@@ -57,7 +56,7 @@ abstract class MultiLockProperty {
                     for (int index : picked) {
                         set.add(pool.get(index));
                     }
-                    // Without limit: a deadlock would hang here until the suite's timeout.
+                    // Without limit: a deadlock would hang here until the wait below runs out.
                     try (Lease lease =
                             client.multiLock(set.toArray(String[]::new)).acquire()) {
                         for (int index : picked) {
@@ -76,7 +75,8 @@ abstract class MultiLockProperty {
             }));
         }
         for (Future<Object> client : clients) {
-            client.get(100, TimeUnit.SECONDS);
+            // Eight clients, ten sets each of up to three members, each member a grant.
+            Await.result(client, KitTime.bulkWork(8 * 10 * 3));
         }
         assertThat(overlaps.get()).as("two holders of one name (seed %d)", seed).isZero();
         assertThat(done.get()).isEqualTo(8 * 10);

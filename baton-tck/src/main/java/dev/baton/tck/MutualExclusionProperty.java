@@ -31,15 +31,16 @@ abstract class MutualExclusionProperty {
         CriticalSections sections = new CriticalSections();
         int threadsCount = 8;
         int iterations = 100;
+        Duration run = KitTime.bulkWork(threadsCount * iterations);
         List<Future<?>> done = new ArrayList<>();
         for (int t = 0; t < threadsCount; t++) {
             done.add(contract.inThread(() -> {
-                sections.run(client.lock(name), iterations);
+                sections.run(client.lock(name), iterations, run);
                 return null;
             }));
         }
         for (Future<?> future : done) {
-            Await.result(future, Duration.ofSeconds(90));
+            Await.result(future, run);
         }
         assertThat(sections.overlaps.get()).as("overlapping critical sections").isZero();
         assertThat(sections.counter).isEqualTo((long) threadsCount * iterations);
@@ -53,18 +54,19 @@ abstract class MutualExclusionProperty {
         int clients = 3;
         int threadsPerClient = 3;
         int iterations = 40;
+        Duration run = KitTime.bulkWork(clients * threadsPerClient * iterations);
         List<Future<?>> done = new ArrayList<>();
         for (int c = 0; c < clients; c++) {
             LockClient client = contract.client();
             for (int t = 0; t < threadsPerClient; t++) {
                 done.add(contract.inThread(() -> {
-                    sections.run(client.lock(name), iterations);
+                    sections.run(client.lock(name), iterations, run);
                     return null;
                 }));
             }
         }
         for (Future<?> future : done) {
-            Await.result(future, Duration.ofSeconds(90));
+            Await.result(future, run);
         }
         assertThat(sections.overlaps.get()).as("overlapping critical sections").isZero();
         assertThat(sections.counter).isEqualTo((long) clients * threadsPerClient * iterations);
@@ -83,6 +85,8 @@ abstract class MutualExclusionProperty {
             int processes = 3;
             int iterations = 100;
             Duration lease = contract.lease(Duration.ofSeconds(10));
+            // A worker started for this run warms up first (ColdStart).
+            Duration run = KitTime.COLD_START.plus(KitTime.bulkWork(processes * iterations));
             List<ForkedWorkers.Run> others = ForkedWorkers.run(
                     processes - 1,
                     "count",
@@ -94,11 +98,11 @@ abstract class MutualExclusionProperty {
                     Long.toString(lease.toMillis()));
             Future<String> here = contract.inThread(
                     () -> ForkedLockClient.count(contract.fixture().uri(), name, iterations, counter, marker, lease));
-            assertThat(Await.result(here, Duration.ofSeconds(100)))
+            assertThat(Await.result(here, run))
                     .as("what this JVM saw (null: no overlap)")
                     .isNull();
             for (ForkedWorkers.Run other : others) {
-                assertThat(other.await(Duration.ofSeconds(100)))
+                assertThat(other.await(run))
                         .as("what another process saw; its worker's stderr:\n%s", other.stderrTail())
                         .isEqualTo("DONE");
             }

@@ -90,13 +90,15 @@ abstract class ReadWriteProperty {
         Lease written = contract.client().readWriteLock(name).writeLock().acquire(contract.grant());
         DistributedReadWriteLock readers = contract.client().readWriteLock(name);
         CountDownLatch bothIn = new CountDownLatch(2);
+        // Both waiters served once the writer released: a hand-over, then the other reader's grant.
+        Duration served = KitTime.bound(KitTime.OPERATION_TIMEOUT.multipliedBy(3));
         List<Future<Long>> results = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             results.add(contract.inThread(() -> {
-                try (Lease lease = readers.readLock().acquire(Duration.ofSeconds(20))) {
+                try (Lease lease = readers.readLock().acquire(served)) {
                     bothIn.countDown();
                     // Both readers must be inside together.
-                    if (!bothIn.await(20, TimeUnit.SECONDS)) {
+                    if (!bothIn.await(served.toMillis(), TimeUnit.MILLISECONDS)) {
                         throw new AssertionError("readers did not share the lock");
                     }
                     return lease.fencingToken();
@@ -105,8 +107,7 @@ abstract class ReadWriteProperty {
         }
         written.close();
         for (Future<Long> result : results) {
-            assertThat(Await.result(result, KitTime.bound(KitTime.OPERATION_TIMEOUT.multipliedBy(3))))
-                    .isGreaterThan(written.fencingToken());
+            assertThat(Await.result(result, served)).isGreaterThan(written.fencingToken());
         }
     }
 

@@ -37,8 +37,8 @@ abstract class RenewalAtScaleProperty {
      * than a lease, so only renewals that overlap keep up.
      */
     static final Duration ONE_WAY_DELAY = Duration.ofMillis(5);
-    /** How late after its validity deadline a loss may be reported: timer wake-up, GC, a loaded machine. */
-    static final Duration REPORT_SLACK = Duration.ofMillis(1500);
+    /** How late after its validity deadline a loss may be reported: timer wake-up, GC. */
+    static final Duration REPORT_SLACK = KitTime.PAST_DEADLINE;
 
     private final LockBackendContract contract;
     private Duration lease;

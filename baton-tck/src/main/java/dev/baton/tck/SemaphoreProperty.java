@@ -19,7 +19,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -115,13 +114,14 @@ abstract class SemaphoreProperty {
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
         List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
+        Duration run = KitTime.bulkWork(clients * threadsPerClient * iterations);
         List<Future<Object>> workers = new ArrayList<>();
         for (int c = 0; c < clients; c++) {
             DistributedSemaphore semaphore = semaphore(contract.client(), name, permits);
             for (int t = 0; t < threadsPerClient; t++) {
                 workers.add(contract.inThread(() -> {
                     for (int i = 0; i < iterations; i++) {
-                        try (Lease permit = semaphore.acquire(Duration.ofSeconds(60))) {
+                        try (Lease permit = semaphore.acquire(run)) {
                             int now = inside.incrementAndGet();
                             most.accumulateAndGet(now, Math::max);
                             tokens.add(permit.fencingToken());
@@ -134,7 +134,7 @@ abstract class SemaphoreProperty {
             }
         }
         for (Future<Object> worker : workers) {
-            worker.get(100, TimeUnit.SECONDS);
+            Await.result(worker, run);
         }
         assertThat(most.get()).as("most permit holders at once").isLessThanOrEqualTo(permits);
         assertThat(new HashSet<>(tokens))
@@ -150,6 +150,8 @@ abstract class SemaphoreProperty {
         try {
             // Three processes: the JVM's two workers (ForkedWorkers) and this JVM.
             Duration lease = contract.lease(Duration.ofSeconds(10));
+            // A worker started for this run warms up first (ColdStart).
+            Duration run = KitTime.COLD_START.plus(KitTime.bulkWork(3 * 25));
             List<ForkedWorkers.Run> others = ForkedWorkers.run(
                     2,
                     "count-permits",
@@ -161,11 +163,11 @@ abstract class SemaphoreProperty {
                     Long.toString(lease.toMillis()));
             Future<String> here = contract.inThread(
                     () -> ForkedLockClient.countPermits(contract.fixture().uri(), name, 2, 25, dir, lease));
-            assertThat(Await.result(here, Duration.ofSeconds(100)))
+            assertThat(Await.result(here, run))
                     .as("what this JVM saw (null: never more than 2 holders)")
                     .isNull();
             for (ForkedWorkers.Run other : others) {
-                assertThat(other.await(Duration.ofSeconds(100)))
+                assertThat(other.await(run))
                         .as("what another process saw; its worker's stderr:\n%s", other.stderrTail())
                         .isEqualTo("DONE");
             }

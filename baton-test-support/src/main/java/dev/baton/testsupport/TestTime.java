@@ -38,6 +38,13 @@ public final class TestTime {
     public static final Duration SLACK = Duration.ofSeconds(3);
 
     /**
+     * How late after a deadline of its own (a lease's validity, an operation timeout) the code under
+     * test may act on an idle machine: a timer's wake-up, a call cut off, a GC pause. Shorter than
+     * {@link #SLACK}, so that a bound that proves "at the deadline, not later" stays close to it.
+     */
+    public static final Duration PAST_DEADLINE = Duration.ofMillis(1500);
+
+    /**
      * How long after a dead holder's lock came free a client waiting for it must hold it: a waiter's
      * wake-up or next poll plus one grant.
      */
@@ -54,6 +61,13 @@ public final class TestTime {
      * event loops wait out a quiet period) and the release of what it held.
      */
     public static final Duration CLOSE = Duration.ofSeconds(10);
+
+    /**
+     * The most one grant of a contended lock takes on an idle machine, on the slowest server the tests
+     * run (Azurite answers one request at a time): the next waiter's poll (at most 50 ms in the kit)
+     * plus its round trips. A run of many grants is bounded by their number ({@link #bulkWork(int)}).
+     */
+    public static final Duration HAND_OVER = Duration.ofMillis(120);
 
     /**
      * The most a wait the test times itself ({@link Stopwatch}, {@link Await}) grows on a busy
@@ -96,6 +110,29 @@ public final class TestTime {
      */
     public static Duration grant() {
         return bound(OPERATION_TIMEOUT);
+    }
+
+    /**
+     * As {@link #grant()}, for a client whose operation timeout is not the tests' usual one.
+     *
+     * @param operationTimeout the client's operation timeout
+     * @return {@code bound(operationTimeout)}
+     */
+    public static Duration grant(Duration operationTimeout) {
+        return bound(operationTimeout);
+    }
+
+    /**
+     * Bound on a run of {@code grants} grants of contended locks on an idle machine (threads,
+     * clients or processes looping on one name), for the test to wait on with {@link Await}, which
+     * lengthens it by the stall measured meanwhile. A bound against a hang that says what hung, not a
+     * speed target: it grows with the work, so a larger run never needs a number of its own.
+     *
+     * @param grants how many grants the run makes
+     * @return {@code HAND_OVER * grants + SLACK}
+     */
+    public static Duration bulkWork(int grants) {
+        return HAND_OVER.multipliedBy(grants).plus(SLACK);
     }
 
     /**

@@ -21,6 +21,13 @@ class TestTimeTest {
     }
 
     @Test
+    void bulkWorkGrowsWithTheGrantsFromTheSlack() {
+        assertThat(TestTime.bulkWork(0)).isEqualTo(TestTime.SLACK);
+        assertThat(TestTime.bulkWork(800).minus(TestTime.bulkWork(400)))
+                .isEqualTo(TestTime.HAND_OVER.multipliedBy(400));
+    }
+
+    @Test
     void aStopwatchAllowsTheIdleBoundPlusTheStallAtMostFourTimesIt() {
         TestTime.Stopwatch watch = TestTime.stopwatch();
         Duration idle = Duration.ofMillis(100);

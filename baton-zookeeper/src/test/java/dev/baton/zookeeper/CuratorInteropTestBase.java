@@ -28,7 +28,10 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
  */
 abstract class CuratorInteropTestBase extends OneServerTestBase {
     static final String NAMESPACE = "interop";
-    static final Duration WAIT = Duration.ofSeconds(60);
+    /** The most grants one run here makes: the read/write test's eight tasks of a hundred rounds. */
+    static final int LARGEST_RUN = 800;
+    /** Bound on one acquisition: a waiter may be passed over for the whole of the largest run. */
+    static final Duration WAIT = KitTime.bulkWork(LARGEST_RUN);
     /** A Curator protection prefix: {@code _c_<uuid>-}. */
     static final String PROTECTED = "_c_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}-";
 
@@ -53,7 +56,8 @@ abstract class CuratorInteropTestBase extends OneServerTestBase {
                 .build();
         curator.start();
         resources.add(curator);
-        assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(curator.blockUntilConnected((int) KitTime.grant().toMillis(), TimeUnit.MILLISECONDS))
+                .isTrue();
         return curator;
     }
 
@@ -113,7 +117,7 @@ abstract class CuratorInteropTestBase extends OneServerTestBase {
 
     /** Runs {@code section} holding a Curator lock (a mutex or either side of a read/write lock). */
     static void holding(InterProcessMutex lock, Runnable section) throws Exception {
-        if (!lock.acquire(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+        if (!lock.acquire(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError("Curator did not get the lock within " + WAIT);
         }
         try {
@@ -123,13 +127,14 @@ abstract class CuratorInteropTestBase extends OneServerTestBase {
         }
     }
 
-    void runAll(List<Callable<Void>> tasks) throws Exception {
+    void runAll(List<Callable<Void>> tasks, int rounds) throws Exception {
         List<Future<Void>> done = new ArrayList<>();
         for (Callable<Void> task : tasks) {
             done.add(threads.submit(task));
         }
+        Duration run = KitTime.bulkWork(tasks.size() * rounds);
         for (Future<Void> future : done) {
-            Await.result(future, Duration.ofSeconds(80));
+            Await.result(future, run);
         }
     }
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
  * Baton's plain lock and Apache Curator's InterProcessMutex on the same lock paths: each library's
  * holders exclude the other's, also under contention.
  */
-@Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Timeout(value = KitTime.TEST_TIMEOUT_SECONDS, unit = TimeUnit.SECONDS)
 class ZooKeeperCuratorInteropTest extends CuratorInteropTestBase {
 
     @Test
@@ -116,7 +116,7 @@ class ZooKeeperCuratorInteropTest extends CuratorInteropTestBase {
             InterProcessMutex curatorLock = new InterProcessMutex(curator(), pathOf(name));
             tasks.add(repeat(rounds, () -> holding(curatorLock, room::write)));
         }
-        runAll(tasks);
+        runAll(tasks, rounds);
         assertThat(room.violations.get())
                 .as("overlapping holders (counter at %d of %d)", room.counter, 4L * rounds)
                 .isZero();

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
  * writers of either library exclude every other holder, readers of both libraries share, also under
  * contention.
  */
-@Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Timeout(value = KitTime.TEST_TIMEOUT_SECONDS, unit = TimeUnit.SECONDS)
 class ZooKeeperCuratorReadWriteInteropTest extends CuratorInteropTestBase {
 
     @Test
@@ -95,7 +95,7 @@ class ZooKeeperCuratorReadWriteInteropTest extends CuratorInteropTestBase {
             InterProcessReadWriteLock curatorReader = new InterProcessReadWriteLock(curator(), pathOf(name));
             tasks.add(repeat(rounds, () -> holding(curatorReader.readLock(), room::read)));
         }
-        runAll(tasks);
+        runAll(tasks, rounds);
         assertThat(room.violations.get())
                 .as("a writer overlapped another holder (counter at %d of %d)", room.counter, 4L * rounds)
                 .isZero();

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
  * Baton semaphores and Curator's InterProcessSemaphoreV2 on one path share the permits: Curator
  * users point the recipe at {@code <root>/~semaphores/<name>} with the same count.
  */
-@Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Timeout(value = KitTime.TEST_TIMEOUT_SECONDS, unit = TimeUnit.SECONDS)
 class ZooKeeperCuratorSemaphoreInteropTest extends CuratorInteropTestBase {
 
     /** The path Curator users give InterProcessSemaphoreV2 for a Baton semaphore name. */
@@ -67,7 +67,7 @@ class ZooKeeperCuratorSemaphoreInteropTest extends CuratorInteropTestBase {
                 InterProcessSemaphoreV2 semaphore =
                         new InterProcessSemaphoreV2(curator, semaphorePathOf(name), permits);
                 tasks.add(repeat(rounds, () -> {
-                    Lease lease = semaphore.acquire(WAIT.toSeconds(), TimeUnit.SECONDS);
+                    Lease lease = semaphore.acquire(WAIT.toMillis(), TimeUnit.MILLISECONDS);
                     assertThat(lease).as("a Curator lease within %s", WAIT).isNotNull();
                     try {
                         counter.hold();
@@ -78,7 +78,7 @@ class ZooKeeperCuratorSemaphoreInteropTest extends CuratorInteropTestBase {
                 }));
             }
         }
-        runAll(tasks);
+        runAll(tasks, rounds);
         assertThat(counter.most.get()).as("holders at once, both libraries").isBetween(1, permits);
         assertThat(batonRounds.get()).as("Baton rounds").isEqualTo(6 * rounds);
         assertThat(curatorRounds.get()).as("Curator rounds").isEqualTo(6 * rounds);
@@ -99,8 +99,8 @@ class ZooKeeperCuratorSemaphoreInteropTest extends CuratorInteropTestBase {
         DistributedSemaphore baton = baton().semaphore(name, 2);
 
         // Curator holds both permits: Baton waits until Curator returns one.
-        Lease first = curatorSemaphore.acquire(5, TimeUnit.SECONDS);
-        Lease second = curatorSemaphore.acquire(5, TimeUnit.SECONDS);
+        Lease first = curatorSemaphore.acquire(KitTime.grant().toMillis(), TimeUnit.MILLISECONDS);
+        Lease second = curatorSemaphore.acquire(KitTime.grant().toMillis(), TimeUnit.MILLISECONDS);
         assertThat(baton.tryAcquire()).as("a third permit for Baton").isEmpty();
         Future<Long> batonWaiter = threads.submit(() -> {
             try (dev.baton.Lease lease = baton.acquire(WAIT)) {
@@ -126,7 +126,7 @@ class ZooKeeperCuratorSemaphoreInteropTest extends CuratorInteropTestBase {
                 .as("a third permit for Curator")
                 .isNull();
         Future<Boolean> curatorWaiter = threads.submit(() -> {
-            Lease lease = curatorSemaphore.acquire(WAIT.toSeconds(), TimeUnit.SECONDS);
+            Lease lease = curatorSemaphore.acquire(WAIT.toMillis(), TimeUnit.MILLISECONDS);
             if (lease == null) {
                 return false;
             }

@@ -5,6 +5,7 @@ import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.servers.ZooKeeperServer;
 import dev.baton.tck.Capability;
+import dev.baton.tck.KitTime;
 import dev.baton.tck.LockBackendContract;
 import dev.baton.tck.LockBackendFixture;
 import java.net.InetSocketAddress;
@@ -46,10 +47,10 @@ class ZooKeeperEnsembleContractTest extends LockBackendContract {
             String name = "warm-up-" + UUID.randomUUID();
             clients.parallelStream().forEach(client -> {
                 for (int n = 0; n < 5; n++) {
-                    client.lock(name).acquire(Duration.ofSeconds(30)).close();
+                    client.lock(name).acquire(KitTime.COLD_START).close();
                     client.readWriteLock(name)
                             .readLock()
-                            .acquire(Duration.ofSeconds(30))
+                            .acquire(KitTime.COLD_START)
                             .close();
                 }
             });

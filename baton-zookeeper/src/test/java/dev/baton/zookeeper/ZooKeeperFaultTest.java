@@ -83,7 +83,9 @@ class ZooKeeperFaultTest {
             LockClient two = client(ensemble.connectString(), "");
             long last = 0;
             for (int i = 0; i < 20; i++) {
-                try (Lease lease = (i % 2 == 0 ? one : two).lock(name).acquire(Duration.ofSeconds(20))) {
+                // A client that tried the killed server first moves to another within its session.
+                Duration moved = KitTime.bound(SESSION.plus(OPTIONS.operationTimeout()));
+                try (Lease lease = (i % 2 == 0 ? one : two).lock(name).acquire(moved)) {
                     assertThat(lease.fencingToken()).isGreaterThan(last);
                     last = lease.fencingToken();
                     assertThat((i % 2 == 0 ? two : one).lock(name).tryAcquire()).isEmpty();
@@ -105,19 +107,23 @@ class ZooKeeperFaultTest {
         LockClient other = client(ensemble.connectString(), "");
         // Longer than the session, so that only the session's end (not the lease) can cause the loss.
         LockOptions longLease = OPTIONS.withLeaseTime(Duration.ofSeconds(6));
-        Lease held = cutOff.lock(name, longLease).acquire(Duration.ofSeconds(10));
+        Lease held = cutOff.lock(name, longLease).acquire(KitTime.grant(OPTIONS.operationTimeout()));
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         held.onLost(lost::complete);
 
         long cutAt = System.nanoTime();
         proxy.cut();
-        try (Lease next = other.lock(name).acquire(SESSION.plus(Duration.ofSeconds(10)))) {
+        // The session's expiry, the waiter's watch and its next request, then a grant.
+        Duration freed = KitTime.bound(SESSION.plus(OPTIONS.operationTimeout()).plus(KitTime.TAKE_OVER));
+        try (Lease next = other.lock(name).acquire(freed)) {
             assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cutAt))
                     .as("the lock frees when the holder's session expires, not before")
                     .isGreaterThanOrEqualTo(SESSION.toMillis() / 2);
             assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
-            // The holder learns it lost the lock at its next renewal (a third of its lease time).
-            assertThat(Await.result(lost, Duration.ofSeconds(15))).hasMessageContaining(name);
+            // The holder learns it lost the lock at its next renewal (a third of its lease time), and
+            // at the latest when the validity of its last renewal before the cut ends.
+            assertThat(Await.result(lost, longLease.leaseTime().plus(KitTime.SLACK)))
+                    .hasMessageContaining(name);
             assertThat(held.isValid()).isFalse();
             assertThatThrownBy(held::checkValid).isInstanceOf(LockLostException.class);
         }
@@ -131,14 +137,15 @@ class ZooKeeperFaultTest {
         LockClient holder =
                 client(proxy.address().getHostString() + ":" + proxy.address().getPort(), "&onSuspended=wait");
         LockOptions longLease = OPTIONS.withLeaseTime(Duration.ofSeconds(30));
-        try (Lease held = holder.lock(name, longLease).acquire(Duration.ofSeconds(10))) {
+        try (Lease held = holder.lock(name, longLease).acquire(KitTime.grant(OPTIONS.operationTimeout()))) {
             proxy.cut();
             proxy.restore();
             // Prove the session survived: the same client takes another lock, and the held one is
             // still excluding others.
             // (With the long lease: the acquisition may wait for the reconnection longer than the
             // 2 s default lease, and the core starts a lease's validity when the request was sent.)
-            try (Lease second = holder.lock(name + "-2", longLease).acquire(Duration.ofSeconds(10))) {
+            Duration reconnected = KitTime.bound(SESSION.plus(OPTIONS.operationTimeout()));
+            try (Lease second = holder.lock(name + "-2", longLease).acquire(reconnected)) {
                 assertThat(second.isValid()).isTrue();
             }
             assertThat(client(ensemble.connectString(), "").lock(name).tryAcquire())
@@ -160,7 +167,7 @@ class ZooKeeperFaultTest {
                 .build());
         curator.start();
         String path = "/baton/locks/" + name;
-        try (Lease held = holderClient.lock(name).acquire(Duration.ofSeconds(10))) {
+        try (Lease held = holderClient.lock(name).acquire(KitTime.grant(OPTIONS.operationTimeout()))) {
             for (int i = 0; i < 1000; i++) {
                 assertThatThrownBy(() -> waiter.acquire(Duration.ofMillis(1))).isInstanceOf(LockTimeoutException.class);
             }

@@ -42,7 +42,7 @@ class ZooKeeperHandOverTest extends OneServerTestBase {
             .build();
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
     /** How long a waiter may take to list the queue and set its watches. */
-    private static final Duration WATCHES_SET = Duration.ofSeconds(10);
+    private static final Duration WATCHES_SET = KitTime.grant(Duration.ofSeconds(5));
 
     /** A ZooKeeper handle that counts the listings and the data reads (watches) made through it. */
     static final class CountingZooKeeper extends ZooKeeper {
@@ -120,7 +120,8 @@ class ZooKeeperHandOverTest extends OneServerTestBase {
         ZooKeeperLockBackend backend =
                 new ZooKeeperLockBackend(ZooKeeperUri.parse("zookeeper://" + server.connectString()), OPTIONS, curator);
         resources.add(backend);
-        assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(curator.blockUntilConnected((int) KitTime.grant().toMillis(), TimeUnit.MILLISECONDS))
+                .isTrue();
         return new Client(backend, handle);
     }
 

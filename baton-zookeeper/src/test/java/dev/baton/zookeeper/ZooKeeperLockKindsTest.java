@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
  * Baton clients, because Baton orders every node by its sequence number and treats every node but a
  * read node as exclusive. Curator's recipes know the nodes of their own kind only.
  */
-@Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Timeout(value = KitTime.TEST_TIMEOUT_SECONDS, unit = TimeUnit.SECONDS)
 class ZooKeeperLockKindsTest extends CuratorInteropTestBase {
 
     @Test
@@ -76,7 +76,7 @@ class ZooKeeperLockKindsTest extends CuratorInteropTestBase {
             DistributedLock reader = baton().readWriteLock(name).readLock();
             tasks.add(repeat(rounds, () -> holding(reader, room::read)));
         }
-        runAll(tasks);
+        runAll(tasks, rounds);
         assertThat(room.violations.get())
                 .as("an exclusive holder overlapped another holder (counter at %d of %d)", room.counter, 4L * rounds)
                 .isZero();
@@ -105,13 +105,13 @@ class ZooKeeperLockKindsTest extends CuratorInteropTestBase {
                 .isEmpty());
 
         try (Lease write = readWrite.writeLock().acquire(KitTime.grant())) {
-            assertThat(curatorMutex.acquire(5, TimeUnit.SECONDS))
+            assertThat(curatorMutex.acquire(KitTime.grant().toMillis(), TimeUnit.MILLISECONDS))
                     .as("Curator's mutex does not know read/write nodes")
                     .isTrue();
             curatorMutex.release();
         }
         try (Lease lock = plain.acquire(KitTime.grant())) {
-            assertThat(curatorReadWrite.writeLock().acquire(5, TimeUnit.SECONDS))
+            assertThat(curatorReadWrite.writeLock().acquire(KitTime.grant().toMillis(), TimeUnit.MILLISECONDS))
                     .as("Curator's read/write lock does not know mutex nodes")
                     .isTrue();
             curatorReadWrite.writeLock().release();

@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ZooKeeperOperatorInteropTest extends CuratorInteropTestBase {
-    private static final Duration SHORT = Duration.ofSeconds(5);
+    private static final Duration SHORT = KitTime.grant();
 
     private LockAdmin admin() {
         LockAdmin admin = Baton.admin("zookeeper://" + server.connectString() + "/" + NAMESPACE);
@@ -51,7 +51,7 @@ class ZooKeeperOperatorInteropTest extends CuratorInteropTestBase {
         String path = pathOf(ZooKeeperLockPaths.encode(name));
         CuratorFramework curator = curator();
         InterProcessMutex mutex = new InterProcessMutex(curator, path);
-        assertThat(mutex.acquire(SHORT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+        assertThat(mutex.acquire(SHORT.toMillis(), TimeUnit.MILLISECONDS)).isTrue();
         String node = curator.getChildren().forPath(path).get(0);
         Future<Long> waiter = threads.submit(() -> {
             try (Lease lease = baton().lock(name).acquire(WAIT)) {
@@ -124,7 +124,7 @@ class ZooKeeperOperatorInteropTest extends CuratorInteropTestBase {
         CuratorFramework curator = curator();
         InterProcessSemaphoreV2 semaphore =
                 new InterProcessSemaphoreV2(curator, ZooKeeperCuratorSemaphoreInteropTest.semaphorePathOf(name), 3);
-        var leases = semaphore.acquire(2, SHORT.toSeconds(), TimeUnit.SECONDS);
+        var leases = semaphore.acquire(2, SHORT.toMillis(), TimeUnit.MILLISECONDS);
         assertThat(leases).hasSize(2);
 
         List<LockInfo> listed = admin().locks(name);

@@ -49,7 +49,7 @@ class ZooKeeperRenewalTest extends OneServerTestBase {
     /** Short, so that a few renewal intervals (a third of it each) pass quickly. */
     private static final Duration LEASE = Duration.ofSeconds(1);
 
-    private static final Duration SLACK = Duration.ofSeconds(3);
+    private static final Duration SLACK = KitTime.SLACK;
     private static final String ROOT = "/baton/locks";
     /** Renewal calls a client has in flight at most (the core's LeaseRenewer). */
     private static final int IN_FLIGHT = 16;
@@ -176,7 +176,8 @@ class ZooKeeperRenewalTest extends OneServerTestBase {
         CountingRenewals renewals = new CountingRenewals(backend);
         LockClient client = Baton.open(renewals, options);
         resources.add(client);
-        assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(curator.blockUntilConnected((int) KitTime.grant().toMillis(), TimeUnit.MILLISECONDS))
+                .isTrue();
         return new Holder(backend, renewals, client, handle);
     }
 
@@ -184,7 +185,8 @@ class ZooKeeperRenewalTest extends OneServerTestBase {
         CuratorFramework admin = CuratorFrameworkFactory.newClient(server.connectString(), new RetryNTimes(3, 100));
         admin.start();
         resources.add(admin);
-        assertThat(admin.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(admin.blockUntilConnected((int) KitTime.grant().toMillis(), TimeUnit.MILLISECONDS))
+                .isTrue();
         return admin;
     }
 
@@ -207,7 +209,7 @@ class ZooKeeperRenewalTest extends OneServerTestBase {
         Map<String, Long> lost = new ConcurrentHashMap<>();
         List<Lease> leases = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            Lease lease = holder.client().lock(prefix + i).acquire(Duration.ofSeconds(10));
+            Lease lease = holder.client().lock(prefix + i).acquire(KitTime.grant(Duration.ofSeconds(5)));
             lease.onLost(e -> lost.putIfAbsent(lease.name(), System.nanoTime()));
             leases.add(lease);
         }

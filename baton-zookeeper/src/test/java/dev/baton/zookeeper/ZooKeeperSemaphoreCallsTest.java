@@ -132,7 +132,8 @@ class ZooKeeperSemaphoreCallsTest extends OneServerTestBase {
                 })
                 .build();
         curator.start();
-        assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(curator.blockUntilConnected((int) KitTime.grant().toMillis(), TimeUnit.MILLISECONDS))
+                .isTrue();
         LockOptions options = LockOptions.builder()
                 .leaseTime(Duration.ofSeconds(30))
                 .operationTimeout(Duration.ofSeconds(5))

@@ -48,7 +48,7 @@ import org.junit.jupiter.api.Timeout;
 class ZooKeeperSemaphoreTest extends OneServerTestBase {
     private static final String ROOT = "/baton/locks";
     private static final Duration LEASE = Duration.ofSeconds(1);
-    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(5);
 
     private LockClient client(LockOptions options) {
         LockClient client = Baton.connect("zookeeper://" + server.connectString(), options);
@@ -59,7 +59,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
     private LockClient client() {
         return client(LockOptions.builder()
                 .leaseTime(LEASE)
-                .operationTimeout(Duration.ofSeconds(5))
+                .operationTimeout(OPERATION_TIMEOUT)
                 .build());
     }
 
@@ -67,8 +67,14 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         CuratorFramework admin = CuratorFrameworkFactory.newClient(server.connectString(), new RetryNTimes(3, 100));
         admin.start();
         resources.add(admin);
-        assertThat(admin.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(admin.blockUntilConnected((int) KitTime.grant().toMillis(), TimeUnit.MILLISECONDS))
+                .isTrue();
         return admin;
+    }
+
+    /** How long an acquisition that should simply succeed, or a node's change, may take. */
+    private static Duration grant() {
+        return KitTime.grant(OPERATION_TIMEOUT);
     }
 
     private static String fresh(String prefix) {
@@ -97,12 +103,13 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         AtomicInteger most = new AtomicInteger();
         Set<Long> tokens = ConcurrentHashMap.newKeySet();
         int rounds = 8;
+        Duration run = KitTime.bulkWork(8 * rounds);
         List<Future<?>> done = new ArrayList<>();
         for (int t = 0; t < 8; t++) {
             DistributedSemaphore semaphore = semaphores.get(t % semaphores.size());
             done.add(threads.submit(() -> {
                 for (int i = 0; i < rounds; i++) {
-                    try (Lease lease = semaphore.acquire(WAIT)) {
+                    try (Lease lease = semaphore.acquire(run)) {
                         most.accumulateAndGet(inside.incrementAndGet(), Math::max);
                         assertThat(tokens.add(lease.fencingToken()))
                                 .as("token %d given twice", lease.fencingToken())
@@ -115,7 +122,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
             }));
         }
         for (Future<?> future : done) {
-            Await.result(future, Duration.ofSeconds(40));
+            Await.result(future, run);
         }
         assertThat(most.get()).as("holders at once").isBetween(1, permits);
         assertThat(tokens).hasSize(8 * rounds);
@@ -149,11 +156,11 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
                 .isEqualTo("3");
 
         Future<Long> waiter = threads.submit(() -> {
-            try (Lease lease = semaphores.get(1).acquire(WAIT)) {
+            try (Lease lease = semaphores.get(1).acquire(grant())) {
                 return lease.fencingToken();
             }
         });
-        Await.condition("the waiter holds the mutex", WAIT, () -> childCount(admin, path(name) + "/locks") == 1);
+        Await.condition("the waiter holds the mutex", grant(), () -> childCount(admin, path(name) + "/locks") == 1);
         held.remove(1).close();
         assertThat(Await.result(waiter, KitTime.grant())).isGreaterThan(last);
         held.forEach(Lease::close);
@@ -174,12 +181,12 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         LockClient lazy = client(LockOptions.builder()
                 .leaseTime(Duration.ofMillis(500))
                 .autoRenew(false)
-                .operationTimeout(Duration.ofSeconds(5))
+                .operationTimeout(OPERATION_TIMEOUT)
                 .build());
-        Lease abandoned = lazy.semaphore(name, 1).acquire(WAIT);
+        Lease abandoned = lazy.semaphore(name, 1).acquire(grant());
         DistributedSemaphore other = client().semaphore(name, 1);
         assertThat(other.tryAcquire()).isEmpty();
-        try (Lease next = other.acquire(WAIT)) {
+        try (Lease next = other.acquire(grant())) {
             assertThat(next.fencingToken()).isGreaterThan(abandoned.fencingToken());
             assertThat(abandoned.isValid()).isFalse();
         }
@@ -188,7 +195,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
     @Test
     void renewalKeepsAPermitPastThreeLeaseTimes() throws Exception {
         String name = fresh("renew");
-        Lease lease = client().semaphore(name, 1).acquire(WAIT);
+        Lease lease = client().semaphore(name, 1).acquire(grant());
         DistributedSemaphore other = client().semaphore(name, 1);
         long until = System.nanoTime() + LEASE.multipliedBy(3).plusMillis(500).toNanos();
         while (System.nanoTime() - until < 0) {
@@ -204,13 +211,14 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
     @Test
     void aDeletedLeaseNodeIsReportedLost() throws Exception {
         String name = fresh("lost");
-        Lease lease = client().semaphore(name, 2).acquire(WAIT);
+        Lease lease = client().semaphore(name, 2).acquire(grant());
         AtomicReference<LockLostException> lost = new AtomicReference<>();
         lease.onLost(lost::set);
         CuratorFramework admin = admin();
         String node = admin.getChildren().forPath(path(name) + "/leases").get(0);
         admin.delete().forPath(path(name) + "/leases/" + node);
-        Await.condition("the loss reported", Duration.ofSeconds(10), () -> lost.get() != null);
+        // At the next renewal, a third of the lease time away, and never past the lease's validity.
+        Await.condition("the loss reported", LEASE.plus(KitTime.SLACK), () -> lost.get() != null);
         assertThat(lease.isValid()).isFalse();
         assertThat(lost.get()).hasMessageContaining(name);
     }
@@ -219,7 +227,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
     void anotherCountFailsClearlyAndLeavesNothing() throws Exception {
         String name = fresh("count");
         LockClient client = client();
-        try (Lease held = client.semaphore(name, 3).acquire(WAIT)) {
+        try (Lease held = client.semaphore(name, 3).acquire(grant())) {
             assertThatThrownBy(() -> client().semaphore(name, 4).tryAcquire())
                     .isInstanceOf(LockConfigurationException.class)
                     .hasMessageContaining("Baton semaphore '" + name + "'")
@@ -240,11 +248,11 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
     @Test
     void anotherCountFailsBeforeWaitingInTheQueue() throws Exception {
         String name = fresh("count-queued");
-        Lease held = client().semaphore(name, 1).acquire(WAIT);
-        Future<Lease> waiter = threads.submit(() -> client().semaphore(name, 1).acquire(WAIT));
+        Lease held = client().semaphore(name, 1).acquire(grant());
+        Future<Lease> waiter = threads.submit(() -> client().semaphore(name, 1).acquire(grant()));
         CuratorFramework admin = admin();
-        Await.condition("a lease node waiting", WAIT, () -> childCount(admin, path(name) + "/leases") == 2);
-        assertThatThrownBy(() -> client().semaphore(name, 2).acquire(WAIT))
+        Await.condition("a lease node waiting", grant(), () -> childCount(admin, path(name) + "/leases") == 2);
+        assertThatThrownBy(() -> client().semaphore(name, 2).acquire(grant()))
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("asked for 2 permits, but the semaphore has 1");
         assertThat(childCount(admin, path(name) + "/locks"))
@@ -257,7 +265,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
     @Test
     void waitersThatTimeOutOrAreInterruptedLeaveNoNode() throws Exception {
         String name = fresh("timeout");
-        Lease held = client().semaphore(name, 1).acquire(WAIT);
+        Lease held = client().semaphore(name, 1).acquire(grant());
         CuratorFramework admin = admin();
         // Two waiters: one holds the mutex with a lease node waiting for a count of 1, the other
         // waits in the mutex queue behind it. Both time out.
@@ -272,7 +280,8 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         }
         start.countDown();
         for (Future<?> waiter : timedOut) {
-            assertThatThrownBy(() -> Await.result(waiter, Duration.ofSeconds(20)))
+            // Its 300 ms, then the removal of its nodes.
+            assertThatThrownBy(() -> Await.result(waiter, grant().plusMillis(300)))
                     .isInstanceOf(ExecutionException.class)
                     .hasCauseInstanceOf(LockTimeoutException.class);
         }
@@ -288,15 +297,15 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
             interrupted.add(threads.submit(() -> semaphore.acquire()));
             int queued = i + 1;
             Await.condition(
-                    "waiter " + queued + " queued", WAIT, () -> childCount(admin, path(name) + "/locks") == queued);
+                    "waiter " + queued + " queued", grant(), () -> childCount(admin, path(name) + "/locks") == queued);
         }
-        Await.condition("a lease node waiting", WAIT, () -> childCount(admin, path(name) + "/leases") == 2);
+        Await.condition("a lease node waiting", grant(), () -> childCount(admin, path(name) + "/leases") == 2);
         for (Future<?> waiter : interrupted) {
             waiter.cancel(true);
         }
         Await.condition(
                 "no waiter's node left",
-                WAIT,
+                grant(),
                 () -> childCount(admin, path(name) + "/locks") == 0 && childCount(admin, path(name) + "/leases") == 1);
         held.close();
         client().semaphore(name, 1).tryAcquire().orElseThrow().close();
@@ -305,13 +314,13 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
     @Test
     void aClosedClientFailsItsWaiter() throws Exception {
         String name = fresh("close");
-        Lease held = client().semaphore(name, 1).acquire(WAIT);
+        Lease held = client().semaphore(name, 1).acquire(grant());
         LockClient closing = client();
-        Future<Lease> waiter = threads.submit(() -> closing.semaphore(name, 1).acquire(WAIT));
+        Future<Lease> waiter = threads.submit(() -> closing.semaphore(name, 1).acquire(grant()));
         CuratorFramework admin = admin();
-        Await.condition("a lease node waiting", WAIT, () -> childCount(admin, path(name) + "/leases") == 2);
+        Await.condition("a lease node waiting", grant(), () -> childCount(admin, path(name) + "/leases") == 2);
         closing.close();
-        assertThatThrownBy(() -> Await.result(waiter, Duration.ofSeconds(20)))
+        assertThatThrownBy(() -> Await.result(waiter, KitTime.CLOSE))
                 .isInstanceOf(ExecutionException.class)
                 .hasCauseInstanceOf(LockException.class);
         held.close();
@@ -322,8 +331,8 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
     void aSemaphoreAndALockOfOneNameAreIndependent() throws Exception {
         String name = fresh("apart");
         LockClient client = client();
-        try (Lease lock = client.lock(name).acquire(WAIT);
-                Lease permit = client().semaphore(name, 1).acquire(WAIT)) {
+        try (Lease lock = client.lock(name).acquire(grant());
+                Lease permit = client().semaphore(name, 1).acquire(grant())) {
             assertThat(client().lock(name).tryAcquire()).isEmpty();
             assertThat(client().semaphore(name, 1).tryAcquire()).isEmpty();
         }
@@ -334,7 +343,7 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
     void oneRenewalBatchRenewsLocksAndPermitsTogether() throws Exception {
         LockOptions options = LockOptions.builder()
                 .leaseTime(LEASE)
-                .operationTimeout(Duration.ofSeconds(5))
+                .operationTimeout(OPERATION_TIMEOUT)
                 .build();
         LockBackend backend = Baton.backend("zookeeper://" + server.connectString(), options);
         resources.add(backend);
@@ -356,10 +365,9 @@ class ZooKeeperSemaphoreTest extends OneServerTestBase {
         CuratorFramework admin = admin();
         String node = admin.getChildren().forPath(path(name) + "/leases").get(0);
         admin.delete().forPath(path(name) + "/leases/" + node);
-        Await.condition(
-                "the permit reported gone",
-                Duration.ofSeconds(10),
-                () -> backend.renewAll(List.of(lock, permit), lease).get(1).isEmpty());
+        Await.condition("the permit reported gone", grant(), () -> backend.renewAll(List.of(lock, permit), lease)
+                .get(1)
+                .isEmpty());
         assertThat(backend.renewAll(List.of(lock, permit), lease).get(0)).isPresent();
         assertThat(backend.release(permit)).isFalse();
         assertThat(backend.release(lock)).isTrue();

@@ -8,6 +8,8 @@ import dev.baton.LockClient;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
 import dev.baton.servers.ZooKeeperServer;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import dev.baton.testsupport.TcpProxy;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,6 +37,8 @@ class ZooKeeperSessionBoundTest {
     private static final Duration SESSION = Duration.ofSeconds(1);
 
     private static final Duration LEASE = Duration.ofSeconds(3);
+
+    private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(5);
 
     private static ZooKeeperServer server;
     /** Grants at most {@link #SESSION}, whatever the client asks for. */
@@ -72,7 +76,7 @@ class ZooKeeperSessionBoundTest {
                 LockOptions.builder()
                         .leaseTime(lease)
                         .autoRenew(autoRenew)
-                        .operationTimeout(Duration.ofSeconds(5))
+                        .operationTimeout(OPERATION_TIMEOUT)
                         .build()));
     }
 
@@ -97,10 +101,12 @@ class ZooKeeperSessionBoundTest {
         String linked = link.address().getHostString() + ":" + link.address().getPort();
         LockClient holder = client("zookeeper://" + linked + "/bound?" + session + "onSuspended=wait", LEASE, true);
         LockClient other = client("zookeeper://" + on.connectString() + "/bound?" + session, LEASE, true);
-        Lease held = holder.lock(name).acquire(Duration.ofSeconds(10));
+        Lease held = holder.lock(name).acquire(KitTime.grant(OPERATION_TIMEOUT));
 
         link.cut();
-        try (Lease next = other.lock(name).acquire(Duration.ofSeconds(20))) {
+        // The session's expiry, the waiter's watch and its next request, then a grant.
+        Duration freed = KitTime.bound(SESSION.plus(OPERATION_TIMEOUT).plus(KitTime.TAKE_OVER));
+        try (Lease next = other.lock(name).acquire(freed)) {
             assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
             assertThat(held.isValid())
                     .as("the cut-off holder's lease (lease time %s) once another client holds the lock", LEASE)
@@ -110,21 +116,25 @@ class ZooKeeperSessionBoundTest {
 
     @Test
     void aLeaseWithoutAutoRenewalIsReportedLostWhenItsSessionsProofRunsOutNotAtItsLeaseTime() throws Exception {
-        Duration lease = Duration.ofSeconds(6);
+        Duration lease = Duration.ofSeconds(10);
         LockClient holder = client(
                 "zookeeper://" + server.connectString() + "/bound?sessionTimeout=" + SESSION.toMillis() + "ms",
                 lease,
                 false);
-        Lease held = holder.lock("bound-" + UUID.randomUUID()).acquire(Duration.ofSeconds(10));
+        KitTime.Stopwatch sinceAcquire = KitTime.stopwatch();
+        Lease held = holder.lock("bound-" + UUID.randomUUID()).acquire(KitTime.grant(OPERATION_TIMEOUT));
         CompletableFuture<LockLostException> lost = new CompletableFuture<>();
         held.onLost(lost::complete);
         assertThat(held.expiresAt())
                 .as("the expiry the lease reports")
                 .isBefore(Instant.now().plus(lease.dividedBy(2)));
 
-        // Half the lease time: a loss reported by then comes from the session's bound, not the lease.
-        assertThat(lost.get(lease.dividedBy(2).toMillis(), TimeUnit.MILLISECONDS))
-                .hasMessageContaining("lease lost");
+        // Half the lease time, plus the stall measured, but never the lease time itself: a loss reported
+        // by then comes from the session's bound, not the lease.
+        assertThat(Await.result(lost, lease)).hasMessageContaining("lease lost");
+        assertThat(sinceAcquire.millis())
+                .as("ms from the acquisition to the loss (%s)", sinceAcquire)
+                .isLessThan(Math.min(sinceAcquire.allows(lease.dividedBy(2)).toMillis(), lease.toMillis()));
         assertThat(held.isValid()).isFalse();
         held.close();
     }

@@ -47,12 +47,13 @@ class ZooKeeperStoppedWaiterTest extends OneServerTestBase {
     /** The server's shortest session (two ticks): the session expires soon after the link is held. */
     private static final Duration SESSION = Duration.ofMillis(1000);
 
+    private static final Duration OPERATION_TIMEOUT = Duration.ofSeconds(5);
+
     private static final LockOptions OPTIONS = LockOptions.builder()
             .leaseTime(Duration.ofSeconds(10))
-            .operationTimeout(Duration.ofSeconds(5))
+            .operationTimeout(OPERATION_TIMEOUT)
             .build();
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
-    private static final long OUTCOME_SECONDS = 20;
 
     /** Points after an answer (or an event) where the waiter's thread can be held. */
     static final class Stops {
@@ -179,7 +180,8 @@ class ZooKeeperStoppedWaiterTest extends OneServerTestBase {
                 OPTIONS,
                 curator);
         resources.add(backend);
-        assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(curator.blockUntilConnected((int) KitTime.grant().toMillis(), TimeUnit.MILLISECONDS))
+                .isTrue();
         return new Stoppable(backend, stops, link, reads);
     }
 
@@ -194,7 +196,8 @@ class ZooKeeperStoppedWaiterTest extends OneServerTestBase {
         ZooKeeperLockBackend backend =
                 new ZooKeeperLockBackend(ZooKeeperUri.parse("zookeeper://" + server.connectString()), OPTIONS, curator);
         resources.add(backend);
-        assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(curator.blockUntilConnected((int) KitTime.grant().toMillis(), TimeUnit.MILLISECONDS))
+                .isTrue();
         return backend;
     }
 
@@ -214,8 +217,9 @@ class ZooKeeperStoppedWaiterTest extends OneServerTestBase {
     private static Grant stopUntilTheSessionExpired(Stoppable waiter, Future<Optional<Grant>> next) throws Exception {
         waiter.link().pause();
         try {
-            return next.get(OUTCOME_SECONDS, TimeUnit.SECONDS)
-                    .orElseThrow(() -> new AssertionError("the next client was not granted"));
+            // The session's expiry, the next client's watch and its request, then a grant.
+            Duration freed = KitTime.bound(SESSION.plus(OPERATION_TIMEOUT).plus(KitTime.TAKE_OVER));
+            return Await.result(next, freed).orElseThrow(() -> new AssertionError("the next client was not granted"));
         } finally {
             waiter.link().resume();
         }
@@ -228,7 +232,7 @@ class ZooKeeperStoppedWaiterTest extends OneServerTestBase {
     private static void assertNotGranted(Future<Optional<Grant>> stopped, Grant holder) throws Exception {
         Optional<Grant> outcome;
         try {
-            outcome = stopped.get(OUTCOME_SECONDS, TimeUnit.SECONDS);
+            outcome = Await.result(stopped, KitTime.grant(OPERATION_TIMEOUT));
         } catch (ExecutionException e) {
             assertThat(e.getCause())
                     .as("how the stopped waiter's attempt failed")
@@ -293,7 +297,7 @@ class ZooKeeperStoppedWaiterTest extends OneServerTestBase {
         Future<Optional<Grant>> stopped = acquireInThread(waiter.backend(), name);
         Await.condition(
                 "the waiter watches the holder's node",
-                Duration.ofSeconds(10),
+                KitTime.grant(OPERATION_TIMEOUT),
                 () -> waiter.watchReads().get() >= 1);
         Stop deleted = waiter.stops().arm("deleted");
         assertThat(holder.release(first)).isTrue();

@@ -49,7 +49,8 @@ class ZooKeeperSuspendedHolderTest extends OneServerTestBase {
                 OPTIONS,
                 curator);
         resources.add(backend);
-        assertThat(curator.blockUntilConnected(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(curator.blockUntilConnected((int) KitTime.grant().toMillis(), TimeUnit.MILLISECONDS))
+                .isTrue();
         return backend;
     }
 
