@@ -235,13 +235,17 @@ final class SharedClasses {
                             "sh",
                             "-c",
                             "\"$0\" -Xshare:dump -XX:+UseSerialGC -XX:SharedClassListFile=\"$1\""
-                                    + " -XX:SharedArchiveFile=\"$2\" -cp \"$3\" && mv -f \"$2\" \"$4\"",
+                                    + " -XX:SharedArchiveFile=\"$2\" -XX:ErrorFile=\"$5\" -cp \"$3\""
+                                    + " && mv -f \"$2\" \"$4\"",
                             Path.of(System.getProperty("java.home"), "bin", "java")
                                     .toString(),
                             layout.classList().toString(),
                             tmp.toString(),
                             layout.classPath(),
-                            layout.archive().toString())
+                            layout.archive().toString(),
+                            // A dump that crashes (JDK 17 has crashed in it) writes its report here,
+                            // not into the module's directory, where it would dirty the work tree.
+                            layout.dir().resolve("hs_err_pid%p.log").toString())
                     .redirectErrorStream(true)
                     .redirectOutput(layout.dir().resolve("dump.log").toFile())
                     .start();
