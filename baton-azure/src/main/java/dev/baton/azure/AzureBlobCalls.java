@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import reactor.core.publisher.Mono;
 
@@ -40,12 +41,15 @@ final class AzureBlobCalls {
     private final AzureBlobUri uri;
     private final String endpoint;
     private final Duration timeout;
+    private final BooleanSupplier closed;
 
-    AzureBlobCalls(String backend, AzureBlobUri uri, String endpoint, Duration timeout) {
+    /** @param closed whether the backend is closed: its transport is gone, so no attempt can succeed */
+    AzureBlobCalls(String backend, AzureBlobUri uri, String endpoint, Duration timeout, BooleanSupplier closed) {
         this.backend = backend;
         this.uri = uri;
         this.endpoint = endpoint;
         this.timeout = timeout;
+        this.closed = closed;
     }
 
     Duration timeout() {
@@ -75,6 +79,10 @@ final class AzureBlobCalls {
         boolean interrupted = false;
         try {
             while (true) {
+                if (closed.getAsBoolean()) {
+                    // Retrying on a closed transport would only hold the caller until the deadline.
+                    throw new LockUnavailableException(prefix(lock) + action + " failed: the client was closed", last);
+                }
                 long remaining = deadline - System.nanoTime();
                 if (remaining <= 0) {
                     throw gaveUp(lock, action, last);

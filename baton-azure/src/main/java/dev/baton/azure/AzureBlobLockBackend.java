@@ -93,7 +93,7 @@ public final class AzureBlobLockBackend implements LockBackend {
         this.prefix = uri.prefix();
         this.createContainer = uri.createContainer();
         this.container = transport.container();
-        this.calls = new AzureBlobCalls(name, uri, transport.endpoint(), operationTimeout);
+        this.calls = new AzureBlobCalls(name, uri, transport.endpoint(), operationTimeout, closed::get);
         this.fence = new AzureBlobFence(calls);
         this.listing = new AzureBlobLockListing(container, prefix, calls);
         this.breaker = new AzureBlobLeaseBreaker(calls);
