@@ -11,6 +11,7 @@ import dev.baton.LockOptions;
 import dev.baton.LockTimeoutException;
 import dev.baton.jdbc.row.JdbcLine;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -22,7 +23,6 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -72,14 +72,14 @@ abstract class FairHandOffTest {
             Lease first = holder.lock("job").acquire();
             CompletableFuture<Lease> queued =
                     TestThreads.inThread(() -> other.lock("job").acquire(Duration.ofSeconds(30)));
-            assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
+            TestThreads.awaitCondition(strategy + ": the other client waits", () -> waiting.getCount() == 0);
             TestThreads.awaitCondition(strategy + ": the other client is in line", () -> waiters(strategy, table) == 1);
 
             first.close();
             assertThat(holder.lock("job").tryAcquire())
                     .as(strategy + ": the releasing client's re-acquire while another client waits")
                     .isEmpty();
-            try (Lease handedOff = Await.result(queued, Duration.ofSeconds(10))) {
+            try (Lease handedOff = Await.result(queued, KitTime.bound(KitTime.TAKE_OVER))) {
                 assertThat(handedOff.fencingToken()).isGreaterThan(first.fencingToken());
                 assertThat(waiters(strategy, table))
                         .as(strategy + ": the granted waiter left the line")
@@ -131,14 +131,14 @@ abstract class FairHandOffTest {
                 Lease first = holder.lock("job").acquire();
                 CompletableFuture<Lease> waiter =
                         TestThreads.inThread(() -> other.lock("job").acquire(Duration.ofSeconds(1)));
-                assertThat(waiting.await(10, TimeUnit.SECONDS)).isTrue();
+                TestThreads.awaitCondition(strategy + ": the other client waits", () -> waiting.getCount() == 0);
 
                 first.close();
                 Optional<Lease> again = holder.lock("job").tryAcquire();
                 assertThat(again)
                         .as(strategy + " with fair=false " + (byUri ? "in the URI" : "in LockOptions"))
                         .isPresent();
-                assertThatThrownBy(() -> Await.result(waiter, Duration.ofSeconds(10)))
+                assertThatThrownBy(() -> Await.result(waiter, KitTime.bound(Duration.ofSeconds(1))))
                         .hasCauseInstanceOf(LockTimeoutException.class);
                 again.get().close();
             }

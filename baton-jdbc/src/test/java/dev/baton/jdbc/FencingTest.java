@@ -8,12 +8,12 @@ import dev.baton.servers.H2Server;
 import dev.baton.servers.MariaDbServer;
 import dev.baton.servers.PostgresServer;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -41,7 +41,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@link Fencing} against real PostgreSQL, MariaDB and H2 servers. Every test writes its own fresh
  * table: {@code id BIGINT PRIMARY KEY, payload, amount, code UNIQUE, fencing_token BIGINT}.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = KitTime.TEST_TIMEOUT_SECONDS, unit = TimeUnit.SECONDS)
 class FencingTest {
     private static DatabaseServer postgres;
     private static DatabaseServer mariadb;
@@ -300,12 +300,10 @@ class FencingTest {
 
             List<Long> acceptedTokens = new ArrayList<>();
             for (Future<List<Long>> writer : accepted) {
-                acceptedTokens.addAll(Await.result(writer, Duration.ofSeconds(45)));
+                acceptedTokens.addAll(Await.result(writer, KitTime.bulkWork(tokens.size())));
             }
             writing.set(false);
-            assertThat(Await.result(reads, Duration.ofSeconds(10)))
-                    .as("rows read")
-                    .isPositive();
+            assertThat(Await.result(reads, KitTime.grant())).as("rows read").isPositive();
             assertThat(acceptedTokens).as("seed %d", seed).contains(highest);
             try (Connection c = db.connect()) {
                 assertThat(row(c, table, 1))
@@ -318,7 +316,8 @@ class FencingTest {
         } finally {
             writing.set(false);
             pool.shutdownNow();
-            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(pool.awaitTermination(KitTime.CLOSE.toMillis(), TimeUnit.MILLISECONDS))
+                    .isTrue();
         }
     }
 

@@ -3,10 +3,10 @@ package dev.baton.jdbc;
 import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
+import dev.baton.tck.KitTime;
 import java.io.IOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.time.Duration;
 
 /**
  * A second process on an H2 file database, for {@link JdbcConnectFailuresTest}: opens the URL given
@@ -19,7 +19,7 @@ public final class H2FileHolder {
     public static void main(String[] args) throws Exception {
         if (args.length > 1) {
             try (LockClient client = Baton.connect(args[0]);
-                    Lease lease = client.lock(args[1]).acquire(Duration.ofSeconds(30))) {
+                    Lease lease = client.lock(args[1]).acquire(KitTime.COLD_START)) {
                 holdUntilStdinCloses(lease.fencingToken());
             }
         } else {

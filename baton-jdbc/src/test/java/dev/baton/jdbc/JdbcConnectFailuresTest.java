@@ -8,6 +8,8 @@ import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import dev.baton.testsupport.ForkedJava;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -16,7 +18,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,8 +44,8 @@ class JdbcConnectFailuresTest {
             }
         });
         try {
-            ready.get(60, TimeUnit.SECONDS);
-        } catch (Exception e) {
+            Await.result(ready, KitTime.COLD_START);
+        } catch (Exception | AssertionError e) {
             child.close();
             throw new AssertionError("the holder did not open " + url + ": " + child.stderrTail(), e);
         }
@@ -56,7 +57,7 @@ class JdbcConnectFailuresTest {
         String url = "jdbc:h2:" + dir.resolve("locks");
         try (ForkedJava other = holder(url);
                 LockClient client = Baton.connect(url, OPTIONS)) {
-            assertThatThrownBy(() -> client.lock("in-use").acquire(Duration.ofSeconds(10)))
+            assertThatThrownBy(() -> client.lock("in-use").acquire(KitTime.grant(OPTIONS.operationTimeout())))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("'in-use'")
                     .hasMessageContaining("the database file is in use by another process")
@@ -76,7 +77,8 @@ class JdbcConnectFailuresTest {
                     .as("the other process holds it")
                     .isEmpty();
             other.closeInput();
-            try (Lease lease = client.lock(name).acquire(Duration.ofSeconds(30))) {
+            try (Lease lease = client.lock(name)
+                    .acquire(KitTime.bound(OPTIONS.operationTimeout().plus(KitTime.TAKE_OVER)))) {
                 assertThat(lease.isValid()).isTrue();
             }
         }
@@ -87,7 +89,7 @@ class JdbcConnectFailuresTest {
         String url = "jdbc:h2:mem:creds-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
         try (Connection owner = DriverManager.getConnection(url, "sa", "right");
                 LockClient client = Baton.connect(url + ";USER=sa;PASSWORD=wrong", OPTIONS)) {
-            assertThatThrownBy(() -> client.lock("creds").acquire(Duration.ofSeconds(10)))
+            assertThatThrownBy(() -> client.lock("creds").acquire(KitTime.grant(OPTIONS.operationTimeout())))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("authentication failed: the database rejected the user name or password")
                     .hasMessageContaining("Wrong user name or password")
@@ -100,7 +102,7 @@ class JdbcConnectFailuresTest {
     void aDatabaseThatDoesNotExistSaysSo() {
         String url = "jdbc:h2:" + dir.resolve("missing") + ";IFEXISTS=TRUE";
         try (LockClient client = Baton.connect(url, OPTIONS)) {
-            assertThatThrownBy(() -> client.lock("missing").acquire(Duration.ofSeconds(10)))
+            assertThatThrownBy(() -> client.lock("missing").acquire(KitTime.grant(OPTIONS.operationTimeout())))
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("the database does not exist")
                     .hasMessageContaining("[SQLState 90146")

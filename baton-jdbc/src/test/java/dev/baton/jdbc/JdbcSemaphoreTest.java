@@ -12,6 +12,7 @@ import dev.baton.jdbc.row.BatchRenewal;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
+import dev.baton.tck.KitTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -37,7 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class JdbcSemaphoreTest {
     private static final String H2 = "jdbc:h2:mem:sem-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
-    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final Duration WAIT = KitTime.grant();
     private static Connection keepH2;
 
     /** One strategy on H2, with a table prefix of its own. */

@@ -7,10 +7,10 @@ import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.tck.KitTime;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -91,7 +91,7 @@ class JdbcUrlOptionsTest {
         String url = "jdbc:h2:mem:options;DB_CLOSE_DELAY=-1;MODE=PostgreSQL;clientName=billing;fair=false;"
                 + "TABLE=opt_locks;STRATEGY=optimistic;createSchema=true";
         try (LockClient client = Baton.connect(url);
-                Lease lease = client.lock("job").acquire(Duration.ofSeconds(10))) {
+                Lease lease = client.lock("job").acquire(KitTime.grant())) {
             assertThat(client.backendName()).startsWith("jdbc-optimistic");
             assertThat(client.options().clientName()).isEqualTo("billing");
             assertThat(lease.isValid()).isTrue();

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.servers.MariaDbServer;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -52,13 +52,13 @@ class MariaDbDatabaseStateTest {
             String[] state = {""};
             Await.condition(
                     "the sleeping session in the process list",
-                    Duration.ofSeconds(30),
+                    KitTime.grant(),
                     () -> (state[0] = DatabaseState.of(server)).contains("info=select sleep(30)"),
                     () -> state[0]);
 
             assertThat(state[0]).startsWith("sessions (processlist):").contains("id=" + id + " ");
             sleeping.cancel();
-            Await.result(running, Duration.ofSeconds(30));
+            Await.result(running, KitTime.grant());
         }
     }
 }

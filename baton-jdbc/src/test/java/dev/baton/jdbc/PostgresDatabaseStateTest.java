@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.PostgresServer;
 import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -70,7 +70,7 @@ class PostgresDatabaseStateTest {
             // The waiter's query reaches the server asynchronously: read the state until it shows the wait.
             Await.condition(
                     "the waiting session shown with its blocker",
-                    Duration.ofSeconds(30),
+                    KitTime.grant(),
                     () -> (state[0] = DatabaseState.of(server)).contains(blocked),
                     () -> state[0]);
 
@@ -84,7 +84,7 @@ class PostgresDatabaseStateTest {
                     .containsPattern("pid=" + holderPid + " locktype=relation mode=AccessExclusiveLock granted=true "
                             + "relation=state_probe");
             holder.rollback();
-            Await.result(waiting, Duration.ofSeconds(30));
+            Await.result(waiting, KitTime.grant());
         }
     }
 

@@ -9,6 +9,7 @@ import dev.baton.servers.PostgresServer;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications.Subscription;
+import dev.baton.tck.KitTime;
 import dev.baton.testsupport.TcpProxy;
 import java.net.InetSocketAddress;
 import java.sql.Connection;
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -91,9 +91,7 @@ class PostgresHandOffTest {
                     .as("the releasing client's immediate re-acquire")
                     .isEmpty();
 
-            assertThat(woken.await(10, TimeUnit.SECONDS))
-                    .as("woken by the release")
-                    .isTrue();
+            TestThreads.awaitWoken("woken by the release", woken);
             Grant handed = other.tryAcquire(waiting).orElseThrow();
             assertThat(handed.ownerId()).isEqualTo(waiting.ownerId());
             assertThat(handed.fencingToken()).isGreaterThan(first.fencingToken());
@@ -139,7 +137,7 @@ class PostgresHandOffTest {
             assertThat(owner(strategy, table, name))
                     .as("the waiter that gave up passed the lock on")
                     .contains(next.ownerId());
-            assertThat(nextWoken.await(10, TimeUnit.SECONDS)).isTrue();
+            TestThreads.awaitWoken("the next in line woken", nextWoken);
             Grant handed = last.tryAcquire(next).orElseThrow();
             assertThat(handed.fencingToken()).isGreaterThan(first.fencingToken() + 1);
             assertThat(last.release(handed)).isTrue();
@@ -165,7 +163,7 @@ class PostgresHandOffTest {
         Subscription line = InLine.enter(quitter, quitting, woken::countDown);
 
         assertThat(holder.release(first)).isTrue();
-        assertThat(woken.await(10, TimeUnit.SECONDS)).as("handed, and told").isTrue();
+        TestThreads.awaitWoken("handed, and told", woken);
         line.close(); // gave up after the NOTIFY, before its next attempt
 
         assertThat(owner(strategy, table, name)).as("nothing left held").isEmpty();
@@ -199,16 +197,19 @@ class PostgresHandOffTest {
         try {
             assertThat(late.tryAcquire(waiting)).as("in line").isEmpty();
             assertThat(holder.release(first)).isTrue();
-            assertThat(woken.await(10, TimeUnit.SECONDS)).as("handed, and told").isTrue();
+            TestThreads.awaitWoken("handed, and told", woken);
 
             // The waiter does not take its grant: its lease runs out on the database, and another
             // client takes the lock over.
             LockRequest taking = request(name, Duration.ofSeconds(30));
             AtomicReference<Grant> takenOver = new AtomicReference<>();
-            TestThreads.awaitCondition("another client takes the lock over once the handed lease ran out", () -> {
-                next.tryAcquire(taking).ifPresent(takenOver::set);
-                return takenOver.get() != null;
-            });
+            TestThreads.awaitCondition(
+                    "another client takes the lock over once the handed lease ran out",
+                    KitTime.bound(lease.plus(KitTime.TAKE_OVER)),
+                    () -> {
+                        next.tryAcquire(taking).ifPresent(takenOver::set);
+                        return takenOver.get() != null;
+                    });
             Grant taken = takenOver.get();
             assertThat(taken.fencingToken()).isGreaterThan(first.fencingToken() + 1);
 
@@ -269,7 +270,7 @@ class PostgresHandOffTest {
                     first = entry && !listener ? "the entry" : listener && !entry ? "the listener" : "both at once";
                 }
             }
-            subscriber.join(TimeUnit.SECONDS.toMillis(30));
+            subscriber.join(KitTime.grant().toMillis());
             if (subscription.get() != null) {
                 resources.add(subscription.get()::close);
             }

@@ -26,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.AfterAll;
@@ -168,9 +167,9 @@ class PostgresPinnedConnectionPoolTest {
                 st.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid()"
                         + " AND datname = current_database() AND backend_type = 'client backend'");
             }
-            assertThat(lost.get(10, java.util.concurrent.TimeUnit.SECONDS)).isNotNull();
+            assertThat(Await.result(lost, KitTime.bound(Duration.ofSeconds(1)))).isNotNull();
             lease.close();
-            try (Lease again = client.lock("job").acquire(Duration.ofSeconds(10))) {
+            try (Lease again = client.lock("job").acquire(KitTime.grant())) {
                 assertThat(again.fencingToken()).isGreaterThan(lease.fencingToken());
             }
             assertClean(pool);
@@ -226,7 +225,7 @@ class PostgresPinnedConnectionPoolTest {
             });
             awaitCondition("the waiter to queue in pg_advisory_lock", () -> advisoryWaiters() == 1);
             waiterThread.get().interrupt();
-            assertThatThrownBy(() -> Await.result(interrupted, Duration.ofSeconds(5)))
+            assertThatThrownBy(() -> Await.result(interrupted, KitTime.grant()))
                     .hasCauseInstanceOf(LockException.class)
                     .hasRootCauseInstanceOf(InterruptedException.class);
             assertThat(advisoryWaiters())
@@ -237,12 +236,13 @@ class PostgresPinnedConnectionPoolTest {
 
             CompletableFuture<Lease> queued = inThread(() -> waiters.lock("job").acquire(Duration.ofSeconds(30)));
             awaitCondition("the waiter to queue in pg_advisory_lock", () -> advisoryWaiters() == 1);
-            long releasedAt = System.nanoTime();
+            KitTime.Stopwatch released = KitTime.stopwatch();
             held.close();
-            try (Lease lease = Await.result(queued, Duration.ofSeconds(5))) {
-                assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt))
-                        .as("hand-over by the database's queue")
-                        .isLessThan(1_000);
+            // Well within the 5 s poll delay, which could not explain it even at the bound's stretch.
+            try (Lease lease = Await.result(queued, KitTime.grant())) {
+                assertThat(released.millis())
+                        .as("hand-over by the database's queue (%s)", released)
+                        .isLessThan(released.allows(KitTime.TAKE_OVER).toMillis());
                 assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
             }
             assertAllClean(pool, 2);
@@ -263,7 +263,7 @@ class PostgresPinnedConnectionPoolTest {
                 url,
                 LockOptions.builder().operationTimeout(Duration.ofSeconds(1)).build())) {
             for (int i = 0; i < 40; i++) {
-                held.add(client.lock("pinned-" + i).acquire(Duration.ofSeconds(10)));
+                held.add(client.lock("pinned-" + i).acquire(KitTime.grant(Duration.ofSeconds(1))));
             }
             assertThatThrownBy(() -> client.lock("one-more").tryAcquire())
                     .isInstanceOf(LockException.class)
@@ -271,7 +271,7 @@ class PostgresPinnedConnectionPoolTest {
                     .hasMessageContaining("all 40 connections of the pool baton-")
                     .hasMessageContaining("each held lease keeps one");
             held.forEach(Lease::close);
-            try (Lease lease = client.lock("one-more").acquire(Duration.ofSeconds(10))) {
+            try (Lease lease = client.lock("one-more").acquire(KitTime.grant(Duration.ofSeconds(1)))) {
                 assertThat(lease.isValid()).isTrue();
             }
         }

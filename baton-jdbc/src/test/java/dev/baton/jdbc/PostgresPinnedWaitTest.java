@@ -7,6 +7,8 @@ import dev.baton.LockOptions;
 import dev.baton.servers.PostgresServer;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
+import dev.baton.tck.Await;
+import dev.baton.tck.KitTime;
 import dev.baton.testsupport.TcpProxy;
 import java.net.InetSocketAddress;
 import java.sql.Connection;
@@ -20,7 +22,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -86,8 +87,9 @@ class PostgresPinnedWaitTest {
         long waitingBefore = waitingForLocks();
 
         LockRequest waiting = request(name, LEASE);
+        Duration wait = Duration.ofSeconds(10);
         CompletableFuture<Optional<Grant>> waited = TestThreads.inThread(
-                () -> waiter.waiting(waiting.kind()).blockingWait().acquire(waiting, TimeUnit.SECONDS.toNanos(10)));
+                () -> waiter.waiting(waiting.kind()).blockingWait().acquire(waiting, wait.toNanos()));
         TestThreads.awaitCondition(
                 strategy + ": the waiter waits in the database's queue", () -> waitingForLocks() > waitingBefore);
 
@@ -95,13 +97,16 @@ class PostgresPinnedWaitTest {
         assertThat(holder.release(held)).isTrue();
         AtomicReference<Grant> takenOver = new AtomicReference<>();
         TestThreads.awaitCondition(
-                strategy + ": another client holds the lock once the waiter's idle session ended", () -> {
+                strategy + ": another client holds the lock once the waiter's idle session ended",
+                KitTime.bound(LEASE.plus(KitTime.TAKE_OVER)),
+                () -> {
                     next.tryAcquire(request(name, LONG)).ifPresent(takenOver::set);
                     return takenOver.get() != null;
                 });
         proxy.resume();
 
-        assertThat(waited.get(20, TimeUnit.SECONDS).map(grant -> grant.validityNanos(LEASE) + " ns of validity"))
+        assertThat(Await.result(waited, KitTime.bound(wait))
+                        .map(grant -> grant.validityNanos(LEASE) + " ns of validity"))
                 .as(strategy + ": the waiter's grant, read after another client took the lock")
                 .isEmpty();
         assertThat(next.release(takenOver.get())).isTrue();

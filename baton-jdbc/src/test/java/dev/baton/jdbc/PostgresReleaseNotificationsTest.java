@@ -8,6 +8,7 @@ import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.servers.PostgresServer;
+import dev.baton.tck.Await;
 import dev.baton.tck.KitTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -17,7 +18,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,7 +33,12 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class PostgresReleaseNotificationsTest {
     private static final Duration POLL = Duration.ofSeconds(5);
-    private static final long WOKEN_WITHIN_MILLIS = 1_000;
+    /**
+     * The most a notified hand-over takes on an idle machine; even stretched by the machine's stall
+     * to its most ({@link KitTime#MAX_STRETCH}), shorter than {@link #POLL}, which it must not explain.
+     */
+    private static final Duration WOKEN_WITHIN = KitTime.TAKE_OVER;
+
     private static PostgresServer server;
 
     @BeforeAll
@@ -65,9 +70,7 @@ class PostgresReleaseNotificationsTest {
                 LockClient waiter = Baton.connect(uri(strategy), slowPolling())) {
             String name = "notify-" + UUID.randomUUID();
             String table = "notify_" + strategy + (strategy.equals("optimistic") ? "_opt" : "");
-            assertThat(handOverMillis(holder, waiter, name, table))
-                    .as("hand-over through NOTIFY")
-                    .isLessThan(WOKEN_WITHIN_MILLIS);
+            assertWokenByNotify("hand-over through NOTIFY", handOver(holder, waiter, name, table));
 
             // Kill the listener's session: it reconnects, and wake-ups work again.
             int listenerPid = listenerPid();
@@ -79,9 +82,8 @@ class PostgresReleaseNotificationsTest {
                 int pid = listenerPid();
                 return pid != 0 && pid != listenerPid;
             });
-            assertThat(handOverMillis(holder, waiter, name, table))
-                    .as("hand-over through NOTIFY after the listener reconnected")
-                    .isLessThan(WOKEN_WITHIN_MILLIS);
+            assertWokenByNotify(
+                    "hand-over through NOTIFY after the listener reconnected", handOver(holder, waiter, name, table));
         }
     }
 
@@ -97,26 +99,24 @@ class PostgresReleaseNotificationsTest {
                 LockClient waiter = Baton.connect(uri(strategy), slowPolling());
                 Lease lockOfTheSameName = waiter.lock("notify-permit").acquire(KitTime.grant())) {
             String select = "SELECT waiter FROM notify_" + strategy + "_semaphores WHERE semaphore_name = ?";
-            assertThat(handOverMillis(
+            assertWokenByNotify(
+                    "hand-over of a permit through NOTIFY",
+                    handOver(
                             client -> client.semaphore("notify-permit", 1).acquire(Duration.ofSeconds(30)),
                             holder,
                             waiter,
                             "notify-permit",
-                            select))
-                    .as("hand-over of a permit through NOTIFY")
-                    .isLessThan(WOKEN_WITHIN_MILLIS);
+                            select));
             assertThat(lockOfTheSameName.isValid()).isTrue();
         }
     }
 
     /**
      * The holder takes the lock, the waiter waits until it is parked in its 5-second poll pause (it
-     * already failed, subscribed and retried), then the holder releases. Returns how long the hand-over
-     * took.
+     * already failed, subscribed and retried), then the holder releases. Returns the hand-over, timed.
      */
-    private static long handOverMillis(LockClient holder, LockClient waiter, String name, String table)
-            throws Exception {
-        return handOverMillis(
+    private static HandOver handOver(LockClient holder, LockClient waiter, String name, String table) throws Exception {
+        return handOver(
                 client -> client.lock(name).acquire(Duration.ofSeconds(30)),
                 holder,
                 waiter,
@@ -127,7 +127,7 @@ class PostgresReleaseNotificationsTest {
     }
 
     /** The same for what {@code take} takes, with the registration read by {@code selectWaiter}. */
-    private static long handOverMillis(
+    private static HandOver handOver(
             Function<LockClient, Lease> take, LockClient holder, LockClient waiter, String name, String selectWaiter)
             throws Exception {
         Lease held = take.apply(holder);
@@ -145,16 +145,25 @@ class PostgresReleaseNotificationsTest {
         assertThat(registeredWaiter(selectWaiter, name))
                 .as("the waiting client registered its channel for the release to notify")
                 .matches("baton_w_[0-9a-f]{24}");
-        long releasedAt = System.nanoTime();
+        KitTime.Stopwatch released = KitTime.stopwatch();
         held.close();
-        try (Lease lease = got.get(POLL.toMillis() * 2, TimeUnit.MILLISECONDS)) {
-            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - releasedAt);
+        try (Lease lease = Await.result(got, KitTime.bound(POLL))) {
+            long millis = released.millis();
             assertThat(lease.fencingToken()).isGreaterThan(held.fencingToken());
             assertThat(registeredWaiter(selectWaiter, name))
                     .as("the new grant cleared the registration")
                     .isNull();
-            return millis;
+            return new HandOver(millis, released.allows(WOKEN_WITHIN), released.toString());
         }
+    }
+
+    /** How long a hand-over took, and what the machine's stall meanwhile allows it. */
+    private record HandOver(long millis, Duration allowed, String timed) {}
+
+    private static void assertWokenByNotify(String what, HandOver handOver) {
+        assertThat(handOver.millis())
+                .as("%s (%s)", what, handOver.timed())
+                .isLessThan(handOver.allowed().toMillis());
     }
 
     /** The channel registered in the row of {@code name}, read by {@code select}, or null. */

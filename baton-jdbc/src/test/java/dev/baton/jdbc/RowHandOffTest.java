@@ -8,6 +8,7 @@ import dev.baton.jdbc.row.JdbcLine;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications.Subscription;
+import dev.baton.tck.KitTime;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -18,7 +19,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -101,16 +101,17 @@ abstract class RowHandOffTest {
             Subscription subscription = InLine.enter(late, waiting, woken::countDown);
             try {
                 assertThat(holder.release(first)).isTrue();
-                assertThat(woken.await(10, TimeUnit.SECONDS))
-                        .as(strategy + ": handed, and told")
-                        .isTrue();
+                TestThreads.awaitWoken(strategy + ": handed, and told", woken);
 
                 LockRequest taking = request(name, LEASE);
                 AtomicReference<Grant> takenOver = new AtomicReference<>();
-                TestThreads.awaitCondition(strategy + ": another client takes the lock over", () -> {
-                    next.tryAcquire(taking).ifPresent(takenOver::set);
-                    return takenOver.get() != null;
-                });
+                TestThreads.awaitCondition(
+                        strategy + ": another client takes the lock over",
+                        KitTime.bound(lease.plus(KitTime.TAKE_OVER)),
+                        () -> {
+                            next.tryAcquire(taking).ifPresent(takenOver::set);
+                            return takenOver.get() != null;
+                        });
                 assertThat(late.tryAcquire(waiting).map(grant -> grant.validityNanos(lease) + " ns of validity"))
                         .as(strategy + ": the waiter's attempt after another client took the lock over")
                         .isEmpty();
@@ -149,9 +150,7 @@ abstract class RowHandOffTest {
                     .as(strategy + ": the releasing client's immediate re-acquire")
                     .isEmpty();
 
-            assertThat(woken.await(10, TimeUnit.SECONDS))
-                    .as(strategy + ": woken")
-                    .isTrue();
+            TestThreads.awaitWoken(strategy + ": woken", woken);
             Grant handed = other.tryAcquire(waiting).orElseThrow();
             assertThat(handed.ownerId()).isEqualTo(waiting.ownerId());
             assertThat(handed.fencingToken()).isGreaterThan(first.fencingToken());
@@ -202,7 +201,7 @@ abstract class RowHandOffTest {
                 assertThat(owner(strategy, table, name))
                         .as(strategy + ": the waiter that gave up passed the lock on")
                         .contains(next.ownerId());
-                assertThat(nextWoken.await(10, TimeUnit.SECONDS)).isTrue();
+                TestThreads.awaitWoken(strategy + ": the next in line woken", nextWoken);
                 Grant handed = last.tryAcquire(next).orElseThrow();
                 assertThat(handed.fencingToken()).isGreaterThan(first.fencingToken() + 1);
                 assertThat(last.release(handed)).isTrue();
@@ -231,9 +230,7 @@ abstract class RowHandOffTest {
             Subscription line = InLine.enter(quitter, quitting, woken::countDown);
 
             assertThat(holder.release(first)).isTrue();
-            assertThat(woken.await(10, TimeUnit.SECONDS))
-                    .as(strategy + ": handed, and told")
-                    .isTrue();
+            TestThreads.awaitWoken(strategy + ": handed, and told", woken);
             line.close(); // gave up after the wake-up, before its next attempt
 
             assertThat(owner(strategy, table, name))

@@ -56,7 +56,7 @@ import org.junit.jupiter.api.Timeout;
  * subclass supplies the database; every test uses its own lock table, so tests never see each
  * other's rows and "a fresh database" is just a fresh table name.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = KitTime.TEST_TIMEOUT_SECONDS, unit = TimeUnit.SECONDS)
 abstract class TableLockBackendTest {
     /** Long enough that nothing expires by accident during a test. */
     static final Duration LONG = Duration.ofSeconds(30);
@@ -128,29 +128,38 @@ abstract class TableLockBackendTest {
         return LockRequest.builder(name, owner, LockKind.READ, lease).build();
     }
 
-    /** Tries until granted, bounded by a deadline; the pause only paces the polling. */
+    /**
+     * The most a test waits for a grant that a {@link #SHORT} lease's expiry, or a release, frees on an
+     * idle machine.
+     */
+    static final Duration FREED = SHORT.plus(KitTime.TAKE_OVER);
+
+    /** Tries until granted, within {@link #FREED}; the pause only paces the polling. */
     static Grant awaitGrant(Supplier<Optional<Grant>> attempt) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        return awaitGrant(attempt, FREED);
+    }
+
+    /**
+     * Tries until granted, within {@code idle} lengthened by the machine's stall meanwhile; the pause
+     * only paces the polling.
+     */
+    static Grant awaitGrant(Supplier<Optional<Grant>> attempt, Duration idle) {
+        KitTime.Stopwatch waited = KitTime.stopwatch();
         while (true) {
             Optional<Grant> grant = attempt.get();
             if (grant.isPresent()) {
                 return grant.get();
             }
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("not granted within 10 s");
+            if (waited.hasPassed(idle.plus(KitTime.SLACK))) {
+                throw new AssertionError("not granted within " + waited);
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
         }
     }
 
+    /** Waits until {@code condition} holds, within {@link #FREED}. */
     static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
-        }
+        Await.condition(what, KitTime.bound(FREED), condition);
     }
 
     // ---------------------------------------------------------------------------------------------
@@ -511,7 +520,8 @@ abstract class TableLockBackendTest {
                     start.await();
                     for (int i = 0; i < grantsPerThread; i++) {
                         LockRequest request = writer ? exclusive(name, owner(), LONG) : shared(name, owner(), LONG);
-                        Grant grant = awaitGrant(() -> backend.tryAcquire(request));
+                        Grant grant = awaitGrant(
+                                () -> backend.tryAcquire(request), KitTime.bulkWork(threads * grantsPerThread));
                         if (writer) {
                             if (writers.incrementAndGet() != 1 || readers.get() != 0) {
                                 violations.incrementAndGet();
@@ -532,7 +542,7 @@ abstract class TableLockBackendTest {
             }
             start.countDown();
             for (Future<?> future : done) {
-                Await.result(future, Duration.ofSeconds(50));
+                Await.result(future, KitTime.bulkWork(threads * grantsPerThread));
             }
         } finally {
             pool.shutdownNow();
@@ -582,7 +592,8 @@ abstract class TableLockBackendTest {
             }
             start.countDown();
             for (Future<Optional<Grant>> grant : grants) {
-                assertThat(Await.result(grant, Duration.ofSeconds(30))).isPresent();
+                assertThat(Await.result(grant, KitTime.grant(OPTIONS.operationTimeout())))
+                        .isPresent();
             }
         } finally {
             pool.shutdownNow();
