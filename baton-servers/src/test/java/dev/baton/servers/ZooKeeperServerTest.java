@@ -3,6 +3,7 @@ package dev.baton.servers;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.baton.testsupport.TestTime;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -69,7 +70,8 @@ class ZooKeeperServerTest {
                 }
             });
             try {
-                assertThat(connected.await(30, TimeUnit.SECONDS)).isTrue();
+                assertThat(connected.await(TestTime.COLD_START.toMillis(), TimeUnit.MILLISECONDS))
+                        .isTrue();
                 assertThat(client.getSessionTimeout()).isEqualTo(1000);
             } finally {
                 client.close();

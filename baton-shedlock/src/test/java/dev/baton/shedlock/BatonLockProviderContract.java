@@ -10,6 +10,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -145,7 +146,7 @@ abstract class BatonLockProviderContract {
         assertThat(providerA.lock(config()))
                 .as("the same instance, inside lockAtLeastFor")
                 .isEmpty();
-        SimpleLock next = await().atMost(ofSeconds(20))
+        SimpleLock next = await().atMost(KitTime.bound(atLeastFor.plus(KitTime.TAKE_OVER)))
                 .pollInterval(ofMillis(50))
                 .until(() -> providerB.lock(config()), Optional::isPresent)
                 .orElseThrow();
@@ -158,7 +159,7 @@ abstract class BatonLockProviderContract {
         long start = System.nanoTime();
         SimpleLock lock =
                 providerA.lock(config(name, ofSeconds(30), ofMillis(1))).orElseThrow();
-        await().atMost(ofSeconds(5))
+        await().atMost(KitTime.grant())
                 .until(() -> System.nanoTime() - start > ofMillis(1).toNanos());
         lock.unlock();
         SimpleLock next = providerB.lock(config()).orElseThrow();
@@ -172,7 +173,7 @@ abstract class BatonLockProviderContract {
         assertThat(providerA.lock(config(name, atMostFor, ZERO))).isPresent();
         assertThat(providerB.lock(config())).isEmpty();
 
-        SimpleLock taken = await().atMost(ofSeconds(20))
+        SimpleLock taken = await().atMost(KitTime.bound(atMostFor.plus(KitTime.TAKE_OVER)))
                 .pollInterval(ofMillis(50))
                 .until(() -> providerB.lock(config()), Optional::isPresent)
                 .orElseThrow();
@@ -207,7 +208,7 @@ abstract class BatonLockProviderContract {
         assertThatThrownBy(() -> lock.extend(ofSeconds(4), ZERO)).isInstanceOf(IllegalStateException.class);
 
         // Past the original lockAtMostFor, well within the extension.
-        await().atMost(ofSeconds(5))
+        await().atMost(KitTime.bound(ofMillis(1_300)))
                 .pollInterval(ofMillis(50))
                 .until(() -> System.nanoTime() - start > ofMillis(1_300).toNanos());
         assertThat(providerB.lock(config()))
@@ -221,7 +222,7 @@ abstract class BatonLockProviderContract {
     @Test
     void extendingALockWhoseLeaseRanOutGivesEmpty() {
         SimpleLock lock = providerA.lock(config(name, ofSeconds(1), ZERO)).orElseThrow();
-        SimpleLock taken = await().atMost(ofSeconds(20))
+        SimpleLock taken = await().atMost(KitTime.bound(ofSeconds(1).plus(KitTime.TAKE_OVER)))
                 .pollInterval(ofMillis(50))
                 .until(() -> providerB.lock(config()), Optional::isPresent)
                 .orElseThrow();

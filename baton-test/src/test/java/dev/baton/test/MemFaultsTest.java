@@ -15,6 +15,7 @@ import dev.baton.LockUnavailableException;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -45,7 +46,7 @@ class MemFaultsTest {
     }
 
     private static LockLostException reported(CompletableFuture<LockLostException> lost) throws Exception {
-        return lost.get(Bounds.lease(LEASE).toMillis(), TimeUnit.MILLISECONDS);
+        return lost.get(KitTime.bound(LEASE).toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private static LockClient another(MemFaults faults) {
@@ -164,7 +165,7 @@ class MemFaultsTest {
             CompletableFuture<Optional<Grant>> renewal =
                     CompletableFuture.supplyAsync(() -> backend.renew(grant, LEASE));
             stall.close();
-            assertThat(renewal.get(Bounds.SLACK.toMillis(), TimeUnit.MILLISECONDS))
+            assertThat(renewal.get(KitTime.grant().toMillis(), TimeUnit.MILLISECONDS))
                     .as("going on once the fault ended")
                     .isPresent();
         }
@@ -194,7 +195,7 @@ class MemFaultsTest {
                     .isInstanceOf(LockUnavailableException.class)
                     .hasMessageContaining("other")
                     .hasMessageContaining("unreachable");
-            assertThatThrownBy(() -> waiter.get(Bounds.SLACK.toMillis(), TimeUnit.MILLISECONDS))
+            assertThatThrownBy(() -> waiter.get(KitTime.grant().toMillis(), TimeUnit.MILLISECONDS))
                     .as("a waiter stops waiting")
                     .hasCauseInstanceOf(LockUnavailableException.class);
             assertThat(reported(lost)).as("renewals fail too").hasMessageContaining("held");
@@ -211,7 +212,7 @@ class MemFaultsTest {
         MemFault outage = faults.unreachable(Duration.ofMillis(300));
         DistributedLock lock = client.lock("after");
         assertThatThrownBy(lock::tryAcquire).isInstanceOf(LockUnavailableException.class);
-        await().atMost(Bounds.SLACK).until(() -> !outage.isActive());
+        await().atMost(KitTime.grant()).until(() -> !outage.isActive());
         assertThat(lock.tryAcquire()).isPresent().get().satisfies(Lease::close);
     }
 
@@ -228,7 +229,7 @@ class MemFaultsTest {
             faults.advanceClock(LEASE.multipliedBy(2));
 
             assertThat(faults.now()).isAfterOrEqualTo(before.plus(LEASE.multipliedBy(2)));
-            Lease next = waiter.get(Bounds.SLACK.toMillis(), TimeUnit.MILLISECONDS);
+            Lease next = waiter.get(KitTime.grant().toMillis(), TimeUnit.MILLISECONDS);
             assertThat(next.fencingToken()).isGreaterThan(passed.fencingToken());
             assertThat(other.lock("longer").tryAcquire())
                     .as("a lease longer than the jump")

@@ -10,6 +10,7 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
 import dev.baton.spi.WaitQueue;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.UUID;
@@ -190,7 +191,7 @@ class MemLineTest {
         backend.release(holder); // handed to the silent one, which never comes for it
 
         // Dropped after three fallback periods, at least a second; the polling waiter's attempts find it.
-        Grant taken = await().atMost(Bounds.lease(Duration.ofSeconds(1)))
+        Grant taken = await().atMost(KitTime.bound(Duration.ofSeconds(1)))
                 .pollInterval(Duration.ofMillis(50))
                 .until(polling::attempt, Optional::isPresent)
                 .orElseThrow();

@@ -7,6 +7,7 @@ import dev.baton.Baton;
 import dev.baton.Lease;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
+import dev.baton.tck.KitTime;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -130,7 +131,7 @@ class TestingExamplesTest {
         CompletableFuture<Throwable> lost = new CompletableFuture<>();
         first.onLost(lost::complete);
         faults.advanceClock(Duration.ofSeconds(2));
-        assertThat(lost.get(Bounds.lease(Duration.ofSeconds(1)).toMillis(), TimeUnit.MILLISECONDS))
+        assertThat(lost.get(KitTime.bound(Duration.ofSeconds(1)).toMillis(), TimeUnit.MILLISECONDS))
                 .as("told by its renewal, not by its own clock, which did not move")
                 .hasMessageContaining("invoice-42")
                 .hasMessageContaining("no longer has this grant");

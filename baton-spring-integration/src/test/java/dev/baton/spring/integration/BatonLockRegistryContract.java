@@ -10,6 +10,7 @@ import dev.baton.DistributedLock;
 import dev.baton.LockClient;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockOptions;
+import dev.baton.testsupport.TestTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -167,7 +168,7 @@ abstract class BatonLockRegistryContract {
         try {
             for (Thread waiter : List.of(first, second)) {
                 waiter.start();
-                await().atMost(ofSeconds(10))
+                await().atMost(TestTime.grant())
                         .until(() -> waiter.getState() == Thread.State.WAITING
                                 || waiter.getState() == Thread.State.TIMED_WAITING);
                 waiter.interrupt();
@@ -265,7 +266,7 @@ abstract class BatonLockRegistryContract {
             try {
                 registry.renewLock(key, ofSeconds(4));
                 // Past the original lease time, well within the extension.
-                await().atMost(ofSeconds(5))
+                await().atMost(TestTime.bound(ofMillis(1_300)))
                         .pollInterval(ofMillis(50))
                         .until(() -> System.nanoTime() - start > ofMillis(1_300).toNanos());
                 assertThat(freeForB()).as("held past its lease time").isFalse();
@@ -308,7 +309,7 @@ abstract class BatonLockRegistryContract {
         try {
             a.start();
             b.start();
-            await().atMost(ofSeconds(20)).until(() -> granted.size() == 1);
+            await().atMost(TestTime.grant()).until(() -> granted.size() == 1);
             LockRegistryLeaderInitiator leader = granted.get(0).equals("a") ? a : b;
             LockRegistryLeaderInitiator follower = leader == a ? b : a;
             assertThat(leader.getContext().isLeader()).isTrue();
@@ -316,7 +317,7 @@ abstract class BatonLockRegistryContract {
 
             leader.stop();
 
-            await().atMost(ofSeconds(20)).until(() -> granted.size() == 2);
+            await().atMost(TestTime.bound(TestTime.TAKE_OVER)).until(() -> granted.size() == 2);
             assertThat(granted.get(1)).isNotEqualTo(granted.get(0));
             assertThat(follower.getContext().isLeader()).isTrue();
         } finally {

@@ -10,6 +10,7 @@ import dev.baton.DistributedLock;
 import dev.baton.LockClient;
 import dev.baton.LockOptions;
 import dev.baton.servers.RedisServer;
+import dev.baton.testsupport.TestTime;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import java.util.concurrent.locks.Lock;
@@ -48,7 +49,7 @@ class BatonLockRegistryRedisTest extends BatonLockRegistryContract {
             try {
                 registry.renewLock(key);
                 flushAll(); // Redis forgets every lock: the holder's next renewal is refused
-                await().atMost(ofSeconds(10))
+                await().atMost(TestTime.grant())
                         .pollInSameThread() // renewLock belongs to the holder's thread
                         .untilAsserted(() -> assertThatThrownBy(() -> registry.renewLock(key))
                                 .isInstanceOf(IllegalMonitorStateException.class)
