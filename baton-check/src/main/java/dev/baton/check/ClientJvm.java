@@ -5,6 +5,8 @@ import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -14,7 +16,8 @@ import java.util.function.Consumer;
  * A forked {@link CheckClient} JVM, kept between runs: starting one is most of a client's CPU (its
  * classes loaded, Netty, Lettuce and the backends' clients initialised), and a run needs a live
  * process to kill, stop and cut off, not a fresh one. A JVM that finished its run cleanly goes back
- * to an idle pool of this JVM, where the next run of any target takes it; one that was killed, did
+ * to an idle pool of this JVM, where the next run takes it (one that ran the same kind of client
+ * first, see {@link #idle}); one that was killed, did
  * not finish in time or served {@link #MAX_RUNS} runs is never reused.
  *
  * <p>Each run still has its own subject, connections, lock names and random sequence (the client
@@ -22,12 +25,8 @@ import java.util.function.Consumer;
  * which JVM served it, nor on what served it before.
  */
 final class ClientJvm {
-    /**
-     * Runs one JVM serves before it exits: a bound on what a subject that leaks (threads, buffers)
-     * can pile up in one process, and an exit that lets the first JVM's class list become the
-     * archive the later JVMs start from (SharedClasses in baton-test-support).
-     */
-    static final int MAX_RUNS = 6;
+    /** Runs one JVM serves before it exits: a bound on what a subject that leaks (threads, buffers) can pile up. */
+    static final int MAX_RUNS = 10;
 
     /** How long a JVM past {@link #MAX_RUNS} may take to exit before it is killed. */
     private static final Duration EXIT_WAIT = Duration.ofSeconds(5);
@@ -51,6 +50,7 @@ final class ClientJvm {
     private final ForkedJava process;
     private volatile Consumer<String> lines = IGNORE;
     private volatile CountDownLatch finished = new CountDownLatch(1);
+    private final Set<String> kinds = ConcurrentHashMap.newKeySet();
     private int runs;
     private boolean reusable;
 
@@ -67,21 +67,51 @@ final class ClientJvm {
      * output from now on, and the run starts with {@code arguments}}
      */
     static ClientJvm take(List<String> arguments, Consumer<String> lines) {
+        String kind = kind(arguments);
         ClientJvm idle;
-        while ((idle = IDLE.poll()) != null) {
+        while ((idle = idle(kind)) != null) {
             try {
-                idle.begin(arguments, lines);
+                idle.begin(kind, arguments, lines);
                 return idle;
             } catch (UncheckedIOException e) {
                 idle.process.close(); // it exited while idle: take another
             }
         }
         ClientJvm jvm = new ClientJvm();
-        jvm.begin(arguments, lines);
+        jvm.begin(kind, arguments, lines);
         return jvm;
     }
 
-    private void begin(List<String> arguments, Consumer<String> lines) {
+    /**
+     * An idle JVM, one that already ran this kind of client where there is one: its classes are
+     * loaded and its code compiled, which is most of a client's CPU the first time it runs a kind.
+     */
+    private static ClientJvm idle(String kind) {
+        for (ClientJvm jvm : IDLE) {
+            if (jvm.kinds.contains(kind) && IDLE.remove(jvm)) {
+                return jvm;
+            }
+        }
+        return IDLE.poll();
+    }
+
+    /** The subject and the URI's scheme (the backend's client), e.g. {@code baton redis}. */
+    private static String kind(List<String> arguments) {
+        String subject = "";
+        String scheme = "";
+        for (String argument : arguments) {
+            if (argument.startsWith("subject=")) {
+                subject = argument.substring("subject=".length());
+            } else if (argument.startsWith("uri=")) {
+                int end = argument.indexOf("://");
+                scheme = end < 0 ? "" : argument.substring("uri=".length(), end);
+            }
+        }
+        return subject + " " + scheme;
+    }
+
+    private void begin(String kind, List<String> arguments, Consumer<String> lines) {
+        kinds.add(kind);
         runs++;
         reusable = false;
         finished = new CountDownLatch(1);
