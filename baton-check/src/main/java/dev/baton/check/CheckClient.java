@@ -4,15 +4,21 @@ import dev.baton.check.HistoryEvent.Kind;
 import dev.baton.redis.RedisFencing;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The workload of one client JVM of a check: until its standard input closes, it takes one of the
@@ -20,7 +26,14 @@ import java.util.Random;
  * and releases, printing each step as a {@link HistoryEvent} line. The orchestrator kills, pauses
  * and isolates these processes; they only report what they see.
  *
- * <p>Arguments are {@code key=value}: {@code client}, {@code subject} (baton, naive-row, naive-setnx,
+ * <p>One JVM serves several runs in turn, as its standard input tells it: a line {@code run} and the
+ * run's arguments starts one, a line {@value #FINISH} (or the end of input) ends it; the client then
+ * closes the run's subject and fenced resource, prints {@value #FINISHED}, and waits for the next run,
+ * or exits at the end of input. Starting the JVM is most of a client's CPU, so a run takes the JVMs
+ * an earlier one left ({@link ClientJvm}); each run still has a subject, connections and a random
+ * sequence of its own.
+ *
+ * <p>A run's arguments are {@code key=value}: {@code client}, {@code subject} (baton, naive-row, naive-setnx,
  * naive-znode, or a peer's: {@link PeerSubjects}), {@code uri}, {@code fence} (the Redis URI of the fenced resource), {@code locks}
  * (comma-separated), {@code lease}, {@code work} and {@code longWork} (milliseconds), {@code seed}.
  */
@@ -61,32 +74,74 @@ public final class CheckClient {
         };
     }
 
-    public static void main(String[] argv) {
-        Map<String, String> args = new HashMap<>();
-        for (String arg : argv) {
-            int eq = arg.indexOf('=');
-            args.put(arg.substring(0, eq), arg.substring(eq + 1));
+    /** The line that starts a run, before its arguments. */
+    static final String RUN = "run";
+    /** The line that ends the current run. */
+    static final String FINISH = "finish";
+    /** What the client prints once a run's subject and fence are closed: no history line. */
+    static final String FINISHED = "# finished";
+
+    private static volatile boolean inputEnded;
+
+    public static void main(String[] argv) throws InterruptedException {
+        BlockingQueue<Optional<String>> runs = new LinkedBlockingQueue<>();
+        AtomicReference<CheckClient> current = new AtomicReference<>();
+        Thread input = new Thread(() -> readInput(System.in, runs, current), "check-stdin");
+        input.setDaemon(true);
+        input.start();
+        Optional<String> next;
+        while ((next = runs.take()).isPresent()) {
+            CheckClient client = new CheckClient(arguments(next.get()), System.out);
+            current.set(client);
+            if (inputEnded) {
+                client.running = false; // the orchestrator left while the subject connected
+            }
+            client.print(Kind.READY, "-", 0, System.nanoTime(), false);
+            client.run();
+            current.set(null);
+            client.subject.close();
+            client.fence.close();
+            System.out.println(FINISHED);
         }
-        CheckClient client = new CheckClient(args, System.out);
-        Thread stopper = new Thread(() -> client.stopWhenInputCloses(System.in), "check-stdin");
-        stopper.setDaemon(true);
-        stopper.start();
-        client.print(Kind.READY, "-", 0, System.nanoTime(), false);
-        client.run();
-        client.subject.close();
-        client.fence.close();
         System.exit(0);
     }
 
-    private void stopWhenInputCloses(InputStream in) {
-        try {
-            while (in.read() >= 0) {
-                // the orchestrator writes nothing; end of input means stop
+    private static Map<String, String> arguments(String line) {
+        Map<String, String> args = new HashMap<>();
+        for (String arg : line.substring(RUN.length()).trim().split(" ")) {
+            int eq = arg.indexOf('=');
+            args.put(arg.substring(0, eq), arg.substring(eq + 1));
+        }
+        return args;
+    }
+
+    /**
+     * Reads the orchestrator's lines: a run's arguments go to {@code runs}; {@value #FINISH} stops the
+     * current run; the end of input (the orchestrator is gone or done) stops it too, and the JVM.
+     */
+    private static void readInput(
+            InputStream in, BlockingQueue<Optional<String>> runs, AtomicReference<CheckClient> current) {
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = lines.readLine()) != null) {
+                if (line.startsWith(RUN + " ")) {
+                    runs.add(Optional.of(line));
+                } else if (line.equals(FINISH)) {
+                    stop(current.get());
+                }
             }
         } catch (IOException e) {
             // the orchestrator is gone: stop as well
         }
-        running = false;
+        inputEnded = true;
+        stop(current.get());
+        runs.add(Optional.empty());
+    }
+
+    private static void stop(CheckClient client) {
+        if (client != null) {
+            client.running = false;
+        }
     }
 
     private void run() {

@@ -14,7 +14,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs the check: for each chosen target, starts its servers, then one run per fault it supports,
- * each with fresh client JVMs, and returns one {@link CheckRow} per run. The fenced resource lives on
+ * each with client JVMs of its own while it lasts (taken idle from earlier runs where there are:
+ * {@link ClientJvm}), and returns one {@link CheckRow} per run. The fenced resource lives on
  * a Redis server of its own that no fault touches.
  *
  * <p>Failure behaviour: a server that cannot start fails the call with its own message; a run whose
