@@ -8,8 +8,8 @@ import java.time.Duration;
 import java.util.Optional;
 
 /**
- * Takes a child JVM's cold start out of the property it runs ({@link ForkedLockClient}, {@link
- * ForkedCandidate}).
+ * Takes a child JVM's cold start out of the property it runs ({@link ForkedLockClient}, a worker
+ * that warms up once per backend URI).
  *
  * <p>A backend client's first call in a fresh JVM loads and compiles its driver (gRPC and Vert.x for
  * etcd, Netty for Redis and ZooKeeper, a JDBC driver) and opens its connection, which takes far

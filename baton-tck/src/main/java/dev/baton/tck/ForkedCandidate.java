@@ -1,52 +1,41 @@
 package dev.baton.tck;
 
-import dev.baton.Baton;
 import dev.baton.Leadership;
 import dev.baton.LeadershipListener;
 import dev.baton.LockClient;
 import dev.baton.LockLostException;
 import dev.baton.LockOptions;
-import java.io.IOException;
 import java.time.Duration;
 import java.util.function.Consumer;
 
 /**
- * The candidate the kit forks for {@link LeadershipProperty}: {@code URI NAME LEASE_MS} stands for
- * election and prints {@code STANDING}, then {@code ELECTED <epoch>} and {@code REVOKED <epoch>
- * <reason>} as its listener hears them; when its standard input closes it resigns, prints {@code
- * CLOSED} and exits.
+ * A candidate for {@link LeadershipProperty} and {@link StoppedHolderProperty}: the leader a forked
+ * worker stands for ({@link ForkedLockClient}'s {@code stand} and {@code hold-and-lead} modes) and the
+ * follower in the test's JVM stand the same way, with the same options.
  */
-public final class ForkedCandidate {
+final class ForkedCandidate {
+    /** The kit's usual longest poll delay ({@link LockBackendContract#options()}). */
+    private static final Duration SHORTEST_POLL = Duration.ofMillis(50);
+
+    /** Far below {@link KitTime#TAKE_OVER}, which every take-over a candidate waits for allows. */
+    private static final Duration LONGEST_POLL = Duration.ofMillis(250);
+
     private ForkedCandidate() {}
 
     /**
-     * Stands for election until standard input closes.
-     *
-     * @param args {@code URI NAME LEASE_MS}
-     * @throws IOException if standard input cannot be read
+     * A candidate's options: the property's lease, the kit's operation timeout, and polling quick
+     * beside the lease: every 50 ms at most on the kit's 2 s leases, a fortieth of a longer lease
+     * (but no more than {@link #LONGEST_POLL}), since a candidate mostly waits for a lease to run out
+     * and each poll is a call the server answers.
      */
-    public static void main(String[] args) throws IOException {
-        Duration lease = Duration.ofMillis(Long.parseLong(args[2]));
-        ColdStart.warmUp(args[0], lease);
-        LockClient client = Baton.connect(args[0], options(lease));
-        Leadership leadership = stand(client, args[1], ForkedCandidate::say);
-        say("STANDING");
-        while (System.in.read() != -1) {
-            // the parent closes our input to make us resign
-        }
-        leadership.close();
-        say("CLOSED");
-        client.close();
-        System.exit(0);
-    }
-
-    /** A candidate's options: the property's lease, the kit's operation timeout, quick polling. */
     static LockOptions options(Duration lease) {
+        Duration poll = lease.dividedBy(40);
+        poll = poll.compareTo(SHORTEST_POLL) < 0 ? SHORTEST_POLL : poll;
         return LockOptions.builder()
                 .leaseTime(lease)
                 .operationTimeout(KitTime.operationTimeout())
                 .pollInitialDelay(Duration.ofMillis(5))
-                .pollMaxDelay(Duration.ofMillis(50))
+                .pollMaxDelay(poll.compareTo(LONGEST_POLL) > 0 ? LONGEST_POLL : poll)
                 .build();
     }
 
@@ -69,10 +58,5 @@ public final class ForkedCandidate {
         });
         leadership.start();
         return leadership;
-    }
-
-    private static void say(String line) {
-        System.out.println(line);
-        System.out.flush();
     }
 }

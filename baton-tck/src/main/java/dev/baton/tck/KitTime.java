@@ -76,14 +76,14 @@ public final class KitTime {
 
     /**
      * The most grants one kit test waits for in one run: {@code MutualExclusionProperty}'s eight
-     * threads of a hundred critical sections each.
+     * threads of twenty-five critical sections each.
      */
-    static final int LARGEST_RUN = 800;
+    static final int LARGEST_RUN = 200;
 
     /**
      * Bound on one kit test (or a backend's own test with waits as long) as a whole, however it hangs:
      * JUnit fails it after this. Longer than the longest wait of a kit test ({@link #bulkWork(int)} of
-     * the 800 grants of its largest run) lengthened {@link #MAX_STRETCH} times by the stall, so that
+     * the grants of its largest run) lengthened {@link #MAX_STRETCH} times by the stall, so that
      * on a busy machine the wait runs out first and says what it waited for; on its own it only stops
      * a test that hangs outside any wait.
      */

@@ -7,9 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.baton.Leadership;
 import dev.baton.LockClient;
-import dev.baton.testsupport.ForkedJava;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +17,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The kit's leader-election property ({@link LockBackendContract.LeaderElection}), with a leader
- * in a child JVM ({@link ForkedCandidate}) and a follower in the test's JVM: a leader killed with
+ * in a forked worker ({@link ForkedJvm}) and a follower in the test's JVM: a leader killed with
  * SIGKILL is succeeded within its lease with a higher epoch; a leader stopped with SIGSTOP past its
  * lease is succeeded, and told it was revoked when it runs again, after which it stands again; a
  * leader that closes its candidacy hands over at once, long before its lease would have run out.
@@ -64,39 +62,34 @@ abstract class LeadershipProperty {
         }
     }
 
-    /** The leader: a child JVM ({@link ForkedCandidate}), so that it can be killed and paused. */
+    /** The leader: a forked worker's {@code stand} run ({@link ForkedJvm}), so that it can be killed and paused. */
     private static final class ForkedLeader extends Candidate {
-        private final ForkedJava process;
+        private final ForkedJvm child;
 
         ForkedLeader(String uri, String name, Duration lease) {
-            this.process = ForkedJava.start(
-                    ForkedCandidate.class.getName(),
-                    List.of(),
-                    List.of(uri, name, Long.toString(lease.toMillis())),
-                    this::say);
+            this.child = ForkedJvm.start(this::say, "stand", uri, name, Long.toString(lease.toMillis()));
         }
 
         @Override
         String describe() {
-            return "candidate " + process.pid() + " (alive=" + process.isAlive() + "; its stderr:\n"
-                    + process.stderrTail() + ")";
+            return "candidate " + child.pid() + " (alive=" + child.isAlive() + "; its stderr:\n" + child.stderrTail()
+                    + ")";
         }
 
         @Override
         void resign() {
-            process.closeInput();
+            child.finish();
         }
 
         @Override
         public void close() throws InterruptedException {
-            process.kill(); // ends a stopped child too
-            process.close();
+            child.close();
         }
     }
 
     /**
      * The follower: a candidate in this JVM, so that the leadership still passes between two
-     * processes while each test forks one child (about a second of CPU) instead of two. Its client is
+     * processes while each test takes one worker instead of two. Its client is
      * the contract's, closed after it.
      */
     private static final class Follower extends Candidate {
@@ -143,7 +136,7 @@ abstract class LeadershipProperty {
 
         KitTime.Stopwatch killed = KitTime.stopwatch();
         long killedAt = System.nanoTime();
-        election.leader().process.kill();
+        election.leader().child.kill9();
         Duration bound = contract.fixture().freedAfter(lease).plus(TAKE_OVER);
         Candidate.Line elected = election.follower().await("ELECTED ", bound.plus(SLACK));
         long took = TimeUnit.NANOSECONDS.toMillis(elected.nanos - killedAt);
@@ -171,7 +164,7 @@ abstract class LeadershipProperty {
 
         KitTime.Stopwatch stopped = KitTime.stopwatch();
         long stoppedAt = System.nanoTime();
-        paused.process.stop();
+        paused.child.stop();
         Candidate.Line elected = election.follower().await("ELECTED ", lease.plus(SLACK));
         long successor = Long.parseLong(elected.text.substring("ELECTED ".length()));
         long took = TimeUnit.NANOSECONDS.toMillis(elected.nanos - stoppedAt);
@@ -181,7 +174,7 @@ abstract class LeadershipProperty {
                 .isLessThanOrEqualTo(stopped.allows(lease.plus(SLACK)).toMillis());
 
         long resumedAt = System.nanoTime();
-        paused.process.resume();
+        paused.child.resume();
         Candidate.Line revoked = paused.await("REVOKED ", SLACK);
         assertThat(revoked.text).isEqualTo("REVOKED " + election.epoch() + " LOST");
         log.info(
@@ -198,6 +191,8 @@ abstract class LeadershipProperty {
         election.follower().resign();
         election.follower().await("CLOSED", SLACK);
         assertThat(paused.awaitElected(SLACK)).isGreaterThan(successor);
+        paused.resign();
+        paused.await("CLOSED", SLACK);
     }
 
     @Test

@@ -26,6 +26,9 @@ import org.junit.jupiter.api.Test;
  * loss of the whole.
  */
 abstract class MultiLockProperty {
+    /** Sets each client takes in turn: forty sets of two or three of five names among eight clients. */
+    private static final int SETS = 5;
+
     private final LockBackendContract contract;
 
     MultiLockProperty(LockBackendContract contract) {
@@ -48,7 +51,7 @@ abstract class MultiLockProperty {
             LockClient client = contract.client();
             Random random = new Random(seed + c);
             clients.add(contract.inThread(() -> {
-                for (int i = 0; i < 10; i++) {
+                for (int i = 0; i < SETS; i++) {
                     List<Integer> picked = new ArrayList<>(List.of(0, 1, 2, 3, 4));
                     Collections.shuffle(picked, random);
                     picked = picked.subList(0, 2 + random.nextInt(2));
@@ -75,11 +78,11 @@ abstract class MultiLockProperty {
             }));
         }
         for (Future<Object> client : clients) {
-            // Eight clients, ten sets each of up to three members, each member a grant.
-            Await.result(client, KitTime.bulkWork(8 * 10 * 3));
+            // Eight clients, SETS sets each of up to three members, each member a grant.
+            Await.result(client, KitTime.bulkWork(8 * SETS * 3));
         }
         assertThat(overlaps.get()).as("two holders of one name (seed %d)", seed).isZero();
-        assertThat(done.get()).isEqualTo(8 * 10);
+        assertThat(done.get()).isEqualTo(8 * SETS);
     }
 
     @Test

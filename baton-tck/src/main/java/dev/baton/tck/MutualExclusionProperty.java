@@ -30,7 +30,8 @@ abstract class MutualExclusionProperty {
         String name = contract.lockName();
         CriticalSections sections = new CriticalSections();
         int threadsCount = 8;
-        int iterations = 100;
+        // Each grant but the first is a hand-over with seven threads of the client waiting.
+        int iterations = 25;
         Duration run = KitTime.bulkWork(threadsCount * iterations);
         List<Future<?>> done = new ArrayList<>();
         for (int t = 0; t < threadsCount; t++) {
@@ -53,7 +54,7 @@ abstract class MutualExclusionProperty {
         CriticalSections sections = new CriticalSections();
         int clients = 3;
         int threadsPerClient = 3;
-        int iterations = 40;
+        int iterations = 15;
         Duration run = KitTime.bulkWork(clients * threadsPerClient * iterations);
         List<Future<?>> done = new ArrayList<>();
         for (int c = 0; c < clients; c++) {
@@ -83,7 +84,7 @@ abstract class MutualExclusionProperty {
             Files.writeString(counter, "0", StandardCharsets.UTF_8);
             // Three processes: the JVM's two workers (ForkedWorkers) and this JVM.
             int processes = 3;
-            int iterations = 100;
+            int iterations = 40;
             Duration lease = contract.lease(Duration.ofSeconds(10));
             // A worker started for this run warms up first (ColdStart).
             Duration run = KitTime.COLD_START.plus(KitTime.bulkWork(processes * iterations));

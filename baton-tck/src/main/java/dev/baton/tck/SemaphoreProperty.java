@@ -30,6 +30,9 @@ import org.junit.jupiter.api.Test;
  * must refuse semaphores with a clear error instead.
  */
 abstract class SemaphoreProperty {
+    /** Permits each of three processes takes in turn, two at a time, in the cross-process run. */
+    private static final int ITERATIONS_PER_PROCESS = 15;
+
     private final LockBackendContract contract;
 
     SemaphoreProperty(LockBackendContract contract) {
@@ -110,7 +113,7 @@ abstract class SemaphoreProperty {
         int permits = 3;
         int clients = 3;
         int threadsPerClient = 3;
-        int iterations = 25;
+        int iterations = 10;
         AtomicInteger inside = new AtomicInteger();
         AtomicInteger most = new AtomicInteger();
         List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
@@ -151,18 +154,18 @@ abstract class SemaphoreProperty {
             // Three processes: the JVM's two workers (ForkedWorkers) and this JVM.
             Duration lease = contract.lease(Duration.ofSeconds(10));
             // A worker started for this run warms up first (ColdStart).
-            Duration run = KitTime.COLD_START.plus(KitTime.bulkWork(3 * 25));
+            Duration run = KitTime.COLD_START.plus(KitTime.bulkWork(3 * ITERATIONS_PER_PROCESS));
             List<ForkedWorkers.Run> others = ForkedWorkers.run(
                     2,
                     "count-permits",
                     contract.fixture().uri(),
                     name,
                     "2",
-                    "25",
+                    Integer.toString(ITERATIONS_PER_PROCESS),
                     dir.toString(),
                     Long.toString(lease.toMillis()));
-            Future<String> here = contract.inThread(
-                    () -> ForkedLockClient.countPermits(contract.fixture().uri(), name, 2, 25, dir, lease));
+            Future<String> here = contract.inThread(() -> ForkedLockClient.countPermits(
+                    contract.fixture().uri(), name, 2, ITERATIONS_PER_PROCESS, dir, lease));
             assertThat(Await.result(here, run))
                     .as("what this JVM saw (null: never more than 2 holders)")
                     .isNull();

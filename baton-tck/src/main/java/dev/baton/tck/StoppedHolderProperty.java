@@ -23,7 +23,8 @@ import org.slf4j.LoggerFactory;
  * candidate elected, answers {@code isValid() == false} and {@code isLeader() == false} on its first
  * calls after it runs again. Whatever frees a grant on the server (a lease, a session, a TTL, an idle
  * timeout), the holder's validity must have run out by then: a yes would be a second holder beside
- * the new one. One child JVM per run holds both ({@link ForkedLockClient}'s {@code hold-and-lead}).
+ * the new one. One forked worker per run holds both ({@link ForkedLockClient}'s {@code hold-and-lead},
+ * {@link ForkedJvm}).
  */
 abstract class StoppedHolderProperty {
     private static final Logger log = LoggerFactory.getLogger(StoppedHolderProperty.class);
@@ -66,9 +67,9 @@ abstract class StoppedHolderProperty {
         assertThat(next.fencingToken()).isGreaterThan(token);
         assertThat(Long.parseLong(elected.substring("ELECTED ".length()))).isGreaterThan(epoch);
 
-        // Its input closed while it is stopped: the questions go out the moment it runs again, racing
-        // its renewal and connection threads, which may learn of the loss a few milliseconds later.
-        child.closeInput();
+        // Told to ask while it is stopped: the questions go out the moment it runs again, racing its
+        // renewal and connection threads, which may learn of the loss a few milliseconds later.
+        child.finish();
         child.resume();
         String asked = child.awaitLine("ASKED ", SLACK);
         log.info(
