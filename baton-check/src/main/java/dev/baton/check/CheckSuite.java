@@ -162,6 +162,15 @@ public final class CheckSuite {
     }
 
     /**
+     * Ends the client JVMs that runs keep idle for the next run (they would otherwise end with this
+     * JVM): a program that goes on after its check runs calls it, so that no client process outlives
+     * them.
+     */
+    public static void closeIdleClients() {
+        ClientJvm.closeIdle();
+    }
+
+    /**
      * Runs {@code runs} in order, target by target.
      *
      * @throws IllegalArgumentException for an unknown target

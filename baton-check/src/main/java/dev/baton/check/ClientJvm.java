@@ -36,15 +36,15 @@ final class ClientJvm {
     private static final Consumer<String> IGNORE = line -> {};
 
     static {
-        Runtime.getRuntime()
-                .addShutdownHook(new Thread(
-                        () -> {
-                            ClientJvm idle;
-                            while ((idle = IDLE.poll()) != null) {
-                                idle.process.close();
-                            }
-                        },
-                        "check-client-jvms"));
+        Runtime.getRuntime().addShutdownHook(new Thread(ClientJvm::closeIdle, "check-client-jvms"));
+    }
+
+    /** Ends the JVMs kept idle for later runs. */
+    static void closeIdle() {
+        ClientJvm idle;
+        while ((idle = IDLE.poll()) != null) {
+            idle.process.close();
+        }
     }
 
     private final ForkedJava process;

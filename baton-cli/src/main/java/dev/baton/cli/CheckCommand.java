@@ -180,7 +180,12 @@ final class CheckCommand implements Callable<Integer> {
             }
         }
         err.flush();
-        List<CheckRow> rows = CheckSuite.run(runs, settings, new LineProgress(err, sweep), true);
+        List<CheckRow> rows;
+        try {
+            rows = CheckSuite.run(runs, settings, new LineProgress(err, sweep), true);
+        } finally {
+            CheckSuite.closeIdleClients();
+        }
         String table = CheckTable.markdown(rows, sweep);
         List<CheckSummary> summaries = CheckSummary.of(rows);
         String summary = CheckTable.summary(summaries);

@@ -39,6 +39,12 @@ class CheckCommandTest {
                 .containsPattern("\\| 0 \\| [0-9]+ \\| [0-9]+ \\| 0 \\| [^|]+ \\| safe( with fencing)? \\|");
         String html = Files.readString(report, StandardCharsets.UTF_8);
         assertThat(html).contains("<table>").contains("redis: Baton, Redis single");
+        assertThat(ProcessHandle.current()
+                        .descendants()
+                        .filter(ProcessHandle::isAlive)
+                        .map(process -> process.info().commandLine().orElse("")))
+                .as("no client JVM of the check outlives the command")
+                .noneMatch(command -> command.contains("dev.baton.check.CheckClient"));
     }
 
     @Test
