@@ -13,11 +13,10 @@ import dev.baton.spi.Waiting;
 import java.util.Optional;
 
 /**
- * How the waiters of a {@link JdbcLockBackend} wait, by kind and strategy. Pinning strategies wait
- * in the database's own queue, one blocking statement on a pinned connection per waiter, at most as
- * many at once as the pool has connections; permit waiters and the row strategies poll, woken on
- * PostgreSQL by a NOTIFY to the client registered as the row's waiter ({@link PgNotifications});
- * fair row strategies line up in the waiters table ({@link JdbcLine}).
+ * How the waiters of a {@link JdbcLockBackend} wait, by kind and strategy: pinning strategies block
+ * in the database's own queue, at most as many at once as the pool has connections; fair row
+ * strategies line up ({@link JdbcLine}); permits and barging row strategies poll, woken on PostgreSQL
+ * by a NOTIFY ({@link PgNotifications}). See {@code docs/design/jdbc.md}.
  */
 final class JdbcWaiting {
     /** Blocking waits at once for a pool the application owns, whose size is unknown: Hikari's default. */
@@ -27,9 +26,7 @@ final class JdbcWaiting {
     private final boolean pinned;
     private final Waiting permitWaiting;
     private final Waiting lockWaiting;
-    /** Null unless the strategy hands off fairly. */
-    private final Waiting lineWaiting;
-
+    private final Waiting lineWaiting; // null unless the strategy hands off fairly
     private final Waiting pinnedWaiting;
 
     /**

@@ -2,31 +2,36 @@ package dev.baton.jdbc.row;
 
 import dev.baton.jdbc.internal.JdbcConnections;
 import dev.baton.jdbc.internal.JdbcSession;
+import dev.baton.jdbc.internal.SqlTemplate;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 
 /**
  * One request in the {@link JdbcLine}: an exclusive waiter that a release hands the lock to ({@link
  * #handOff} set), or a shared one, whose entry only holds exclusive takers back and which is woken
- * when the lock is free ({@link #handOff} null). Its database work and its end are serialized on
- * this object, so a tick never grants to a waiter that already left.
+ * when the lock is free. Its database work and its end are serialized on this object, so a tick never
+ * grants to a waiter that already left.
  */
 final class LineWaiter {
     final LockRequest request;
     final Runnable onRelease;
     /** The hand-off of exclusive grants; null for a shared waiter. */
     final HandOff handOff;
-    /** The shared waiter's statements; null for an exclusive one. */
-    final WaiterStatements shared;
+
+    final WaiterStatements statements;
     /** The query up to its IN list of names returning the held ones (shared waiters). */
     final String heldIn;
 
     /** Handed by a release (or granted by a join), not yet taken by the core. */
     final AtomicReference<Grant> handed = new AtomicReference<>();
-    /** In line with nothing handed: the core's attempts are answered "busy" here. */
+    /** In line with nothing handed: the core's attempts are answered "busy" by the line. */
     volatile boolean queued;
     /** The waiter must be ticked again at once (a release raced its join). */
     volatile boolean rejoin;
@@ -41,22 +46,28 @@ final class LineWaiter {
     /** When the line ticks it next (System.nanoTime), and its polls since it last joined. */
     volatile long due;
 
-    volatile int polls;
+    private volatile int polls;
     /** The LISTEN channel its entry was written with; null while the listener was down. */
     volatile String joinedWith;
     /** When its entry was last refreshed (System.nanoTime); exclusive waiters only. */
     long refreshed; // guarded by this
 
-    LineWaiter(LockRequest request, Runnable onRelease, HandOff handOff, WaiterStatements shared, String heldIn) {
+    LineWaiter(LockRequest request, Runnable onRelease, HandOff handOff, WaiterStatements statements, String heldIn) {
         this.request = request;
         this.onRelease = onRelease;
         this.handOff = handOff;
-        this.shared = shared;
+        this.statements = statements;
         this.heldIn = heldIn;
     }
 
+    /** A release handed it the lock and deleted its entry. */
+    void handedOn(long token, long expiresAtMillis) {
+        mayBeInLine = false;
+        hand(HandOff.grant(request, token, expiresAtMillis));
+    }
+
     /** Stores a grant handed to this waiter and wakes it, once per grant. */
-    void hand(Grant grant) {
+    private void hand(Grant grant) {
         synchronized (handed) {
             if (grant.fencingToken() == lastToken) {
                 return; // stored already (and perhaps taken): never hand one grant twice
@@ -105,16 +116,22 @@ final class LineWaiter {
     }
 
     /**
-     * Reads the lock: owned (the wake-up was missed, the grant is stored), or free, expired or out of
-     * line (acquire-or-join again: the head takes an expired lock over; the others keep their place).
+     * Ticks it when due, or with {@code all}: reads the lock; owned (the wake-up was missed, the grant
+     * is stored), or free, expired or out of line (acquire-or-join again: the head takes an expired
+     * lock over; the others keep their place). Always reads first, also after a raced join: the race
+     * may have been a hand-off to this very waiter, which a join cannot see.
+     *
+     * @return whether it must be ticked again at once (its join raced a release) and {@code mayHurry}
      */
-    // guarded by this
-    void tick(String channel, long refreshNanos) throws SQLException {
-        // Always read first, also after a raced join: the race may have been a hand-off to this very
-        // waiter, which a join cannot see (it would be refused again and again).
-        rejoin = false;
+    synchronized boolean tickIfDue(boolean all, boolean mayHurry, String channel) throws SQLException {
         long now = System.nanoTime();
-        boolean refresh = now - refreshed >= refreshNanos;
+        if (!waits() || (!all && due - now > 0)) {
+            return false;
+        }
+        polls++;
+        due = now + delayNanos(channel != null); // a join in the tick starts the backoff again
+        rejoin = false;
+        boolean refresh = now - refreshed >= TimeUnit.MILLISECONDS.toNanos(JdbcLine.REFRESH_MILLIS);
         HandOff.Tick tick = handOff.tick(request, refresh);
         if (refresh) {
             refreshed = now;
@@ -128,17 +145,55 @@ final class LineWaiter {
                 hand(granted);
             }
         }
+        if (rejoin && mayHurry) {
+            due = System.nanoTime();
+            return true;
+        }
+        return false;
     }
 
     /**
      * The pause before the next tick: PostgreSQL's fixed one, a fallback for a missed NOTIFY; H2's and
      * MariaDB's backoff from 1 ms after each join to {@value JdbcLine#TICK_MILLIS} ms.
      */
-    long delayNanos(boolean listening) {
-        long millis = handOff == null || handOff.notifiesHeir()
-                ? listening ? JdbcLine.NOTIFIED_TICK_MILLIS : JdbcLine.TICK_MILLIS
-                : Math.min(JdbcLine.TICK_MILLIS, 1L << Math.min(polls, 5));
-        return TimeUnit.MILLISECONDS.toNanos(millis);
+    private long delayNanos(boolean listening) {
+        return handOff.notifiesHeir()
+                ? JdbcLine.tickNanos(listening)
+                : TimeUnit.MILLISECONDS.toNanos(Math.min(JdbcLine.TICK_MILLIS, 1L << Math.min(polls, 5)));
+    }
+
+    /**
+     * Shared waiters, in one statement: which of their locks are free (waking their waiters); with
+     * {@code refresh}, also refreshes their entries and purges the dead ones of their names.
+     */
+    static void checkShared(List<LineWaiter> shared, JdbcConnections connections, boolean refresh) throws SQLException {
+        List<String> names =
+                shared.stream().map(w -> w.request.name()).distinct().toList();
+        WaiterStatements sql = shared.get(0).statements;
+        try (JdbcSession db = connections.open(false)) {
+            Set<String> held = db.all(
+                    shared.get(0).heldIn + SqlTemplate.placeholders(names.size(), 1),
+                    rs -> {
+                        Set<String> found = new HashSet<>();
+                        while (rs.next()) {
+                            found.add(rs.getString(1));
+                        }
+                        return found;
+                    },
+                    names.toArray());
+            shared.stream().filter(w -> !held.contains(w.request.name())).forEach(w -> w.onRelease.run());
+            if (refresh) {
+                db.update(
+                        sql.refreshIn + SqlTemplate.placeholders(shared.size(), 2),
+                        shared.stream()
+                                .flatMap(w -> Stream.of(w.request.name(), w.request.ownerId()))
+                                .toArray());
+                db.update(
+                        sql.purgeIn + SqlTemplate.placeholders(names.size(), 1),
+                        Stream.concat(Stream.of(-JdbcLine.WINDOW_MILLIS), names.stream())
+                                .toArray());
+            }
+        }
     }
 
     /**
@@ -152,7 +207,7 @@ final class LineWaiter {
         String owner = request.ownerId();
         if (handOff == null) {
             try (JdbcSession db = connections.open(false)) {
-                db.update(shared.leave, name, owner);
+                db.update(statements.leave, name, owner);
             } catch (SQLException e) {
                 throw new IllegalStateException(
                         "leaving the waiters failed; the entry stops counting within " + JdbcLine.WINDOW_MILLIS + " ms",
