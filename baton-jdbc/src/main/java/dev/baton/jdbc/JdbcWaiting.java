@@ -23,11 +23,8 @@ final class JdbcWaiting {
     static final int PINNED_WITHOUT_OWN_POOL = 10;
 
     private final JdbcLockBackend backend;
-    private final boolean pinned;
     private final Waiting permitWaiting;
     private final Waiting lockWaiting;
-    private final Waiting lineWaiting; // null unless the strategy hands off fairly
-    private final Waiting pinnedWaiting;
 
     /**
      * @param line the backend's line, when the strategy hands off fairly; else null
@@ -36,7 +33,6 @@ final class JdbcWaiting {
     JdbcWaiting(
             JdbcLockBackend backend, boolean pinned, PgNotifications notifications, JdbcLine line, int pinnedAtOnce) {
         this.backend = backend;
-        this.pinned = pinned;
         this.permitWaiting = Waiting.polling(new ReleaseNotifications() {
             @Override
             public Subscription subscribe(String lockName, Runnable wake) {
@@ -48,19 +44,13 @@ final class JdbcWaiting {
                 return notifications.supported();
             }
         });
-        this.lockWaiting = Waiting.polling(notifications);
-        this.lineWaiting = line != null ? Waiting.queue(line) : null;
-        this.pinnedWaiting = Waiting.blocking(this::acquire, pinnedAtOnce);
+        this.lockWaiting = pinned
+                ? Waiting.blocking(this::acquire, pinnedAtOnce)
+                : line != null ? Waiting.queue(line) : Waiting.polling(notifications);
     }
 
     Waiting of(LockKind kind) {
-        if (kind == LockKind.PERMIT) {
-            return permitWaiting;
-        }
-        if (pinned) {
-            return pinnedWaiting;
-        }
-        return lineWaiting != null ? lineWaiting : lockWaiting;
+        return kind == LockKind.PERMIT ? permitWaiting : lockWaiting;
     }
 
     /**

@@ -27,33 +27,23 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * PostgreSQL's LISTEN/NOTIFY wake-ups of a backend: the waiters registered by name, and the one
- * LISTEN connection on this client's own channel, which the backend's one thread (that of its
- * {@code JdbcLine}) opens, reads between its ticks ({@link #step}) and closes; this class holds no
- * thread. The wire, why one channel per client, and how the connection is opened, checked and
- * reconnected: {@code docs/design/jdbc.md}, "Waiting across clients". Does not work behind a
- * transaction-pooling PgBouncer: LISTEN needs a session of its own.
+ * PostgreSQL's LISTEN/NOTIFY wake-ups of a backend: its waiters by name, and its one LISTEN
+ * connection, on a channel of its own, which the backend's thread (its {@code JdbcLine}'s) opens,
+ * reads between ticks ({@link #step}) and closes. Why and how: {@code docs/design/jdbc.md}, "Waiting
+ * across clients". Not behind a transaction-pooling PgBouncer: LISTEN needs a session of its own.
  */
 public final class PgNotifications implements ReleaseNotifications, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PgNotifications.class);
-    static final Duration IDLE = Duration.ofSeconds(60);
-    static final Duration PING = Duration.ofSeconds(10);
+    private static final Duration IDLE = Duration.ofSeconds(60);
+    private static final Duration PING = Duration.ofSeconds(10);
     private static final long MIN_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 5_000;
     private static final SecureRandom RANDOM = new SecureRandom();
 
-    /**
-     * What precedes a semaphore's name in the payload of a permit's release (and in the key of its
-     * waiters here): U+0001, a control character that no lock name contains, so that a permit's
-     * release wakes the waiters for that semaphore and not those of a lock of the same name.
-     */
+    /** Precedes a semaphore's name in a payload: no lock name contains U+0001. */
     public static final String PERMIT_PREFIX = "\u0001";
-
-    /**
-     * What precedes a grant in the payload of a fair hand-off: U+0002, then {@code owner token
-     * expiry-ms}, passed to the line, which finds the waiter by owner id.
-     */
-    static final String GRANT_PREFIX = "\u0002";
+    /** Precedes a fair hand-off's grant in a payload, {@code owner token expiry-ms}. */
+    private static final String GRANT_PREFIX = "\u0002";
 
     /** DOWN: the connection broke and is retried with backoff; a new waiter does not wait for it. */
     private enum State {
@@ -74,19 +64,15 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
     private final Condition changed = lock.newCondition();
     private volatile State state = State.STOPPED; // written under lock
     private volatile boolean closed; // written under lock
-    /** Starts the backend's thread, which connects and receives. */
     private volatile Runnable start = () -> {};
-    /** Takes the grants of hand-offs (after {@link #GRANT_PREFIX}); null: none expected. */
-    private volatile Consumer<String> grants;
+    private volatile Consumer<String> grants = payload -> {};
 
     // The connection's state below is the backend thread's alone.
     private Connection connection;
-    /** Whether {@link #connection} is the application pool's, given back after {@code UNLISTEN *}. */
-    private boolean borrowed;
-
+    private boolean borrowed; // from the application's pool: given back after UNLISTEN *
     private boolean listenedBefore;
     private long backoff = MIN_BACKOFF_MILLIS;
-    private long retryAt;
+    private long retryAt = System.nanoTime();
     private long lastPing;
     private long idleSince;
 
@@ -105,13 +91,9 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         this.ownedPool = ownedPool;
         this.operationTimeout = operationTimeout;
         this.active = active;
-        this.retryAt = System.nanoTime();
     }
 
-    /**
-     * This client's channel: {@code baton_w_} and 24 random hex digits, a safe identifier of 32
-     * characters that release statements write into {@code waiter} and NOTIFY.
-     */
+    /** This client's channel, {@code baton_w_} and 24 random hex digits: a safe identifier. */
     public String channel() {
         return channel;
     }
@@ -127,9 +109,8 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
     }
 
     /**
-     * Registers the waiter and makes sure the listener runs. The first wait of a backend waits (at
-     * most the operation timeout) until the listener has executed LISTEN, so that a release right
-     * after the core's next attempt is seen; if the listener is down it returns at once.
+     * Registers the waiter; the first wait of a backend waits (at most the operation timeout) until
+     * LISTEN ran, so that a release right after the core's next attempt is seen.
      */
     @Override
     public Subscription subscribe(String name, Runnable onRelease) {
@@ -163,28 +144,22 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         return subscription;
     }
 
-    /**
-     * The backend's thread: {@code start} starts it (a wait needs it to connect), {@code grants} takes
-     * the hand-offs' payloads ({@code owner token expiry-ms}).
-     */
+    /** The backend's thread: {@code start} starts it, {@code grants} takes the hand-offs' payloads. */
     public void drivenBy(Runnable start, Consumer<String> grants) {
         this.start = start;
         this.grants = grants;
     }
 
-    /** Whether the thread may end: nobody subscribed and no connection open. */
+    /** Whether the thread may end: no connection open or wanted. */
     public boolean idle() {
-        return connection == null && !wanted() && !recentlyWanted();
+        return connection == null && !wanted();
     }
 
-    /** A connection that broke is opened again while a waiter wanted it within {@link #IDLE}. */
-    private boolean recentlyWanted() {
-        return listenedBefore && System.nanoTime() - idleSince < IDLE.toNanos();
-    }
-
-    /** Whether a waiter wants the connection: one is subscribed, or a subscription waits for it. */
+    /** A waiter is subscribed or waits for the connection, or was within {@link #IDLE} (a broken one reopens). */
     private boolean wanted() {
-        return !subscribers.isEmpty() || state == State.CONNECTING;
+        return !subscribers.isEmpty()
+                || state == State.CONNECTING
+                || (listenedBefore && System.nanoTime() - idleSince < IDLE.toNanos());
     }
 
     /**
@@ -198,7 +173,7 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
             idleSince = System.nanoTime();
         }
         if (connection == null) {
-            if (supported() && (wanted() || recentlyWanted()) && System.nanoTime() - retryAt >= 0 && !closed) {
+            if (supported() && wanted() && System.nanoTime() - retryAt >= 0 && !closed) {
                 connect();
             }
         } else {
@@ -209,7 +184,7 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
                 failed(e);
             }
         }
-        boolean retrying = connection == null && (wanted() || recentlyWanted());
+        boolean retrying = connection == null && wanted();
         return retrying ? Math.min(waitNanos, Math.max(0, retryAt - System.nanoTime())) : waitNanos;
     }
 
@@ -221,7 +196,7 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
             failed(e);
             return;
         }
-        setState(State.LISTENING);
+        signal(() -> state = State.LISTENING);
         backoff = MIN_BACKOFF_MILLIS;
         lastPing = idleSince = System.nanoTime();
         if (listenedBefore) {
@@ -311,9 +286,8 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         if (received != null) {
             for (PGNotification notification : received) {
                 String payload = notification.getParameter();
-                Consumer<String> granted = grants;
-                if (granted != null && payload.startsWith(GRANT_PREFIX)) {
-                    granted.accept(payload.substring(GRANT_PREFIX.length()));
+                if (payload.startsWith(GRANT_PREFIX)) {
+                    grants.accept(payload.substring(GRANT_PREFIX.length()));
                 } else if (channel.equals(notification.getName())) {
                     subscribers.getOrDefault(payload, List.of()).forEach(Runnable::run);
                 }
@@ -328,7 +302,7 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         }
     }
 
-    /** Closes the connection, if open, as the backend's thread ends. */
+    /** The backend's thread ends. */
     public void stop() {
         if (connection != null) {
             disconnect(State.STOPPED);
@@ -354,13 +328,14 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         if (next == State.STOPPED) {
             retryAt = System.nanoTime(); // a new wait connects at once
         }
-        setState(next);
+        signal(() -> state = next);
     }
 
-    private void setState(State next) {
+    /** Runs {@code change} under the lock and wakes a subscription waiting for the connection. */
+    private void signal(Runnable change) {
         lock.lock();
         try {
-            state = next;
+            change.run();
             changed.signalAll();
         } finally {
             lock.unlock();
@@ -370,12 +345,6 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
     /** Refuses new connections; the backend's thread closes the open one as it ends. */
     @Override
     public void close() {
-        lock.lock();
-        try {
-            closed = true;
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        signal(() -> closed = true);
     }
 }

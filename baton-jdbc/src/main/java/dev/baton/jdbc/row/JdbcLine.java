@@ -3,7 +3,6 @@ package dev.baton.jdbc.row;
 import dev.baton.LockMode;
 import dev.baton.jdbc.internal.Dialect;
 import dev.baton.jdbc.internal.JdbcConnections;
-import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.jdbc.internal.PgNotifications;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
@@ -25,30 +24,22 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A backend's line of waiters, the core's {@link WaitQueue} where the row strategies hand off fairly:
- * the waiters by owner id ({@link LineWaiter}), their wake-ups and the backend's one daemon thread,
- * which ticks them and between ticks receives PostgreSQL's notifications ({@link PgNotifications}).
- * The thread starts with the first wait and ends after a second with neither waiters nor a LISTEN
- * connection. The protocol and its safety argument: {@code docs/design/fair-handoff.md};
- * the tick and the shared waiters' guard: {@code docs/design/jdbc.md}.
- *
- * <p>Failures here never fail an acquisition: a waiter that could not join waits unqueued, and the
- * core's attempts, at least once per its poll's longest pause, are the fallback.
+ * A backend's line of waiters, the core's {@link WaitQueue} where the row strategies hand off fairly
+ * ({@code docs/design/fair-handoff.md}, {@code docs/design/jdbc.md}): the waiters by owner id, their
+ * wake-ups, and the backend's one daemon thread, which ticks them and between ticks receives
+ * PostgreSQL's notifications ({@link PgNotifications}); it starts with the first wait and ends after
+ * a second with neither waiters nor a LISTEN connection. Failures here never fail an acquisition: a
+ * waiter that could not join waits unqueued, and the core's fallback attempts go on.
  */
 public final class JdbcLine implements WaitQueue {
     private static final Logger log = LoggerFactory.getLogger(JdbcLine.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
 
-    /** How long an entry counts after its last refresh: a dead waiter holds a lock back that long. */
-    static final long WINDOW_MILLIS = 2_000;
-    /** How often the entries of live waiters are refreshed: a quarter of the window. */
+    static final long WINDOW_MILLIS = 2_000; // an entry counts this long after its last refresh
     static final long REFRESH_MILLIS = WINDOW_MILLIS / 4;
-    /** How often waiters are ticked while no notification can wake them. */
     static final long TICK_MILLIS = 20;
-    /** The same while PostgreSQL's listener is up: the tick is only the fallback for a missed NOTIFY. */
-    static final long NOTIFIED_TICK_MILLIS = 100;
-    /** How long the thread stays when nobody waits: a contended lock empties the line between grants. */
-    private static final long IDLE_MILLIS = 1_000;
+    static final long NOTIFIED_TICK_MILLIS = 100; // the listener is up: ticks only catch a missed NOTIFY
+    private static final long IDLE_MILLIS = 1_000; // a contended lock's line empties between grants
 
     /** What the line asks of the backend it serves. */
     public interface Backend {
@@ -66,20 +57,16 @@ public final class JdbcLine implements WaitQueue {
     private final Backend backend;
     private final JdbcConnections connections;
     private final PgNotifications notifications;
-    /** Where a handed grant's expiry on the database's clock falls on this JVM's. */
     private final DatabaseClock clock;
 
     private final Map<String, LineWaiter> waiters = new ConcurrentHashMap<>();
     private final long closeWaitMillis;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition changed = lock.newCondition();
-    private Thread thread; // guarded by lock
+    private volatile Thread thread; // written under lock
     private boolean closed; // guarded by lock
-    /** Every waiter is ticked at once. */
-    private boolean poked; // guarded by lock
-    /** When the shared waiters are checked next, and when their entries were last refreshed. */
+    private boolean poked; // guarded by lock: every waiter is ticked at once
     private long sharedDue = System.nanoTime();
-
     private long sharedRefreshed = System.nanoTime();
 
     public JdbcLine(
@@ -92,18 +79,14 @@ public final class JdbcLine implements WaitQueue {
         notifications.drivenBy(this::start, this::handed);
     }
 
-    /** This client's LISTEN channel while its listener is up, else null. */
     private String channel() {
         return notifications.registerWaiters() ? notifications.channel() : null;
     }
 
     /**
-     * An exclusive request for a name this client met contended within the last second tries and
-     * joins the line in one statement (acquire-or-join); any other tries, joins the line when refused,
-     * then tries once more: a release between the two would otherwise go unnoticed until the next
-     * tick. The entry is written before the release notifications are subscribed to, since the first
-     * wait of a client also waits for its LISTEN, and until the entry exists nothing stops the
-     * releasing client from taking the lock straight back.
+     * Acquire-or-join in one statement for an exclusive request of a name met contended lately, else
+     * as {@link WaitQueue#tryThenJoin}. The entry is written before subscribing, which on a client's
+     * first wait waits for its LISTEN: until then nothing stops the releaser from barging.
      */
     @Override
     public Entry enter(LockRequest request, Runnable wake) {
@@ -146,24 +129,10 @@ public final class JdbcLine implements WaitQueue {
         String joinedWith = channel();
         waiters.put(request.ownerId(), waiter); // before the join: a release right after it finds it
         try {
-            if (waiter.handOff != null) {
-                Grant granted;
-                synchronized (waiter) {
-                    waiter.refreshed = System.nanoTime();
-                    granted = waiter.join(joinedWith);
-                }
-                if (granted != null) {
-                    waiters.remove(request.ownerId(), waiter);
-                    return granted;
-                }
-            } else {
-                try (JdbcSession db = connections.open(false)) {
-                    if (waiter.statements.joinTakesChannel()) {
-                        db.update(waiter.statements.join, request.name(), request.ownerId(), joinedWith);
-                    } else {
-                        db.update(waiter.statements.join, request.name(), request.ownerId());
-                    }
-                }
+            Grant granted = waiter.join(joinedWith, connections);
+            if (granted != null) {
+                waiters.remove(request.ownerId(), waiter);
+                return granted;
             }
             waiter.joinedWith = joinedWith;
         } catch (SQLException | RuntimeException e) {
@@ -190,19 +159,7 @@ public final class JdbcLine implements WaitQueue {
         // A release by name (shared) or a listener back: shared waiters attempt, exclusive ones tick.
         Subscription byName =
                 notifications.subscribe(request.name(), waiter.handOff == null ? waiter.onRelease : this::poke);
-        WaiterStatements sql = waiter.statements;
-        if (waiter.joinedWith == null && sql.registerChannel != null && channel() != null) {
-            // The listener came up while the entry was written: releases NOTIFY this client from now on.
-            try (JdbcSession db = connections.open(false)) {
-                db.update(sql.registerChannel, channel(), request.name(), request.ownerId());
-            } catch (SQLException | RuntimeException e) {
-                log.debug(
-                        "Baton lock '{}' on {}: recording the listener's channel failed, the tick sees releases: {}",
-                        request.name(),
-                        backend.name(),
-                        e.toString());
-            }
-        }
+        waiter.registerChannel(channel(), connections, backend.name());
         return () -> {
             try {
                 byName.close();
@@ -215,10 +172,9 @@ public final class JdbcLine implements WaitQueue {
     }
 
     /**
-     * An attempt of the core: the grant a release handed to its owner id (without asking the
-     * database), "busy" while it is in line with nothing handed, or else {@code attempt}'s answer. A
-     * handed grant counts from the hand-off on the database's clock ({@link DatabaseClock}), not from
-     * this attempt, which may come long after it: one whose lease ran out is not handed out.
+     * An attempt of the core: the grant handed to its owner id, counted from the hand-off on the
+     * database's clock ({@link DatabaseClock}); "busy" while in line with nothing handed; else {@code
+     * attempt}'s answer.
      */
     public Optional<Grant> tryAcquire(LockRequest request, Function<LockRequest, Optional<Grant>> attempt) {
         LineWaiter waiter = waiters.get(request.ownerId());
@@ -279,28 +235,29 @@ public final class JdbcLine implements WaitQueue {
         return TimeUnit.MILLISECONDS.toNanos(listening ? NOTIFIED_TICK_MILLIS : TICK_MILLIS);
     }
 
-    private void poke() {
+    /** Runs {@code change} under the lock and wakes the thread. */
+    private void signal(Runnable change) {
         lock.lock();
         try {
-            poked = true;
+            change.run();
             changed.signalAll();
         } finally {
             lock.unlock();
         }
     }
 
+    private void poke() {
+        signal(() -> poked = true);
+    }
+
     private void start() {
-        lock.lock();
-        try {
+        signal(() -> {
             if (thread == null && !closed) {
                 thread = new Thread(this::run, "baton-jdbc-line-" + THREADS.incrementAndGet());
                 thread.setDaemon(true);
                 thread.start();
             }
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        });
     }
 
     /** The thread: ticks the waiters when due and, between ticks, receives notifications or pauses. */
@@ -337,7 +294,7 @@ public final class JdbcLine implements WaitQueue {
                 for (LineWaiter waiter : now) {
                     if (waiter.handOff == null) {
                         shared.add(waiter);
-                    } else if (tick(waiter, all, hurried < 3, channel)) {
+                    } else if (waiter.tickIfDue(all, hurried < 3, channel, backend.name())) {
                         again = true;
                     } else if (waiter.waits()) {
                         pause = Math.min(pause, Math.max(0, waiter.due - System.nanoTime()));
@@ -368,46 +325,19 @@ public final class JdbcLine implements WaitQueue {
         } catch (InterruptedException e) {
             // ends, as on close
         } finally {
-            lock.lock();
-            try {
+            signal(() -> {
                 if (thread == Thread.currentThread()) {
                     thread = null;
                 }
-            } finally {
-                lock.unlock();
-            }
+            });
             notifications.stop();
         }
     }
 
-    /** Ticks an exclusive waiter if due, or {@code all}; true when it must be ticked again at once. */
-    private boolean tick(LineWaiter waiter, boolean all, boolean mayHurry, String channel) {
-        try {
-            return waiter.tickIfDue(all, mayHurry, channel);
-        } catch (SQLException | RuntimeException e) {
-            log.debug(
-                    "Baton lock '{}' on {}: the waiter's tick failed: {}",
-                    waiter.request.name(),
-                    backend.name(),
-                    e.toString());
-            return false;
-        }
-    }
-
-    /**
-     * Stops the thread and waits for it (at most the operation timeout and a second), which closes the
-     * LISTEN connection; the entries left stop counting after the window.
-     */
+    /** Stops the thread, which closes the LISTEN connection, and waits for it; entries left expire. */
     public void close() {
-        Thread running;
-        lock.lock();
-        try {
-            closed = true;
-            running = thread;
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
+        signal(() -> closed = true);
+        Thread running = thread;
         if (running != null && running != Thread.currentThread()) {
             try {
                 running.join(closeWaitMillis);

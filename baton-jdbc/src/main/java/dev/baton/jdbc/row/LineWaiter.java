@@ -12,6 +12,8 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One request in the {@link JdbcLine}: an exclusive waiter that a release hands the lock to ({@link
@@ -20,11 +22,11 @@ import java.util.stream.Stream;
  * grants to a waiter that already left.
  */
 final class LineWaiter {
+    private static final Logger log = LoggerFactory.getLogger(LineWaiter.class);
+
     final LockRequest request;
     final Runnable onRelease;
-    /** The hand-off of exclusive grants; null for a shared waiter. */
-    final HandOff handOff;
-
+    final HandOff handOff; // null for a shared waiter
     final WaiterStatements statements;
     /** The query up to its IN list of names returning the held ones (shared waiters). */
     final String heldIn;
@@ -33,24 +35,24 @@ final class LineWaiter {
     final AtomicReference<Grant> handed = new AtomicReference<>();
     /** In line with nothing handed: the core's attempts are answered "busy" by the line. */
     volatile boolean queued;
-    /** The waiter must be ticked again at once (a release raced its join). */
+    /** Must be ticked again at once: a release raced its join. */
     volatile boolean rejoin;
 
     volatile boolean ended;
-    /** The core took the last grant (from here or from the database). */
+    /** The core took the last grant, from here or from the database. */
     volatile boolean taken;
-    /** Whether the entry may be in the waiters table (a hand-off deletes it). */
+    /** The entry may be in the waiters table: a hand-off deletes it. */
     volatile boolean mayBeInLine;
-    /** The token of the last grant stored: the tick and the wake-up may both find the same one. */
+    /** The tick and the wake-up may both find the same grant: it is handed once. */
     private long lastToken; // guarded by handed
-    /** When the line ticks it next (System.nanoTime), and its polls since it last joined. */
+    /** When the line ticks it next (System.nanoTime), and its ticks since it last joined. */
     volatile long due;
 
     private volatile int polls;
     /** The LISTEN channel its entry was written with; null while the listener was down. */
     volatile String joinedWith;
-    /** When its entry was last refreshed (System.nanoTime); exclusive waiters only. */
-    long refreshed; // guarded by this
+
+    long refreshed; // guarded by this: when its entry was last refreshed (System.nanoTime)
 
     LineWaiter(LockRequest request, Runnable onRelease, HandOff handOff, WaiterStatements statements, String heldIn) {
         this.request = request;
@@ -66,7 +68,6 @@ final class LineWaiter {
         hand(HandOff.grant(request, token, expiresAtMillis));
     }
 
-    /** Stores a grant handed to this waiter and wakes it, once per grant. */
     private void hand(Grant grant) {
         synchronized (handed) {
             if (grant.fencingToken() == lastToken) {
@@ -86,12 +87,42 @@ final class LineWaiter {
     }
 
     /**
-     * Acquire-or-join; {@code channel} null while the listener is down.
-     *
-     * @return the grant when the lock was free and this statement took it; the caller hands it
+     * Writes its entry, with {@code channel} (null while the listener is down): an exclusive waiter by
+     * acquire-or-join, which returns the grant when the lock was free.
      */
+    synchronized Grant join(String channel, JdbcConnections connections) throws SQLException {
+        if (handOff != null) {
+            refreshed = System.nanoTime();
+            return join(channel);
+        }
+        try (JdbcSession db = connections.open(false)) {
+            if (statements.joinTakesChannel()) {
+                db.update(statements.join, request.name(), request.ownerId(), channel);
+            } else {
+                db.update(statements.join, request.name(), request.ownerId());
+            }
+        }
+        return null;
+    }
+
+    /** The listener came up after its entry was written: releases NOTIFY this client from now on. */
+    void registerChannel(String channel, JdbcConnections connections, String backendName) {
+        if (joinedWith != null || statements.registerChannel == null || channel == null) {
+            return;
+        }
+        try (JdbcSession db = connections.open(false)) {
+            db.update(statements.registerChannel, channel, request.name(), request.ownerId());
+        } catch (SQLException | RuntimeException e) {
+            log.debug(
+                    "Baton lock '{}' on {}: recording the listener's channel failed, the tick sees releases: {}",
+                    request.name(),
+                    backendName,
+                    e.toString());
+        }
+    }
+
     // guarded by this
-    Grant join(String channel) throws SQLException {
+    private Grant join(String channel) throws SQLException {
         rejoin = false;
         HandOff.Joined joined = handOff.join(request, channel);
         switch (joined.outcome()) {
@@ -116,14 +147,13 @@ final class LineWaiter {
     }
 
     /**
-     * Ticks it when due, or with {@code all}: reads the lock; owned (the wake-up was missed, the grant
-     * is stored), or free, expired or out of line (acquire-or-join again: the head takes an expired
-     * lock over; the others keep their place). Always reads first, also after a raced join: the race
+     * Ticks it when due, or with {@code all}: reads the lock; owned (the wake-up was missed), or free,
+     * expired or out of line (acquire-or-join again). Reads first also after a raced join: the race
      * may have been a hand-off to this very waiter, which a join cannot see.
      *
-     * @return whether it must be ticked again at once (its join raced a release) and {@code mayHurry}
+     * @return whether it must be ticked again at once (its join raced a release), if {@code mayHurry}
      */
-    synchronized boolean tickIfDue(boolean all, boolean mayHurry, String channel) throws SQLException {
+    synchronized boolean tickIfDue(boolean all, boolean mayHurry, String channel, String backendName) {
         long now = System.nanoTime();
         if (!waits() || (!all && due - now > 0)) {
             return false;
@@ -131,19 +161,23 @@ final class LineWaiter {
         polls++;
         due = now + delayNanos(channel != null); // a join in the tick starts the backoff again
         rejoin = false;
-        boolean refresh = now - refreshed >= TimeUnit.MILLISECONDS.toNanos(JdbcLine.REFRESH_MILLIS);
-        HandOff.Tick tick = handOff.tick(request, refresh);
-        if (refresh) {
-            refreshed = now;
-        }
-        if (tick.owned() != null) {
-            mayBeInLine = false;
-            hand(tick.owned());
-        } else if (tick.free() || !tick.inLine()) {
-            Grant granted = join(channel);
-            if (granted != null) {
-                hand(granted);
+        try {
+            boolean refresh = now - refreshed >= TimeUnit.MILLISECONDS.toNanos(JdbcLine.REFRESH_MILLIS);
+            HandOff.Tick tick = handOff.tick(request, refresh);
+            if (refresh) {
+                refreshed = now;
             }
+            if (tick.owned() != null) {
+                mayBeInLine = false;
+                hand(tick.owned());
+            } else if (tick.free() || !tick.inLine()) {
+                Grant granted = join(channel);
+                if (granted != null) {
+                    hand(granted);
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            log.debug("Baton lock '{}' on {}: the waiter's tick failed: {}", request.name(), backendName, e.toString());
         }
         if (rejoin && mayHurry) {
             due = System.nanoTime();
@@ -152,20 +186,14 @@ final class LineWaiter {
         return false;
     }
 
-    /**
-     * The pause before the next tick: PostgreSQL's fixed one, a fallback for a missed NOTIFY; H2's and
-     * MariaDB's backoff from 1 ms after each join to {@value JdbcLine#TICK_MILLIS} ms.
-     */
+    /** PostgreSQL's ticks are the fallback for a missed NOTIFY; H2's and MariaDB's back off from 1 ms. */
     private long delayNanos(boolean listening) {
         return handOff.notifiesHeir()
                 ? JdbcLine.tickNanos(listening)
                 : TimeUnit.MILLISECONDS.toNanos(Math.min(JdbcLine.TICK_MILLIS, 1L << Math.min(polls, 5)));
     }
 
-    /**
-     * Shared waiters, in one statement: which of their locks are free (waking their waiters); with
-     * {@code refresh}, also refreshes their entries and purges the dead ones of their names.
-     */
+    /** Wakes the shared waiters whose locks are free, in one statement; refreshes their entries too. */
     static void checkShared(List<LineWaiter> shared, JdbcConnections connections, boolean refresh) throws SQLException {
         List<String> names =
                 shared.stream().map(w -> w.request.name()).distinct().toList();
@@ -197,9 +225,9 @@ final class LineWaiter {
     }
 
     /**
-     * The wait ended: leave the line and, if the entry was already gone, release by owner id what was
-     * handed but not taken, which hands the lock on to the next in line; never the other way round,
-     * since one statement's snapshot would miss a hand-off that committed while it waited.
+     * The wait ended: leaves the line and, if the entry was already gone, releases by owner id what was
+     * handed but not taken, which hands it on; never the other way round, since one statement's
+     * snapshot would miss a hand-off that committed while it waited.
      */
     synchronized void end(JdbcConnections connections) {
         ended = true;
