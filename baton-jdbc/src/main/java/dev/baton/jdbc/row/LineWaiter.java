@@ -93,7 +93,7 @@ final class LineWaiter {
     synchronized Grant join(String channel, JdbcConnections connections) throws SQLException {
         if (handOff != null) {
             refreshed = System.nanoTime();
-            return join(channel);
+            return acquireOrJoin(channel);
         }
         try (JdbcSession db = connections.open(false)) {
             if (statements.joinTakesChannel()) {
@@ -122,7 +122,7 @@ final class LineWaiter {
     }
 
     // guarded by this
-    private Grant join(String channel) throws SQLException {
+    private Grant acquireOrJoin(String channel) throws SQLException {
         rejoin = false;
         HandOff.Joined joined = handOff.join(request, channel);
         switch (joined.outcome()) {
@@ -171,7 +171,7 @@ final class LineWaiter {
                 mayBeInLine = false;
                 hand(tick.owned());
             } else if (tick.free() || !tick.inLine()) {
-                Grant granted = join(channel);
+                Grant granted = acquireOrJoin(channel);
                 if (granted != null) {
                     hand(granted);
                 }
@@ -193,7 +193,7 @@ final class LineWaiter {
                 : TimeUnit.MILLISECONDS.toNanos(Math.min(JdbcLine.TICK_MILLIS, 1L << Math.min(polls, 5)));
     }
 
-    /** Wakes the shared waiters whose locks are free, in one statement; refreshes their entries too. */
+    /** Wakes the shared waiters whose locks are free, in one statement; with {@code refresh}, refreshes them. */
     static void checkShared(List<LineWaiter> shared, JdbcConnections connections, boolean refresh) throws SQLException {
         List<String> names =
                 shared.stream().map(w -> w.request.name()).distinct().toList();
