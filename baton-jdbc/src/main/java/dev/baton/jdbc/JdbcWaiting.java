@@ -13,24 +13,18 @@ import dev.baton.spi.Waiting;
 import java.util.Optional;
 
 /**
- * How the waiters of a {@link JdbcLockBackend} wait, by kind and strategy. Pinning strategies wait
- * in the database's own queue, one blocking statement on a pinned connection per waiter, at most as
- * many at once as the pool has connections; permit waiters and the row strategies poll, woken on
- * PostgreSQL by a NOTIFY to the client registered as the row's waiter ({@link PgNotifications});
- * fair row strategies line up in the waiters table ({@link JdbcLine}).
+ * How the waiters of a {@link JdbcLockBackend} wait, by kind and strategy: pinning strategies block
+ * in the database's own queue, at most as many at once as the pool has connections; fair row
+ * strategies line up ({@link JdbcLine}); permits and barging row strategies poll, woken on PostgreSQL
+ * by a NOTIFY ({@link PgNotifications}). See {@code docs/design/jdbc.md}.
  */
 final class JdbcWaiting {
     /** Blocking waits at once for a pool the application owns, whose size is unknown: Hikari's default. */
     static final int PINNED_WITHOUT_OWN_POOL = 10;
 
     private final JdbcLockBackend backend;
-    private final boolean pinned;
     private final Waiting permitWaiting;
     private final Waiting lockWaiting;
-    /** Null unless the strategy hands off fairly. */
-    private final Waiting lineWaiting;
-
-    private final Waiting pinnedWaiting;
 
     /**
      * @param line the backend's line, when the strategy hands off fairly; else null
@@ -39,7 +33,6 @@ final class JdbcWaiting {
     JdbcWaiting(
             JdbcLockBackend backend, boolean pinned, PgNotifications notifications, JdbcLine line, int pinnedAtOnce) {
         this.backend = backend;
-        this.pinned = pinned;
         this.permitWaiting = Waiting.polling(new ReleaseNotifications() {
             @Override
             public Subscription subscribe(String lockName, Runnable wake) {
@@ -51,19 +44,13 @@ final class JdbcWaiting {
                 return notifications.supported();
             }
         });
-        this.lockWaiting = Waiting.polling(notifications);
-        this.lineWaiting = line != null ? Waiting.queue(line) : null;
-        this.pinnedWaiting = Waiting.blocking(this::acquire, pinnedAtOnce);
+        this.lockWaiting = pinned
+                ? Waiting.blocking(this::acquire, pinnedAtOnce)
+                : line != null ? Waiting.queue(line) : Waiting.polling(notifications);
     }
 
     Waiting of(LockKind kind) {
-        if (kind == LockKind.PERMIT) {
-            return permitWaiting;
-        }
-        if (pinned) {
-            return pinnedWaiting;
-        }
-        return lineWaiting != null ? lineWaiting : lockWaiting;
+        return kind == LockKind.PERMIT ? permitWaiting : lockWaiting;
     }
 
     /**

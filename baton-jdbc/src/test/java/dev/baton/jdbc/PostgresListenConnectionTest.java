@@ -2,7 +2,7 @@ package dev.baton.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.baton.jdbc.internal.ListenConnection;
+import dev.baton.jdbc.listen.PendingCheckSocketFactory;
 import dev.baton.servers.DatabaseServer;
 import dev.baton.servers.PostgresServer;
 import java.sql.Connection;
@@ -20,7 +20,7 @@ import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
 /**
- * The LISTEN connection's sockets ({@link dev.baton.jdbc.listen.PendingCheckSocketFactory}) answer
+ * The LISTEN connection's sockets ({@link PendingCheckSocketFactory}) answer
  * the driver's "another message pending?" check at once when nothing is buffered: nothing of a
  * burst of notifications may be lost or held back by that, and the connection must work as any
  * other for queries.
@@ -47,8 +47,8 @@ class PostgresListenConnectionTest {
 
     @Test
     void everyNotificationOfABurstAndALaterOneArrive() throws SQLException {
-        try (Connection listen =
-                        ListenConnection.connect(server.jdbcUrl(), credentials(), DriverManager::getConnection);
+        try (Connection listen = PendingCheckSocketFactory.connect(
+                        server.jdbcUrl(), credentials(), DriverManager::getConnection);
                 Connection sender = DriverManager.getConnection(server.jdbcUrl(), credentials())) {
             try (Statement st = listen.createStatement()) {
                 st.execute("LISTEN burst");
@@ -73,8 +73,8 @@ class PostgresListenConnectionTest {
 
     @Test
     void queriesRunAsOnAnyConnection() throws SQLException {
-        try (Connection listen =
-                        ListenConnection.connect(server.jdbcUrl(), credentials(), DriverManager::getConnection);
+        try (Connection listen = PendingCheckSocketFactory.connect(
+                        server.jdbcUrl(), credentials(), DriverManager::getConnection);
                 Statement st = listen.createStatement()) {
             st.setQueryTimeout(5);
             try (ResultSet rs = st.executeQuery("SELECT pg_sleep(0.05), 42")) {

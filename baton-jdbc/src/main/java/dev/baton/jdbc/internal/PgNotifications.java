@@ -1,13 +1,17 @@
 package dev.baton.jdbc.internal;
 
-import dev.baton.LockKind;
-import dev.baton.spi.LockRequest;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.baton.jdbc.listen.PendingCheckSocketFactory;
 import dev.baton.spi.ReleaseNotifications;
 import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -17,75 +21,37 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import javax.sql.DataSource;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Release notifications of the {@code table} and {@code optimistic} strategies on PostgreSQL, and of
- * every strategy's semaphore permits ({@code JdbcPermits}), over LISTEN/NOTIFY, waking the next
- * waiting client rather than all of them.
- *
- * <p>Wire: each client LISTENs on a channel of its own ({@link #channel()}, {@code baton_w_} and 24
- * random hex digits). A waiter whose attempt failed while this listener is up writes that channel
- * into the lock row's {@code waiter} column if it is empty ({@code UPDATE ... SET waiter = ? WHERE
- * waiter IS NULL}); the release statement itself returns the column and, only when it is set, runs
- * {@code pg_notify(waiter, lock name)} in the same transaction, so the notification is delivered
- * exactly when the release commits. The next grant clears the column, and the clients still waiting
- * write it again on their next failed attempt. So a release wakes ONE client (the first to register
- * since the last grant), a release nobody waits for sends nothing, and the other waiters keep their
- * bounded backoff poll, which is also the fallback for any notification that gets lost (a client
- * that died while registered, a listener that is reconnecting, a lease that expired instead of being
- * released). Within the client the name (the payload) is dispatched to the waiters of that name
- * only, of which the core lets one compete.
- *
- * <p>Why not a channel per lock name: a channel is an identifier of at most 63 bytes, which a 512-byte
- * name does not fit, every waiter would LISTEN and UNLISTEN on each wait (a round trip each on the
- * listener connection), and every client waiting for the name would still be woken at once.
- *
- * <p>Listener: ONE dedicated connection per backend, opened on the first wait by the backend's one
- * thread, that of its line ({@code LineTicks}), which also blocks in {@code
- * PGConnection.getNotifications(timeout)} between its ticks; this class holds no thread. Baton opens
- * the connection ({@link ListenConnection}) outside the pool when it can (its own pool's settings, an
- * application's HikariCP pool's settings or unpooled DataSource, PostgreSQL's {@code
- * PGSimpleDataSource}); with any other DataSource it borrows one connection and gives it back after
- * {@code UNLISTEN *}. The connection is checked every {@link #PING} and opened again with capped
- * exponential backoff when it breaks; while it is down, waiters simply poll and do not register, and
- * after a reconnect every waiter is woken once to re-check. It is closed after {@link #IDLE} without
- * waiters, and when the backend closes.
- *
- * <p>Does not work behind a transaction-pooling PgBouncer: LISTEN needs a session of its own.
+ * PostgreSQL's LISTEN/NOTIFY wake-ups of a backend: its waiters by name, and its one LISTEN
+ * connection, on a channel of its own, which the backend's thread (its {@code JdbcLine}'s) opens,
+ * reads between ticks ({@link #step}) and closes. Why and how: {@code docs/design/jdbc.md}, "Waiting
+ * across clients". Not behind a transaction-pooling PgBouncer: LISTEN needs a session of its own.
  */
 public final class PgNotifications implements ReleaseNotifications, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PgNotifications.class);
-    static final Duration IDLE = Duration.ofSeconds(60);
-    static final Duration PING = Duration.ofSeconds(10);
+    private static final Duration IDLE = Duration.ofSeconds(60);
+    private static final Duration PING = Duration.ofSeconds(10);
     private static final long MIN_BACKOFF_MILLIS = 100;
     private static final long MAX_BACKOFF_MILLIS = 5_000;
+    private static final SecureRandom RANDOM = new SecureRandom();
 
-    public enum State {
+    /** Precedes a semaphore's name in a payload: no lock name contains U+0001. */
+    public static final String PERMIT_PREFIX = "\u0001";
+    /** Precedes a fair hand-off's grant in a payload, {@code owner token expiry-ms}. */
+    private static final String GRANT_PREFIX = "\u0002";
+
+    /** DOWN: the connection broke and is retried with backoff; a new waiter does not wait for it. */
+    private enum State {
         STOPPED,
         CONNECTING,
         LISTENING,
         DOWN
     }
-
-    private static final SecureRandom RANDOM = new SecureRandom();
-
-    /**
-     * What precedes a semaphore's name in the payload of a permit's release (and in the key of its
-     * waiters here): U+0001, a control character that no lock name contains, so that a permit's
-     * release wakes the waiters for that semaphore and not those of a lock of the same name.
-     */
-    public static final String PERMIT_PREFIX = "\u0001";
-
-    /**
-     * What precedes a grant in the payload of a fair hand-off ({@code HandOff}): U+0002, then {@code
-     * owner token expiry-ms}, dispatched by owner id to the waiter the release handed the lock to.
-     */
-    static final String GRANT_PREFIX = "\u0002";
-
-    /** Takes the grants of hand-offs (after {@link #GRANT_PREFIX}); null: none expected. */
-    private volatile Consumer<String> grants;
 
     private final String channel;
     private final Supplier<String> backendName;
@@ -98,14 +64,15 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
     private final Condition changed = lock.newCondition();
     private volatile State state = State.STOPPED; // written under lock
     private volatile boolean closed; // written under lock
-    /** Starts the backend's thread, which connects and receives ({@code LineTicks}). */
     private volatile Runnable start = () -> {};
+    private volatile Consumer<String> grants = payload -> {};
 
-    // The connection's state below is the thread's alone.
-    private ListenConnection listener;
+    // The connection's state below is the backend thread's alone.
+    private Connection connection;
+    private boolean borrowed; // from the application's pool: given back after UNLISTEN *
     private boolean listenedBefore;
     private long backoff = MIN_BACKOFF_MILLIS;
-    private long retryAt;
+    private long retryAt = System.nanoTime();
     private long lastPing;
     private long idleSince;
 
@@ -124,13 +91,9 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         this.ownedPool = ownedPool;
         this.operationTimeout = operationTimeout;
         this.active = active;
-        this.retryAt = System.nanoTime();
     }
 
-    /**
-     * This client's channel: {@code baton_w_} and 24 random hex digits, a safe identifier of 32
-     * characters that release statements write into {@code waiter} and NOTIFY.
-     */
+    /** This client's channel, {@code baton_w_} and 24 random hex digits: a safe identifier. */
     public String channel() {
         return channel;
     }
@@ -145,16 +108,9 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         return active.getAsBoolean();
     }
 
-    /** Waiters for a semaphore's permits are keyed (and notified) apart from a lock of the same name. */
-    public Subscription join(LockRequest request, Runnable onRelease) {
-        return subscribe(
-                request.kind() == LockKind.PERMIT ? PERMIT_PREFIX + request.name() : request.name(), onRelease);
-    }
-
     /**
-     * Registers the waiter and makes sure the listener runs. The first wait of a backend waits (at
-     * most the operation timeout) until the listener has executed LISTEN, so that a release right
-     * after the core's next attempt is seen; if the listener is down it returns at once.
+     * Registers the waiter; the first wait of a backend waits (at most the operation timeout) until
+     * LISTEN ran, so that a release right after the core's next attempt is seen.
      */
     @Override
     public Subscription subscribe(String name, Runnable onRelease) {
@@ -188,83 +144,59 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         return subscription;
     }
 
-    /** The backend's thread, started by a wait, connects and receives. */
-    public void drivenBy(Runnable start) {
+    /** The backend's thread: {@code start} starts it, {@code grants} takes the hand-offs' payloads. */
+    public void drivenBy(Runnable start, Consumer<String> grants) {
         this.start = start;
-    }
-
-    /** Hands the grant payloads of fair hand-offs to {@code grants} (by owner id, see {@link JdbcLine}). */
-    public void onGrant(Consumer<String> grants) {
         this.grants = grants;
     }
 
-    private void setState(State next) {
-        lock.lock();
-        try {
-            state = next;
-            changed.signalAll();
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Whether the thread may end: nobody subscribed and no connection open. */
+    /** Whether the thread may end: no connection open or wanted. */
     public boolean idle() {
-        return listener == null && !wanted() && !recentlyWanted();
+        return connection == null && !wanted();
     }
 
-    /** A connection that broke is opened again while a waiter wanted it within {@link #IDLE}. */
-    private boolean recentlyWanted() {
-        return listenedBefore && System.nanoTime() - idleSince < IDLE.toNanos();
-    }
-
-    /** Whether a waiter wants the connection: one is subscribed, or a subscription waits for it. */
+    /** A waiter is subscribed or waits for the connection, or was within {@link #IDLE} (a broken one reopens). */
     private boolean wanted() {
-        return !subscribers.isEmpty() || state == State.CONNECTING;
+        return !subscribers.isEmpty()
+                || state == State.CONNECTING
+                || (listenedBefore && System.nanoTime() - idleSince < IDLE.toNanos());
     }
 
     /**
      * One step of the backend's thread: opens the connection when a waiter wants it (and a retry is
-     * due), then receives for at most {@code waitNanos} (none: only what has arrived).
+     * due), else receives what arrives within {@code waitNanos} (none: only what has arrived).
      *
-     * @return whether it waited for notifications, so the caller need not pause
+     * @return how much of {@code waitNanos} the thread still has to pause: none when it waited here
      */
-    public boolean step(long waitNanos) {
+    public long step(long waitNanos) {
         if (!subscribers.isEmpty()) {
             idleSince = System.nanoTime();
         }
-        if (listener == null) {
-            if (!supported() || !(wanted() || recentlyWanted()) || System.nanoTime() - retryAt < 0 || closed) {
-                return false;
+        if (connection == null) {
+            if (supported() && wanted() && System.nanoTime() - retryAt >= 0 && !closed) {
+                connect();
             }
-            connect();
-            return false;
+        } else {
+            try {
+                receive(waitNanos);
+                return 0;
+            } catch (SQLException | RuntimeException e) {
+                failed(e);
+            }
         }
-        try {
-            receive(waitNanos);
-            return true;
-        } catch (SQLException | RuntimeException e) {
-            failed(e);
-            return false;
-        }
-    }
-
-    /** How long until the connection is tried again; no bound while it needs none. */
-    public long retryInNanos() {
-        return listener == null && (wanted() || recentlyWanted())
-                ? Math.max(0, retryAt - System.nanoTime())
-                : Long.MAX_VALUE;
+        boolean retrying = connection == null && wanted();
+        return retrying ? Math.min(waitNanos, Math.max(0, retryAt - System.nanoTime())) : waitNanos;
     }
 
     private void connect() {
         try {
-            listener = ListenConnection.open(dataSource, ownedPool);
-            listener.listen(channel, JdbcTime.queryTimeoutSeconds(operationTimeout));
+            open();
+            execute("LISTEN \"" + channel + "\"");
         } catch (SQLException | RuntimeException | LinkageError e) {
             failed(e);
             return;
         }
-        setState(State.LISTENING);
+        signal(() -> state = State.LISTENING);
         backoff = MIN_BACKOFF_MILLIS;
         lastPing = idleSince = System.nanoTime();
         if (listenedBefore) {
@@ -273,6 +205,58 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
             log.info("Baton {}: the LISTEN connection is back; waiters are woken again", backendName.get());
         }
         listenedBefore = true;
+    }
+
+    /**
+     * Opens the connection outside any pool when it can (a pool's connection would be taken from the
+     * application while waiters exist, and a pool of one would starve them): from Baton's own pool's
+     * settings, an application's HikariCP pool's settings or unpooled DataSource, or PostgreSQL's
+     * {@code PGSimpleDataSource}; else borrows one from the pool.
+     */
+    private void open() throws SQLException {
+        borrowed = false;
+        if (ownedPool != null) {
+            connection = ownedPool.openDedicated();
+            return;
+        }
+        if (dataSource.isWrapperFor(HikariDataSource.class)) {
+            HikariDataSource hikari = dataSource.unwrap(HikariDataSource.class);
+            if (hikari.getDataSource() != null) {
+                connection = hikari.getDataSource().getConnection();
+                return;
+            }
+            if (hikari.getJdbcUrl() != null) {
+                Properties properties = new Properties();
+                properties.putAll(hikari.getDataSourceProperties());
+                if (hikari.getUsername() != null) {
+                    properties.setProperty("user", hikari.getUsername());
+                }
+                if (hikari.getPassword() != null) {
+                    properties.setProperty("password", hikari.getPassword());
+                }
+                connection = PendingCheckSocketFactory.connect(
+                        hikari.getJdbcUrl(), properties, DriverManager::getConnection);
+                return;
+            }
+        }
+        if (dataSource.isWrapperFor(org.postgresql.ds.PGSimpleDataSource.class)) {
+            connection = dataSource
+                    .unwrap(org.postgresql.ds.PGSimpleDataSource.class)
+                    .getConnection();
+            return;
+        }
+        connection = dataSource.getConnection();
+        borrowed = true;
+        if (!connection.getAutoCommit()) {
+            connection.setAutoCommit(true);
+        }
+    }
+
+    private void execute(String sql) throws SQLException {
+        try (Statement st = connection.createStatement()) {
+            st.setQueryTimeout(JdbcTime.queryTimeoutSeconds(operationTimeout));
+            st.execute(sql);
+        }
     }
 
     private void failed(Throwable e) {
@@ -289,60 +273,78 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
     }
 
-    /** Delivers what arrives within {@code waitNanos}; closes the connection after {@link #IDLE}. */
+    /**
+     * Delivers what arrives within {@code waitNanos}: grants by owner id to the line, releases by name
+     * to their waiters. Closes the connection after {@link #IDLE} without waiters, and asks the
+     * server every {@link #PING}: one that vanished without closing the socket sends nothing.
+     */
     private void receive(long waitNanos) throws SQLException {
-        org.postgresql.PGNotification[] received = listener.receive(waitNanos);
+        PGConnection pg = connection.unwrap(PGConnection.class);
+        long millis = TimeUnit.NANOSECONDS.toMillis(waitNanos);
+        PGNotification[] received =
+                millis <= 0 ? pg.getNotifications() : pg.getNotifications((int) Math.min(millis, Integer.MAX_VALUE));
         if (received != null) {
-            for (org.postgresql.PGNotification notification : received) {
+            for (PGNotification notification : received) {
                 String payload = notification.getParameter();
-                Consumer<String> granted = grants;
-                if (granted != null && payload.startsWith(GRANT_PREFIX)) {
-                    granted.accept(payload.substring(GRANT_PREFIX.length()));
+                if (payload.startsWith(GRANT_PREFIX)) {
+                    grants.accept(payload.substring(GRANT_PREFIX.length()));
                 } else if (channel.equals(notification.getName())) {
-                    List<Runnable> waiters = subscribers.get(payload);
-                    if (waiters != null) {
-                        waiters.forEach(Runnable::run);
-                    }
+                    subscribers.getOrDefault(payload, List.of()).forEach(Runnable::run);
                 }
             }
         }
         long now = System.nanoTime();
         if (subscribers.isEmpty() && now - idleSince > IDLE.toNanos()) {
             disconnect(State.STOPPED);
-            return;
-        }
-        if (now - lastPing > PING.toNanos()) {
-            listener.ping(JdbcTime.queryTimeoutSeconds(operationTimeout));
+        } else if (now - lastPing > PING.toNanos()) {
+            execute("SELECT 1");
             lastPing = now;
         }
     }
 
-    /** Whether the connection is open (the thread's view). */
-    public boolean connected() {
-        return listener != null;
+    /** The backend's thread ends. */
+    public void stop() {
+        if (connection != null) {
+            disconnect(State.STOPPED);
+        }
     }
 
-    /** Closes the connection, if open; the thread's, when it fails, idles or ends. */
-    public void disconnect(State next) {
-        if (listener != null) {
-            listener.close(JdbcTime.queryTimeoutSeconds(operationTimeout), backendName.get());
-            listener = null;
+    /** Closes the connection; a borrowed one goes back to its pool without its LISTEN, or is discarded. */
+    private void disconnect(State next) {
+        if (connection != null) {
+            try {
+                if (borrowed && !connection.isClosed()) {
+                    execute("UNLISTEN *");
+                }
+                connection.close();
+            } catch (SQLException e) {
+                log.debug("Baton {}: closing the LISTEN connection failed: {}", backendName.get(), e.toString());
+                if (borrowed) {
+                    JdbcSession.discard(connection, null);
+                }
+            }
+            connection = null;
         }
         if (next == State.STOPPED) {
             retryAt = System.nanoTime(); // a new wait connects at once
         }
-        setState(next);
+        signal(() -> state = next);
     }
 
-    /** Refuses new connections; the thread closes the open one as it ends ({@code LineTicks#close}). */
-    @Override
-    public void close() {
+    /** Runs {@code change} under the lock and wakes a subscription waiting for the connection. */
+    private void signal(Runnable change) {
         lock.lock();
         try {
-            closed = true;
+            change.run();
             changed.signalAll();
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Refuses new connections; the backend's thread closes the open one as it ends. */
+    @Override
+    public void close() {
+        signal(() -> closed = true);
     }
 }

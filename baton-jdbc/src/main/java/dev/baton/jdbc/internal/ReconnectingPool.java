@@ -3,6 +3,7 @@ package dev.baton.jdbc.internal;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
+import dev.baton.jdbc.listen.PendingCheckSocketFactory;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -81,7 +82,7 @@ public final class ReconnectingPool implements DataSource, AutoCloseable {
      * A new connection with this pool's settings (URL, credentials, driver properties such as the
      * timeouts) that is not part of the pool: for a connection held for a long time, such as the
      * LISTEN connection, which must not take one of the pool's slots. Connects through {@link
-     * ListenConnection#connect}, which may add a socket factory for PostgreSQL.
+     * PendingCheckSocketFactory#connect}, which may add a socket factory for PostgreSQL.
      */
     Connection openDedicated() throws SQLException {
         Properties properties = new Properties();
@@ -100,9 +101,9 @@ public final class ReconnectingPool implements DataSource, AutoCloseable {
                             .getDeclaredConstructor()
                             .newInstance();
         } catch (ReflectiveOperationException e) {
-            return ListenConnection.connect(config.getJdbcUrl(), properties, DriverManager::getConnection);
+            return PendingCheckSocketFactory.connect(config.getJdbcUrl(), properties, DriverManager::getConnection);
         }
-        return ListenConnection.connect(config.getJdbcUrl(), properties, (url, props) -> {
+        return PendingCheckSocketFactory.connect(config.getJdbcUrl(), properties, (url, props) -> {
             Connection connection = driver.connect(url, props);
             if (connection == null) {
                 throw new SQLException(

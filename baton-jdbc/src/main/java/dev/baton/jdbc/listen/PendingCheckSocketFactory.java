@@ -7,25 +7,56 @@ import java.net.InetAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Properties;
 import javax.net.SocketFactory;
+import org.slf4j.LoggerFactory;
 
 /**
  * Sockets for a LISTEN connection, given to pgjdbc as {@code socketFactory}: after each message,
  * pgjdbc's {@code getNotifications} asks whether another one is pending by reading with a 1 ms socket
- * timeout ({@code PGStream.hasMessagePending}), so every notification reaches the caller at least 1 ms
- * late. On these sockets a read under a 1 ms timeout with nothing in the kernel's buffer answers at
- * once as the timeout (a message arriving right after is read by the next call). Nothing else
- * changes: other timeouts and reads behave as on a plain socket.
- *
- * <p>Baton gives it to the connection its {@code PgNotifications} LISTENs on, never to a pool's
- * connections: a fair release NOTIFYs the head waiter, and without it each hand-off waits the extra
- * millisecond, which at sub-millisecond hand-offs halves their rate ({@code docs/design/fair-handoff.md}).
- * Public only because pgjdbc
- * instantiates it by name ({@code socketFactory}); the package is not exported, only opened to the
- * driver.
+ * timeout ({@code PGStream.hasMessagePending}), so every notification would reach the caller at least
+ * 1 ms late, which at sub-millisecond hand-offs halves their rate ({@code docs/design/fair-handoff.md}).
+ * On these sockets a read under a 1 ms timeout with nothing in the kernel's buffer answers at once as
+ * the timeout (a message arriving right after is read by the next call); other reads and timeouts
+ * behave as on a plain socket. Public only because pgjdbc instantiates it by name; the package is
+ * opened to the driver, not exported.
  */
 public final class PendingCheckSocketFactory extends SocketFactory {
     public PendingCheckSocketFactory() {}
+
+    /** Opens a connection; the PostgreSQL driver's. */
+    public interface Connector {
+        Connection connect(String url, Properties properties) throws SQLException;
+    }
+
+    /**
+     * Connects with this factory on PostgreSQL, unless the URL or properties name a socket factory of
+     * their own; if the driver cannot load it (Baton in a class loader the driver does not see),
+     * connects without it: notifications then reach waiters a millisecond later, nothing else.
+     */
+    public static Connection connect(String url, Properties properties, Connector connector) throws SQLException {
+        if (url == null
+                || !url.startsWith("jdbc:postgresql:")
+                || url.contains("socketFactory=")
+                || properties.containsKey("socketFactory")) {
+            return connector.connect(url, properties);
+        }
+        Properties pendingCheck = new Properties();
+        pendingCheck.putAll(properties);
+        pendingCheck.setProperty("socketFactory", PendingCheckSocketFactory.class.getName());
+        try {
+            return connector.connect(url, pendingCheck);
+        } catch (SQLException e) {
+            if (!String.valueOf(e.getMessage()).contains("SocketFactory")) {
+                throw e;
+            }
+            LoggerFactory.getLogger(PendingCheckSocketFactory.class)
+                    .debug("Baton: the LISTEN connection opens without its socket factory: {}", e.toString());
+            return connector.connect(url, properties);
+        }
+    }
 
     @Override
     public Socket createSocket() {

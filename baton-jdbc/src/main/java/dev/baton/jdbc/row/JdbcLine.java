@@ -3,7 +3,6 @@ package dev.baton.jdbc.row;
 import dev.baton.LockMode;
 import dev.baton.jdbc.internal.Dialect;
 import dev.baton.jdbc.internal.JdbcConnections;
-import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.jdbc.internal.PgNotifications;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
@@ -11,54 +10,36 @@ import dev.baton.spi.ReleaseNotifications.Subscription;
 import dev.baton.spi.WaitQueue;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one line of a backend's waiters: every backend has one, whose thread ({@link LineTicks}) also
- * receives PostgreSQL's release notifications for polling waiters ({@link PgNotifications}); where
- * the table and optimistic strategies hand off fairly it is the core's {@link WaitQueue} (the SQL is
- * the protocol's {@link HandOff} and {@link WaiterStatements}): the core enters a refused request,
- * which joins the waiters table, and this class wakes it when its turn may have come. It owns the
- * waiters by owner id, their wake-ups, the one daemon thread that ticks them (started on the first
- * wait, gone after a second with neither waiters nor a LISTEN connection) and {@link #close}.
- *
- * <ul>
- *   <li>Exclusive waiters ({@link LineWaiter} with a hand-off): the release writes the head of the
- *       line as the new owner and wakes it with the grant: on PostgreSQL by a NOTIFY with {@code owner
- *       token expiry-ms} ({@link #handed(String)}), on H2 and MariaDB right after the release's commit
- *       when the release ran on this backend ({@link #handedHere}), else by the waiter's own tick. The
- *       core's next attempt for that owner id returns the stored grant without a round trip ({@link
- *       #tryAcquire}); while it is in line with nothing handed, the answer is "busy" without asking
- *       the database. Ticks: on PostgreSQL every {@value #NOTIFIED_TICK_MILLIS} ms ({@value
- *       #TICK_MILLIS} ms while the listener is down), on H2 and MariaDB with a backoff from 1 to
- *       {@value #TICK_MILLIS} ms after each join; a tick reads the lock row by owner id, and refreshes
- *       the entry every {@value #REFRESH_MILLIS} ms.
- *   <li>Shared waiters: their entries hold exclusive takers back; every tick one statement asks
- *       which awaited locks are free (waking their waiters) and every {@value #REFRESH_MILLIS} ms one
- *       statement refreshes all their entries.
- *   <li>An entry whose client died stops counting {@value #WINDOW_MILLIS} ms after its last refresh:
- *       a dead waiter holds a released lock back for at most that long, far less than any useful lease.
- * </ul>
- *
- * <p>Failures here never fail an acquisition: a waiter that could not join waits unqueued, and the
- * core's attempts, at least once per its poll's longest pause, are the fallback.
+ * A backend's line of waiters, the core's {@link WaitQueue} where the row strategies hand off fairly
+ * ({@code docs/design/fair-handoff.md}, {@code docs/design/jdbc.md}): the waiters by owner id, their
+ * wake-ups, and the backend's one daemon thread, which ticks them and between ticks receives
+ * PostgreSQL's notifications ({@link PgNotifications}); it starts with the first wait and ends after
+ * a second with neither waiters nor a LISTEN connection. Failures here never fail an acquisition: a
+ * waiter that could not join waits unqueued, and the core's fallback attempts go on.
  */
 public final class JdbcLine implements WaitQueue {
     private static final Logger log = LoggerFactory.getLogger(JdbcLine.class);
+    private static final AtomicInteger THREADS = new AtomicInteger();
 
-    /** How long an entry counts after its last refresh. */
-    static final long WINDOW_MILLIS = 2_000;
-    /** How often the entries of live waiters are refreshed: a quarter of the window. */
+    static final long WINDOW_MILLIS = 2_000; // an entry counts this long after its last refresh
     static final long REFRESH_MILLIS = WINDOW_MILLIS / 4;
-    /** How often waiters are ticked while no notification can wake them. */
     static final long TICK_MILLIS = 20;
-    /** The same while PostgreSQL's listener is up: the tick is only the fallback for a missed NOTIFY. */
-    static final long NOTIFIED_TICK_MILLIS = 100;
+    static final long NOTIFIED_TICK_MILLIS = 100; // the listener is up: ticks only catch a missed NOTIFY
+    private static final long IDLE_MILLIS = 1_000; // a contended lock's line empties between grants
 
     /** What the line asks of the backend it serves. */
     public interface Backend {
@@ -76,48 +57,43 @@ public final class JdbcLine implements WaitQueue {
     private final Backend backend;
     private final JdbcConnections connections;
     private final PgNotifications notifications;
-    /** Where a handed grant's expiry on the database's clock falls on this JVM's. */
     private final DatabaseClock clock;
 
     private final Map<String, LineWaiter> waiters = new ConcurrentHashMap<>();
-    private final LineTicks ticks;
+    private final long closeWaitMillis;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition changed = lock.newCondition();
+    private volatile Thread thread; // written under lock
+    private boolean closed; // guarded by lock
+    private boolean poked; // guarded by lock: every waiter is ticked at once
+    private long sharedDue = System.nanoTime();
+    private long sharedRefreshed = System.nanoTime();
 
-    /**
-     * @param backend whose attempts come back here first ({@link #tryAcquire}) and whose settled row
-     *     protocol gives the line its statements
-     */
     public JdbcLine(
             Backend backend, JdbcConnections connections, PgNotifications notifications, Duration operationTimeout) {
         this.backend = backend;
         this.connections = connections;
         this.notifications = notifications;
         this.clock = new DatabaseClock(connections, backend::dialect);
-        this.ticks = new LineTicks(backend::name, waiters.values(), connections, notifications, operationTimeout);
-        notifications.onGrant(this::handed);
+        this.closeWaitMillis = operationTimeout.toMillis() + 1_000;
+        notifications.drivenBy(this::start, this::handed);
     }
 
-    /** This client's LISTEN channel while its listener is up, else null. */
     private String channel() {
         return notifications.registerWaiters() ? notifications.channel() : null;
     }
 
     /**
-     * An exclusive request for a name this client met contended within the last second tries and
-     * joins the line in one statement (acquire-or-join); any other tries, joins the line when refused,
-     * then tries once more: a release between the two would otherwise go unnoticed until the next
-     * tick (an exclusive request in line answers that try without a round trip). The entry is written
-     * before the release notifications are subscribed to, since the first wait of a client also waits
-     * for its LISTEN, and until the entry exists nothing stops the releasing client from taking the
-     * lock straight back ({@code docs/design/fair-handoff.md}).
+     * Acquire-or-join in one statement for an exclusive request of a name met contended lately, else
+     * as {@link WaitQueue#tryThenJoin}. The entry is written before subscribing, which on a client's
+     * first wait waits for its LISTEN: until then nothing stops the releaser from barging.
      */
     @Override
     public Entry enter(LockRequest request, Runnable wake) {
         RowProtocol settled = backend.rows(request);
         HandOff handOff = request.mode() == LockMode.EXCLUSIVE ? settled.handOff : null;
-        // A name met contended lately is likely busy: acquire-or-join at once, one round trip. Else
-        // the plain acquire first, which costs the server less when the lock is free.
         if (handOff == null || !handOff.contended(request.name())) {
-            Optional<Grant> first = backend.tryAcquire(request);
+            Optional<Grant> first = backend.tryAcquire(request); // costs the server less on a free lock
             if (first.isPresent()) {
                 return Entry.granted(first.get());
             }
@@ -153,25 +129,10 @@ public final class JdbcLine implements WaitQueue {
         String joinedWith = channel();
         waiters.put(request.ownerId(), waiter); // before the join: a release right after it finds it
         try {
-            if (waiter.handOff != null) {
-                Grant granted;
-                synchronized (waiter) {
-                    waiter.refreshed = System.nanoTime();
-                    granted = waiter.join(joinedWith);
-                }
-                if (granted != null) {
-                    waiters.remove(request.ownerId(), waiter);
-                    return granted;
-                }
-            } else {
-                WaiterStatements sql = waiter.shared;
-                try (JdbcSession db = connections.open(false)) {
-                    if (sql.joinTakesChannel()) {
-                        db.update(sql.join, request.name(), request.ownerId(), joinedWith);
-                    } else {
-                        db.update(sql.join, request.name(), request.ownerId());
-                    }
-                }
+            Grant granted = waiter.join(joinedWith, connections);
+            if (granted != null) {
+                waiters.remove(request.ownerId(), waiter);
+                return granted;
             }
             waiter.joinedWith = joinedWith;
         } catch (SQLException | RuntimeException e) {
@@ -192,19 +153,13 @@ public final class JdbcLine implements WaitQueue {
     private Subscription subscribe(LineWaiter waiter) {
         LockRequest request = waiter.request;
         if (waiter.handOff == null && !waiters.containsKey(request.ownerId())) {
-            // A shared waiter that could not join waits unqueued.
-            return notifications.supported() ? notifications.join(request, waiter.onRelease) : () -> {};
+            return notifications.subscribe(request.name(), waiter.onRelease); // could not join: unqueued
         }
-        ticks.start();
-        // A wake-up by name (a shared release, a listener back): shared waiters attempt, exclusive
-        // ones make the line tick at once.
-        Subscription byName = !notifications.supported()
-                ? () -> {}
-                : notifications.join(request, waiter.handOff == null ? waiter.onRelease : ticks::poke);
-        WaiterStatements sql = waiter.shared;
-        if (waiter.joinedWith == null && sql.registerChannel != null && channel() != null) {
-            registerChannel(request, sql);
-        }
+        start();
+        // A release by name (shared) or a listener back: shared waiters attempt, exclusive ones tick.
+        Subscription byName =
+                notifications.subscribe(request.name(), waiter.handOff == null ? waiter.onRelease : this::poke);
+        waiter.registerChannel(channel(), connections, backend.name());
         return () -> {
             try {
                 byName.close();
@@ -216,25 +171,10 @@ public final class JdbcLine implements WaitQueue {
         };
     }
 
-    /** The listener came up while the entry was written: releases NOTIFY this client from now on. */
-    private void registerChannel(LockRequest request, WaiterStatements sql) {
-        try (JdbcSession db = connections.open(false)) {
-            db.update(sql.registerChannel, channel(), request.name(), request.ownerId());
-        } catch (SQLException | RuntimeException e) {
-            log.debug(
-                    "Baton lock '{}' on {}: recording the listener's channel failed, the tick sees releases: {}",
-                    request.name(),
-                    backend.name(),
-                    e.toString());
-        }
-    }
-
     /**
-     * An attempt of the core: the grant a release handed to its owner id (without asking the
-     * database), "busy" while it is in line with nothing handed, or else {@code attempt}'s answer, a
-     * grant of which the line is told. A handed grant counts from the hand-off on the database's
-     * clock ({@link DatabaseClock}), not from this attempt, which may come long after it (the client
-     * was stopped): one whose lease ran out is not handed out.
+     * An attempt of the core: the grant handed to its owner id, counted from the hand-off on the
+     * database's clock ({@link DatabaseClock}); "busy" while in line with nothing handed; else {@code
+     * attempt}'s answer.
      */
     public Optional<Grant> tryAcquire(LockRequest request, Function<LockRequest, Optional<Grant>> attempt) {
         LineWaiter waiter = waiters.get(request.ownerId());
@@ -251,7 +191,7 @@ public final class JdbcLine implements WaitQueue {
                 if (counted == null) {
                     waiter.rejoin = true; // back in line: the tick finds the lock taken over, or free
                     waiter.queued = true;
-                    ticks.poke();
+                    poke();
                     return Optional.empty();
                 }
                 waiter.taken = true;
@@ -272,9 +212,7 @@ public final class JdbcLine implements WaitQueue {
     public void handedHere(Grant grant) {
         LineWaiter waiter = waiters.get(grant.ownerId());
         if (waiter != null && !waiter.ended && grant.name().equals(waiter.request.name())) {
-            waiter.mayBeInLine = false; // the hand-off deleted the entry
-            waiter.hand(HandOff.grant(
-                    waiter.request, grant.fencingToken(), grant.expiresAt().toEpochMilli()));
+            waiter.handedOn(grant.fencingToken(), grant.expiresAt().toEpochMilli());
         }
     }
 
@@ -286,18 +224,126 @@ public final class JdbcLine implements WaitQueue {
             return;
         }
         LineWaiter waiter = waiters.get(payload.substring(0, first));
-        if (waiter == null || waiter.handOff == null || waiter.ended) {
-            return; // it ended: its end leaves, finds the entry gone and releases
+        if (waiter != null && waiter.handOff != null && !waiter.ended) { // an ended one releases it
+            waiter.handedOn(
+                    Long.parseLong(payload.substring(first + 1, second)),
+                    Long.parseLong(payload.substring(second + 1)));
         }
-        waiter.mayBeInLine = false; // the hand-off deleted the entry
-        waiter.hand(HandOff.grant(
-                waiter.request,
-                Long.parseLong(payload.substring(first + 1, second)),
-                Long.parseLong(payload.substring(second + 1))));
     }
 
-    /** Stops the thread, which closes the LISTEN connection; the entries left stop counting after the window. */
+    static long tickNanos(boolean listening) {
+        return TimeUnit.MILLISECONDS.toNanos(listening ? NOTIFIED_TICK_MILLIS : TICK_MILLIS);
+    }
+
+    /** Runs {@code change} under the lock and wakes the thread. */
+    private void signal(Runnable change) {
+        lock.lock();
+        try {
+            change.run();
+            changed.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void poke() {
+        signal(() -> poked = true);
+    }
+
+    private void start() {
+        signal(() -> {
+            if (thread == null && !closed) {
+                thread = new Thread(this::run, "baton-jdbc-line-" + THREADS.incrementAndGet());
+                thread.setDaemon(true);
+                thread.start();
+            }
+        });
+    }
+
+    /** The thread: ticks the waiters when due and, between ticks, receives notifications or pauses. */
+    private void run() {
+        int hurried = 0; // ticks run again at once in a row: bounded, so that a race cannot spin
+        boolean idle = false;
+        try {
+            while (true) {
+                List<LineWaiter> now;
+                boolean all;
+                lock.lock();
+                try {
+                    // Under the lock: a waiter added after an empty look finds no thread and starts one.
+                    now = new ArrayList<>(waiters.values());
+                    boolean quiet = now.isEmpty() && notifications.idle();
+                    if (closed || (quiet && idle)) {
+                        thread = null;
+                        return;
+                    }
+                    idle = quiet;
+                    if (quiet) {
+                        changed.await(IDLE_MILLIS, TimeUnit.MILLISECONDS);
+                        continue;
+                    }
+                    all = poked;
+                    poked = false;
+                } finally {
+                    lock.unlock();
+                }
+                String channel = channel();
+                long pause = tickNanos(channel != null);
+                boolean again = false;
+                List<LineWaiter> shared = new ArrayList<>();
+                for (LineWaiter waiter : now) {
+                    if (waiter.handOff == null) {
+                        shared.add(waiter);
+                    } else if (waiter.tickIfDue(all, hurried < 3, channel, backend.name())) {
+                        again = true;
+                    } else if (waiter.waits()) {
+                        pause = Math.min(pause, Math.max(0, waiter.due - System.nanoTime()));
+                    }
+                }
+                long t = System.nanoTime();
+                if (!shared.isEmpty() && (all || t - sharedDue >= 0)) {
+                    sharedDue = t + tickNanos(channel != null);
+                    boolean refresh = t - sharedRefreshed >= TimeUnit.MILLISECONDS.toNanos(REFRESH_MILLIS);
+                    try {
+                        LineWaiter.checkShared(shared, connections, refresh);
+                        sharedRefreshed = refresh ? t : sharedRefreshed;
+                    } catch (SQLException | RuntimeException e) {
+                        log.debug("Baton {}: checking the awaited locks failed: {}", backend.name(), e.toString());
+                    }
+                }
+                hurried = again ? hurried + 1 : 0;
+                pause = notifications.step(again ? 0 : pause);
+                lock.lock();
+                try {
+                    if (!closed && !poked && pause > 0) {
+                        changed.awaitNanos(pause);
+                    }
+                } finally {
+                    lock.unlock();
+                }
+            }
+        } catch (InterruptedException e) {
+            // ends, as on close
+        } finally {
+            signal(() -> {
+                if (thread == Thread.currentThread()) {
+                    thread = null;
+                }
+            });
+            notifications.stop();
+        }
+    }
+
+    /** Stops the thread, which closes the LISTEN connection, and waits for it; entries left expire. */
     public void close() {
-        ticks.close();
+        signal(() -> closed = true);
+        Thread running = thread;
+        if (running != null && running != Thread.currentThread()) {
+            try {
+                running.join(closeWaitMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 }

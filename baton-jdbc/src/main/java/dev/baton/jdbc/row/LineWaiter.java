@@ -2,61 +2,73 @@ package dev.baton.jdbc.row;
 
 import dev.baton.jdbc.internal.JdbcConnections;
 import dev.baton.jdbc.internal.JdbcSession;
+import dev.baton.jdbc.internal.SqlTemplate;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One request in the {@link JdbcLine}: an exclusive waiter that a release hands the lock to ({@link
  * #handOff} set), or a shared one, whose entry only holds exclusive takers back and which is woken
- * when the lock is free ({@link #handOff} null). Its database work and its end are serialized on
- * this object, so a tick never grants to a waiter that already left.
+ * when the lock is free. Its database work and its end are serialized on this object, so a tick never
+ * grants to a waiter that already left.
  */
 final class LineWaiter {
+    private static final Logger log = LoggerFactory.getLogger(LineWaiter.class);
+
     final LockRequest request;
     final Runnable onRelease;
-    /** The hand-off of exclusive grants; null for a shared waiter. */
-    final HandOff handOff;
-    /** The shared waiter's statements; null for an exclusive one. */
-    final WaiterStatements shared;
+    final HandOff handOff; // null for a shared waiter
+    final WaiterStatements statements;
     /** The query up to its IN list of names returning the held ones (shared waiters). */
     final String heldIn;
 
     /** Handed by a release (or granted by a join), not yet taken by the core. */
     final AtomicReference<Grant> handed = new AtomicReference<>();
-    /** In line with nothing handed: the core's attempts are answered "busy" here. */
+    /** In line with nothing handed: the core's attempts are answered "busy" by the line. */
     volatile boolean queued;
-    /** The waiter must be ticked again at once (a release raced its join). */
+    /** Must be ticked again at once: a release raced its join. */
     volatile boolean rejoin;
 
     volatile boolean ended;
-    /** The core took the last grant (from here or from the database). */
+    /** The core took the last grant, from here or from the database. */
     volatile boolean taken;
-    /** Whether the entry may be in the waiters table (a hand-off deletes it). */
+    /** The entry may be in the waiters table: a hand-off deletes it. */
     volatile boolean mayBeInLine;
-    /** The token of the last grant stored: the tick and the wake-up may both find the same one. */
+    /** The tick and the wake-up may both find the same grant: it is handed once. */
     private long lastToken; // guarded by handed
-    /** When the line ticks it next (System.nanoTime), and its polls since it last joined. */
+    /** When the line ticks it next (System.nanoTime), and its ticks since it last joined. */
     volatile long due;
 
-    volatile int polls;
+    private volatile int polls;
     /** The LISTEN channel its entry was written with; null while the listener was down. */
     volatile String joinedWith;
-    /** When its entry was last refreshed (System.nanoTime); exclusive waiters only. */
-    long refreshed; // guarded by this
 
-    LineWaiter(LockRequest request, Runnable onRelease, HandOff handOff, WaiterStatements shared, String heldIn) {
+    long refreshed; // guarded by this: when its entry was last refreshed (System.nanoTime)
+
+    LineWaiter(LockRequest request, Runnable onRelease, HandOff handOff, WaiterStatements statements, String heldIn) {
         this.request = request;
         this.onRelease = onRelease;
         this.handOff = handOff;
-        this.shared = shared;
+        this.statements = statements;
         this.heldIn = heldIn;
     }
 
-    /** Stores a grant handed to this waiter and wakes it, once per grant. */
-    void hand(Grant grant) {
+    /** A release handed it the lock and deleted its entry. */
+    void handedOn(long token, long expiresAtMillis) {
+        mayBeInLine = false;
+        hand(HandOff.grant(request, token, expiresAtMillis));
+    }
+
+    private void hand(Grant grant) {
         synchronized (handed) {
             if (grant.fencingToken() == lastToken) {
                 return; // stored already (and perhaps taken): never hand one grant twice
@@ -75,12 +87,42 @@ final class LineWaiter {
     }
 
     /**
-     * Acquire-or-join; {@code channel} null while the listener is down.
-     *
-     * @return the grant when the lock was free and this statement took it; the caller hands it
+     * Writes its entry, with {@code channel} (null while the listener is down): an exclusive waiter by
+     * acquire-or-join, which returns the grant when the lock was free.
      */
+    synchronized Grant join(String channel, JdbcConnections connections) throws SQLException {
+        if (handOff != null) {
+            refreshed = System.nanoTime();
+            return acquireOrJoin(channel);
+        }
+        try (JdbcSession db = connections.open(false)) {
+            if (statements.joinTakesChannel()) {
+                db.update(statements.join, request.name(), request.ownerId(), channel);
+            } else {
+                db.update(statements.join, request.name(), request.ownerId());
+            }
+        }
+        return null;
+    }
+
+    /** The listener came up after its entry was written: releases NOTIFY this client from now on. */
+    void registerChannel(String channel, JdbcConnections connections, String backendName) {
+        if (joinedWith != null || statements.registerChannel == null || channel == null) {
+            return;
+        }
+        try (JdbcSession db = connections.open(false)) {
+            db.update(statements.registerChannel, channel, request.name(), request.ownerId());
+        } catch (SQLException | RuntimeException e) {
+            log.debug(
+                    "Baton lock '{}' on {}: recording the listener's channel failed, the tick sees releases: {}",
+                    request.name(),
+                    backendName,
+                    e.toString());
+        }
+    }
+
     // guarded by this
-    Grant join(String channel) throws SQLException {
+    private Grant acquireOrJoin(String channel) throws SQLException {
         rejoin = false;
         HandOff.Joined joined = handOff.join(request, channel);
         switch (joined.outcome()) {
@@ -105,46 +147,87 @@ final class LineWaiter {
     }
 
     /**
-     * Reads the lock: owned (the wake-up was missed, the grant is stored), or free, expired or out of
-     * line (acquire-or-join again: the head takes an expired lock over; the others keep their place).
+     * Ticks it when due, or with {@code all}: reads the lock; owned (the wake-up was missed), or free,
+     * expired or out of line (acquire-or-join again). Reads first also after a raced join: the race
+     * may have been a hand-off to this very waiter, which a join cannot see.
+     *
+     * @return whether it must be ticked again at once (its join raced a release), if {@code mayHurry}
      */
-    // guarded by this
-    void tick(String channel, long refreshNanos) throws SQLException {
-        // Always read first, also after a raced join: the race may have been a hand-off to this very
-        // waiter, which a join cannot see (it would be refused again and again).
-        rejoin = false;
+    synchronized boolean tickIfDue(boolean all, boolean mayHurry, String channel, String backendName) {
         long now = System.nanoTime();
-        boolean refresh = now - refreshed >= refreshNanos;
-        HandOff.Tick tick = handOff.tick(request, refresh);
-        if (refresh) {
-            refreshed = now;
+        if (!waits() || (!all && due - now > 0)) {
+            return false;
         }
-        if (tick.owned() != null) {
-            mayBeInLine = false;
-            hand(tick.owned());
-        } else if (tick.free() || !tick.inLine()) {
-            Grant granted = join(channel);
-            if (granted != null) {
-                hand(granted);
+        polls++;
+        due = now + delayNanos(channel != null); // a join in the tick starts the backoff again
+        rejoin = false;
+        try {
+            boolean refresh = now - refreshed >= TimeUnit.MILLISECONDS.toNanos(JdbcLine.REFRESH_MILLIS);
+            HandOff.Tick tick = handOff.tick(request, refresh);
+            if (refresh) {
+                refreshed = now;
+            }
+            if (tick.owned() != null) {
+                mayBeInLine = false;
+                hand(tick.owned());
+            } else if (tick.free() || !tick.inLine()) {
+                Grant granted = acquireOrJoin(channel);
+                if (granted != null) {
+                    hand(granted);
+                }
+            }
+        } catch (SQLException | RuntimeException e) {
+            log.debug("Baton lock '{}' on {}: the waiter's tick failed: {}", request.name(), backendName, e.toString());
+        }
+        if (rejoin && mayHurry) {
+            due = System.nanoTime();
+            return true;
+        }
+        return false;
+    }
+
+    /** PostgreSQL's ticks are the fallback for a missed NOTIFY; H2's and MariaDB's back off from 1 ms. */
+    private long delayNanos(boolean listening) {
+        return handOff.notifiesHeir()
+                ? JdbcLine.tickNanos(listening)
+                : TimeUnit.MILLISECONDS.toNanos(Math.min(JdbcLine.TICK_MILLIS, 1L << Math.min(polls, 5)));
+    }
+
+    /** Wakes the shared waiters whose locks are free, in one statement; with {@code refresh}, refreshes them. */
+    static void checkShared(List<LineWaiter> shared, JdbcConnections connections, boolean refresh) throws SQLException {
+        List<String> names =
+                shared.stream().map(w -> w.request.name()).distinct().toList();
+        WaiterStatements sql = shared.get(0).statements;
+        try (JdbcSession db = connections.open(false)) {
+            Set<String> held = db.all(
+                    shared.get(0).heldIn + SqlTemplate.placeholders(names.size(), 1),
+                    rs -> {
+                        Set<String> found = new HashSet<>();
+                        while (rs.next()) {
+                            found.add(rs.getString(1));
+                        }
+                        return found;
+                    },
+                    names.toArray());
+            shared.stream().filter(w -> !held.contains(w.request.name())).forEach(w -> w.onRelease.run());
+            if (refresh) {
+                db.update(
+                        sql.refreshIn + SqlTemplate.placeholders(shared.size(), 2),
+                        shared.stream()
+                                .flatMap(w -> Stream.of(w.request.name(), w.request.ownerId()))
+                                .toArray());
+                db.update(
+                        sql.purgeIn + SqlTemplate.placeholders(names.size(), 1),
+                        Stream.concat(Stream.of(-JdbcLine.WINDOW_MILLIS), names.stream())
+                                .toArray());
             }
         }
     }
 
     /**
-     * The pause before the next tick: PostgreSQL's fixed one, a fallback for a missed NOTIFY; H2's and
-     * MariaDB's backoff from 1 ms after each join to {@value JdbcLine#TICK_MILLIS} ms.
-     */
-    long delayNanos(boolean listening) {
-        long millis = handOff == null || handOff.notifiesHeir()
-                ? listening ? JdbcLine.NOTIFIED_TICK_MILLIS : JdbcLine.TICK_MILLIS
-                : Math.min(JdbcLine.TICK_MILLIS, 1L << Math.min(polls, 5));
-        return TimeUnit.MILLISECONDS.toNanos(millis);
-    }
-
-    /**
-     * The wait ended: leave the line and, if the entry was already gone, release by owner id what was
-     * handed but not taken, which hands the lock on to the next in line; never the other way round,
-     * since one statement's snapshot would miss a hand-off that committed while it waited.
+     * The wait ended: leaves the line and, if the entry was already gone, releases by owner id what was
+     * handed but not taken, which hands it on; never the other way round, since one statement's
+     * snapshot would miss a hand-off that committed while it waited.
      */
     synchronized void end(JdbcConnections connections) {
         ended = true;
@@ -152,7 +235,7 @@ final class LineWaiter {
         String owner = request.ownerId();
         if (handOff == null) {
             try (JdbcSession db = connections.open(false)) {
-                db.update(shared.leave, name, owner);
+                db.update(statements.leave, name, owner);
             } catch (SQLException e) {
                 throw new IllegalStateException(
                         "leaving the waiters failed; the entry stops counting within " + JdbcLine.WINDOW_MILLIS + " ms",
