@@ -6,14 +6,14 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
 /**
- * What differs between databases (H2, PostgreSQL, MariaDB/MySQL) in the SQL strategies: the server
- * clock, the sequence, how a statement returns the rows it changed and how an insert meets an
- * existing key. The statements themselves are composed once per protocol and dialect, in its
- * statements class ({@code TableStatements}, ...); the DDL is in resources ({@link JdbcSchema}).
+ * What differs between H2, PostgreSQL and MariaDB/MySQL in the SQL every strategy composes: the
+ * server clock, the sequence, how a statement returns the rows it changed and how an insert meets an
+ * existing key. The DDL is in resources ({@link JdbcSchema}).
  */
 public enum Dialect {
     H2("H2", "org.h2.Driver", "com.h2database:h2") {
@@ -37,8 +37,7 @@ public enum Dialect {
 
         @Override
         public String insertIfAbsent(String insert, String keyColumn) {
-            // H2 has no ON CONFLICT; a duplicate key fails the statement (SQLState 23505) but, unlike
-            // PostgreSQL, leaves the transaction usable, so the caller catches it and carries on.
+            // A duplicate key fails the statement (23505) but, unlike on PostgreSQL, not the transaction.
             return insert;
         }
 
@@ -74,8 +73,7 @@ public enum Dialect {
 
         @Override
         public String insertIfAbsent(String insert, String keyColumn) {
-            // Never let a duplicate key raise an error: in PostgreSQL an error aborts the whole
-            // transaction, and the caller still wants to try the takeover in the same one.
+            // An error would abort the whole transaction, which the caller still uses.
             return insert + " ON CONFLICT (" + keyColumn + ") DO NOTHING";
         }
 
@@ -92,14 +90,12 @@ public enum Dialect {
 
     /**
      * MariaDB (and MySQL through the MariaDB driver). Times are DATETIME(6) in UTC: the server has no
-     * time zone type, and UTC_TIMESTAMP does not depend on the session's time zone. There is no
-     * UPDATE ... RETURNING, so only the strategies that do not need it support this dialect.
+     * time zone type. There is no UPDATE ... RETURNING.
      */
     MARIADB("MariaDB", "org.mariadb.jdbc.Driver", "org.mariadb.jdbc:mariadb-java-client") {
         @Override
         public String now() {
-            // UTC_TIMESTAMP(6), not NOW(6): the latter is fixed at the statement's start and follows the
-            // session time zone; both are per statement, unlike H2's.
+            // Not NOW(6), which follows the session time zone.
             return "UTC_TIMESTAMP(6)";
         }
 
@@ -175,45 +171,31 @@ public enum Dialect {
         return displayName;
     }
 
-    /** The driver class that must be on the class path, and the artifact that brings it. */
+    /** The driver class that must be on the class path. */
     public String driverClass() {
         return driverClass;
     }
 
+    /** The Maven coordinates of the driver. */
     public String driverArtifact() {
         return driverArtifact;
     }
 
-    /** The dialect of a JDBC URL, by its sub-protocol. */
+    /** The dialect of a JDBC URL, by its sub-protocol: {@code jdbc:h2:}, ... */
     public static Optional<Dialect> ofUrl(String jdbcUrl) {
         String lower = jdbcUrl.trim().toLowerCase(Locale.ROOT);
-        if (lower.startsWith("jdbc:h2:")) {
-            return Optional.of(H2);
-        }
-        if (lower.startsWith("jdbc:postgresql:")) {
-            return Optional.of(POSTGRESQL);
-        }
-        if (lower.startsWith("jdbc:mariadb:")) {
-            return Optional.of(MARIADB);
-        }
-        return Optional.empty();
+        return Arrays.stream(values())
+                .filter(d -> lower.startsWith("jdbc:" + d.name().toLowerCase(Locale.ROOT) + ":"))
+                .findFirst();
     }
 
-    /** The dialect of {@code DatabaseMetaData.getDatabaseProductName()}. */
+    /** The dialect of {@code DatabaseMetaData.getDatabaseProductName()}; MySQL is MariaDB's. */
     public static Optional<Dialect> ofProductName(String productName) {
-        if (productName == null) {
-            return Optional.empty();
-        }
-        String lower = productName.trim().toLowerCase(Locale.ROOT);
-        if (lower.equals("h2")) {
-            return Optional.of(H2);
-        }
-        if (lower.equals("postgresql")) {
-            return Optional.of(POSTGRESQL);
-        }
-        if (lower.equals("mariadb") || lower.equals("mysql")) {
-            return Optional.of(MARIADB);
-        }
-        return Optional.empty();
+        String product = productName == null ? "" : productName.trim();
+        return product.equalsIgnoreCase("mysql")
+                ? Optional.of(MARIADB)
+                : Arrays.stream(values())
+                        .filter(d -> d.displayName.equalsIgnoreCase(product))
+                        .findFirst();
     }
 }

@@ -12,10 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One borrowed connection of the JDBC backend (see {@link JdbcConnections}), in auto-commit mode or in one
- * READ COMMITTED transaction. Closing it rolls back what was not committed and returns the connection
- * with the auto-commit and isolation settings it had, so an application's pool gets it back clean; a
- * connection known to be broken is evicted from Baton's own pool instead.
+ * One borrowed connection ({@link JdbcConnections}), in auto-commit mode or in one READ COMMITTED
+ * transaction. Closing it rolls back what was not committed and restores auto-commit and isolation,
+ * so an application's pool gets it back clean; a connection known to be broken is discarded instead.
  *
  * <p>A pending interrupt is set aside while the connection is borrowed and restored on close: pools
  * abandon a wait for a connection when the thread is interrupted, but every operation is bounded by
@@ -40,7 +39,7 @@ public final class JdbcSession implements AutoCloseable {
     /** Committed, with no statement since: closing needs no rollback (a round trip on some drivers). */
     private boolean committed;
 
-    /** For {@link #open(DataSource, ReconnectingPool, int, boolean, int)}: ask the connection. */
+    /** For {@link #open}: ask the connection which isolation level to restore. */
     static final int ASK_ISOLATION = -2;
 
     private JdbcSession(
@@ -69,16 +68,11 @@ public final class JdbcSession implements AutoCloseable {
         }
     }
 
-    /** Borrows a connection from {@code dataSource}; retries a wait that an interrupt cut short. */
-    static JdbcSession open(DataSource dataSource, ReconnectingPool ownedPool, int queryTimeoutSeconds, boolean tx)
-            throws SQLException {
-        return open(dataSource, ownedPool, queryTimeoutSeconds, tx, ASK_ISOLATION);
-    }
-
     /**
-     * The same, when the isolation level the DataSource hands out is known: -1 for READ COMMITTED
-     * (nothing to restore), the level to restore otherwise, or {@link #ASK_ISOLATION} (one more round
-     * trip on some drivers).
+     * Borrows a connection from {@code dataSource}; retries a wait that an interrupt cut short.
+     *
+     * @param isolationToRestore -1 for READ COMMITTED (nothing to restore), the level to restore, or
+     *     {@link #ASK_ISOLATION} (one more round trip on some drivers)
      */
     static JdbcSession open(
             DataSource dataSource,
@@ -277,18 +271,6 @@ public final class JdbcSession implements AutoCloseable {
             } catch (SQLException closing) {
                 log.debug("Baton: closing a connection failed: {}", closing.toString());
             }
-        }
-    }
-
-    /** Closes the pool a backend made for itself (none when the application gave a DataSource). */
-    static void closeOwnedPool(ReconnectingPool ownedPool, String backendName) {
-        if (ownedPool == null) {
-            return;
-        }
-        try {
-            ownedPool.close();
-        } catch (RuntimeException e) {
-            log.warn("Baton {}: closing the connection pool failed", backendName, e);
         }
     }
 }
