@@ -70,6 +70,9 @@ public final class Fencing {
         /**
          * Validates the names, so that a bad one fails here rather than at the first write.
          *
+         * @param name the table
+         * @param keyColumn the key column
+         * @param tokenColumn the token column
          * @throws IllegalArgumentException if a name is not a plain identifier, or the columns are the
          *     same
          */

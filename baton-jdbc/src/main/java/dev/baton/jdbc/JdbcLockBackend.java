@@ -206,7 +206,8 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
 
     @Override
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
-        return permits.renewAll(grants, leaseTime, strategy.batchesRenewals() ? this::renewRows : this::renewEach);
+        return permits.renewAll(
+                grants, leaseTime, strategy.batchesRenewals() ? this::renewRows : LockBackend.super::renewAll);
     }
 
     private List<Optional<Grant>> renewRows(List<Grant> grants, Duration leaseTime) {
@@ -215,18 +216,10 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
                 : ((RowProtocol) setup.ready(grants.get(0).name())).renewAll(grants, leaseTime);
     }
 
-    private List<Optional<Grant>> renewEach(List<Grant> grants, Duration leaseTime) {
-        List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
-        for (Grant grant : grants) {
-            renewed.add(renew(grant, leaseTime));
-        }
-        return renewed;
-    }
-
     @Override
     public boolean release(Grant grant) {
         if (JdbcPermits.isPermit(grant)) {
-            return permits.release(grant);
+            return permits.release(grant.name(), grant.ownerId());
         }
         return protocolOf(grant).release(grant).held();
     }

@@ -198,17 +198,14 @@ final class JdbcPermits {
     /** Renews a mix of lock grants (with {@code locks}) and permits; the results in the order given. */
     List<Optional<Grant>> renewAll(
             List<Grant> grants, Duration leaseTime, BiFunction<List<Grant>, Duration, List<Optional<Grant>>> locks) {
-        List<Grant> permitGrants = new ArrayList<>();
-        List<Grant> lockGrants = new ArrayList<>();
-        for (Grant grant : grants) {
-            (isPermit(grant) ? permitGrants : lockGrants).add(grant);
-        }
+        List<Grant> permitGrants = grants.stream().filter(JdbcPermits::isPermit).toList();
         if (permitGrants.isEmpty()) {
             return locks.apply(grants, leaseTime);
         }
-        Iterator<Optional<Grant>> lockResults = lockGrants.isEmpty()
-                ? List.<Optional<Grant>>of().iterator()
-                : locks.apply(lockGrants, leaseTime).iterator();
+        List<Grant> lockGrants =
+                grants.stream().filter(grant -> !isPermit(grant)).toList();
+        Iterator<Optional<Grant>> lockResults =
+                locks.apply(lockGrants, leaseTime).iterator();
         Iterator<Optional<Grant>> permitResults =
                 renewPermits(permitGrants, leaseTime).iterator();
         List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
@@ -236,19 +233,13 @@ final class JdbcPermits {
             }
             if (updated == grants.size()) {
                 Instant expiry = Instant.now().plusMillis(lease);
-                List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
-                grants.forEach(grant -> renewed.add(Optional.of(grant.withExpiresAt(expiry))));
-                return renewed;
+                return grants.stream()
+                        .map(grant -> Optional.of(grant.withExpiresAt(expiry)))
+                        .toList();
             }
             // Some were lost: each renewal says which (renewing one twice is harmless).
         }
-        List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
-        grants.forEach(grant -> renewed.add(renew(grant, leaseTime)));
-        return renewed;
-    }
-
-    boolean release(Grant grant) {
-        return release(grant.name(), grant.ownerId());
+        return grants.stream().map(grant -> renew(grant, leaseTime)).toList();
     }
 
     /** Removes what an attempt whose outcome is unknown may have left: its row, by owner id. */

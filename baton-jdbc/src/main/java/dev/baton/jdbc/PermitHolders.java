@@ -8,7 +8,10 @@ import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.jdbc.internal.LockRows;
 import java.sql.SQLException;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,39 +44,31 @@ final class PermitHolders {
             log.debug("Baton: no semaphores listed, their tables are missing: {}", e.getMessage());
             return List.of();
         }
-        List<LockInfo> semaphores = new ArrayList<>();
+        Map<String, List<Holder>> holders = new LinkedHashMap<>(); // the query's order: by name, then token
+        Map<String, Integer> counts = new HashMap<>();
         try (JdbcSession db = permits.connections.open(false)) {
             db.all(sql.list, rs -> {
-                String name = null;
-                int count = 1;
-                List<Holder> holders = new ArrayList<>();
                 while (rs.next()) {
-                    String rowName = rs.getString(1);
-                    if (!rowName.equals(name)) {
-                        add(semaphores, name, count, holders, prefix);
-                        name = rowName;
-                        count = rs.getInt(2);
-                        holders = new ArrayList<>();
+                    String name = rs.getString(1);
+                    if (name.startsWith(prefix)) {
+                        counts.put(name, rs.getInt(2));
+                        holders.computeIfAbsent(name, n -> new ArrayList<>())
+                                .add(Holder.of(
+                                        rs.getString(3),
+                                        LockRows.described(rs.getString(6)),
+                                        rs.getLong(4),
+                                        sql.dialect.instant(rs, 5)));
                     }
-                    holders.add(Holder.of(
-                            rs.getString(3),
-                            LockRows.described(rs.getString(6)),
-                            rs.getLong(4),
-                            sql.dialect.instant(rs, 5)));
                 }
-                add(semaphores, name, count, holders, prefix);
                 return null;
             });
         } catch (SQLException e) {
             throw permits.failure(what, "list", e);
         }
+        List<LockInfo> semaphores = new ArrayList<>();
+        holders.forEach((name, held) ->
+                semaphores.add(LockInfo.of(name, LockKind.PERMIT, held).withPermits(counts.get(name))));
         return semaphores;
-    }
-
-    private static void add(List<LockInfo> semaphores, String name, int count, List<Holder> holders, String prefix) {
-        if (name != null && name.startsWith(prefix)) {
-            semaphores.add(LockInfo.of(name, LockKind.PERMIT, holders).withPermits(count));
-        }
     }
 
     /** Breaks the permits of {@code name} (all, or the one of {@code ownerId}); what was broken. */
