@@ -107,8 +107,7 @@ public final class Fencing {
     public static boolean guardedUpdate(
             Connection connection, Table table, Object key, long fencingToken, Map<String, ?> values)
             throws SQLException {
-        Write write = Write.of(connection, table, key, fencingToken, values);
-        return write.update(connection);
+        return Write.of(connection, table, key, fencingToken, values).update(connection);
     }
 
     /**

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Builds the JDBC lock backend for {@code jdbc:h2}, {@code jdbc:postgresql} and {@code jdbc:mariadb}
  * URLs; found by {@link dev.baton.Baton#connect(String, LockOptions)} through {@link
- * java.util.ServiceLoader}. The options, strategies and tables are described in {@code
+ * java.util.ServiceLoader}; options, strategies and tables are described in {@code
  * docs/backends/jdbc.md}.
  *
  * <p>The URL is the driver's own URL plus Baton's options, taken out before the URL reaches the
@@ -28,24 +28,15 @@ import java.util.concurrent.atomic.AtomicInteger;
  * jdbc:h2:mem:locks;DB_CLOSE_DELAY=-1;USER=sa;PASSWORD=;table=baton_locks
  * </pre>
  *
- * <ul>
- *   <li>{@code strategy}: {@code table} (default; H2, PostgreSQL), {@code optimistic} (all), {@code
- *       pessimistic} or {@code advisory} (PostgreSQL, MariaDB).
- *   <li>{@code table}: the lock table, default {@code baton_locks}, optionally schema-qualified; the
- *       other tables and sequences are named after it.
- *   <li>{@code createSchema}: {@code true} (default) creates missing tables on first use; with
- *       {@code false} a missing table fails the first operation with the DDL to run.
- *   <li>{@code advisoryHolders}: {@code true} makes the PostgreSQL advisory strategy record each
- *       holder, so that {@code baton locks} can name and break its locks (default {@code false}).
- *   <li>{@code clientName} and {@code fair}, which every Baton URI takes.
- * </ul>
- *
- * <p>Names are compared ignoring case. The options above are always Baton's; a name the driver lists
- * among its own ({@link java.sql.Driver#getPropertyInfo}) passes through; any other name within a
- * few letters of a Baton option, or naming a {@link LockOptions} option, is refused as misspelt, with
- * the nearest name; everything else passes through. A bad option or value, a strategy the database
- * does not support or a missing driver fails {@link dev.baton.Baton#connect} with a {@link
- * LockConfigurationException} naming the option and what it takes.
+ * <p>Baton's options are {@code strategy} ({@code table}, the default, {@code optimistic}, {@code
+ * pessimistic} or {@code advisory}), {@code table} (default {@code baton_locks}, the prefix of every
+ * object), {@code createSchema} (default {@code true}) and {@code advisoryHolders} (default {@code
+ * false}), plus {@code clientName} and {@code fair}, which every Baton URI takes. Names are compared
+ * ignoring case; a name the driver lists among its own ({@link java.sql.Driver#getPropertyInfo})
+ * passes through, and any other name within a few letters of a Baton option, or naming a {@link
+ * LockOptions} option, is refused as misspelt, with the nearest name. A bad option or value, a
+ * strategy the database does not support or a missing driver fails {@link dev.baton.Baton#connect}
+ * with a {@link LockConfigurationException} naming the option and what it takes.
  *
  * <p>The backend owns a HikariCP pool ({@code baton-<n>}, up to 10 connections, 40 for the strategies
  * that pin a connection per held lock), closed with the client, plus on PostgreSQL one listener

@@ -53,7 +53,10 @@ final class SchemaGate<T> {
 
     /** The check's result, running it first if it has not succeeded yet; fails when closed. */
     T pass(String lockName, Check<T> check) {
-        requireOpen(lockName);
+        if (closed.get()) {
+            throw new LockUnavailableException("Baton " + noun + " '" + lockName + "' on " + backendName.get()
+                    + ": the backend is closed; create a new client to take locks again");
+        }
         T known = checked;
         if (known != null) {
             return known;
@@ -70,14 +73,6 @@ final class SchemaGate<T> {
             return checked;
         } finally {
             checking.unlock();
-        }
-    }
-
-    /** @throws LockUnavailableException naming the lock if the backend is closed */
-    void requireOpen(String lockName) {
-        if (closed.get()) {
-            throw new LockUnavailableException("Baton " + noun + " '" + lockName + "' on " + backendName.get()
-                    + ": the backend is closed; create a new client to take locks again");
         }
     }
 

@@ -26,7 +26,7 @@ public final class JdbcConnections {
     public final Duration operationTimeout;
     public final int queryTimeoutSeconds;
     /** The isolation level the DataSource hands out when it is not READ COMMITTED; -1 otherwise. */
-    private volatile int isolationToRestore = JdbcSession.ASK_ISOLATION;
+    volatile int isolationToRestore = JdbcSession.ASK_ISOLATION;
     /** The owner id of this thread's last attempt if it is known to have left nothing behind. */
     private final ThreadLocal<String> unsentAttempt = new ThreadLocal<>();
 
@@ -38,7 +38,7 @@ public final class JdbcConnections {
     }
 
     public JdbcSession open(boolean transaction) throws SQLException {
-        return JdbcSession.open(dataSource, ownedPool, queryTimeoutSeconds, transaction, isolationToRestore);
+        return JdbcSession.open(this, transaction);
     }
 
     /** Records the isolation level of a connection as the DataSource handed it out. */

@@ -30,13 +30,9 @@ public final class JdbcFailures {
     private static final int MARIADB_DUPLICATE_KEY = 1062;
     private static final int MARIADB_UNKNOWN_DATABASE = 1049;
 
-    private static final Set<String> MISSING_OBJECT_STATES = Set.of(
-            "42P01", // PostgreSQL undefined table (also an undefined sequence in nextval)
-            "42S02", // H2 table not found
-            "42S03", // H2 table not found (with candidates)
-            "42S04", // H2 table not found (database empty)
-            "90036", // H2 sequence not found
-            "90079"); // H2 schema not found
+    /** PostgreSQL undefined table (or sequence in nextval); H2 table (three forms), sequence, schema not found. */
+    private static final Set<String> MISSING_OBJECT_STATES =
+            Set.of("42P01", "42S02", "42S03", "42S04", "90036", "90079");
 
     private static final Set<String> AUTHENTICATION_STATES = Set.of("28000", "28P01");
     private static final int H2_WRONG_USER_OR_PASSWORD = 28000;
@@ -50,17 +46,14 @@ public final class JdbcFailures {
     /** H2's client reports an unreachable or lost server with its own state, not class 08. */
     private static final String H2_CONNECTION_BROKEN = "90067";
 
-    private static final Set<String> H2_BROKEN_CONNECTION_STATES = Set.of(
-            H2_CONNECTION_BROKEN,
-            "90098", // database is closed
-            "90121"); // database called at shutdown: also what a cut remote session reports
+    /** Also H2's closed database and its shutdown, which is what a cut remote session reports. */
+    private static final Set<String> H2_BROKEN_CONNECTION_STATES = Set.of(H2_CONNECTION_BROKEN, "90098", "90121");
 
     /** PostgreSQL's SQLStates of a session it ended: see {@link #isSessionEnded}. */
     private static final Set<String> SESSION_ENDED_STATES = Set.of("57P01", "57P02", "57P05", "25P03");
 
-    private static final Set<String> PERMISSION_STATES = Set.of(
-            "42501", // PostgreSQL insufficient privilege
-            "90096"); // H2 not enough rights
+    /** PostgreSQL insufficient privilege, H2 not enough rights. */
+    private static final Set<String> PERMISSION_STATES = Set.of("42501", "90096");
 
     private JdbcFailures() {}
 

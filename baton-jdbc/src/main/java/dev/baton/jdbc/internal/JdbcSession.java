@@ -7,7 +7,6 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Optional;
-import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +27,7 @@ public final class JdbcSession implements AutoCloseable {
     }
 
     public final Connection connection;
-    private final ReconnectingPool ownedPool;
-    private final int queryTimeoutSeconds;
+    private final JdbcConnections connections;
     private final boolean transaction;
     private final boolean autoCommitBefore;
     private final int isolationBefore;
@@ -39,26 +37,18 @@ public final class JdbcSession implements AutoCloseable {
     /** Committed, with no statement since: closing needs no rollback (a round trip on some drivers). */
     private boolean committed;
 
-    /** For {@link #open}: ask the connection which isolation level to restore. */
+    /** For {@link JdbcConnections#isolationToRestore}: ask the connection which level to restore. */
     static final int ASK_ISOLATION = -2;
 
-    private JdbcSession(
-            Connection connection,
-            ReconnectingPool ownedPool,
-            int queryTimeoutSeconds,
-            boolean transaction,
-            int isolationToRestore,
-            boolean interrupted)
+    private JdbcSession(Connection connection, JdbcConnections connections, boolean transaction, boolean interrupted)
             throws SQLException {
         this.connection = connection;
-        this.ownedPool = ownedPool;
-        this.queryTimeoutSeconds = queryTimeoutSeconds;
+        this.connections = connections;
         this.transaction = transaction;
         this.interrupted = interrupted;
         this.autoCommitBefore = connection.getAutoCommit();
-        int isolation = !transaction
-                ? -1
-                : isolationToRestore == ASK_ISOLATION ? connection.getTransactionIsolation() : isolationToRestore;
+        int known = connections.isolationToRestore;
+        int isolation = !transaction ? -1 : known == ASK_ISOLATION ? connection.getTransactionIsolation() : known;
         this.isolationBefore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;
         if (isolationBefore != -1) {
             connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
@@ -68,25 +58,14 @@ public final class JdbcSession implements AutoCloseable {
         }
     }
 
-    /**
-     * Borrows a connection from {@code dataSource}; retries a wait that an interrupt cut short.
-     *
-     * @param isolationToRestore -1 for READ COMMITTED (nothing to restore), the level to restore, or
-     *     {@link #ASK_ISOLATION} (one more round trip on some drivers)
-     */
-    static JdbcSession open(
-            DataSource dataSource,
-            ReconnectingPool ownedPool,
-            int queryTimeoutSeconds,
-            boolean tx,
-            int isolationToRestore)
-            throws SQLException {
+    /** Borrows a connection; retries a wait that an interrupt cut short. */
+    static JdbcSession open(JdbcConnections connections, boolean tx) throws SQLException {
         boolean interrupted = Thread.interrupted();
         Connection connection = null;
         try {
             for (int attempt = 1; connection == null; attempt++) {
                 try {
-                    connection = dataSource.getConnection();
+                    connection = connections.dataSource.getConnection();
                 } catch (SQLException e) {
                     if (attempt >= 3 || !JdbcFailures.isInterrupt(e)) {
                         throw e;
@@ -94,13 +73,12 @@ public final class JdbcSession implements AutoCloseable {
                     interrupted |= Thread.interrupted();
                 }
             }
-            JdbcSession session =
-                    new JdbcSession(connection, ownedPool, queryTimeoutSeconds, tx, isolationToRestore, interrupted);
+            JdbcSession session = new JdbcSession(connection, connections, tx, interrupted);
             interrupted = false; // the session restores it
             return session;
         } catch (SQLException | RuntimeException e) {
             if (connection != null) {
-                discard(connection, ownedPool);
+                connections.discard(connection);
             }
             throw e;
         } finally {
@@ -194,7 +172,7 @@ public final class JdbcSession implements AutoCloseable {
         committed = false;
         PreparedStatement ps = connection.prepareStatement(sql);
         try {
-            ps.setQueryTimeout(queryTimeoutSeconds);
+            ps.setQueryTimeout(connections.queryTimeoutSeconds);
             for (int i = 0; i < params.length; i++) {
                 if (params[i] instanceof Long value) {
                     ps.setLong(i + 1, value);
@@ -227,7 +205,7 @@ public final class JdbcSession implements AutoCloseable {
                 return;
             }
             if (broken) {
-                discard(connection, ownedPool);
+                connections.discard(connection);
                 return;
             }
             try {
@@ -243,7 +221,7 @@ public final class JdbcSession implements AutoCloseable {
                 connection.close();
             } catch (SQLException e) {
                 log.debug("Baton: could not reset a connection before returning it, discarding it: {}", e.toString());
-                discard(connection, ownedPool);
+                connections.discard(connection);
             }
         } finally {
             if (interrupted) {
