@@ -4,17 +4,14 @@
  * dev.baton.spi.LockBackendProvider}; {@link dev.baton.jdbc.JdbcLocks} builds a client on an
  * application's {@link javax.sql.DataSource}.
  */
-// The PostgreSQL driver names its module in its manifest (Automatic-Module-Name org.postgresql.jdbc,
-// kept stable by the driver's project); javac's lint flags any requires of such a module.
+// org.postgresql.jdbc is an automatic module (named in the driver's manifest), which javac's lint flags.
 @SuppressWarnings("requires-automatic")
 module dev.baton.jdbc {
     requires transitive dev.baton.core;
     requires transitive java.sql;
     requires com.zaxxer.hikari;
     requires org.slf4j;
-    // Driver types for PostgreSQL's LISTEN/NOTIFY and each driver's statement cancel: read when the
-    // driver is there (java.sql resolves drivers as services), as on the class path; the module
-    // resolves without them.
+    // Driver types for LISTEN/NOTIFY and statement cancel, used when the driver is there.
     requires static org.postgresql.jdbc;
     requires static org.mariadb.jdbc;
 

@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
 
 /**
  * Writes to rows of your own tables that refuse a holder whose fencing token is stale: the usual
- * pattern {@code store.write(data, lease.fencingToken())}, for a table in a relational database.
+ * pattern {@code store.write(data, lease.fencingToken())}, for a table in a relational database
+ * (explained in {@code docs/concepts.md}, "Fencing tokens").
  *
  * <pre>{@code
  * static final Fencing.Table INVOICES = new Fencing.Table("invoices", "id", "fencing_token");
@@ -30,34 +31,24 @@ import java.util.regex.Pattern;
  * }
  * }</pre>
  *
- * <p>The row carries the highest token it has accepted in a {@code BIGINT} column (the token
- * column, {@code NULL} until the first guarded write). Guarantee: a write whose token is lower than
- * one the row has already accepted is refused, and a write that is accepted records its token. The
- * comparison and the write are one {@code UPDATE ... SET ..., token = ? WHERE key = ? AND (token IS
- * NULL OR token <= ?)}, so the database decides atomically under its row lock: no other writer can
- * slip in between the check and the write (at REPEATABLE READ or SERIALIZABLE, PostgreSQL may fail
- * the statement with a serialization error instead). Equal tokens are accepted,
- * so one holder may write several times, and several rows, with its one token. This works on any
- * database with standard SQL; {@link #guardedUpsert} also inserts a missing row on H2, PostgreSQL
- * and MariaDB/MySQL. The guarantee holds for writes that go through these methods (a plain {@code
- * UPDATE} that ignores the token column is not fenced), and only as long as the row exists:
- * deleting it forgets its token.
+ * <p>Guarantee: the row keeps the highest token it has accepted in a {@code BIGINT} token column
+ * ({@code NULL} until the first guarded write); a write with a lower token is refused, an accepted
+ * one records its token. Check and write are one {@code UPDATE ... WHERE key = ? AND (token IS NULL
+ * OR token <= ?)}, decided atomically under the database's row lock (at REPEATABLE READ or
+ * SERIALIZABLE, PostgreSQL may fail it with a serialization error instead). Equal tokens are
+ * accepted, so one holder may write several times and several rows. It holds for writes through
+ * these methods only, and while the row exists (deleting it forgets its token).
  *
- * <p>Transactions: the statements run on the caller's connection, in its current transaction,
- * with its settings; nothing is committed, rolled back or changed here. With auto-commit off the
- * accepted write and its token become visible when the caller commits, and until then the row
- * stays locked, so other guarded writers of that row wait for the commit (or its rollback, which
- * also forgets the token) and then decide on the row as it is.
+ * <p>The statements run on the caller's connection, in its transaction; nothing is committed, rolled
+ * back or changed here. Until the caller commits, the row stays locked and other guarded writers of
+ * it wait, then decide on the row as it is.
  *
- * <p>Failure behaviour: arguments are checked before any statement runs; a bad one (a table or
- * column name that is not a plain SQL identifier, a null key, a negative token, no values to write,
- * a value naming the key or token column) throws {@link IllegalArgumentException} naming it. Table
- * and column names are spliced into the SQL, which is why only plain identifiers ({@code
- * [A-Za-z_][A-Za-z0-9_]*}, at most 63 characters, the table optionally prefixed by a schema and a
- * dot) are accepted; they are not quoted, so the database folds their case as usual. Values and the
- * key are bound as parameters. An {@link SQLException} from the driver (a missing table or column,
- * a wrong type, a timeout, a deadlock or serialization failure) passes through unchanged, so its
- * SQLState and vendor code remain available; the statement then wrote nothing.
+ * <p>Failure behaviour: bad arguments (a name that is not a plain identifier {@code
+ * [A-Za-z_][A-Za-z0-9_]*} of at most 63 characters, the table optionally schema-qualified; a null
+ * key, a negative token, no values, a value naming the key or token column) throw {@link
+ * IllegalArgumentException} naming it before any statement runs. Names are spliced into the SQL
+ * unquoted; values and the key are bound. An {@link SQLException} from the driver passes through
+ * unchanged, and the statement then wrote nothing.
  */
 public final class Fencing {
 
@@ -68,25 +59,22 @@ public final class Fencing {
     private Fencing() {}
 
     /**
-     * A table whose rows are written with fencing: its name, the column that identifies a row and
-     * the {@code BIGINT} column that holds the highest token a row has accepted. Validated once, on
-     * construction; immutable and cheap to keep in a constant.
+     * A table whose rows are written with fencing, validated on construction; immutable, cheap to keep
+     * in a constant.
      *
      * @param name the table, such as {@code invoices} or {@code billing.invoices}
-     * @param keyColumn the column the key of a write is compared with; for {@link
-     *     Fencing#guardedUpsert} it must be the primary key or carry a unique constraint
-     * @param tokenColumn the {@code BIGINT} column holding the highest accepted fencing token, or
-     *     {@code NULL} for a row no guarded write has touched yet
+     * @param keyColumn the column identifying a row; unique for {@link Fencing#guardedUpsert}
+     * @param tokenColumn the {@code BIGINT} column holding the highest accepted fencing token
      */
     public record Table(String name, String keyColumn, String tokenColumn) {
         /**
          * Validates the names, so that a bad one fails here rather than at the first write.
          *
-         * @param name the table, such as {@code invoices} or {@code billing.invoices}
-         * @param keyColumn the column the key of a write is compared with
-         * @param tokenColumn the {@code BIGINT} column holding the highest accepted fencing token
-         * @throws IllegalArgumentException if a name is not a plain identifier (the table optionally
-         *     schema-qualified), or the two columns are the same
+         * @param name the table
+         * @param keyColumn the key column
+         * @param tokenColumn the token column
+         * @throws IllegalArgumentException if a name is not a plain identifier, or the columns are the
+         *     same
          */
         public Table {
             requireIdentifier(TABLE, "table name", name);
@@ -100,58 +88,47 @@ public final class Fencing {
     }
 
     /**
-     * Writes {@code values} (column name to value) and {@code fencingToken} into the row of {@code
-     * table} whose key column equals {@code key}, if that row has not accepted a higher token. One
-     * statement: {@code UPDATE table SET c1 = ?, ..., token = ? WHERE key = ? AND (token IS NULL OR
-     * token <= ?)}.
+     * Writes {@code values} and {@code fencingToken} into the row of {@code table} whose key column
+     * equals {@code key}, if that row has not accepted a higher token; one statement.
      *
      * @param connection the connection to run the statement on, in its current transaction
      * @param table the table, key column and token column
-     * @param key the key of the row to write, bound as a parameter
-     * @param fencingToken the token of the lease the caller holds, usually {@code
-     *     lease.fencingToken()}; at least 0
-     * @param values the columns to set and their values (null values are written as SQL {@code
-     *     NULL}); at least one, not the key or token column, in the order of the map's iteration
+     * @param key the key of the row to write
+     * @param fencingToken the token of the lease the caller holds, {@code lease.fencingToken()}
+     * @param values the columns to set and their values (null is SQL {@code NULL}); at least one, not
+     *     the key or token column
      * @return {@code true} if the row was written; {@code false} if it holds a higher token (the
-     *     caller's lease is stale: stop acting on it) or there is no row with that key ({@link
-     *     #guardedUpsert} inserts it instead). On MariaDB/MySQL with the driver option {@code
-     *     useAffectedRows=true}, a write that changes nothing at all also returns {@code false}.
+     *     caller's lease is stale: stop acting on it) or there is no row with that key. On
+     *     MariaDB/MySQL with {@code useAffectedRows=true}, a write that changes nothing also returns
+     *     {@code false}.
      * @throws IllegalArgumentException for bad arguments; see the class description
      * @throws SQLException if the database fails the statement; nothing was written
      */
     public static boolean guardedUpdate(
             Connection connection, Table table, Object key, long fencingToken, Map<String, ?> values)
             throws SQLException {
-        Write write = Write.of(connection, table, key, fencingToken, values);
-        return write.update(connection);
+        return Write.of(connection, table, key, fencingToken, values).update(connection);
     }
 
     /**
-     * Like {@link #guardedUpdate}, but inserts the row (key, values and token) when no row has the
-     * key, so the first write needs no row prepared beforehand. The key column must be the primary
-     * key or unique. It tries the guarded update first and, only if that writes nothing, an insert
-     * that meets an existing key quietly ({@code ON CONFLICT DO NOTHING} on PostgreSQL; on H2 and
-     * MariaDB/MySQL a duplicate key fails only that statement, not the transaction); if another
-     * writer inserted the row in between, it runs the guarded update once more. Each step is one
-     * atomic statement, so the guarantee of the class holds: a row is inserted only where none
-     * exists, and an existing row is written only if it has not accepted a higher token.
+     * Like {@link #guardedUpdate}, but inserts the row when no row has the key (which must be unique):
+     * the guarded update, else an insert that meets an existing key quietly, else (another writer
+     * inserted it meanwhile) the guarded update once more. Each step is atomic, so the class's
+     * guarantee holds.
      *
-     * @param connection the connection to write with, in the caller's transaction (auto-commit or
-     *     not); the caller commits and closes it
-     * @param table the table, key column and token column; the key column must be unique
-     * @param key the key of the row to write or insert, bound as a parameter
-     * @param fencingToken the token of the lease the caller holds, usually {@code
-     *     lease.fencingToken()}; at least 0
-     * @param values the columns to set and their values (null values are written as SQL {@code
-     *     NULL}); at least one, not the key or token column
+     * @param connection the connection to write with, in the caller's transaction
+     * @param table the table, key column and token column
+     * @param key the key of the row to write or insert
+     * @param fencingToken the token of the lease the caller holds, {@code lease.fencingToken()}
+     * @param values the columns to set and their values (null is SQL {@code NULL}); at least one, not
+     *     the key or token column
      * @return {@code true} if the row was inserted or written; {@code false} if it holds a higher
      *     token (or another writer deleted it while this call ran)
      * @throws IllegalArgumentException for bad arguments; see the class description
      * @throws SQLFeatureNotSupportedException if the database is not H2, PostgreSQL or MariaDB/MySQL
      *     (before anything is written)
-     * @throws SQLException if the database fails a statement (including a duplicate in another
-     *     unique column, or a deadlock between two first writers of one key in a transaction under
-     *     REPEATABLE READ); nothing was written
+     * @throws SQLException if the database fails a statement (a duplicate in another unique column, a
+     *     deadlock between two first writers under REPEATABLE READ); nothing was written
      */
     public static boolean guardedUpsert(
             Connection connection, Table table, Object key, long fencingToken, Map<String, ?> values)
@@ -173,8 +150,7 @@ public final class Fencing {
             if (dialect == Dialect.POSTGRESQL || !JdbcFailures.isDuplicateKey(e)) {
                 throw e; // on PostgreSQL the clash is in another unique column, and the transaction is spoilt
             }
-            // H2, MariaDB: someone inserted the key since our update, or the clash is in another
-            // unique column; the row decides which.
+            // H2, MariaDB: the key was inserted since our update, or the clash is in another column.
             if (write.update(connection)) {
                 return true;
             }
@@ -243,20 +219,10 @@ public final class Fencing {
         /** The guarded UPDATE; whether it wrote the row. */
         boolean update(Connection connection) throws SQLException {
             String tokenColumn = table.tokenColumn();
-            StringBuilder sql =
-                    new StringBuilder("UPDATE ").append(table.name()).append(" SET ");
-            for (String column : columns) {
-                sql.append(column).append(" = ?, ");
-            }
-            sql.append(tokenColumn)
-                    .append(" = ? WHERE ")
-                    .append(table.keyColumn())
-                    .append(" = ? AND (")
-                    .append(tokenColumn)
-                    .append(" IS NULL OR ")
-                    .append(tokenColumn)
-                    .append(" <= ?)");
-            try (PreparedStatement statement = connection.prepareStatement(sql.toString())) {
+            String sql = "UPDATE " + table.name() + " SET " + String.join(" = ?, ", columns) + " = ?, " + tokenColumn
+                    + " = ? WHERE " + table.keyColumn() + " = ? AND (" + tokenColumn + " IS NULL OR " + tokenColumn
+                    + " <= ?)";
+            try (PreparedStatement statement = connection.prepareStatement(sql)) {
                 int index = bindValues(statement, 1);
                 statement.setLong(index++, token);
                 statement.setObject(index++, key);

@@ -2,6 +2,7 @@ package dev.baton.jdbc;
 
 import dev.baton.LockInfo;
 import dev.baton.LockKind;
+import dev.baton.LockOptions;
 import dev.baton.LockUnavailableException;
 import dev.baton.jdbc.internal.Dialect;
 import dev.baton.jdbc.internal.JdbcConnections;
@@ -15,7 +16,6 @@ import dev.baton.jdbc.pinned.StatementWait;
 import dev.baton.jdbc.row.BatchRenewal;
 import dev.baton.jdbc.row.JdbcLine;
 import dev.baton.jdbc.row.RowProtocol;
-import dev.baton.jdbc.row.TableProtocol;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
@@ -28,53 +28,37 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
- * The JDBC lock backend, one for every strategy and database: it owns what every strategy needs
- * alike and leaves the wire protocol of lock grants to one {@link JdbcProtocol} per strategy and
- * dialect ({@link TableProtocol}, {@code OptimisticProtocol}, and the pinning strategies' {@link
- * PinningProtocol}).
- *
- * <ul>
- *   <li>Built once: the first call detects the database (when the DataSource was the
- *       application's), refuses one the strategy does not support, checks and perhaps creates the
- *       strategy's schema, and builds the protocol ({@link ProtocolSetup}), once. A table dropped
- *       later is not created again: calls fail naming the DDL to run ({@link SchemaGate}). Once
- *       closed, every call is refused.
- *   <li>Semaphore permits go to {@link JdbcPermits}, decided here once per call, never in a protocol.
- *   <li>PostgreSQL's LISTEN/NOTIFY wake-ups ({@link PgNotifications}), the line of waiters of the
- *       strategies that hand off fairly ({@link JdbcLine}), renewal of many grants per statement
- *       ({@link BatchRenewal}) and the helper threads of queued waits ({@link StatementWait}).
- *   <li>Failures: every one names the lock, the backend, the action and what to do.
- * </ul>
+ * The JDBC lock backend, one for every strategy and database: it owns what every strategy needs alike
+ * and leaves the wire protocol of lock grants to one {@link JdbcProtocol} per strategy and dialect,
+ * built once on first use ({@link ProtocolSetup}); a table dropped later fails calls with the DDL to
+ * run ({@link SchemaGate}). Semaphore permits go to {@link JdbcPermits}, decided here once per call.
+ * The rest is shared: LISTEN/NOTIFY ({@link PgNotifications}), the line of fair waiters ({@link
+ * JdbcLine}), batch renewal ({@link BatchRenewal}) and queued waits ({@link StatementWait}).
  */
 final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
     private final Strategy strategy;
     private final TableNames names;
-
     private final JdbcConnections connections;
     /** A failed attempt quicker than this, on a broken connection, runs once more ({@link #tryAcquire}). */
     private final long retryWithinNanos;
-    /** Passed with the protocol, once the dialect is known and the schema exists. */
+
     private final SchemaGate<JdbcProtocol> gate;
-
     private final ProtocolSetup setup;
-
     private final PgNotifications notifications;
     private final JdbcPermits permits;
     private final PermitHolders permitHolders;
-    /** The waiters' one thread, and their line when fair ({@link #fair}). */
+    /** The waiters' one thread, and their line when fair. */
     private final JdbcLine line;
 
     private final boolean fair;
-
     private final StatementWait waits;
     private final JdbcWaiting waiting;
 
     /**
      * @param dialect the database, or null to detect it from the first connection
+     * @param options the client's; the strategies that can hand off fairly do unless {@code fair} is false
      * @param ownedPool closed with this backend (the pool built from a URL); null when the application
      *     owns the DataSource
-     * @param fair whether to hand off fairly; only for the strategies that do ({@link
-     *     Strategy#handsOffFairly()})
      */
     JdbcLockBackend(
             Strategy strategy,
@@ -82,19 +66,20 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
             Dialect dialect,
             TableNames names,
             boolean createSchema,
-            Duration operationTimeout,
+            LockOptions options,
             ReconnectingPool ownedPool,
-            boolean fair,
             boolean advisoryHolders) {
         this.strategy = strategy;
         this.names = names;
-        boolean handsOffFairly = fair && strategy.handsOffFairly();
+        Duration operationTimeout = options.operationTimeout();
+        boolean handsOffFairly = options.fair() && strategy.handsOffFairly();
         this.retryWithinNanos = operationTimeout.toNanos() / 4;
         this.connections = new JdbcConnections(dataSource, ownedPool, operationTimeout);
         this.gate = new SchemaGate<>(this::name, "lock", operationTimeout, names, protocol -> ddl());
         this.waits = new StatementWait("baton-jdbc-wait", this::name, operationTimeout.toMillis());
         this.notifications =
                 new PgNotifications(this::name, dataSource, ownedPool, operationTimeout, this::notifiesReleases);
+        this.line = new JdbcLine(this, connections, notifications, operationTimeout);
         this.setup = new ProtocolSetup(
                 strategy,
                 createSchema,
@@ -106,7 +91,7 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
                         connections,
                         notifications,
                         waits,
-                        this::handedHere,
+                        line::handedHere,
                         this::name,
                         gate::isClosed,
                         gate::failure),
@@ -124,7 +109,6 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
                 notifications);
         this.permitHolders = new PermitHolders(permits, createSchema);
         this.fair = handsOffFairly;
-        this.line = new JdbcLine(this, connections, notifications, operationTimeout);
         this.waiting = new JdbcWaiting(
                 this,
                 strategy.queuesWaiters(),
@@ -148,33 +132,26 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
         return setup.dialect();
     }
 
-    /** Asked on every attempt that gives a connection back (for its log line): see {@link ProtocolSetup#name}. */
+    /** With the database once known ({@link ProtocolSetup#name}). */
     @Override
     public String name() {
         return setup == null ? strategy.backendName() : setup.name();
     }
 
-    /** See {@link JdbcWaiting}. */
     @Override
     public Waiting waiting(LockKind kind) {
         return waiting.of(kind);
     }
 
-    /** Permits live in tables of their own ({@link JdbcPermits}), with every strategy. */
     @Override
     public boolean supportsPermits() {
         return true;
     }
 
-    // ---------------------------------------------------------------------------------------------
-    // Routing: permits to JdbcPermits, locks to the protocol
-
     /**
-     * One attempt; run once more on a fresh connection when the pool handed out one whose server had
-     * gone (an H2 {@code AUTO_SERVER} process that exited, a restarted database), which the failed
-     * session has evicted. Such a connection reached no live server, so the second attempt is the
-     * request's first; a grant the dying server committed for this owner id without answering expires
-     * with its lease.
+     * One attempt, run once more on a fresh connection when the pool handed out one whose server had
+     * gone (a restarted database), which the failed session has evicted. Such a connection reached no
+     * live server, so the second attempt is the request's first.
      */
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
@@ -227,13 +204,10 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
         return strategy.batchesRenewals() ? BatchRenewal.SIZE : 1;
     }
 
-    /**
-     * Exclusive grants in one statement per call where the strategy can ({@link BatchRenewal}), the
-     * others one by one, permits in one statement of their own ({@link JdbcPermits}).
-     */
     @Override
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
-        return permits.renewAll(grants, leaseTime, strategy.batchesRenewals() ? this::renewRows : this::renewEach);
+        return permits.renewAll(
+                grants, leaseTime, strategy.batchesRenewals() ? this::renewRows : LockBackend.super::renewAll);
     }
 
     private List<Optional<Grant>> renewRows(List<Grant> grants, Duration leaseTime) {
@@ -242,36 +216,23 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
                 : ((RowProtocol) setup.ready(grants.get(0).name())).renewAll(grants, leaseTime);
     }
 
-    private List<Optional<Grant>> renewEach(List<Grant> grants, Duration leaseTime) {
-        List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
-        for (Grant grant : grants) {
-            renewed.add(renew(grant, leaseTime));
-        }
-        return renewed;
-    }
-
     @Override
     public boolean release(Grant grant) {
         if (JdbcPermits.isPermit(grant)) {
-            return permits.release(grant);
+            return permits.release(grant.name(), grant.ownerId());
         }
         return protocolOf(grant).release(grant).held();
     }
 
-    /**
-     * A pinned grant is renewed and released by the protocol that took it, with no check of the schema
-     * (its session is the lease); the others by the current protocol.
-     */
+    /** A pinned grant's protocol took it, with no check of the schema (its session is the lease). */
     private JdbcProtocol protocolOf(Grant grant) {
         JdbcProtocol pinned = PinningProtocol.of(grant);
         return pinned != null ? pinned : setup.ready(grant.name());
     }
 
     /**
-     * Releases what an attempt may have left, by owner id; safe when it left nothing. An attempt that
-     * failed on this thread before sending anything is known to have left nothing, so no second
-     * connection attempt adds to the caller's wait; a failed attempt of a pinned strategy ended its
-     * own transaction or session.
+     * Releases what an attempt may have left, by owner id; nothing for an attempt that sent nothing,
+     * or of a pinned strategy (it ended its own transaction or session).
      */
     @Override
     public void abandon(LockRequest request) {
@@ -290,11 +251,7 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
         return setup.ready(name).inspect(name);
     }
 
-    /**
-     * The locks in the protocol's form ({@link JdbcProtocol#list}: one query over the strategy's
-     * tables, or the server's lock view for the pinned strategies) and the semaphores ({@link
-     * PermitHolders}), each filtered by prefix in Java, sorted by name and kind.
-     */
+    /** The protocol's locks and the semaphores ({@link PermitHolders}), sorted by name and kind. */
     @Override
     public List<LockInfo> list(String prefix) {
         List<LockInfo> all =
@@ -309,10 +266,7 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
         return strategy.listingMethod(names);
     }
 
-    /**
-     * Breaks a name's lock grants as its protocol does ({@link JdbcProtocol#forceRelease}: by owner id
-     * for rows, by ending the holder's session for pinned grants) and its permits by owner id.
-     */
+    /** Breaks a name's lock grants as its protocol does, and its permits by owner id. */
     @Override
     public List<LockInfo> forceRelease(String name, String ownerId) {
         List<LockInfo> broken = new ArrayList<>(setup.ready(name).forceRelease(name, ownerId));
@@ -330,11 +284,6 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
         line.close();
         waits.close();
         connections.closeOwnedPool(name());
-    }
-
-    /** A release on this backend handed the lock to {@code heir}: wake it if it waits here. */
-    private void handedHere(Grant heir) {
-        line.handedHere(heir);
     }
 
     /** For tests: the pool this backend built and closes, or null. */

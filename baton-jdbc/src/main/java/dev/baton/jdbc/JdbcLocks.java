@@ -9,9 +9,8 @@ import javax.sql.DataSource;
 
 /**
  * Locks in a database the application already has a connection pool for (H2, PostgreSQL or
- * MariaDB/MySQL), with the {@code table} strategy by default (H2, PostgreSQL), or {@code optimistic}
- * (all three), {@code pessimistic} or {@code advisory} (PostgreSQL, MariaDB/MySQL; no read locks with
- * advisory on MariaDB).
+ * MariaDB/MySQL), with the {@code table} strategy by default; the strategies and what they store are
+ * described in {@code docs/backends/jdbc.md}.
  *
  * <pre>{@code
  * LockClient locks = JdbcLocks.builder(dataSource)
@@ -21,27 +20,21 @@ import javax.sql.DataSource;
  *         .build();
  * }</pre>
  *
- * <p>Guarantees: the same as every Baton client (mutual exclusion while a lease is valid, fencing
- * tokens that strictly increase per lock name, expiry on the database's clock). Each lock operation
- * borrows a connection, runs one short READ COMMITTED transaction of its own, and returns the
- * connection with its auto-commit and isolation settings as it found them. Pass a plain pool, not a
- * transaction-aware proxy: the lock's transactions must not join the application's. The {@code
- * pessimistic} and {@code advisory} strategies keep one connection per held lock and per waiter
- * queued in the database. With {@code table} and {@code optimistic} on PostgreSQL, waiters are woken
- * by LISTEN/NOTIFY over one extra listener connection per client, opened outside the pool for a
- * HikariCP pool or a {@code PGSimpleDataSource} and borrowed from other DataSources while waiters
- * exist.
+ * <p>Guarantees: those of every Baton client (mutual exclusion while a lease is valid, fencing tokens
+ * that strictly increase per lock name, expiry on the database's clock). Each operation borrows a
+ * connection, runs its own short READ COMMITTED transaction and returns the connection with its
+ * auto-commit and isolation as it found them; pass a plain pool, not a transaction-aware proxy, so the
+ * lock's transactions never join the application's. The {@code pessimistic} and {@code advisory}
+ * strategies keep one connection per held lock and per waiter queued in the database; on PostgreSQL
+ * the other strategies use one extra listener connection per client while waiters exist. Closing the
+ * client releases its leases and never closes the {@code DataSource}.
  *
- * <p>The client never closes the {@code DataSource}: closing the client releases its leases and
- * leaves the pool to the application.
- *
- * <p>Failure behaviour: the builder's setters reject bad values at once with {@link
- * LockConfigurationException}. {@link Builder#build()} does no I/O; the database product is detected
- * and the tables checked (and created when allowed) on first use, where an unsupported database or
- * missing tables with {@code createSchema(false)} fail with {@link LockConfigurationException} and an
- * unreachable database with {@link dev.baton.LockUnavailableException}. Statements are bounded by
- * {@link LockOptions#operationTimeout()}; waiting for a connection is bounded by the pool's own
- * connection timeout, which should not be longer.
+ * <p>Failure behaviour: the setters reject bad values at once with {@link
+ * LockConfigurationException}. {@link Builder#build()} does no I/O; the first use detects the
+ * database and checks (or creates) the tables, failing with {@link LockConfigurationException} for an
+ * unsupported database or missing tables with {@code createSchema(false)}, and with {@link
+ * dev.baton.LockUnavailableException} for an unreachable one. Statements are bounded by {@link
+ * LockOptions#operationTimeout()}, waiting for a connection by the pool's own timeout.
  */
 public final class JdbcLocks {
 
@@ -78,15 +71,13 @@ public final class JdbcLocks {
         }
 
         /**
-         * The lock table, default {@code baton_locks}; optionally schema-qualified ({@code
-         * app.baton_locks}). The readers table and the fencing sequence are named {@code
-         * <table>_readers} and {@code <table>_fencing_seq}.
+         * The lock table, default {@code baton_locks}, optionally schema-qualified ({@code
+         * app.baton_locks}); the other tables and sequences are named after it.
          *
+         * @param table the lock table's name
+         * @return this builder
          * @throws LockConfigurationException unless the name is 1 to 51 letters, digits or
          *     underscores, not starting with a digit, optionally prefixed by a schema and a dot
-         *
-         * @param table the lock table's name, optionally schema-qualified
-         * @return this builder
          */
         public Builder table(String table) {
             this.tables = TableNames.of(table);
@@ -95,8 +86,7 @@ public final class JdbcLocks {
 
         /**
          * The locking strategy: {@code table} (default), {@code optimistic}, {@code pessimistic} or
-         * {@code advisory}. Whether it supports the database is checked on first use, when the
-         * database is known.
+         * {@code advisory}; whether it supports the database is checked on first use.
          *
          * @param strategy the strategy's name, case-insensitive
          * @return this builder
@@ -108,11 +98,10 @@ public final class JdbcLocks {
         }
 
         /**
-         * Whether missing tables are created on first use (default {@code true}). Without it, missing
-         * tables fail the first operation with a message that prints the DDL to run.
+         * Whether missing tables are created on first use (default {@code true}); otherwise they fail
+         * the first operation with the DDL to run.
          *
-         * @param createSchema {@code true} to create missing tables (needs DDL rights), {@code false}
-         *     to require that they exist
+         * @param createSchema {@code true} to create missing tables (needs DDL rights)
          * @return this builder
          */
         public Builder createSchema(boolean createSchema) {
@@ -137,11 +126,9 @@ public final class JdbcLocks {
         }
 
         /**
-         * Whether the PostgreSQL advisory strategy records each grant's holder (owner, token,
-         * description) in its holders table, so that {@code baton locks} and {@code LockAdmin} can
-         * name and break its locks; default {@code false}, because the row written by every acquire
-         * and unlock doubles the server's work per pair. The other strategies record holders in the
-         * row they write anyway, whatever this says.
+         * Whether the PostgreSQL advisory strategy records each grant's holder, so that {@code baton
+         * locks} and {@code LockAdmin} can name and break its locks; default {@code false}, because
+         * that row write doubles the server's work per lock. The other strategies always record them.
          *
          * @param advisoryHolders {@code true} to record advisory holders
          * @return this builder
@@ -154,12 +141,11 @@ public final class JdbcLocks {
         /**
          * The client. No I/O; see {@link JdbcLocks} for what happens on first use.
          *
-         * @return a new client that the caller closes; closing it does not close the {@code
-         *     DataSource}
+         * @return a new client that the caller closes; closing it does not close the {@code DataSource}
          */
         public LockClient build() {
             return Baton.open(
-                    JdbcLockBackendProvider.backend(
+                    new JdbcLockBackend(
                             strategy, dataSource, null, tables, createSchema, options, null, advisoryHolders),
                     options);
         }

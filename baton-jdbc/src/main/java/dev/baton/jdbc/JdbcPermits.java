@@ -30,49 +30,27 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Semaphore permits ({@link LockKind#PERMIT}) for every JDBC strategy: the whole wire protocol of
- * permits, one implementation that each strategy's backend hands its permit requests and grants to.
- * Permits never use the strategy's own lock mechanism (row locks held for a lease, advisory or named
- * locks cannot count holders), only two tables of their own, so they work alike on every strategy and
- * database, and a semaphore and a lock of the same name never meet.
- *
- * <p>Tables ({@code permits-<dialect>.sql}, checked and created on the first permit request):
- * {@code <table>_semaphores} holds one row per semaphore name with its permit count and the last
- * fencing token handed out, never deleted; {@code <table>_permits} holds one row per held permit
- * (name, owner id, token, expiry). Every expiry is computed and compared on the database's clock.
- *
- * <p>Protocol:
+ * Semaphore permits ({@link LockKind#PERMIT}) for every JDBC strategy, in two tables of their own
+ * ({@code permits-<dialect>.sql}: {@code <table>_semaphores}, one row per name with its count and
+ * last token, never deleted; {@code <table>_permits}, one row per held permit), so that they work
+ * alike everywhere and a semaphore never meets a lock of the same name. Expiry is on the database's
+ * clock. The SQL is in {@link PermitStatements}; users' view in {@code docs/backends/jdbc.md}.
  *
  * <ul>
- *   <li>Acquire, one short READ COMMITTED transaction: lock the name's row ({@code SELECT ... FOR
- *       UPDATE}; when there is none, insert it with the requested count first). A stored count other
- *       than the requested one fails with {@link LockConfigurationException}. Then count the name's
- *       holders and delete the expired ones; if fewer than the count are left, advance the token
- *       counter and insert this owner's row with it, and commit. Why this is safe: every insert of a
- *       holder happens under the name row's lock and commits before it is released, so the count
- *       read under the lock can only be too high (a concurrent release not yet committed), never too
- *       low: at most {@code permits} rows are live at once. Tokens are the counter plus one, drawn
- *       under the same lock, so they strictly increase per name although holder rows come and go.
- *       Lock order is always the name row, then holder rows; renewals and releases touch only holder
- *       rows: no deadlock between them. A transaction that meets another beyond the database's lock
- *       wait reports the semaphore busy, and the core polls again.
- *   <li>Renew: {@code UPDATE} the expiry of (name, owner) while it has not expired; several permits
- *       of a client in one statement with an IN list of (name, owner) pairs, as {@code BatchRenewal}
- *       does for locks (a count short of the list means some were lost: they are asked one by one).
- *   <li>Release: {@code DELETE} (name, owner); it counts as released only if the row had not expired.
- *       An expired leftover is deleted too (the next acquire would delete it anyway).
- *   <li>Waiting: the core polls {@code tryAcquire} (every strategy says {@code queuesWaiters(PERMIT)}
- *       false, the ones that queue lock waiters in the database included). On PostgreSQL a failed
- *       attempt registers its client's LISTEN channel in the name row's {@code waiter} column if it
- *       is empty, the release statement NOTIFYs it when it commits, and the next grant clears it:
- *       the same one-waiter-per-release scheme as the locks' ({@link PgNotifications}), with the
- *       payload {@link PgNotifications#PERMIT_PREFIX} plus the name, so that it wakes the client's
- *       waiters for this semaphore and not those of a lock of the same name.
+ *   <li>Acquire, one READ COMMITTED transaction: lock the name's row (inserting it on first use),
+ *       refuse a different count, count the live holders, and below the count advance the token and
+ *       insert this owner's row. Safe because every holder is inserted under the name row's lock, so
+ *       the count read there can only be too high, never too low, and tokens drawn under it strictly
+ *       increase. Lock order is always the name row, then holder rows (renew and release touch only
+ *       holder rows): no deadlock. A conflict beyond the lock wait reports the semaphore busy.
+ *   <li>Renew and release: one {@code UPDATE} or {@code DELETE} of (name, owner) while unexpired
+ *       (a release also deletes an expired leftover); several renewals in one statement.
+ *   <li>Waiting: the core polls. On PostgreSQL a refused attempt registers its client's channel in
+ *       the name row, and the release NOTIFYs it ({@link PgNotifications#PERMIT_PREFIX} plus the
+ *       name), as for locks.
  * </ul>
  *
- * <p>A permit grant carries a marker in {@link Grant#backendState()}, so that {@link JdbcLockBackend}
- * routes renew, renewAll and release to permits or to its protocol ({@link #isPermit(Grant)}). The
- * SQL is in {@link PermitStatements}.
+ * <p>A permit grant carries a marker in {@link Grant#backendState()} ({@link #isPermit(Grant)}).
  */
 final class JdbcPermits {
     private static final Logger log = LoggerFactory.getLogger(JdbcPermits.class);
@@ -86,18 +64,14 @@ final class JdbcPermits {
     };
 
     private final Supplier<String> backendName;
-    private final JdbcConnections connections;
+    final JdbcConnections connections;
     private final TableNames names;
     private final boolean createSchema;
-    final Function<String, Dialect> strategyCheck;
+    private final Function<String, Dialect> strategyCheck;
     private final PgNotifications notifications;
     private final SchemaGate<PermitStatements> gate;
 
-    /**
-     * @param strategyCheck the backend's own check for a name (backend open, database detected and
-     *     supported, its tables present); returns the database's dialect
-     * @param notifications the backend's PostgreSQL notifications (which do nothing on the others)
-     */
+    /** @param strategyCheck the backend's own check for a name; returns the database's dialect */
     JdbcPermits(
             Supplier<String> backendName,
             JdbcConnections connections,
@@ -138,7 +112,7 @@ final class JdbcPermits {
         JdbcSession session;
         try {
             sql = ready(name);
-            session = open(true);
+            session = connections.open(true);
         } catch (SQLException e) {
             connections.unsent(request);
             throw failure(name, "acquire", e);
@@ -176,7 +150,7 @@ final class JdbcPermits {
                 log.debug(
                         "Baton semaphore '{}' on {}: acquire met a concurrent transaction: {}",
                         name,
-                        name(),
+                        backendName.get(),
                         e.toString());
                 return Optional.empty();
             }
@@ -199,7 +173,7 @@ final class JdbcPermits {
                 () -> new SQLException("the row of semaphore '" + name + "' vanished while being locked", "40001"));
         if (found.permits() != request.permits()) {
             connections.unsent(request); // rolled back: nothing to clean up
-            throw new LockConfigurationException("Baton semaphore '" + name + "' on " + name() + ": it has "
+            throw new LockConfigurationException("Baton semaphore '" + name + "' on " + backendName.get() + ": it has "
                     + found.permits() + " permits (recorded in " + names.semaphores() + ") but this client asks for "
                     + request.permits() + "; use the same count for this name everywhere, or change it for good"
                     + " once no client uses the old count: UPDATE " + names.semaphores() + " SET permits = "
@@ -212,7 +186,7 @@ final class JdbcPermits {
     Optional<Grant> renew(Grant grant, Duration leaseTime) {
         PermitStatements sql = ready(grant.name());
         long lease = JdbcTime.leaseMillis(leaseTime);
-        try (JdbcSession db = open(false)) {
+        try (JdbcSession db = connections.open(false)) {
             return db.update(sql.renew, lease, grant.name(), grant.ownerId()) == 1
                     ? Optional.of(grant.withExpiresAt(Instant.now().plusMillis(lease)))
                     : Optional.empty();
@@ -221,24 +195,17 @@ final class JdbcPermits {
         }
     }
 
-    /**
-     * Renews a strategy's mix of lock and permit grants: the locks with {@code locks} (the strategy's
-     * own renewAll), the permits here, in one statement when there are several; the results in the
-     * order given.
-     */
+    /** Renews a mix of lock grants (with {@code locks}) and permits; the results in the order given. */
     List<Optional<Grant>> renewAll(
             List<Grant> grants, Duration leaseTime, BiFunction<List<Grant>, Duration, List<Optional<Grant>>> locks) {
-        List<Grant> permitGrants = new ArrayList<>();
-        List<Grant> lockGrants = new ArrayList<>();
-        for (Grant grant : grants) {
-            (isPermit(grant) ? permitGrants : lockGrants).add(grant);
-        }
+        List<Grant> permitGrants = grants.stream().filter(JdbcPermits::isPermit).toList();
         if (permitGrants.isEmpty()) {
             return locks.apply(grants, leaseTime);
         }
-        Iterator<Optional<Grant>> lockResults = lockGrants.isEmpty()
-                ? List.<Optional<Grant>>of().iterator()
-                : locks.apply(lockGrants, leaseTime).iterator();
+        List<Grant> lockGrants =
+                grants.stream().filter(grant -> !isPermit(grant)).toList();
+        Iterator<Optional<Grant>> lockResults =
+                locks.apply(lockGrants, leaseTime).iterator();
         Iterator<Optional<Grant>> permitResults =
                 renewPermits(permitGrants, leaseTime).iterator();
         List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
@@ -259,26 +226,20 @@ final class JdbcPermits {
                 params.add(grant.ownerId());
             }
             int updated;
-            try (JdbcSession db = open(false)) {
+            try (JdbcSession db = connections.open(false)) {
                 updated = db.update(SqlTemplate.inList(sql.renewIn, 2, grants.size()), params.toArray());
             } catch (SQLException e) {
                 throw failure(grants.get(0).name(), "renew", e);
             }
             if (updated == grants.size()) {
                 Instant expiry = Instant.now().plusMillis(lease);
-                List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
-                grants.forEach(grant -> renewed.add(Optional.of(grant.withExpiresAt(expiry))));
-                return renewed;
+                return grants.stream()
+                        .map(grant -> Optional.of(grant.withExpiresAt(expiry)))
+                        .toList();
             }
-            // Some were lost: which ones, each renewal says (renewing one twice is harmless).
+            // Some were lost: each renewal says which (renewing one twice is harmless).
         }
-        List<Optional<Grant>> renewed = new ArrayList<>(grants.size());
-        grants.forEach(grant -> renewed.add(renew(grant, leaseTime)));
-        return renewed;
-    }
-
-    boolean release(Grant grant) {
-        return release(grant.name(), grant.ownerId());
+        return grants.stream().map(grant -> renew(grant, leaseTime)).toList();
     }
 
     /** Removes what an attempt whose outcome is unknown may have left: its row, by owner id. */
@@ -288,9 +249,10 @@ final class JdbcPermits {
         }
     }
 
-    private boolean release(String name, String ownerId) {
+    /** Deletes the permit of {@code ownerId}; whether it was still live. */
+    boolean release(String name, String ownerId) {
         PermitStatements sql = ready(name);
-        try (JdbcSession db = open(false)) {
+        try (JdbcSession db = connections.open(false)) {
             int live = sql.notifies
                     ? db.all(sql.releaseLive, LockRows::countRows, name, ownerId)
                     : db.update(sql.releaseLive, name, ownerId);
@@ -308,10 +270,6 @@ final class JdbcPermits {
         gate.close();
     }
 
-    private String name() {
-        return backendName.get();
-    }
-
     PermitStatements ready(String name) {
         return gate.pass(name, () -> {
             Dialect dialect = strategyCheck.apply(name);
@@ -326,15 +284,11 @@ final class JdbcPermits {
                                 JdbcSchema.probe(names.permits())),
                         createSchema,
                         connections.queryTimeoutSeconds,
-                        "Baton semaphore '" + name + "' on " + name(),
+                        "Baton semaphore '" + name + "' on " + backendName.get(),
                         e -> JdbcFailures.explain(e, connections.operationTimeout, names));
-                return new PermitStatements(dialect, names, dialect == Dialect.POSTGRESQL);
+                return new PermitStatements(dialect, names);
             }
         });
-    }
-
-    JdbcSession open(boolean transaction) throws SQLException {
-        return connections.open(transaction);
     }
 
     LockUnavailableException failure(String name, String action, SQLException e) {

@@ -20,41 +20,16 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A JDBC URL with Baton's own options taken out and checked; the rest of the URL is passed on to the
- * driver untouched.
- *
- * <ul>
- *   <li>PostgreSQL and MariaDB: query parameters, {@code jdbc:postgresql://host/db?user=u&table=app_locks}
- *   <li>H2: settings after {@code ;}, {@code jdbc:h2:mem:test;DB_CLOSE_DELAY=-1;table=app_locks}; a
- *       {@code ?} in an H2 URL is refused (H2 would make it part of the database's file name)
- * </ul>
- *
- * <p>Which names are Baton's, compared ignoring case (as H2 does with its own settings):
- *
- * <ol>
- *   <li>{@code strategy}, {@code table}, {@code createSchema} and {@code advisoryHolders} (and {@code
- *       clientName} and {@code fair}, which the core reads for every URI) are Baton's, always: taken
- *       out, checked, never passed to the driver, even if a driver had a parameter of that name.
- *   <li>A name the driver lists among its own parameters ({@link Driver#getPropertyInfo}: PostgreSQL's
- *       and MariaDB's drivers list every one; H2's lists none) is the driver's and passes through.
- *   <li>Any other name within a few letters of a Baton option, or naming one of the client's {@code
- *       LockOptions} ({@code leaseTime}, ...), is a misspelt Baton option: refused with the nearest
- *       name ("did you mean").
- *   <li>Everything else is the driver's and passes through untouched; H2 refuses a setting it does not
- *       know when it connects, PostgreSQL and MariaDB ignore it.
- * </ol>
+ * A JDBC URL with Baton's own options taken out and checked by the rules of {@link
+ * JdbcLockBackendProvider} (query parameters on PostgreSQL and MariaDB, settings after {@code ;} on
+ * H2); the rest of the URL is passed on to the driver untouched.
  *
  * @param driverUrl the URL for the JDBC driver, without Baton's options
  * @param dialect the database, from the URL's sub-protocol
- * @param strategy the locking strategy ({@code strategy}, default {@code table}), supported by the
- *     dialect
- * @param tables the table names ({@code table}, default {@code baton_locks})
- * @param createSchema whether missing tables are created on first use ({@code createSchema},
- *     default {@code true})
- * @param advisoryHolders whether the PostgreSQL advisory strategy records each grant's holder in its
- *     holders table, so that {@code baton locks} can name and break its locks ({@code
- *     advisoryHolders}, default {@code false}: the row write per acquire and unlock doubles the
- *     server's work per pair); the other strategies record holders in the row they write anyway
+ * @param strategy {@code strategy}, default {@code table}, supported by the dialect
+ * @param tables {@code table}, default {@code baton_locks}
+ * @param createSchema {@code createSchema}, default {@code true}
+ * @param advisoryHolders {@code advisoryHolders}, default {@code false}
  */
 record LockUrl(
         String driverUrl,
@@ -67,21 +42,16 @@ record LockUrl(
     static final String TABLE = "table";
     static final String CREATE_SCHEMA = "createSchema";
     static final String ADVISORY_HOLDERS = "advisoryHolders";
-    static final String TABLE_STRATEGY = "table";
-
-    /** Baton's JDBC options, as documented. */
+    static final String DEFAULT_STRATEGY = "table";
     static final List<String> OPTIONS = List.of(STRATEGY, TABLE, CREATE_SCHEMA, ADVISORY_HOLDERS);
 
-    /** The parameter names each driver lists, looked up once: none when the driver is missing. */
+    /** The parameter names each driver lists, looked up once. */
     private static final Map<Dialect, Set<String>> DRIVER_PARAMETERS = new ConcurrentHashMap<>();
 
     /**
      * Parses a Baton JDBC URL; does no I/O.
      *
-     * @throws LockConfigurationException naming the option and what it takes, for a URL that is not
-     *     H2, PostgreSQL or MariaDB, a misspelt or unknown Baton option, an H2 URL with {@code ?}, an
-     *     unknown strategy or one that does not support the database, an invalid table name, a value
-     *     other than true or false, or a Baton option given twice or without a value
+     * @throws LockConfigurationException naming the option and what it takes
      */
     static LockUrl parse(String uri) {
         if (uri == null || uri.isBlank()) {
@@ -90,17 +60,17 @@ record LockUrl(
         }
         String trimmed = uri.strip();
         Dialect dialect = Dialect.ofUrl(trimmed)
-                .orElseThrow(() -> new LockConfigurationException("Baton JDBC: " + redact(trimmed)
+                .orElseThrow(() -> new LockConfigurationException("Baton JDBC: " + JdbcFailures.redact(trimmed)
                         + " is not a URL of a supported database; Baton JDBC supports jdbc:h2,"
                         + " jdbc:postgresql and jdbc:mariadb"));
-        String where = "Baton JDBC URL " + redact(trimmed);
+        String where = "Baton JDBC URL " + JdbcFailures.redact(trimmed);
         Map<String, String> baton = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
         Set<String> driverKnows = driverParameters(dialect);
         String driverUrl = dialect == Dialect.H2
                 ? stripH2(trimmed, baton, driverKnows, where)
                 : stripQuery(trimmed, baton, driverKnows, where);
 
-        Strategy strategy = Strategy.of(baton.getOrDefault(STRATEGY, TABLE_STRATEGY), where);
+        Strategy strategy = Strategy.of(baton.getOrDefault(STRATEGY, DEFAULT_STRATEGY), where);
         strategy.require(dialect, where);
         TableNames tables;
         try {
@@ -176,10 +146,7 @@ record LockUrl(
         return kept.isEmpty() ? base : base + "?" + String.join("&", kept);
     }
 
-    /**
-     * Records {@code part} if it is a Baton option and says so; refuses it if it looks like a
-     * misspelt one (see the class's rules).
-     */
+    /** Records {@code part} if it is a Baton option and says so; refuses a misspelt one. */
     private static boolean take(
             String part, boolean urlEncoded, Map<String, String> baton, Set<String> driverKnows, String where) {
         int eq = part.indexOf('=');
@@ -226,10 +193,7 @@ record LockUrl(
         return UriOptions.COMMON.stream().anyMatch(key::equalsIgnoreCase);
     }
 
-    /**
-     * The parameters the dialect's driver lists, lower case; none when the driver is not on the class
-     * path or lists nothing (H2).
-     */
+    /** The parameters the dialect's driver lists, lower case; none without the driver, or on H2. */
     static Set<String> driverParameters(Dialect dialect) {
         return DRIVER_PARAMETERS.computeIfAbsent(dialect, LockUrl::askDriver);
     }
@@ -260,10 +224,5 @@ record LockUrl(
         } catch (IllegalArgumentException e) {
             throw new LockConfigurationException(where + ": '" + text + "' is not correctly URL-encoded", e);
         }
-    }
-
-    /** The URL with any password replaced by {@code ***} ({@link JdbcFailures#redact}). */
-    static String redact(String text) {
-        return JdbcFailures.redact(text);
     }
 }

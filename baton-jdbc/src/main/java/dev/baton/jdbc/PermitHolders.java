@@ -4,31 +4,22 @@ import dev.baton.Holder;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockInfo;
 import dev.baton.LockKind;
-import dev.baton.jdbc.internal.Dialect;
 import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.jdbc.internal.LockRows;
-import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Operators' view of semaphore permits ({@link JdbcPermits}), for every strategy: listing them with
- * their holders, and breaking them by owner id.
- *
- * <ul>
- *   <li>List: one query over {@code <table>_permits} joined with the semaphores' counts, live permits
- *       only, filtered by prefix here. Waiters are not counted: permit waiters poll and leave no
- *       trace. While the permit tables do not exist and may not be created (createSchema=false),
- *       there are no semaphores to list.
- *   <li>Forced release: deletes the holder's row by owner id, as an abandoned attempt's clean-up
- *       does, from any connection: the permit is free at once, the next token is the semaphore's
- *       counter plus one (above every broken holder's), and the broken holder's next renewal finds no
- *       row, so its lease is reported lost.
- * </ul>
+ * Operators' view of semaphore permits ({@link JdbcPermits}): the live permits with their holders,
+ * filtered by prefix here (waiters poll and leave no trace, so none are counted; none at all while
+ * the tables are missing and may not be created), and forced release by owner id, which frees the
+ * permit at once and makes the broken holder's next renewal find no row.
  */
 final class PermitHolders {
     private static final Logger log = LoggerFactory.getLogger(PermitHolders.class);
@@ -44,10 +35,8 @@ final class PermitHolders {
     List<LockInfo> list(String prefix) {
         String what = prefix.isEmpty() ? "*" : prefix;
         PermitStatements sql;
-        Dialect dialect;
         try {
             sql = permits.ready(what);
-            dialect = permits.strategyCheck.apply(what);
         } catch (LockConfigurationException e) {
             if (createSchema) {
                 throw e;
@@ -55,39 +44,31 @@ final class PermitHolders {
             log.debug("Baton: no semaphores listed, their tables are missing: {}", e.getMessage());
             return List.of();
         }
-        List<LockInfo> semaphores = new ArrayList<>();
-        try (JdbcSession db = permits.open(false)) {
+        Map<String, List<Holder>> holders = new LinkedHashMap<>(); // the query's order: by name, then token
+        Map<String, Integer> counts = new HashMap<>();
+        try (JdbcSession db = permits.connections.open(false)) {
             db.all(sql.list, rs -> {
-                String name = null;
-                int count = 1;
-                List<Holder> holders = new ArrayList<>();
                 while (rs.next()) {
-                    String rowName = rs.getString(1);
-                    if (!rowName.equals(name)) {
-                        add(semaphores, name, count, holders, prefix);
-                        name = rowName;
-                        count = rs.getInt(2);
-                        holders = new ArrayList<>();
+                    String name = rs.getString(1);
+                    if (name.startsWith(prefix)) {
+                        counts.put(name, rs.getInt(2));
+                        holders.computeIfAbsent(name, n -> new ArrayList<>())
+                                .add(Holder.of(
+                                        rs.getString(3),
+                                        LockRows.described(rs.getString(6)),
+                                        rs.getLong(4),
+                                        sql.dialect.instant(rs, 5)));
                     }
-                    holders.add(Holder.of(
-                            rs.getString(3),
-                            LockRows.described(rs.getString(6)),
-                            rs.getLong(4),
-                            dialect.instant(rs, 5)));
                 }
-                add(semaphores, name, count, holders, prefix);
                 return null;
             });
         } catch (SQLException e) {
             throw permits.failure(what, "list", e);
         }
+        List<LockInfo> semaphores = new ArrayList<>();
+        holders.forEach((name, held) ->
+                semaphores.add(LockInfo.of(name, LockKind.PERMIT, held).withPermits(counts.get(name))));
         return semaphores;
-    }
-
-    private static void add(List<LockInfo> semaphores, String name, int count, List<Holder> holders, String prefix) {
-        if (name != null && name.startsWith(prefix)) {
-            semaphores.add(LockInfo.of(name, LockKind.PERMIT, holders).withPermits(count));
-        }
     }
 
     /** Breaks the permits of {@code name} (all, or the one of {@code ownerId}); what was broken. */
@@ -101,9 +82,7 @@ final class PermitHolders {
                     .filter(holder -> ownerId == null || holder.ownerId().equals(ownerId))
                     .toList();
             for (Holder holder : hit) {
-                permits.abandon(LockRequest.builder(name, holder.ownerId(), LockKind.PERMIT, Duration.ofSeconds(1))
-                        .permits(info.permits())
-                        .build());
+                permits.release(name, holder.ownerId());
             }
             if (!hit.isEmpty()) {
                 broken.add(LockInfo.of(name, LockKind.PERMIT, hit)

@@ -1,18 +1,18 @@
 package dev.baton.jdbc;
 
 import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.SqlTemplate;
 import dev.baton.jdbc.internal.TableNames;
 
 /**
  * The SQL of {@link JdbcPermits} (see there for the protocol and why it is safe), for one dialect,
- * built once. {@code {semaphores}}, {@code {permits}}, {@code
- * {now}} and {@code {now+lease}} (the lease bound in milliseconds) are filled in; the comment
- * above each lists its parameters.
+ * built once; the comment above each lists its parameters ({@code {now+lease}} binds the lease).
  */
 final class PermitStatements {
     final Dialect dialect;
-    private final TableNames names;
+    /** PostgreSQL: a release NOTIFYs the client registered as the semaphore's waiter. */
     final boolean notifies;
+
     final String lockSemaphore;
     final String insertSemaphore;
     final String countHolders;
@@ -31,55 +31,53 @@ final class PermitStatements {
     /** Every live permit with its semaphore's count, ordered by name and token; no parameter. */
     final String list;
 
-    PermitStatements(Dialect dialect, TableNames names, boolean notifies) {
+    PermitStatements(Dialect dialect, TableNames names) {
         this.dialect = dialect;
-        this.names = names;
-        this.notifies = notifies;
+        this.notifies = dialect == Dialect.POSTGRESQL;
+        SqlTemplate template = new SqlTemplate(dialect)
+                .with("{semaphores}", names.semaphores())
+                .with("{permits}", names.permits());
         // ? = name
-        lockSemaphore = sql("SELECT permits, fencing_token FROM {semaphores} WHERE semaphore_name = ? FOR UPDATE");
+        lockSemaphore =
+                template.sql("SELECT permits, fencing_token FROM {semaphores} WHERE semaphore_name = ? FOR UPDATE");
         // ? = name, permits
         insertSemaphore = dialect.insertIfAbsent(
-                sql("INSERT INTO {semaphores} (semaphore_name, permits, fencing_token) VALUES (?, ?, 0)"),
+                template.sql("INSERT INTO {semaphores} (semaphore_name, permits, fencing_token) VALUES (?, ?, 0)"),
                 "semaphore_name");
         // ? = name
-        countHolders = sql("SELECT COUNT(*), COALESCE(SUM(CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END), 0)"
+        countHolders = template.sql("SELECT COUNT(*), COALESCE(SUM(CASE WHEN expires_at <= {now} THEN 1 ELSE 0 END), 0)"
                 + " FROM {permits} WHERE semaphore_name = ?");
         // ? = name
-        deleteExpired = sql("DELETE FROM {permits} WHERE semaphore_name = ? AND expires_at <= {now}");
+        deleteExpired = template.sql("DELETE FROM {permits} WHERE semaphore_name = ? AND expires_at <= {now}");
         // ? = token, name. A new holder clears the waiter: clients still waiting register again.
-        advanceToken = sql("UPDATE {semaphores} SET fencing_token = ?" + (notifies ? ", waiter = NULL" : "")
+        advanceToken = template.sql("UPDATE {semaphores} SET fencing_token = ?" + (notifies ? ", waiter = NULL" : "")
                 + " WHERE semaphore_name = ?");
         // ? = name, owner, token, lease, holder
-        insertHolder = sql("INSERT INTO {permits} (semaphore_name, owner_id, fencing_token, expires_at, holder)"
-                + " VALUES (?, ?, ?, {now+lease}, ?)");
-        list = sql("SELECT p.semaphore_name, s.permits, p.owner_id, p.fencing_token, p.expires_at, "
+        insertHolder =
+                template.sql("INSERT INTO {permits} (semaphore_name, owner_id, fencing_token, expires_at, holder)"
+                        + " VALUES (?, ?, ?, {now+lease}, ?)");
+        list = template.sql("SELECT p.semaphore_name, s.permits, p.owner_id, p.fencing_token, p.expires_at, "
                 + "p.holder FROM {permits} p JOIN {semaphores} s"
                 + " ON s.semaphore_name = p.semaphore_name WHERE p.expires_at > {now}"
                 + " ORDER BY p.semaphore_name, p.fencing_token");
         // ? = channel, name
-        registerWaiter =
-                notifies ? sql("UPDATE {semaphores} SET waiter = ? WHERE semaphore_name = ? AND waiter IS NULL") : null;
+        registerWaiter = notifies
+                ? template.sql("UPDATE {semaphores} SET waiter = ? WHERE semaphore_name = ? AND waiter IS NULL")
+                : null;
         // ? = lease, name, owner
-        renew = sql("UPDATE {permits} SET expires_at = {now+lease}"
+        renew = template.sql("UPDATE {permits} SET expires_at = {now+lease}"
                 + " WHERE semaphore_name = ? AND owner_id = ? AND expires_at > {now}");
-        renewIn = sql("UPDATE {permits} SET expires_at = {now+lease}"
+        renewIn = template.sql("UPDATE {permits} SET expires_at = {now+lease}"
                 + " WHERE expires_at > {now} AND (semaphore_name, owner_id) IN ");
         // ? = name, owner. On PostgreSQL also NOTIFYs the registered waiter (at commit) and returns
         // one row per row deleted.
         String delete = "DELETE FROM {permits} WHERE semaphore_name = ? AND owner_id = ? AND expires_at > {now}";
         releaseLive = notifies
-                ? sql("WITH d AS (" + delete + " RETURNING semaphore_name) SELECT (SELECT pg_notify(s.waiter, "
+                ? template.sql("WITH d AS (" + delete + " RETURNING semaphore_name) SELECT (SELECT pg_notify(s.waiter, "
                         + "chr(1) || s.semaphore_name) FROM {semaphores} s"
                         + " WHERE s.semaphore_name = d.semaphore_name AND s.waiter IS NOT NULL) FROM d")
-                : sql(delete);
+                : template.sql(delete);
         // ? = name, owner
-        deleteHolder = sql("DELETE FROM {permits} WHERE semaphore_name = ? AND owner_id = ?");
-    }
-
-    private String sql(String template) {
-        return template.replace("{semaphores}", names.semaphores())
-                .replace("{permits}", names.permits())
-                .replace("{now+lease}", dialect.nowPlusMillis())
-                .replace("{now}", dialect.now());
+        deleteHolder = template.sql("DELETE FROM {permits} WHERE semaphore_name = ? AND owner_id = ?");
     }
 }

@@ -12,34 +12,26 @@ import java.util.function.Supplier;
 
 /**
  * What every call of the JDBC backend passes first: refused once the backend is closed; otherwise the
- * result of its schema check (the protocol for the detected dialect, ...), which runs once, by one
- * caller at a time, until it succeeds. A table dropped while in use is not created again: the
- * schema is settled once, and the failure names the DDL to run.
- *
- * <p>It also words every failure of the backend the same way: the lock, the backend, the action
- * and {@link JdbcFailures#explain what to do}.
+ * result of its schema check, which runs once, by one caller at a time, until it succeeds. It also
+ * words every failure alike: the lock, the backend, the action and {@link JdbcFailures#explain what
+ * to do}, with the DDL to run for a table dropped while in use.
  *
  * @param <T> what the check yields; never null
  */
 final class SchemaGate<T> {
-    /** A schema check, run with no other check of the same gate at the same time. */
     interface Check<T> {
         T run() throws SQLException;
     }
 
     private final Supplier<String> backendName;
-    /** What the names passed in are, for messages: {@code lock} or {@code semaphore}. */
     private final String noun;
-
     private final Duration operationTimeout;
     private final TableNames names;
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** Held while checking, which talks to the database: a lock, not a monitor. */
+    /** Held while checking, which does I/O: a lock, not a monitor. */
     private final ReentrantLock checking = new ReentrantLock();
 
-    /** The DDL of the checked schema, for the message of a table that went missing. */
     private final Function<T, String> ddl;
-
     private volatile T checked;
 
     /**
@@ -59,13 +51,12 @@ final class SchemaGate<T> {
         this.ddl = ddl;
     }
 
-    /**
-     * The check's result, running it first if it has not succeeded yet.
-     *
-     * @throws LockUnavailableException when the backend is closed, or the check failed
-     */
+    /** The check's result, running it first if it has not succeeded yet; fails when closed. */
     T pass(String lockName, Check<T> check) {
-        requireOpen(lockName);
+        if (closed.get()) {
+            throw new LockUnavailableException("Baton " + noun + " '" + lockName + "' on " + backendName.get()
+                    + ": the backend is closed; create a new client to take locks again");
+        }
         T known = checked;
         if (known != null) {
             return known;
@@ -85,14 +76,6 @@ final class SchemaGate<T> {
         }
     }
 
-    /** @throws LockUnavailableException naming the lock if the backend is closed */
-    void requireOpen(String lockName) {
-        if (closed.get()) {
-            throw new LockUnavailableException("Baton " + noun + " '" + lockName + "' on " + backendName.get()
-                    + ": the backend is closed; create a new client to take locks again");
-        }
-    }
-
     boolean isClosed() {
         return closed.get();
     }
@@ -102,10 +85,7 @@ final class SchemaGate<T> {
         return closed.compareAndSet(false, true);
     }
 
-    /**
-     * The failure of {@code action} on a lock, with what to do about it; for a table that went missing
-     * after the check, the DDL that creates it again.
-     */
+    /** The failure of {@code action} on a lock, with what to do about it. */
     LockUnavailableException failure(String lockName, String action, SQLException e) {
         T known = checked;
         String recreate = known != null && JdbcFailures.isMissingObject(e) ? ddl.apply(known) : null;

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.baton.LockConfigurationException;
 import dev.baton.LockOptions;
 import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcFailures;
 import dev.baton.jdbc.internal.TableNames;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -198,9 +199,9 @@ class LockUrlTest {
 
     @Test
     void passwordsAreRedacted() {
-        assertThat(LockUrl.redact("jdbc:postgresql://u:pw@db/app?user=u&password=pw&x=1"))
+        assertThat(JdbcFailures.redact("jdbc:postgresql://u:pw@db/app?user=u&password=pw&x=1"))
                 .isEqualTo("jdbc:postgresql://u:***@db/app?user=u&password=***&x=1");
-        assertThat(LockUrl.redact("jdbc:h2:tcp://h/db;USER=sa;PASSWORD=pw;X=1"))
+        assertThat(JdbcFailures.redact("jdbc:h2:tcp://h/db;USER=sa;PASSWORD=pw;X=1"))
                 .isEqualTo("jdbc:h2:tcp://h/db;USER=sa;PASSWORD=***;X=1");
     }
 

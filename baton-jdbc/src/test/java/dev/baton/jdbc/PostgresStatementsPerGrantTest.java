@@ -48,7 +48,7 @@ class PostgresStatementsPerGrantTest {
         target.setUser(server.user());
         target.setPassword(server.password());
         CountingDataSource counting = new CountingDataSource(target);
-        try (JdbcLockBackend backend = (JdbcLockBackend) JdbcLockBackendProvider.backend(
+        try (JdbcLockBackend backend = new JdbcLockBackend(
                 Strategy.of(strategy, "test"),
                 counting,
                 null,

@@ -298,7 +298,7 @@ abstract class TableLockBackendTest {
     @Test
     void renewAllFindsOneLostGrantAmongAHundredInAFewStatementsNotOneEach() {
         CountingDataSource counting = new CountingDataSource(dataSource());
-        JdbcLockBackend backend = (JdbcLockBackend) track(JdbcLockBackendProvider.backend(
+        JdbcLockBackend backend = (JdbcLockBackend) track(new JdbcLockBackend(
                 Strategy.TABLE,
                 counting,
                 null,

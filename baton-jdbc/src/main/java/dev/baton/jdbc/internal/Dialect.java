@@ -6,166 +6,101 @@ import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
 /**
- * What differs between databases (H2, PostgreSQL, MariaDB/MySQL) in the SQL strategies: the server
- * clock, the sequence, how a statement returns the rows it changed and how an insert meets an
- * existing key. The statements themselves are composed once per protocol and dialect, in its
- * statements class ({@code TableStatements}, ...); the DDL is in resources ({@link JdbcSchema}).
+ * What differs between H2, PostgreSQL and MariaDB/MySQL in the SQL every strategy composes: the
+ * server clock, the sequence, how a statement returns the rows it changed and how an insert meets an
+ * existing key. The DDL is in resources ({@link JdbcSchema}).
  */
 public enum Dialect {
-    H2("H2", "org.h2.Driver", "com.h2database:h2") {
-        @Override
-        public String now() {
-            // H2 has no per-statement clock: CURRENT_TIMESTAMP is fixed at its first use in a
-            // transaction. Ours last a few statements, so "now" lags by at most that: expiries computed
-            // from it come out that much early (safe), takeovers happen that much later (safe).
-            return "CURRENT_TIMESTAMP";
-        }
-
-        @Override
-        public String nowPlusMillis() {
-            return "DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP)";
-        }
-
-        @Override
-        public String nextToken(String sequence) {
-            return "NEXT VALUE FOR " + sequence;
-        }
-
-        @Override
-        public String insertIfAbsent(String insert, String keyColumn) {
-            // H2 has no ON CONFLICT; a duplicate key fails the statement (SQLState 23505) but, unlike
-            // PostgreSQL, leaves the transaction usable, so the caller catches it and carries on.
-            return insert;
-        }
-
-        @Override
-        public String returning(String dataChange, String columns) {
-            return "SELECT " + columns + " FROM FINAL TABLE (" + dataChange + ")";
-        }
-
-        @Override
-        public String probeSequence(String sequence) {
-            // H2 cannot select from a sequence; taking one value is harmless (tokens only need to grow).
-            return "SELECT NEXT VALUE FOR " + sequence;
-        }
-    },
-
-    POSTGRESQL("PostgreSQL", "org.postgresql.Driver", "org.postgresql:postgresql") {
-        @Override
-        public String now() {
-            // clock_timestamp(), not now(): now() is the start of the transaction, which may lie before
-            // a wait for a row lock.
-            return "clock_timestamp()";
-        }
-
-        @Override
-        public String nowPlusMillis() {
-            return "(clock_timestamp() + (? * INTERVAL '1 millisecond'))";
-        }
-
-        @Override
-        public String nextToken(String sequence) {
-            return "nextval('" + sequence + "')";
-        }
-
-        @Override
-        public String insertIfAbsent(String insert, String keyColumn) {
-            // Never let a duplicate key raise an error: in PostgreSQL an error aborts the whole
-            // transaction, and the caller still wants to try the takeover in the same one.
-            return insert + " ON CONFLICT (" + keyColumn + ") DO NOTHING";
-        }
-
-        @Override
-        public String returning(String dataChange, String columns) {
-            return dataChange + " RETURNING " + columns;
-        }
-
-        @Override
-        public String probeSequence(String sequence) {
-            return "SELECT 1 FROM " + sequence + " WHERE 1 = 0";
-        }
-    },
-
+    // H2 has no per-statement clock: CURRENT_TIMESTAMP is fixed at its first use in a transaction.
+    // Ours last a few statements, so "now" lags by at most that: expiries computed from it come out
+    // that much early (safe), takeovers happen that much later (safe).
+    H2("H2", "org.h2.Driver", "com.h2database:h2", "CURRENT_TIMESTAMP", "DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP)"),
+    // clock_timestamp(), not now(): now() is the start of the transaction, which may lie before a
+    // wait for a row lock.
+    POSTGRESQL(
+            "PostgreSQL",
+            "org.postgresql.Driver",
+            "org.postgresql:postgresql",
+            "clock_timestamp()",
+            "(clock_timestamp() + (? * INTERVAL '1 millisecond'))"),
     /**
-     * MariaDB (and MySQL through the MariaDB driver). Times are DATETIME(6) in UTC: the server has no
-     * time zone type, and UTC_TIMESTAMP does not depend on the session's time zone. There is no
-     * UPDATE ... RETURNING, so only the strategies that do not need it support this dialect.
+     * MariaDB (and MySQL through the MariaDB driver). Times are DATETIME(6) in UTC, from
+     * UTC_TIMESTAMP(6) (NOW(6) follows the session time zone): the server has no time zone type.
+     * There is no UPDATE ... RETURNING.
      */
-    MARIADB("MariaDB", "org.mariadb.jdbc.Driver", "org.mariadb.jdbc:mariadb-java-client") {
-        @Override
-        public String now() {
-            // UTC_TIMESTAMP(6), not NOW(6): the latter is fixed at the statement's start and follows the
-            // session time zone; both are per statement, unlike H2's.
-            return "UTC_TIMESTAMP(6)";
-        }
-
-        @Override
-        public String nowPlusMillis() {
-            return "TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6))";
-        }
-
-        @Override
-        public String nextToken(String sequence) {
-            return "NEXT VALUE FOR " + sequence;
-        }
-
-        @Override
-        public String insertIfAbsent(String insert, String keyColumn) {
-            // A duplicate key fails the statement only (SQLState 23000, code 1062), not the transaction.
-            return insert;
-        }
-
-        @Override
-        public String returning(String dataChange, String columns) {
-            throw new UnsupportedOperationException("MariaDB has no UPDATE ... RETURNING");
-        }
-
-        @Override
-        public String probeSequence(String sequence) {
-            return "SELECT 1 FROM " + sequence + " WHERE 1 = 0";
-        }
-
-        @Override
-        public Instant instant(ResultSet rs, int column) throws SQLException {
-            LocalDateTime utc = rs.getObject(column, LocalDateTime.class);
-            return utc == null ? null : utc.toInstant(ZoneOffset.UTC);
-        }
-    };
+    MARIADB(
+            "MariaDB",
+            "org.mariadb.jdbc.Driver",
+            "org.mariadb.jdbc:mariadb-java-client",
+            "UTC_TIMESTAMP(6)",
+            "TIMESTAMPADD(MICROSECOND, ? * 1000, UTC_TIMESTAMP(6))");
 
     private final String displayName;
     private final String driverClass;
     private final String driverArtifact;
+    private final String now;
+    private final String nowPlusMillis;
 
-    Dialect(String displayName, String driverClass, String driverArtifact) {
+    Dialect(String displayName, String driverClass, String driverArtifact, String now, String nowPlusMillis) {
         this.displayName = displayName;
         this.driverClass = driverClass;
         this.driverArtifact = driverArtifact;
+        this.now = now;
+        this.nowPlusMillis = nowPlusMillis;
     }
 
     /** The database's current time, as an SQL expression. */
-    public abstract String now();
+    public String now() {
+        return now;
+    }
 
     /** The database's current time plus the milliseconds bound to its one {@code ?} parameter. */
-    public abstract String nowPlusMillis();
+    public String nowPlusMillis() {
+        return nowPlusMillis;
+    }
 
     /** The next value of the fencing sequence, as an SQL expression. */
-    public abstract String nextToken(String sequence);
+    public String nextToken(String sequence) {
+        return this == POSTGRESQL ? "nextval('" + sequence + "')" : "NEXT VALUE FOR " + sequence;
+    }
 
-    /** The insert, made to insert nothing (or fail with 23505) when the key exists. */
-    public abstract String insertIfAbsent(String insert, String keyColumn);
+    /**
+     * The insert, made to insert nothing (or fail with a duplicate key) when the key exists: on
+     * PostgreSQL an error would abort the whole transaction, which the caller still uses; H2 and
+     * MariaDB fail only the statement.
+     */
+    public String insertIfAbsent(String insert, String keyColumn) {
+        return this == POSTGRESQL ? insert + " ON CONFLICT (" + keyColumn + ") DO NOTHING" : insert;
+    }
 
     /** A query that runs the INSERT/UPDATE and returns {@code columns} of the rows it wrote. */
-    public abstract String returning(String dataChange, String columns);
+    public String returning(String dataChange, String columns) {
+        return switch (this) {
+            case H2 -> "SELECT " + columns + " FROM FINAL TABLE (" + dataChange + ")";
+            case POSTGRESQL -> dataChange + " RETURNING " + columns;
+            case MARIADB -> throw new UnsupportedOperationException("MariaDB has no UPDATE ... RETURNING");
+        };
+    }
 
-    /** A statement that fails when the sequence does not exist. */
-    public abstract String probeSequence(String sequence);
+    /**
+     * A statement that fails when the sequence does not exist. H2 cannot select from a sequence, so
+     * it takes one value, which is harmless (tokens only need to grow).
+     */
+    public String probeSequence(String sequence) {
+        return this == H2 ? "SELECT NEXT VALUE FOR " + sequence : "SELECT 1 FROM " + sequence + " WHERE 1 = 0";
+    }
 
     /** A timestamp column written by {@link #now()} or {@link #nowPlusMillis()}, as an instant. */
     public Instant instant(ResultSet rs, int column) throws SQLException {
+        if (this == MARIADB) {
+            LocalDateTime utc = rs.getObject(column, LocalDateTime.class);
+            return utc == null ? null : utc.toInstant(ZoneOffset.UTC);
+        }
         OffsetDateTime value = rs.getObject(column, OffsetDateTime.class);
         return value == null ? null : value.toInstant();
     }
@@ -175,45 +110,31 @@ public enum Dialect {
         return displayName;
     }
 
-    /** The driver class that must be on the class path, and the artifact that brings it. */
+    /** The driver class that must be on the class path. */
     public String driverClass() {
         return driverClass;
     }
 
+    /** The Maven coordinates of the driver. */
     public String driverArtifact() {
         return driverArtifact;
     }
 
-    /** The dialect of a JDBC URL, by its sub-protocol. */
+    /** The dialect of a JDBC URL, by its sub-protocol: {@code jdbc:h2:}, ... */
     public static Optional<Dialect> ofUrl(String jdbcUrl) {
         String lower = jdbcUrl.trim().toLowerCase(Locale.ROOT);
-        if (lower.startsWith("jdbc:h2:")) {
-            return Optional.of(H2);
-        }
-        if (lower.startsWith("jdbc:postgresql:")) {
-            return Optional.of(POSTGRESQL);
-        }
-        if (lower.startsWith("jdbc:mariadb:")) {
-            return Optional.of(MARIADB);
-        }
-        return Optional.empty();
+        return Arrays.stream(values())
+                .filter(d -> lower.startsWith("jdbc:" + d.name().toLowerCase(Locale.ROOT) + ":"))
+                .findFirst();
     }
 
-    /** The dialect of {@code DatabaseMetaData.getDatabaseProductName()}. */
+    /** The dialect of {@code DatabaseMetaData.getDatabaseProductName()}; MySQL is MariaDB's. */
     public static Optional<Dialect> ofProductName(String productName) {
-        if (productName == null) {
-            return Optional.empty();
-        }
-        String lower = productName.trim().toLowerCase(Locale.ROOT);
-        if (lower.equals("h2")) {
-            return Optional.of(H2);
-        }
-        if (lower.equals("postgresql")) {
-            return Optional.of(POSTGRESQL);
-        }
-        if (lower.equals("mariadb") || lower.equals("mysql")) {
-            return Optional.of(MARIADB);
-        }
-        return Optional.empty();
+        String product = productName == null ? "" : productName.trim();
+        return product.equalsIgnoreCase("mysql")
+                ? Optional.of(MARIADB)
+                : Arrays.stream(values())
+                        .filter(d -> d.displayName.equalsIgnoreCase(product))
+                        .findFirst();
     }
 }

@@ -9,13 +9,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where one backend's connections come from: the DataSource (Baton's own pool built from a URL, or
- * the application's), the statement timeout, and the isolation level the DataSource hands out once
- * it is known. Sessions ({@link JdbcSession}) and pinned connections are opened here.
+ * Where one backend's sessions ({@link JdbcSession}) come from: the DataSource (Baton's own pool or
+ * the application's), the statement timeout, and the isolation level the DataSource hands out.
  *
  * <p>It also remembers, per thread, an acquire attempt that failed before anything reached the
- * database (no connection, no schema, a refused semaphore count): its abandon then has nothing to
- * clean up, so no second connection attempt adds to the caller's wait.
+ * database: its abandon then has nothing to clean up, so no second connection attempt adds to the
+ * caller's wait.
  */
 public final class JdbcConnections {
     private static final Logger log = LoggerFactory.getLogger(JdbcConnections.class);
@@ -27,7 +26,7 @@ public final class JdbcConnections {
     public final Duration operationTimeout;
     public final int queryTimeoutSeconds;
     /** The isolation level the DataSource hands out when it is not READ COMMITTED; -1 otherwise. */
-    private volatile int isolationToRestore = JdbcSession.ASK_ISOLATION;
+    volatile int isolationToRestore = JdbcSession.ASK_ISOLATION;
     /** The owner id of this thread's last attempt if it is known to have left nothing behind. */
     private final ThreadLocal<String> unsentAttempt = new ThreadLocal<>();
 
@@ -38,9 +37,8 @@ public final class JdbcConnections {
         this.queryTimeoutSeconds = JdbcTime.queryTimeoutSeconds(operationTimeout);
     }
 
-    /** One borrowed connection, in one READ COMMITTED transaction or in auto-commit mode. */
     public JdbcSession open(boolean transaction) throws SQLException {
-        return JdbcSession.open(dataSource, ownedPool, queryTimeoutSeconds, transaction, isolationToRestore);
+        return JdbcSession.open(this, transaction);
     }
 
     /** Records the isolation level of a connection as the DataSource handed it out. */
@@ -80,6 +78,13 @@ public final class JdbcConnections {
 
     /** Closes the pool the backend made for itself (none when the application gave a DataSource). */
     public void closeOwnedPool(String backendName) {
-        JdbcSession.closeOwnedPool(ownedPool, backendName);
+        if (ownedPool == null) {
+            return;
+        }
+        try {
+            ownedPool.close();
+        } catch (RuntimeException e) {
+            log.warn("Baton {}: closing the connection pool failed", backendName, e);
+        }
     }
 }

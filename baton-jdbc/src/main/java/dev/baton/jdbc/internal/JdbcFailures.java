@@ -1,17 +1,18 @@
 package dev.baton.jdbc.internal;
 
+import dev.baton.jdbc.internal.ReconnectingPool.PoolExhaustedException;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
- * Sorts SQL failures into what the caller can act on, by SQLState and (for H2) vendor code. The codes
- * of H2, PostgreSQL and MariaDB (vendor codes) do not collide, so the sorting needs no dialect, which matters because a
- * failure can happen before the dialect is known. Pools wrap the driver's exception (HikariCP
- * reports a connection failure as a timeout whose cause is the real error), so every check walks the
- * cause chain.
+ * Sorts SQL failures into what the caller can act on, by SQLState and vendor code. The codes of H2,
+ * PostgreSQL and MariaDB do not collide, so no dialect is needed (a failure can come before it is
+ * known). Pools wrap the driver's exception (HikariCP reports a connection failure as a timeout
+ * caused by the real error), so every check walks the cause chain.
  */
 public final class JdbcFailures {
 
@@ -24,42 +25,35 @@ public final class JdbcFailures {
             "90131"); // H2 concurrent update
 
     private static final int H2_LOCK_TIMEOUT = 50200;
-    /** MariaDB/MySQL vendor codes: lock wait timeout (also NOWAIT), deadlock, duplicate key. */
-    private static final int MARIADB_LOCK_WAIT_TIMEOUT = 1205;
-
+    private static final int MARIADB_LOCK_WAIT_TIMEOUT = 1205; // also NOWAIT
     private static final int MARIADB_DEADLOCK = 1213;
     private static final int MARIADB_DUPLICATE_KEY = 1062;
+    private static final int MARIADB_UNKNOWN_DATABASE = 1049;
 
-    private static final Set<String> MISSING_OBJECT_STATES = Set.of(
-            "42P01", // PostgreSQL undefined table (also an undefined sequence in nextval)
-            "42S02", // H2 table not found
-            "42S03", // H2 table not found (with candidates)
-            "42S04", // H2 table not found (database empty)
-            "90036", // H2 sequence not found
-            "90079"); // H2 schema not found
+    /** PostgreSQL undefined table (or sequence in nextval); H2 table (three forms), sequence, schema not found. */
+    private static final Set<String> MISSING_OBJECT_STATES =
+            Set.of("42P01", "42S02", "42S03", "42S04", "90036", "90079");
 
     private static final Set<String> AUTHENTICATION_STATES = Set.of("28000", "28P01");
-    /** H2: the database file is open in another process (DATABASE_ALREADY_OPEN_1, "The file is locked"). */
+    private static final int H2_WRONG_USER_OR_PASSWORD = 28000;
+    /** H2: the database file is open in another process ("The file is locked"). */
     private static final String H2_DATABASE_IN_USE = "90020";
     /** PostgreSQL invalid_catalog_name, H2 DATABASE_NOT_FOUND (with IFEXISTS) and its remote form. */
     private static final Set<String> MISSING_DATABASE_STATES = Set.of("3D000", "90146", "90149");
-    /** MariaDB/MySQL vendor code: unknown database. */
-    private static final int MARIADB_UNKNOWN_DATABASE = 1049;
-    /** H2: a setting of the URL it does not know (UNSUPPORTED_SETTING_1). */
+    /** H2: a setting of the URL it does not know. */
     private static final String H2_UNSUPPORTED_SETTING = "90113";
 
-    private static final int H2_WRONG_USER_OR_PASSWORD = 28000;
     /** H2's client reports an unreachable or lost server with its own state, not class 08. */
     private static final String H2_CONNECTION_BROKEN = "90067";
 
-    private static final Set<String> H2_BROKEN_CONNECTION_STATES = Set.of(
-            H2_CONNECTION_BROKEN,
-            "90098", // database is closed
-            "90121"); // database called at shutdown: also what a cut remote session reports
+    /** Also H2's closed database and its shutdown, which is what a cut remote session reports. */
+    private static final Set<String> H2_BROKEN_CONNECTION_STATES = Set.of(H2_CONNECTION_BROKEN, "90098", "90121");
 
-    private static final Set<String> PERMISSION_STATES = Set.of(
-            "42501", // PostgreSQL insufficient privilege
-            "90096"); // H2 not enough rights
+    /** PostgreSQL's SQLStates of a session it ended: see {@link #isSessionEnded}. */
+    private static final Set<String> SESSION_ENDED_STATES = Set.of("57P01", "57P02", "57P05", "25P03");
+
+    /** PostgreSQL insufficient privilege, H2 not enough rights. */
+    private static final Set<String> PERMISSION_STATES = Set.of("42501", "90096");
 
     private JdbcFailures() {}
 
@@ -79,10 +73,6 @@ public final class JdbcFailures {
 
     public static boolean isMissingObject(SQLException e) {
         return any(e, s -> in(MISSING_OBJECT_STATES, s));
-    }
-
-    static boolean isAuthentication(SQLException e) {
-        return any(e, s -> in(AUTHENTICATION_STATES, s) || s.getErrorCode() == H2_WRONG_USER_OR_PASSWORD);
     }
 
     public static boolean isTimeout(SQLException e) {
@@ -115,30 +105,27 @@ public final class JdbcFailures {
 
     /** Whether {@code failure} has a broken connection ({@link #isBrokenConnection}) among its causes. */
     public static boolean causedByBrokenConnection(Throwable failure) {
-        for (Throwable t = failure; t != null && t != t.getCause(); t = t.getCause()) {
-            if (t instanceof SQLException e && isBrokenConnection(e)) {
-                return true;
-            }
-        }
-        return false;
+        return anyCause(failure, t -> t instanceof SQLException e && isBrokenConnection(e));
     }
-
-    /** PostgreSQL's SQLStates of a session it ended: see {@link #isSessionEnded}. */
-    private static final Set<String> SESSION_ENDED_STATES = Set.of("57P01", "57P02", "57P05", "25P03");
 
     /**
      * Whether the database session behind a connection has ended, taking its session locks and open
      * transaction with it: the connection broke, or PostgreSQL terminated the backend (57P01 by an
-     * administrator or {@code pg_terminate_backend}, 57P02 in a crash, 57P05 after its {@code
-     * idle_session_timeout}, 25P03 after its {@code idle_in_transaction_session_timeout}: the last two
-     * are how a pinned lease's session ends when its holder went silent for the lease time).
+     * administrator, 57P02 in a crash, 57P05 and 25P03 after {@code idle_session_timeout} and {@code
+     * idle_in_transaction_session_timeout}: how a pinned lease's session ends when its holder went
+     * silent for the lease time).
      */
     public static boolean isSessionEnded(SQLException e) {
-        return isBrokenConnection(e) || isConnection(e) || any(e, s -> SESSION_ENDED_STATES.contains(s.getSQLState()));
+        return isBrokenConnection(e) || isConnection(e) || any(e, s -> in(SESSION_ENDED_STATES, s));
     }
 
     public static boolean isPermission(SQLException e) {
         return any(e, s -> in(PERMISSION_STATES, s));
+    }
+
+    /** Whether a wait was cut short by {@link Thread#interrupt()} (pools report it as SQLException). */
+    static boolean isInterrupt(SQLException e) {
+        return anyCause(e, t -> t instanceof InterruptedException);
     }
 
     /**
@@ -146,44 +133,41 @@ public final class JdbcFailures {
      * Includes the root SQL error (SQLState and first line), never a password.
      */
     public static String explain(SQLException e, Duration operationTimeout, TableNames names) {
-        String what;
-        if (isAuthentication(e)) {
-            what = "authentication failed: the database rejected the user name or password; check the"
-                    + " credentials in the JDBC URL or the DataSource";
-        } else if (isPermission(e)) {
-            what = "the database user lacks privileges; grant it SELECT, INSERT, UPDATE and DELETE on " + names.locks()
-                    + " and " + names.readers() + " and USAGE on " + names.sequence();
-        } else if (isMissingObject(e)) {
-            what = "the lock tables are missing (dropped while in use?); the client checked them once and"
-                    + " does not create them again: run their DDL, or restart it with createSchema=true";
-        } else if (isConnection(e) || isRefusedConnect(e)) {
-            what = connectionFailure(e, operationTimeout);
-        } else if (isTimeout(e)) {
-            what = "the database did not answer within the operation timeout (" + operationTimeout
-                    + "); check the server's health and the network, or raise LockOptions.operationTimeout";
-        } else if (isConflict(e)) {
-            what = "the database reported a conflict with a concurrent transaction; the client retries"
-                    + " while the lease is valid";
-        } else {
-            what = "the database refused the request; check the JDBC URL, the credentials and the" + " server's log";
-        }
+        String what = cause(e, operationTimeout, names);
         return e instanceof PoolExhaustedException ? what : what + " [" + describe(root(e)) + "]";
     }
 
-    /** A connection refused for what the URL names: a file in use, a database or setting unknown. */
-    private static boolean isRefusedConnect(SQLException e) {
-        return any(
-                e,
-                s -> H2_DATABASE_IN_USE.equals(s.getSQLState())
-                        || H2_UNSUPPORTED_SETTING.equals(s.getSQLState())
-                        || in(MISSING_DATABASE_STATES, s)
-                        || s.getErrorCode() == MARIADB_UNKNOWN_DATABASE);
+    private static String cause(SQLException e, Duration operationTimeout, TableNames names) {
+        if (any(e, s -> in(AUTHENTICATION_STATES, s) || s.getErrorCode() == H2_WRONG_USER_OR_PASSWORD)) {
+            return "authentication failed: the database rejected the user name or password; check the"
+                    + " credentials in the JDBC URL or the DataSource";
+        }
+        if (isPermission(e)) {
+            return "the database user lacks privileges; grant it SELECT, INSERT, UPDATE and DELETE on " + names.locks()
+                    + " and " + names.readers() + " and USAGE on " + names.sequence();
+        }
+        if (isMissingObject(e)) {
+            return "the lock tables are missing (dropped while in use?); the client checked them once and"
+                    + " does not create them again: run their DDL, or restart it with createSchema=true";
+        }
+        String connection = connectionFailure(e, operationTimeout);
+        if (connection != null) {
+            return connection;
+        }
+        if (isTimeout(e)) {
+            return "the database did not answer within the operation timeout (" + operationTimeout
+                    + "); check the server's health and the network, or raise LockOptions.operationTimeout";
+        }
+        if (isConflict(e)) {
+            return "the database reported a conflict with a concurrent transaction; the client retries"
+                    + " while the lease is valid";
+        }
+        return "the database refused the request; check the JDBC URL, the credentials and the server's log";
     }
 
     /**
-     * Why no connection was had, most specific first: the file is in use, the database or a URL
-     * setting is unknown, the pool is exhausted, the server refused or could not be reached, or
-     * nothing answered in time. Only the pool's own exhaustion speaks of the pool.
+     * Why no connection was had, most specific first (only the pool's own exhaustion speaks of the
+     * pool); null when {@code e} is no connection failure.
      */
     private static String connectionFailure(SQLException e, Duration operationTimeout) {
         if (any(e, s -> H2_DATABASE_IN_USE.equals(s.getSQLState()))) {
@@ -197,6 +181,9 @@ public final class JdbcFailures {
         if (any(e, s -> H2_UNSUPPORTED_SETTING.equals(s.getSQLState()))) {
             return "H2 does not know a setting of the JDBC URL; correct or remove it (Baton's options are"
                     + " strategy, table, createSchema, advisoryHolders, clientName and fair)";
+        }
+        if (!isConnection(e)) {
+            return null;
         }
         if (e instanceof PoolExhaustedException) {
             return "no connection within the operation timeout (" + operationTimeout + ") because "
@@ -231,37 +218,27 @@ public final class JdbcFailures {
         return "SQLState " + e.getSQLState() + ": " + redact(message);
     }
 
-    /** Whether the exception has an SQLState (some have none) and it is one of {@code states}. */
+    /** The URL with any password replaced by {@code ***}, for messages and logs. */
+    public static String redact(String text) {
+        return text.replaceAll("(?i)(password=)[^&;\\s]*", "$1***").replaceAll("://([^/@:]*):[^/@]*@", "://$1:***@");
+    }
+
     private static boolean in(Set<String> states, SQLException e) {
         return e.getSQLState() != null && states.contains(e.getSQLState());
     }
 
-    /** Whether a wait was cut short by {@link Thread#interrupt()} (pools report it as SQLException). */
-    static boolean isInterrupt(SQLException e) {
+    private static boolean any(SQLException e, Predicate<SQLException> test) {
+        return anyCause(e, t -> t instanceof SQLException sql && test.test(sql));
+    }
+
+    /** Whether {@code failure} or one of its first causes passes {@code test}. */
+    private static boolean anyCause(Throwable failure, Predicate<Throwable> test) {
         int depth = 0;
-        for (Throwable t = e; t != null && depth < 10; t = t.getCause(), depth++) {
-            if (t instanceof InterruptedException) {
+        for (Throwable t = failure; t != null && depth < 10; t = t.getCause(), depth++) {
+            if (test.test(t)) {
                 return true;
             }
         }
         return false;
-    }
-
-    private interface Test {
-        boolean matches(SQLException e);
-    }
-
-    private static boolean any(SQLException e, Test test) {
-        int depth = 0;
-        for (Throwable t = e; t != null && depth < 10; t = t.getCause(), depth++) {
-            if (t instanceof SQLException sql && test.matches(sql)) {
-                return true;
-            }
-        }
-        return false;
-    }
-    /** The URL with any password replaced by {@code ***}, for messages and logs. */
-    public static String redact(String text) {
-        return text.replaceAll("(?i)(password=)[^&;\\s]*", "$1***").replaceAll("://([^/@:]*):[^/@]*@", "://$1:***@");
     }
 }

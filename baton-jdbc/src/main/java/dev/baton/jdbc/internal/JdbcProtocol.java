@@ -17,16 +17,11 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * One JDBC strategy's wire protocol for lock grants on one dialect: how its rows, row locks or named
- * locks are taken, renewed and released. Everything around it (the schema check, semaphore permits,
- * notifications, the line of waiters, batch renewal, close and the wording of failures) belongs to
- * {@code JdbcLockBackend}, which builds the protocol once the dialect is known and its schema exists.
- *
- * <p>Two families, each with the interface it needs: the row strategies ({@code RowProtocol}: a
- * line of waiters, batch renewal, breaking by owner id) and the strategies whose grant holds a
- * connection ({@link dev.baton.jdbc.pinned.PinningProtocol}: a blocking wait in the database's own queue). This interface
- * is what the backend asks of both. A protocol is built once per backend, when its schema has been
- * checked. Whatever a grant needs later (a pinned connection) travels in {@link Grant#backendState()}.
+ * One JDBC strategy's wire protocol for lock grants on one dialect, built once per backend when its
+ * schema has been checked; what the backend asks of both families ({@code RowProtocol} and {@link
+ * dev.baton.jdbc.pinned.PinningProtocol}). Everything around it (schema, permits, notifications, the
+ * line, failures) belongs to {@code JdbcLockBackend}. What a grant needs later (a pinned connection)
+ * travels in {@link Grant#backendState()}.
  */
 public interface JdbcProtocol {
 
@@ -107,9 +102,7 @@ public interface JdbcProtocol {
     /** Removes what an attempt whose outcome is unknown may have left behind. */
     default void abandon(LockRequest request) {}
 
-    /**
-     * The name's grant, or empty. The default looks it up in {@link #list}.
-     */
+    /** The name's grant, or empty. */
     default Optional<LockInfo> inspect(String name) {
         return list(name).stream().filter(info -> info.name().equals(name)).findFirst();
     }

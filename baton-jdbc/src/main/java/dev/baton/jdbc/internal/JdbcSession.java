@@ -7,15 +7,13 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.util.Optional;
-import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One borrowed connection of the JDBC backend (see {@link JdbcConnections}), in auto-commit mode or in one
- * READ COMMITTED transaction. Closing it rolls back what was not committed and returns the connection
- * with the auto-commit and isolation settings it had, so an application's pool gets it back clean; a
- * connection known to be broken is evicted from Baton's own pool instead.
+ * One borrowed connection ({@link JdbcConnections}), in auto-commit mode or in one READ COMMITTED
+ * transaction. Closing it rolls back what was not committed and restores auto-commit and isolation,
+ * so an application's pool gets it back clean; a connection known to be broken is discarded instead.
  *
  * <p>A pending interrupt is set aside while the connection is borrowed and restored on close: pools
  * abandon a wait for a connection when the thread is interrupted, but every operation is bounded by
@@ -29,8 +27,7 @@ public final class JdbcSession implements AutoCloseable {
     }
 
     public final Connection connection;
-    private final ReconnectingPool ownedPool;
-    private final int queryTimeoutSeconds;
+    private final JdbcConnections connections;
     private final boolean transaction;
     private final boolean autoCommitBefore;
     private final int isolationBefore;
@@ -40,26 +37,18 @@ public final class JdbcSession implements AutoCloseable {
     /** Committed, with no statement since: closing needs no rollback (a round trip on some drivers). */
     private boolean committed;
 
-    /** For {@link #open(DataSource, ReconnectingPool, int, boolean, int)}: ask the connection. */
+    /** For {@link JdbcConnections#isolationToRestore}: ask the connection which level to restore. */
     static final int ASK_ISOLATION = -2;
 
-    private JdbcSession(
-            Connection connection,
-            ReconnectingPool ownedPool,
-            int queryTimeoutSeconds,
-            boolean transaction,
-            int isolationToRestore,
-            boolean interrupted)
+    private JdbcSession(Connection connection, JdbcConnections connections, boolean transaction, boolean interrupted)
             throws SQLException {
         this.connection = connection;
-        this.ownedPool = ownedPool;
-        this.queryTimeoutSeconds = queryTimeoutSeconds;
+        this.connections = connections;
         this.transaction = transaction;
         this.interrupted = interrupted;
         this.autoCommitBefore = connection.getAutoCommit();
-        int isolation = !transaction
-                ? -1
-                : isolationToRestore == ASK_ISOLATION ? connection.getTransactionIsolation() : isolationToRestore;
+        int known = connections.isolationToRestore;
+        int isolation = !transaction ? -1 : known == ASK_ISOLATION ? connection.getTransactionIsolation() : known;
         this.isolationBefore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;
         if (isolationBefore != -1) {
             connection.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
@@ -69,30 +58,14 @@ public final class JdbcSession implements AutoCloseable {
         }
     }
 
-    /** Borrows a connection from {@code dataSource}; retries a wait that an interrupt cut short. */
-    static JdbcSession open(DataSource dataSource, ReconnectingPool ownedPool, int queryTimeoutSeconds, boolean tx)
-            throws SQLException {
-        return open(dataSource, ownedPool, queryTimeoutSeconds, tx, ASK_ISOLATION);
-    }
-
-    /**
-     * The same, when the isolation level the DataSource hands out is known: -1 for READ COMMITTED
-     * (nothing to restore), the level to restore otherwise, or {@link #ASK_ISOLATION} (one more round
-     * trip on some drivers).
-     */
-    static JdbcSession open(
-            DataSource dataSource,
-            ReconnectingPool ownedPool,
-            int queryTimeoutSeconds,
-            boolean tx,
-            int isolationToRestore)
-            throws SQLException {
+    /** Borrows a connection; retries a wait that an interrupt cut short. */
+    static JdbcSession open(JdbcConnections connections, boolean tx) throws SQLException {
         boolean interrupted = Thread.interrupted();
         Connection connection = null;
         try {
             for (int attempt = 1; connection == null; attempt++) {
                 try {
-                    connection = dataSource.getConnection();
+                    connection = connections.dataSource.getConnection();
                 } catch (SQLException e) {
                     if (attempt >= 3 || !JdbcFailures.isInterrupt(e)) {
                         throw e;
@@ -100,13 +73,12 @@ public final class JdbcSession implements AutoCloseable {
                     interrupted |= Thread.interrupted();
                 }
             }
-            JdbcSession session =
-                    new JdbcSession(connection, ownedPool, queryTimeoutSeconds, tx, isolationToRestore, interrupted);
+            JdbcSession session = new JdbcSession(connection, connections, tx, interrupted);
             interrupted = false; // the session restores it
             return session;
         } catch (SQLException | RuntimeException e) {
             if (connection != null) {
-                discard(connection, ownedPool);
+                connections.discard(connection);
             }
             throw e;
         } finally {
@@ -200,7 +172,7 @@ public final class JdbcSession implements AutoCloseable {
         committed = false;
         PreparedStatement ps = connection.prepareStatement(sql);
         try {
-            ps.setQueryTimeout(queryTimeoutSeconds);
+            ps.setQueryTimeout(connections.queryTimeoutSeconds);
             for (int i = 0; i < params.length; i++) {
                 if (params[i] instanceof Long value) {
                     ps.setLong(i + 1, value);
@@ -233,7 +205,7 @@ public final class JdbcSession implements AutoCloseable {
                 return;
             }
             if (broken) {
-                discard(connection, ownedPool);
+                connections.discard(connection);
                 return;
             }
             try {
@@ -249,7 +221,7 @@ public final class JdbcSession implements AutoCloseable {
                 connection.close();
             } catch (SQLException e) {
                 log.debug("Baton: could not reset a connection before returning it, discarding it: {}", e.toString());
-                discard(connection, ownedPool);
+                connections.discard(connection);
             }
         } finally {
             if (interrupted) {
@@ -277,18 +249,6 @@ public final class JdbcSession implements AutoCloseable {
             } catch (SQLException closing) {
                 log.debug("Baton: closing a connection failed: {}", closing.toString());
             }
-        }
-    }
-
-    /** Closes the pool a backend made for itself (none when the application gave a DataSource). */
-    static void closeOwnedPool(ReconnectingPool ownedPool, String backendName) {
-        if (ownedPool == null) {
-            return;
-        }
-        try {
-            ownedPool.close();
-        } catch (RuntimeException e) {
-            log.warn("Baton {}: closing the connection pool failed", backendName, e);
         }
     }
 }

@@ -18,14 +18,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The HikariCP pool a backend builds from a URL, started afresh after the database could not be
- * reached.
- *
- * <p>Why: while the database is down, HikariCP's background connection creator backs off
- * exponentially, up to 5 s between attempts, and a caller can only wait for that creator. With an
- * operation timeout of a few seconds, the first operations after the database comes back would still
- * fail. So when a request for a connection times out while the pool has no connection at all, the
- * pool is replaced by a new one, whose first attempt is immediate; the old one is closed in the
- * background (closing waits for its sleeping creator).
+ * reached: while the database is down, HikariCP's connection creator backs off up to 5 s, so the
+ * first operations after it comes back would still time out. A request that times out while the
+ * pool has no connection at all replaces the pool with a new one, whose first attempt is immediate;
+ * the old one is closed in the background (closing waits for its sleeping creator).
  */
 public final class ReconnectingPool implements DataSource, AutoCloseable {
     private static final org.slf4j.Logger log = LoggerFactory.getLogger(ReconnectingPool.class);
@@ -50,7 +46,6 @@ public final class ReconnectingPool implements DataSource, AutoCloseable {
                 if (state.getTotalConnections() == 0) {
                     replace(pool);
                 } else if (state.getActiveConnections() >= config.getMaximumPoolSize()) {
-                    // Every connection was borrowed: the pool's limit held the caller up, not the database.
                     throw new PoolExhaustedException(config.getPoolName(), config.getMaximumPoolSize());
                 }
             }
@@ -79,10 +74,8 @@ public final class ReconnectingPool implements DataSource, AutoCloseable {
     }
 
     /**
-     * A new connection with this pool's settings (URL, credentials, driver properties such as the
-     * timeouts) that is not part of the pool: for a connection held for a long time, such as the
-     * LISTEN connection, which must not take one of the pool's slots. Connects through {@link
-     * PendingCheckSocketFactory#connect}, which may add a socket factory for PostgreSQL.
+     * A new connection with this pool's settings outside the pool, for the long-held LISTEN
+     * connection ({@link PendingCheckSocketFactory#connect}), which must not take one of the pool's slots.
      */
     Connection openDedicated() throws SQLException {
         Properties properties = new Properties();
@@ -167,5 +160,14 @@ public final class ReconnectingPool implements DataSource, AutoCloseable {
     @Override
     public boolean isWrapperFor(Class<?> type) throws SQLException {
         return current.get().isWrapperFor(type);
+    }
+
+    /** Every connection was borrowed: the pool's limit held the caller up, not the database. */
+    static final class PoolExhaustedException extends SQLTransientConnectionException {
+        private static final long serialVersionUID = 1L;
+
+        PoolExhaustedException(String poolName, int size) {
+            super("all " + size + " connections of the pool " + poolName + " were in use");
+        }
     }
 }

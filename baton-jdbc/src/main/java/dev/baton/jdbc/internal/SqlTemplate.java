@@ -38,16 +38,7 @@ public final class SqlTemplate {
 
     /** {@code prefix} followed by {@code (?, ?, ...)} for each of {@code rows} rows of {@code columns}. */
     public static String inList(String prefix, int columns, int rows) {
-        StringBuilder sql = new StringBuilder(prefix.length() + rows * (columns * 3 + 4)).append(prefix);
-        sql.append('(');
-        for (int row = 0; row < rows; row++) {
-            sql.append(row == 0 ? "(" : ", (");
-            for (int column = 0; column < columns; column++) {
-                sql.append(column == 0 ? "?" : ", ?");
-            }
-            sql.append(')');
-        }
-        return sql.append(')').toString();
+        return prefix + placeholders(rows, columns);
     }
 
     /** {@code (?, ?)} or {@code ((?, ?), (?, ?))}: an IN list of {@code count} tuples of {@code width}. */
