@@ -24,13 +24,8 @@ public final class AdvisoryKeys {
 
     /**
      * The 64-bit advisory key of a lock name: the first 8 bytes of SHA-256 over {@code
-     * <table>:<name>}.
-     *
-     * Two names collide with probability 2<sup>-64</sup>; among n names in use at once
-     * the chance that any two collide is about n<sup>2</sup>/2<sup>65</sup> (one in 3.7·10<sup>10</sup>
-     * for a million names). A collision never breaks mutual exclusion: it only makes two names exclude
-     * each other. The application's own advisory locks share the key space; the table name in the hash
-     * keeps them apart unless the application hashes the same way.
+     * <table>:<name>}. A collision (about n<sup>2</sup>/2<sup>65</sup> among n names) never breaks
+     * mutual exclusion: it only makes two names exclude each other.
      */
     public static long key(TableNames names, String lockName) {
         MessageDigest sha = SHA256.get();
@@ -39,10 +34,6 @@ public final class AdvisoryKeys {
         return ByteBuffer.wrap(digest, 0, 8).getLong();
     }
 
-    /**
-     * MariaDB's server-side lock name of {@code lockName} in {@code namespace} ({@code
-     * <database>.<table>}); see {@code dev.baton.jdbc.pinned.MariaDbNamedLockStatements} for why.
-     */
     /**
      * The key pair of the table strategy's transaction-level advisory lock on a name: the first 8
      * bytes of SHA-256 over {@code <table>#grant:<name>}, as two ints. The two-int key space of
@@ -54,6 +45,10 @@ public final class AdvisoryKeys {
         return new int[] {(int) (key >>> 32), (int) key};
     }
 
+    /**
+     * MariaDB's server-side lock name of {@code lockName} in {@code namespace} ({@code
+     * <database>.<table>}): the name itself when it is plain and short enough, else a hash.
+     */
     public static String serverName(String namespace, String lockName) {
         String full = namespace + ":" + lockName;
         if (PLAIN_NAME.matcher(full).matches()) {

@@ -1,37 +1,78 @@
 package dev.baton.jdbc.pinned;
 
+import dev.baton.LockInfo;
 import dev.baton.LockMode;
+import dev.baton.LockUnavailableException;
 import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcConnections;
+import dev.baton.jdbc.internal.JdbcFailures;
 import dev.baton.jdbc.internal.JdbcProtocol;
+import dev.baton.jdbc.internal.JdbcSession;
+import dev.baton.jdbc.internal.JdbcTime;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * The protocol of the strategies whose grant holds a connection: PostgreSQL's advisory locks
- * ({@link PgAdvisoryStatements}), MariaDB's named locks ({@link MariaDbNamedLockStatements}) and the
- * pessimistic row lock ({@link PessimisticStatements}), all on one template ({@link PinnedProtocol}).
- * Waiters wait in the database's own queue, one blocking call on a connection of their own each
- * ({@link dev.baton.spi.Waiting#blocking}). This interface and its factories are all the backend sees
- * of the package.
+ * The protocol of the strategies whose grant holds a connection (PostgreSQL's advisory locks,
+ * MariaDB's named locks, the pessimistic row lock), one template for all: a session of its own for
+ * each attempt; the try; the wait in the database's own queue ({@link dev.baton.spi.Waiting#blocking}),
+ * in bounded slices on a helper thread ({@link StatementWait}) so that an interrupt cancels it; and
+ * keep-or-discard: the grant keeps the session ({@link Pinned}), an attempt without one closes it
+ * (which rolls back and restores it), and a failure whose state on the connection is unknown discards
+ * it, which ends the database session and frees whatever it may hold. The strategy ({@link
+ * PinnedStatements}) supplies only its statements.
  */
-public interface PinningProtocol extends JdbcProtocol {
+public final class PinningProtocol implements JdbcProtocol {
+    private static final Logger log = LoggerFactory.getLogger(PinningProtocol.class);
 
     /**
-     * Waits in the database's own queue, at most {@code timeoutNanos} (negative: without limit).
-     *
-     * @throws InterruptedException if interrupted, after the wait was withdrawn
+     * The session a grant keeps for its whole lease ({@link Grant#backendState()}): the lock lives in
+     * it, so the session is the lease. Renew and release take turns on it; once it is released or
+     * found lost it is done, and both become no-ops.
      */
-    Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException;
+    static final class Pinned {
+        final PinningProtocol protocol;
+        final JdbcSession db;
+        /** What the strategy must know to renew and release ({@link PinnedStatements.Taken#state()}). */
+        final Object state;
+
+        final ReentrantLock turn = new ReentrantLock();
+        /** Guarded by {@link #turn}. */
+        boolean done;
+
+        Pinned(PinningProtocol protocol, JdbcSession db, Object state) {
+            this.protocol = protocol;
+            this.db = db;
+            this.state = state;
+        }
+    }
+
+    private final Context context;
+    private final JdbcConnections connections;
+    private final PinnedStatements sql;
+
+    private PinningProtocol(Context context, PinnedStatements sql) {
+        this.context = context;
+        this.connections = context.connections();
+        this.sql = sql;
+    }
 
     /** The {@code pessimistic} strategy: a row lock in a transaction held for the lease. */
-    static PinningProtocol pessimistic(Context context) {
-        return new PinnedProtocol(context, new PessimisticStatements(context));
+    public static PinningProtocol pessimistic(Context context) {
+        return new PinningProtocol(context, new PessimisticStatements(context));
     }
 
     /** The {@code advisory} strategy: PostgreSQL's advisory locks or MariaDB's named locks. */
-    static PinningProtocol advisory(Context context) {
-        return new PinnedProtocol(
+    public static PinningProtocol advisory(Context context) {
+        return new PinningProtocol(
                 context,
                 context.dialect() == Dialect.MARIADB
                         ? new MariaDbNamedLockStatements(context)
@@ -39,16 +80,195 @@ public interface PinningProtocol extends JdbcProtocol {
     }
 
     /** The protocol that took a pinned grant, which renews and releases it; null for other grants. */
-    static JdbcProtocol of(Grant grant) {
-        return grant.backendState() instanceof PinnedSession pinned ? pinned.protocol : null;
+    public static JdbcProtocol of(Grant grant) {
+        return grant.backendState() instanceof Pinned pinned ? pinned.protocol : null;
     }
 
     /** Refuses a read lock on MariaDB's named locks, before any I/O: they have no shared mode. */
-    static void requireExclusive(LockRequest request, String backendName) {
+    public static void requireExclusive(LockRequest request, String backendName) {
         if (request.mode() == LockMode.SHARED) {
             throw new UnsupportedOperationException("Baton lock '" + request.name() + "' (read) on " + backendName
                     + ": MariaDB's named locks (GET_LOCK) have no shared mode, so read locks are not supported;"
                     + " use the pessimistic or optimistic strategy for read/write locks on MariaDB");
+        }
+    }
+
+    @Override
+    public Map<String, String> probes() {
+        return sql.probes();
+    }
+
+    @Override
+    public void prepare(JdbcSession db) throws SQLException {
+        sql.prepare(db);
+    }
+
+    @Override
+    public List<LockInfo> list(String prefix) {
+        return sql.list(prefix);
+    }
+
+    @Override
+    public List<LockInfo> forceRelease(String name, String ownerId) {
+        return sql.forceRelease(name, ownerId);
+    }
+
+    /** A try is a wait of zero, which never blocks; an interrupt seen meanwhile fails it. */
+    @Override
+    public Optional<Grant> tryAcquire(LockRequest request) {
+        try {
+            return acquire(request, 0);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LockUnavailableException(
+                    "Baton lock '" + request.name() + "' on " + context.backendName() + ": interrupted while trying",
+                    e);
+        }
+    }
+
+    /**
+     * Waits in the database's own queue, at most {@code timeoutNanos} (negative: without limit).
+     *
+     * @throws InterruptedException if interrupted, after the wait was withdrawn
+     */
+    public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+        JdbcSession db = open(request.name());
+        boolean keep = false;
+        boolean discard = false;
+        try {
+            // Uncontended, the try is all it takes; only a busy lock joins the queue.
+            Optional<PinnedStatements.Taken> taken =
+                    timeoutNanos == 0 || sql.triesFirst() ? sql.take(db, request, 0) : Optional.empty();
+            if (taken.isEmpty() && timeoutNanos != 0) {
+                taken = await(db, request, timeoutNanos);
+            }
+            keep = taken.isPresent();
+            return taken.map(
+                    t -> Grant.of(request, t.token(), t.expiry()).withBackendState(new Pinned(this, db, t.state())));
+        } catch (StatementWait.Interrupted e) {
+            discard = !e.connectionUsable;
+            throw e;
+        } catch (SQLException e) {
+            // The lock may have been taken before the failure: end the session so it cannot linger.
+            discard = true;
+            if (timeoutNanos == 0 && JdbcFailures.isConflict(e)) {
+                return Optional.empty();
+            }
+            throw context.failure(request.name(), "acquire", e);
+        } finally {
+            if (discard) {
+                connections.discard(db.detach());
+            } else if (!keep) {
+                db.close();
+            }
+        }
+    }
+
+    /** The wait, in slices of at most {@link StatementWait#SLICE_MILLIS} when unlimited, so a dead server is noticed. */
+    private Optional<PinnedStatements.Taken> await(JdbcSession db, LockRequest request, long timeoutNanos)
+            throws SQLException, StatementWait.Interrupted {
+        long deadline = System.nanoTime() + timeoutNanos;
+        while (true) {
+            long waitMillis = StatementWait.nextWaitMillis(timeoutNanos, deadline);
+            if (waitMillis == 0) {
+                return Optional.empty();
+            }
+            Optional<PinnedStatements.Taken> taken = context.waits()
+                    .run(db.connection, waitMillis, request.name(), () -> sql.take(db, request, waitMillis), got -> {
+                        if (got.isPresent()) {
+                            sql.undo(db, request, got.get());
+                        }
+                    });
+            if (taken.isPresent() || timeoutNanos > 0) {
+                return taken;
+            }
+            if (context.closed().getAsBoolean()) {
+                throw StatementWait.closedWhileWaiting(request.name(), context.backendName(), null);
+            }
+        }
+    }
+
+    /**
+     * A session of its own for one attempt. A pending interrupt is set aside only while the pool is
+     * asked (pools give up on an interrupted wait) and put back at once, for the wait to see.
+     */
+    private JdbcSession open(String lockName) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return connections.open(sql.transaction());
+        } catch (SQLException e) {
+            throw context.failure(lockName, "acquire", e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Empty when the session no longer holds the lock or has ended: the grant is lost and its
+     * connection discarded. Any other failure is thrown, and the grant stays for the next renewal.
+     */
+    @Override
+    public Optional<Grant> renew(Grant grant, Duration leaseTime) {
+        long lease = JdbcTime.leaseMillis(leaseTime);
+        Pinned pinned = (Pinned) grant.backendState();
+        pinned.turn.lock();
+        try {
+            if (pinned.done) {
+                return Optional.empty();
+            }
+            Optional<Grant> renewed =
+                    sql.renew(pinned.db, grant, pinned.state, lease).map(grant::withExpiresAt);
+            if (renewed.isEmpty()) {
+                lose(pinned, grant, "the pinned session no longer holds it");
+            }
+            return renewed;
+        } catch (SQLException e) {
+            if (!JdbcFailures.isSessionEnded(e)) {
+                throw context.failure(grant.name(), "renew", e);
+            }
+            lose(pinned, grant, "the pinned session broke: " + e);
+            return Optional.empty();
+        } finally {
+            pinned.turn.unlock();
+        }
+    }
+
+    /** Called in turn. */
+    private void lose(Pinned pinned, Grant grant, String why) {
+        log.debug("Baton lock '{}' on {}: {}", grant.name(), context.backendName(), why);
+        pinned.done = true;
+        connections.discard(pinned.db.detach());
+    }
+
+    /**
+     * Gives the lock back and closes the session, which rolls back and returns the connection as it
+     * came. A failure discards the connection, which frees the lock whatever state it was in; it is
+     * thrown unless the session had ended anyway (then the lock was not held).
+     */
+    @Override
+    public Released release(Grant grant) {
+        if (!(grant.backendState() instanceof Pinned pinned)) {
+            return Released.NOT_HELD; // an abandoned attempt: acquire already ended its session
+        }
+        pinned.turn.lock();
+        try {
+            if (pinned.done) {
+                return Released.NOT_HELD;
+            }
+            pinned.done = true;
+            boolean held = sql.release(pinned.db, grant, pinned.state);
+            pinned.db.close();
+            return Released.of(held);
+        } catch (SQLException e) {
+            connections.discard(pinned.db.detach());
+            if (JdbcFailures.isSessionEnded(e)) {
+                return Released.NOT_HELD;
+            }
+            throw context.failure(grant.name(), "release", e);
+        } finally {
+            pinned.turn.unlock();
         }
     }
 }

@@ -27,10 +27,9 @@ import org.slf4j.LoggerFactory;
  * Runs a blocking lock statement on a helper thread while the caller waits interruptibly on its
  * future: a thread blocked in a socket read cannot be interrupted, and the core's waiters must be.
  * Whatever ends the wait early (an interrupt, the bound, the backend being closed), the statement is
- * cancelled through the driver and awaited, so the caller learns its real outcome: a lock granted
- * after all is given back ({@code undo}) before the caller sees the interrupt. A statement that does
- * not end within the operation timeout after the cancel gets its connection aborted, which ends the
- * session and everything it held.
+ * cancelled through the driver and awaited: a lock granted after all is given back ({@code undo})
+ * before the caller sees the interrupt, and a statement that does not end within the operation
+ * timeout after the cancel gets its connection aborted, which ends the session and what it held.
  */
 public final class StatementWait implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StatementWait.class);
@@ -103,7 +102,7 @@ public final class StatementWait implements AutoCloseable {
         } catch (RejectedExecutionException e) {
             waiting.remove(connection);
             restoreNetworkTimeout(connection, networkBefore);
-            throw closedWhileWaiting(lockName, e);
+            throw closedWhileWaiting(lockName, backendName.get(), e);
         }
         try {
             return future.get(bound, TimeUnit.MILLISECONDS);
@@ -114,7 +113,7 @@ public final class StatementWait implements AutoCloseable {
             throw new SQLException("the lock wait did not end within " + bound + " ms", "08006", e);
         } catch (ExecutionException e) {
             if (closed) {
-                throw closedWhileWaiting(lockName, e.getCause());
+                throw closedWhileWaiting(lockName, backendName.get(), e.getCause());
             }
             if (e.getCause() instanceof SQLException sql) {
                 throw sql;
@@ -143,9 +142,9 @@ public final class StatementWait implements AutoCloseable {
         }
     }
 
-    private LockUnavailableException closedWhileWaiting(String lockName, Throwable cause) {
+    static LockUnavailableException closedWhileWaiting(String lockName, String backendName, Throwable cause) {
         return new LockUnavailableException(
-                "Baton lock '" + lockName + "' on " + backendName.get()
+                "Baton lock '" + lockName + "' on " + backendName
                         + ": the client was closed while waiting; create a new client to take locks",
                 cause);
     }
@@ -220,8 +219,7 @@ public final class StatementWait implements AutoCloseable {
 
     /** Cancels whatever statement runs on {@code connection}, from another thread. */
     private void cancel(Connection connection) {
-        // The statement object lives on the helper thread; PostgreSQL's and MariaDB's connections can
-        // cancel their running query directly, reached by unwrapping the pool's proxy.
+        // The statement object lives on the helper thread; the drivers' connections cancel directly.
         try {
             if (connection.isWrapperFor(org.postgresql.PGConnection.class)) {
                 connection.unwrap(org.postgresql.jdbc.PgConnection.class).cancelQuery();
