@@ -35,11 +35,7 @@ final class MariaDbNamedLockStatements extends PinnedStatements {
     private final String fencing;
     /** Counts the name's grants and records the holder; LAST_INSERT_ID(expr) remembers the new token. */
     private final String upsertToken;
-    /**
-     * The names whose recorded holder's connection holds the lock now, as {@link #holding} reads them;
-     * the expiry is when the idle session would end. Waiters cannot be counted: the server does not
-     * show who waits in {@code GET_LOCK}.
-     */
+    /** The holders; waiters cannot be counted, the server does not show who waits in {@code GET_LOCK}. */
     private final String list;
     /** The namespace of server-side lock names, read once the schema exists (published by the gate). */
     private String namespace;
@@ -53,11 +49,7 @@ final class MariaDbNamedLockStatements extends PinnedStatements {
                         + " ON DUPLICATE KEY UPDATE fencing_token = LAST_INSERT_ID(fencing_token + 1),"
                         + " owner_id = VALUES(owner_id), holder = VALUES(holder), connection_id = VALUES(connection_id),"
                         + " server_name = VALUES(server_name), lease_ms = VALUES(lease_ms)";
-        this.list = "SELECT f.lock_name, 'X', f.owner_id, f.fencing_token,"
-                + " FLOOR(UNIX_TIMESTAMP(NOW(6)) * 1000 + f.lease_ms - COALESCE(p.TIME_MS, 0)),"
-                + " f.holder, f.connection_id FROM " + fencing + " f"
-                + " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = f.connection_id"
-                + " WHERE f.connection_id IS NOT NULL AND IS_USED_LOCK(f.server_name) = f.connection_id";
+        this.list = mariaDbHolders(fencing, "'X'", "h.server_name");
     }
 
     @Override
@@ -94,7 +86,7 @@ final class MariaDbNamedLockStatements extends PinnedStatements {
             return Optional.empty();
         }
         long lease = JdbcTime.leaseMillis(request.leaseTime());
-        db.update("SET SESSION wait_timeout = " + JdbcTime.waitTimeoutSeconds(lease));
+        setWaitTimeout(db, JdbcTime.waitTimeoutSeconds(lease));
         db.update(upsertToken, request.name(), request.ownerId(), request.holder(), serverName, lease);
         long token = db.first("SELECT LAST_INSERT_ID()", rs -> rs.getLong(1)).orElseThrow();
         return Optional.of(new Taken(token, JdbcTime.expiry(lease), new Held(serverName, got.get()[1])));
@@ -117,7 +109,7 @@ final class MariaDbNamedLockStatements extends PinnedStatements {
         Held held = (Held) state;
         boolean released = db.first("SELECT RELEASE_LOCK(?)", rs -> rs.getInt(1) == 1, held.serverName())
                 .orElse(false);
-        db.update("SET SESSION wait_timeout = " + held.waitTimeoutBefore());
+        setWaitTimeout(db, held.waitTimeoutBefore());
         return released;
     }
 

@@ -12,7 +12,6 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.LinkedHashMap;
@@ -49,17 +48,9 @@ final class PessimisticStatements extends PinnedStatements {
     private final Map<String, String> probes = new LinkedHashMap<>();
     /** Inserts a name's row, once; ? = name. */
     private final String insertRow;
-    /**
-     * Draws the token: PostgreSQL also bounds the idle transaction and names the token in {@code
-     * application_name} (? = idle millis); MariaDB also records the holder and takes the marker (? =
-     * name, mode, owner, holder, lease millis).
-     */
+    /** Draws the token and bounds the idle transaction (PostgreSQL) or records the holder (MariaDB). */
     private final String drawToken;
-    /**
-     * PostgreSQL: the sessions whose last statement names a grant of this table (? = the LIKE
-     * pattern). MariaDB: the holders whose connection still holds its marker, as {@link #holding}
-     * reads them; the expiry is the lease less the idle time.
-     */
+
     private final String list;
 
     PessimisticStatements(JdbcProtocol.Context context) {
@@ -85,11 +76,7 @@ final class PessimisticStatements extends PinnedStatements {
             drawToken = "REPLACE INTO " + holders + " (connection_id, lock_name, lock_mode, owner_id, holder,"
                     + " lease_ms, fencing_token, marked) VALUES (CONNECTION_ID(), ?, ?, ?, ?, ?, NEXT VALUE FOR "
                     + sequence + ", GET_LOCK(" + MARKER + ", 0)) RETURNING fencing_token";
-            list = "SELECT h.lock_name, h.lock_mode, h.owner_id, h.fencing_token,"
-                    + " FLOOR(UNIX_TIMESTAMP(NOW(6)) * 1000 + h.lease_ms - COALESCE(p.TIME_MS, 0)),"
-                    + " h.holder, h.connection_id FROM " + holders + " h"
-                    + " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = h.connection_id"
-                    + " WHERE IS_USED_LOCK(CONCAT('baton-pess#', h.connection_id)) = h.connection_id";
+            list = mariaDbHolders(holders, "h.lock_mode", "CONCAT('baton-pess#', h.connection_id)");
         }
     }
 
@@ -190,7 +177,7 @@ final class PessimisticStatements extends PinnedStatements {
                             request.holder(),
                             lease)
                     .orElseThrow();
-            setIdleBound(db, lease);
+            setWaitTimeout(db, JdbcTime.waitTimeoutSeconds(lease));
         }
         return new Taken(token, JdbcTime.expiry(lease), comment);
     }
@@ -203,20 +190,9 @@ final class PessimisticStatements extends PinnedStatements {
                     rs -> true,
                     String.valueOf(JdbcTime.idleMillis(leaseMillis)));
         } else {
-            setIdleBound(db, leaseMillis);
+            setWaitTimeout(db, JdbcTime.waitTimeoutSeconds(leaseMillis));
         }
         return Optional.of(JdbcTime.expiry(leaseMillis));
-    }
-
-    /**
-     * MariaDB: bounds the idle session by the lease. Without a JDBC query timeout: the driver would
-     * send it as {@code max_statement_time}, whose expiry HikariCP takes for a dead connection, which
-     * it closes, and with it the lease.
-     */
-    private static void setIdleBound(JdbcSession db, long leaseMillis) throws SQLException {
-        try (Statement st = db.connection.createStatement()) {
-            st.execute("SET SESSION wait_timeout = " + JdbcTime.waitTimeoutSeconds(leaseMillis));
-        }
     }
 
     /** Rolls back, which frees the row; MariaDB gives back the marker and restores its idle bound. */
@@ -224,8 +200,7 @@ final class PessimisticStatements extends PinnedStatements {
     boolean release(JdbcSession db, Grant grant, Object state) throws SQLException {
         db.connection.rollback();
         if (dialect == Dialect.MARIADB) {
-            db.update(
-                    "SET SESSION wait_timeout = @@GLOBAL.wait_timeout + 0 * COALESCE(RELEASE_LOCK(" + MARKER + "), 0)");
+            setWaitTimeout(db, "@@GLOBAL.wait_timeout + 0 * COALESCE(RELEASE_LOCK(" + MARKER + "), 0)");
         }
         return true;
     }

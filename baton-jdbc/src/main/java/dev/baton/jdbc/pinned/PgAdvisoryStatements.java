@@ -49,10 +49,10 @@ final class PgAdvisoryStatements extends PinnedStatements {
     private final boolean owned;
     /** The idle bound each of Baton's own connections has now, in millis (its physical connection). */
     private final Map<Connection, Long> idleSet = Collections.synchronizedMap(new WeakHashMap<>());
-    /** Indexed by {@link #variant}: try/wait, exclusive/shared, setting the idle bound or not. */
-    private final String[] acquire = new String[8];
-    /** Indexed by shared, then restoring the idle bound; ? = [name,] key [, the idle bound to restore]. */
-    private final String[][] unlock = new String[2][2];
+
+    private final String sequence;
+    /** Forgets this session's holder row of a name, when recording, in the unlock; ? = name. */
+    private final String forget;
     /**
      * Every recorded grant whose session holds its lock now, as {@link #holding} reads it, with the
      * waiters queued for the key; the expiry is when the idle session would end. A bigint key's lock
@@ -65,21 +65,13 @@ final class PgAdvisoryStatements extends PinnedStatements {
         this.owned = context.connections().ownsPool();
         this.records = context.advisoryHolders();
         this.holdersTable = context.names().locks() + "_adv_holders";
-        String sequence = context.names().locks() + "_adv_seq";
+        this.sequence = context.names().locks() + "_adv_seq";
         probes = records
                 ? Map.of(sequence, JdbcSchema.probe(sequence), holdersTable, JdbcSchema.probe(holdersTable))
                 : Map.of(sequence, JdbcSchema.probe(sequence));
-        for (int i = 0; i < acquire.length; i++) {
-            acquire[i] = acquire((i & 4) != 0, (i & 2) != 0, (i & 1) != 0, sequence);
-        }
-        String forget = records
+        this.forget = records
                 ? "WITH d AS (DELETE FROM " + holdersTable + " WHERE pid = pg_backend_pid() AND lock_name = ?) "
                 : "";
-        for (int shared = 0; shared < 2; shared++) {
-            String keeping = forget + "SELECT pg_advisory_unlock" + (shared == 1 ? "_shared" : "") + "(?)";
-            unlock[shared][0] = keeping;
-            unlock[shared][1] = keeping + ", set_config('idle_session_timeout', ?, false)";
-        }
         list =
                 """
                 SELECT h.lock_name, h.lock_mode, h.owner_id, h.fencing_token,
@@ -98,10 +90,6 @@ final class PgAdvisoryStatements extends PinnedStatements {
                         .formatted(holdersTable);
     }
 
-    private static int variant(boolean wait, boolean shared, boolean setsIdle) {
-        return (wait ? 4 : 0) | (shared ? 2 : 0) | (setsIdle ? 1 : 0);
-    }
-
     /**
      * One acquire statement: the lock and, only if it was taken, the token, the expiry and the idle
      * bound the session had (and the bound set, and the holder recorded: an upsert, since a crashed
@@ -109,7 +97,7 @@ final class PgAdvisoryStatements extends PinnedStatements {
      * before the lock waits, and the lock is held before the token is drawn. ? = [lock timeout (text),]
      * key, lease millis [, idle timeout (text)] [, name, key, owner, lease millis, holder].
      */
-    private String acquire(boolean wait, boolean shared, boolean setsIdle, String sequence) {
+    private String acquire(boolean wait, boolean shared, boolean setsIdle) {
         String mode = shared ? "_shared" : "";
         String lock = wait
                 ? "WITH t AS MATERIALIZED (SELECT set_config('lock_timeout', ?, true) AS lt),"
@@ -188,7 +176,7 @@ final class PgAdvisoryStatements extends PinnedStatements {
         if (records) {
             params.addAll(List.of(request.name(), key, request.ownerId(), lease, request.holder()));
         }
-        String sql = acquire[variant(wait, request.mode() == LockMode.SHARED, setsIdle)];
+        String sql = acquire(wait, request.mode() == LockMode.SHARED, setsIdle);
         JdbcSession.Rows<Taken> taken = rs -> new Taken(
                 rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2)), new Held(key, owned ? null : rs.getString(3)));
         Optional<Taken> got = wait
@@ -240,7 +228,8 @@ final class PgAdvisoryStatements extends PinnedStatements {
         if (idleBefore != null) {
             params.add(idleBefore);
         }
-        String sql = unlock[shared ? 1 : 0][idleBefore == null ? 0 : 1];
+        String sql = forget + "SELECT pg_advisory_unlock" + (shared ? "_shared" : "") + "(?)"
+                + (idleBefore == null ? "" : ", set_config('idle_session_timeout', ?, false)");
         return db.first(sql, rs -> rs.getBoolean(1), params.toArray()).orElse(false);
     }
 

@@ -12,6 +12,7 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -31,9 +32,9 @@ import java.util.concurrent.locks.LockSupport;
  * ({@code pg_terminate_backend}, {@code KILL CONNECTION}), as a DBA would. See docs/design/jdbc.md.
  */
 abstract class PinnedStatements {
-    /** MariaDB: you are not owner of thread (KILL without the privilege). */
+    /** MariaDB's errors of KILL: without the privilege; of a connection that ended meanwhile. */
     private static final int KILL_DENIED = 1095;
-    /** MariaDB: unknown thread id (it ended meanwhile). */
+
     private static final int NO_SUCH_THREAD = 1094;
 
     private static final Comparator<Holding> ORDER = Comparator.comparing(Holding::name)
@@ -43,11 +44,7 @@ abstract class PinnedStatements {
     /** A lock taken on the session: its token, its expiry and what release must know (the key, a setting). */
     record Taken(long token, Instant expiry, Object state) {}
 
-    /**
-     * One holder as operators see it.
-     *
-     * @param session the holder's session: PostgreSQL's backend pid, MariaDB's connection id
-     */
+    /** One holder as operators see it; {@code session} is PostgreSQL's backend pid, MariaDB's connection id. */
     record Holding(String name, LockKind kind, Holder holder, OptionalInt waiters, long session) {}
 
     final JdbcProtocol.Context context;
@@ -56,10 +53,9 @@ abstract class PinnedStatements {
         this.context = context;
     }
 
-    /** The database objects the strategy needs, each with a statement that fails when it is missing. */
+    /** See {@link JdbcProtocol#probes} and {@link JdbcProtocol#prepare}. */
     abstract Map<String, String> probes();
 
-    /** Runs once the schema exists, on the checking session. */
     void prepare(JdbcSession db) throws SQLException {}
 
     /** Whether the lock lives in a transaction that stays open for the lease (pessimistic). */
@@ -94,10 +90,9 @@ abstract class PinnedStatements {
     /** Every holder the strategy can see now ({@code what} names the lock or prefix in failures). */
     abstract List<Holding> holders(String what);
 
-    /** Runs after a forced release ended a holder's session. */
+    /** Runs after a forced release ended a holder's session, and when one of all holders found none. */
     void ended(JdbcSession db, String name, Holding holding) throws SQLException {}
 
-    /** Runs when a forced release of every holder of {@code name} found none. */
     void noneFound(String name) {}
 
     /** The held locks whose name starts with {@code prefix}, one entry per name and kind. */
@@ -180,17 +175,32 @@ abstract class PinnedStatements {
         return new Holding(rs.getString(1), kind(rs.getString(2)), holder, waiters, rs.getLong(7));
     }
 
+    /**
+     * MariaDB: sets the session's idle bound. Without a JDBC query timeout: the driver would send it as
+     * {@code max_statement_time}, whose expiry HikariCP takes for a dead connection, which it closes.
+     */
+    static void setWaitTimeout(JdbcSession db, Object seconds) throws SQLException {
+        try (Statement st = db.connection.createStatement()) {
+            st.execute("SET SESSION wait_timeout = " + seconds);
+        }
+    }
+
+    /**
+     * MariaDB: the holders recorded in {@code table} whose connection holds {@code lock} now, as {@link
+     * #holding} reads them; the expiry is the lease less the time the connection has been idle.
+     */
+    static String mariaDbHolders(String table, String mode, String lock) {
+        return "SELECT h.lock_name, " + mode + ", h.owner_id, h.fencing_token,"
+                + " FLOOR(UNIX_TIMESTAMP(NOW(6)) * 1000 + h.lease_ms - COALESCE(p.TIME_MS, 0)), h.holder,"
+                + " h.connection_id FROM " + table + " h LEFT JOIN information_schema.PROCESSLIST p"
+                + " ON p.ID = h.connection_id WHERE IS_USED_LOCK(" + lock + ") = h.connection_id";
+    }
+
     static LockKind kind(String mode) {
         return "S".equals(mode) ? LockKind.READ : LockKind.MUTEX;
     }
 
-    /**
-     * Ends a holder's session and waits, within the operation timeout, until it has ended and with it
-     * its locks and transaction.
-     *
-     * @throws LockUnavailableException naming the privilege when the database refuses, or when the
-     *     session has not ended in time
-     */
+    /** Ends a holder's session and waits, within the operation timeout, until it has (and its locks). */
     private void endSession(JdbcSession db, String name, long session) throws SQLException {
         if (context.dialect() == Dialect.POSTGRESQL) {
             terminateBackend(db, name, session);
@@ -211,8 +221,7 @@ abstract class PinnedStatements {
                 throw e;
             }
         }
-        // Without the PROCESS privilege another user's connection stays out of sight: then the
-        // strategy's own check (ended) decides.
+        // Another user's connection is out of sight without the PROCESS privilege: then ended() decides.
         awaitNone(
                 db,
                 name,

@@ -84,8 +84,7 @@ public final class StatementWait implements AutoCloseable {
      *
      * @throws Interrupted if the caller was interrupted; the statement was cancelled and undone
      * @throws LockUnavailableException if the backend was closed before or during the wait
-     * @throws SQLException if the statement failed, or did not end in time (SQLState 08006: the
-     *     connection was aborted)
+     * @throws SQLException if the statement failed, or did not end in time (SQLState 08006)
      */
     <T> T run(Connection connection, long waitMillis, String lockName, Callable<T> statement, Undo<T> undo)
             throws SQLException, Interrupted {
@@ -93,19 +92,15 @@ public final class StatementWait implements AutoCloseable {
         int networkBefore = connection.getNetworkTimeout();
         connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, bound));
         waiting.add(connection);
-        Future<T> future;
+        Future<T> future = null;
         try {
             if (closed) {
                 throw new RejectedExecutionException("closed");
             }
             future = threads.submit(statement);
-        } catch (RejectedExecutionException e) {
-            waiting.remove(connection);
-            restoreNetworkTimeout(connection, networkBefore);
-            throw closedWhileWaiting(lockName, backendName.get(), e);
-        }
-        try {
             return future.get(bound, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            throw closedWhileWaiting(lockName, backendName.get(), e);
         } catch (InterruptedException e) {
             throw new Interrupted(stop(connection, future, undo));
         } catch (TimeoutException e) {
@@ -155,7 +150,7 @@ public final class StatementWait implements AutoCloseable {
                 connection.setNetworkTimeout(Runnable::run, before);
             }
         } catch (SQLException e) {
-            log.debug("Baton {}: could not restore the network timeout: {}", backendName.get(), e.toString());
+            debug("restoring the network timeout", e);
         }
     }
 
@@ -173,10 +168,7 @@ public final class StatementWait implements AutoCloseable {
                 undo.undo(result);
                 return true;
             } catch (SQLException e) {
-                log.debug(
-                        "Baton {}: giving back a lock granted during the cancel failed: {}",
-                        backendName.get(),
-                        e.toString());
+                debug("giving back a lock granted during the cancel", e);
                 abort(connection);
                 return false;
             }
@@ -213,7 +205,7 @@ public final class StatementWait implements AutoCloseable {
         try {
             connection.abort(Runnable::run);
         } catch (SQLException | RuntimeException e) {
-            log.debug("Baton {}: aborting a waiting connection failed: {}", backendName.get(), e.toString());
+            debug("aborting a waiting connection", e);
         }
     }
 
@@ -226,15 +218,19 @@ public final class StatementWait implements AutoCloseable {
                 return;
             }
         } catch (SQLException | LinkageError e) {
-            log.debug("Baton {}: cancelling a PostgreSQL wait failed: {}", backendName.get(), e.toString());
+            debug("cancelling a PostgreSQL wait", e);
         }
         try {
             if (connection.isWrapperFor(org.mariadb.jdbc.Connection.class)) {
                 connection.unwrap(org.mariadb.jdbc.Connection.class).cancelCurrentQuery();
             }
         } catch (SQLException | LinkageError e) {
-            log.debug("Baton {}: cancelling a MariaDB wait failed: {}", backendName.get(), e.toString());
+            debug("cancelling a MariaDB wait", e);
         }
+    }
+
+    private void debug(String what, Throwable e) {
+        log.debug("Baton {}: {} failed: {}", backendName.get(), what, e.toString());
     }
 
     /** Cancels every running wait (their callers then see the backend closed) and ends the helpers. */
