@@ -18,7 +18,7 @@ public final class AdvisoryKeys {
     public static final String HASHED_PREFIX = "baton#";
 
     /** One digest per thread: looking one up costs more than the hash itself on a hot acquire path. */
-    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(AdvisoryKeys::sha256);
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(AdvisoryKeys::newSha256);
 
     private AdvisoryKeys() {}
 
@@ -28,17 +28,12 @@ public final class AdvisoryKeys {
      * mutual exclusion: it only makes two names exclude each other.
      */
     public static long key(TableNames names, String lockName) {
-        MessageDigest sha = SHA256.get();
-        sha.reset();
-        byte[] digest = sha.digest((names.locks() + ":" + lockName).getBytes(StandardCharsets.UTF_8));
-        return ByteBuffer.wrap(digest, 0, 8).getLong();
+        return ByteBuffer.wrap(sha256(names.locks() + ":" + lockName), 0, 8).getLong();
     }
 
     /**
-     * The key pair of the table strategy's transaction-level advisory lock on a name: the first 8
-     * bytes of SHA-256 over {@code <table>#grant:<name>}, as two ints. The two-int key space of
-     * PostgreSQL's advisory locks is separate from the one-bigint space the advisory strategy uses. A
-     * collision only makes two names' grants take turns for the length of one statement.
+     * The key pair of the table strategy's transaction-level advisory lock on a name, in PostgreSQL's
+     * two-int key space, separate from the advisory strategy's bigint keys.
      */
     public static int[] grantKey(TableNames names, String lockName) {
         long key = key(names, "#grant:" + lockName);
@@ -54,11 +49,17 @@ public final class AdvisoryKeys {
         if (PLAIN_NAME.matcher(full).matches()) {
             return full;
         }
-        byte[] digest = sha256().digest(full.getBytes(StandardCharsets.UTF_8));
-        return HASHED_PREFIX + HexFormat.of().formatHex(digest).substring(0, MAX_NAME_CHARS - HASHED_PREFIX.length());
+        String hash = HexFormat.of().formatHex(sha256(full));
+        return HASHED_PREFIX + hash.substring(0, MAX_NAME_CHARS - HASHED_PREFIX.length());
     }
 
-    private static MessageDigest sha256() {
+    private static byte[] sha256(String text) {
+        MessageDigest sha = SHA256.get();
+        sha.reset();
+        return sha.digest(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static MessageDigest newSha256() {
         try {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {

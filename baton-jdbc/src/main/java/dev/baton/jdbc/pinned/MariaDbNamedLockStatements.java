@@ -53,12 +53,12 @@ final class MariaDbNamedLockStatements extends PinnedStatements {
     }
 
     @Override
-    Map<String, String> probes() {
+    public Map<String, String> probes() {
         return Map.of(fencing, JdbcSchema.probe(fencing));
     }
 
     @Override
-    void prepare(JdbcSession db) throws SQLException {
+    public void prepare(JdbcSession db) throws SQLException {
         String table = context.names().locks();
         namespace = table.contains(".")
                 ? table
@@ -94,18 +94,18 @@ final class MariaDbNamedLockStatements extends PinnedStatements {
 
     @Override
     void undo(JdbcSession db, LockRequest request, Taken taken) throws SQLException {
-        release(db, null, taken.state());
+        releaseOn(db, null, taken.state());
     }
 
     @Override
-    Optional<Instant> renew(JdbcSession db, Grant grant, Object state, long leaseMillis) throws SQLException {
+    Optional<Instant> renewOn(JdbcSession db, Grant grant, Object state, long leaseMillis) throws SQLException {
         boolean held = db.first(IS_HELD, rs -> rs.getInt(1) == 1, ((Held) state).serverName())
                 .orElse(false);
         return held ? Optional.of(JdbcTime.expiry(leaseMillis)) : Optional.empty();
     }
 
     @Override
-    boolean release(JdbcSession db, Grant grant, Object state) throws SQLException {
+    boolean releaseOn(JdbcSession db, Grant grant, Object state) throws SQLException {
         Held held = (Held) state;
         boolean released = db.first("SELECT RELEASE_LOCK(?)", rs -> rs.getInt(1) == 1, held.serverName())
                 .orElse(false);

@@ -81,7 +81,7 @@ final class PessimisticStatements extends PinnedStatements {
     }
 
     @Override
-    Map<String, String> probes() {
+    public Map<String, String> probes() {
         return probes;
     }
 
@@ -183,7 +183,7 @@ final class PessimisticStatements extends PinnedStatements {
     }
 
     @Override
-    Optional<Instant> renew(JdbcSession db, Grant grant, Object state, long leaseMillis) throws SQLException {
+    Optional<Instant> renewOn(JdbcSession db, Grant grant, Object state, long leaseMillis) throws SQLException {
         if (dialect == Dialect.POSTGRESQL) {
             db.first(
                     state + "SELECT set_config('idle_in_transaction_session_timeout', ?, false)",
@@ -197,7 +197,7 @@ final class PessimisticStatements extends PinnedStatements {
 
     /** Rolls back, which frees the row; MariaDB gives back the marker and restores its idle bound. */
     @Override
-    boolean release(JdbcSession db, Grant grant, Object state) throws SQLException {
+    boolean releaseOn(JdbcSession db, Grant grant, Object state) throws SQLException {
         db.connection.rollback();
         if (dialect == Dialect.MARIADB) {
             setWaitTimeout(db, "@@GLOBAL.wait_timeout + 0 * COALESCE(RELEASE_LOCK(" + MARKER + "), 0)");

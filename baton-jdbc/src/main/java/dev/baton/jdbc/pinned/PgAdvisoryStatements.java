@@ -20,16 +20,13 @@ import java.util.Optional;
 import java.util.WeakHashMap;
 
 /**
- * The {@code advisory} strategy on PostgreSQL: a session advisory lock ({@code _shared} for read
- * locks; key {@link AdvisoryKeys#key}) held on the grant's pinned session; waiters queue in {@code
- * pg_advisory_lock} bounded by a transaction-local {@code lock_timeout}. One statement each: the
- * acquire takes the lock and, only if it got it, draws the token from {@code <table>_adv_seq} and
- * bounds the session's idleness ({@code idle_session_timeout}) by the lease, so that PostgreSQL ends
- * the session, and frees the lock, of a client that vanished; renew sets the bound again; release
- * unlocks and, on an application's connection, restores the bound. On Baton's own pool the bound
- * stays set between grants, and a grant whose connection has it right already does not set it.
- * With {@code advisoryHolders=true} each grant records itself in {@code <table>_adv_holders}, which
- * names the holders for operators. Does not work behind a transaction-pooling PgBouncer.
+ * The {@code advisory} strategy on PostgreSQL: a session advisory lock (key {@link AdvisoryKeys#key})
+ * held on the grant's pinned session, one statement per acquire, renew and release. The acquire also
+ * draws the token and bounds the session's idleness ({@code idle_session_timeout}) by the lease, so
+ * that PostgreSQL ends the session, and frees the lock, of a client that vanished; on Baton's own
+ * pool the bound stays between grants and is set only when it changes, elsewhere release restores
+ * it. With {@code advisoryHolders=true} each grant records itself in {@code <table>_adv_holders} for
+ * operators. Does not work behind a transaction-pooling PgBouncer.
  */
 final class PgAdvisoryStatements extends PinnedStatements {
     /** The expiry (database clock plus the lease, ? = lease millis) in epoch millis, rounded down. */
@@ -121,7 +118,7 @@ final class PgAdvisoryStatements extends PinnedStatements {
     }
 
     @Override
-    Map<String, String> probes() {
+    public Map<String, String> probes() {
         return probes;
     }
 
@@ -201,7 +198,7 @@ final class PgAdvisoryStatements extends PinnedStatements {
     }
 
     @Override
-    Optional<Instant> renew(JdbcSession db, Grant grant, Object state, long leaseMillis) throws SQLException {
+    Optional<Instant> renewOn(JdbcSession db, Grant grant, Object state, long leaseMillis) throws SQLException {
         long idle = JdbcTime.idleMillis(leaseMillis);
         Optional<Instant> expiry =
                 db.first(RENEW, rs -> Instant.ofEpochMilli(rs.getLong(2)), String.valueOf(idle), leaseMillis);
@@ -212,7 +209,7 @@ final class PgAdvisoryStatements extends PinnedStatements {
     }
 
     @Override
-    boolean release(JdbcSession db, Grant grant, Object state) throws SQLException {
+    boolean releaseOn(JdbcSession db, Grant grant, Object state) throws SQLException {
         Held held = (Held) state;
         return unlock(db, grant.name(), grant.mode() == LockMode.SHARED, held.key(), held.idleBefore());
     }

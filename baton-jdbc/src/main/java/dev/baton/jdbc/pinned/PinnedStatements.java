@@ -8,30 +8,28 @@ import dev.baton.jdbc.internal.Dialect;
 import dev.baton.jdbc.internal.JdbcFailures;
 import dev.baton.jdbc.internal.JdbcProtocol;
 import dev.baton.jdbc.internal.JdbcSession;
-import dev.baton.spi.Grant;
-import dev.baton.spi.LockRequest;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
 
 /**
- * What one pinning strategy supplies to {@link PinningProtocol}: its statements, run on the attempt's
- * or the grant's own session, and where its holders show. Borrowing, waiting, cancelling and keeping
- * or discarding the connection are the template's; listing and forced release are shared here: a
+ * A pinning strategy: its statements, run on the attempt's or the grant's own session by the
+ * template ({@link PinningProtocol}), and where its holders show. Listing and forced release are shared here: a
  * pinned grant lives exactly as long as its database session, so a forced release ends that session
  * ({@code pg_terminate_backend}, {@code KILL CONNECTION}), as a DBA would. See docs/design/jdbc.md.
  */
-abstract class PinnedStatements {
+abstract class PinnedStatements extends PinningProtocol {
     /** MariaDB's errors of KILL: without the privilege; of a connection that ended meanwhile. */
     private static final int KILL_DENIED = 1095;
 
@@ -41,51 +39,12 @@ abstract class PinnedStatements {
             .thenComparing(Holding::kind)
             .thenComparingLong(row -> row.holder().fencingToken());
 
-    /** A lock taken on the session: its token, its expiry and what release must know (the key, a setting). */
-    record Taken(long token, Instant expiry, Object state) {}
-
     /** One holder as operators see it; {@code session} is PostgreSQL's backend pid, MariaDB's connection id. */
     record Holding(String name, LockKind kind, Holder holder, OptionalInt waiters, long session) {}
 
-    final JdbcProtocol.Context context;
-
     PinnedStatements(JdbcProtocol.Context context) {
-        this.context = context;
+        super(context);
     }
-
-    /** See {@link JdbcProtocol#probes} and {@link JdbcProtocol#prepare}. */
-    abstract Map<String, String> probes();
-
-    void prepare(JdbcSession db) throws SQLException {}
-
-    /** Whether the lock lives in a transaction that stays open for the lease (pessimistic). */
-    boolean transaction() {
-        return false;
-    }
-
-    /**
-     * Whether an attempt that may wait tries first: false where the wait statement costs no more than
-     * the try and a refused try would cost a rollback too (a row lock).
-     */
-    boolean triesFirst() {
-        return true;
-    }
-
-    /**
-     * Takes the lock, waiting in the database's own queue at most {@code waitMillis}: zero is a try
-     * on the caller's thread, anything else runs on a helper thread that the template cancels. Empty
-     * when the lock was not taken, nothing held.
-     */
-    abstract Optional<Taken> take(JdbcSession db, LockRequest request, long waitMillis) throws SQLException;
-
-    /** Gives back what a wait took as it was being cancelled; nothing when closing the session does. */
-    void undo(JdbcSession db, LockRequest request, Taken taken) throws SQLException {}
-
-    /** Proves the session still holds the lock and bounds its idleness again: the new expiry, or empty. */
-    abstract Optional<Instant> renew(JdbcSession db, Grant grant, Object state, long leaseMillis) throws SQLException;
-
-    /** Gives the lock back before the session is closed: whether it was still held. */
-    abstract boolean release(JdbcSession db, Grant grant, Object state) throws SQLException;
 
     /** Every holder the strategy can see now ({@code what} names the lock or prefix in failures). */
     abstract List<Holding> holders(String what);
@@ -96,14 +55,16 @@ abstract class PinnedStatements {
     void noneFound(String name) {}
 
     /** The held locks whose name starts with {@code prefix}, one entry per name and kind. */
-    final List<LockInfo> list(String prefix) {
+    @Override
+    public final List<LockInfo> list(String prefix) {
         return group(holders(prefix).stream()
                 .filter(row -> row.name().startsWith(prefix))
                 .toList());
     }
 
     /** Breaks the grants of {@code name} (all, or {@code ownerId}'s) by ending their holders' sessions. */
-    final List<LockInfo> forceRelease(String name, String ownerId) {
+    @Override
+    public final List<LockInfo> forceRelease(String name, String ownerId) {
         List<Holding> hit = holders(name).stream()
                 .filter(row -> row.name().equals(name)
                         && (ownerId == null || row.holder().ownerId().equals(ownerId)))
@@ -122,24 +83,19 @@ abstract class PinnedStatements {
         return group(hit);
     }
 
+    /** One entry per name and kind, sorted. */
     private static List<LockInfo> group(List<Holding> rows) {
-        List<LockInfo> locks = new ArrayList<>();
-        List<Holder> holders = new ArrayList<>();
-        Holding first = null;
-        for (Holding row : rows.stream().sorted(ORDER).toList()) {
-            if (first != null && !(first.name().equals(row.name()) && first.kind() == row.kind())) {
-                locks.add(LockInfo.of(first.name(), first.kind(), holders).withWaiters(first.waiters()));
-                holders = new ArrayList<>();
-            }
-            if (holders.isEmpty()) {
-                first = row;
-            }
-            holders.add(row.holder());
-        }
-        if (first != null) {
-            locks.add(LockInfo.of(first.name(), first.kind(), holders).withWaiters(first.waiters()));
-        }
-        return locks;
+        Map<List<Object>, List<Holding>> byLock = rows.stream()
+                .sorted(ORDER)
+                .collect(Collectors.groupingBy(
+                        row -> List.of(row.name(), row.kind()), LinkedHashMap::new, Collectors.toList()));
+        return byLock.values().stream()
+                .map(holders -> LockInfo.of(
+                                holders.get(0).name(),
+                                holders.get(0).kind(),
+                                holders.stream().map(Holding::holder).toList())
+                        .withWaiters(holders.get(0).waiters()))
+                .toList();
     }
 
     /** The holders {@code sql} returns, each row mapped by {@code row} (null: not one of ours). */

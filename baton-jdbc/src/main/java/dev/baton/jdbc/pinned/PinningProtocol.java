@@ -1,6 +1,5 @@
 package dev.baton.jdbc.pinned;
 
-import dev.baton.LockInfo;
 import dev.baton.LockMode;
 import dev.baton.LockUnavailableException;
 import dev.baton.jdbc.internal.Dialect;
@@ -13,8 +12,7 @@ import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.List;
-import java.util.Map;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -27,10 +25,10 @@ import org.slf4j.LoggerFactory;
  * in bounded slices on a helper thread ({@link StatementWait}) so that an interrupt cancels it; and
  * keep-or-discard: the grant keeps the session ({@link Pinned}), an attempt without one closes it
  * (which rolls back and restores it), and a failure whose state on the connection is unknown discards
- * it, which ends the database session and frees whatever it may hold. The strategy ({@link
+ * it, which ends the database session and frees whatever it may hold. Each strategy ({@link
  * PinnedStatements}) supplies only its statements.
  */
-public final class PinningProtocol implements JdbcProtocol {
+public abstract class PinningProtocol implements JdbcProtocol {
     private static final Logger log = LoggerFactory.getLogger(PinningProtocol.class);
 
     /**
@@ -38,10 +36,13 @@ public final class PinningProtocol implements JdbcProtocol {
      * it, so the session is the lease. Renew and release take turns on it; once it is released or
      * found lost it is done, and both become no-ops.
      */
+    /** A lock taken on the session: its token, its expiry and what release must know (the key, a setting). */
+    record Taken(long token, Instant expiry, Object state) {}
+
     static final class Pinned {
         final PinningProtocol protocol;
         final JdbcSession db;
-        /** What the strategy must know to renew and release ({@link PinnedStatements.Taken#state()}). */
+        /** What the strategy must know to renew and release ({@link Taken#state()}). */
         final Object state;
 
         final ReentrantLock turn = new ReentrantLock();
@@ -55,28 +56,24 @@ public final class PinningProtocol implements JdbcProtocol {
         }
     }
 
-    private final Context context;
+    final Context context;
     private final JdbcConnections connections;
-    private final PinnedStatements sql;
 
-    private PinningProtocol(Context context, PinnedStatements sql) {
+    PinningProtocol(Context context) {
         this.context = context;
         this.connections = context.connections();
-        this.sql = sql;
     }
 
     /** The {@code pessimistic} strategy: a row lock in a transaction held for the lease. */
     public static PinningProtocol pessimistic(Context context) {
-        return new PinningProtocol(context, new PessimisticStatements(context));
+        return new PessimisticStatements(context);
     }
 
     /** The {@code advisory} strategy: PostgreSQL's advisory locks or MariaDB's named locks. */
     public static PinningProtocol advisory(Context context) {
-        return new PinningProtocol(
-                context,
-                context.dialect() == Dialect.MARIADB
-                        ? new MariaDbNamedLockStatements(context)
-                        : new PgAdvisoryStatements(context));
+        return context.dialect() == Dialect.MARIADB
+                ? new MariaDbNamedLockStatements(context)
+                : new PgAdvisoryStatements(context);
     }
 
     /** The protocol that took a pinned grant, which renews and releases it; null for other grants. */
@@ -93,25 +90,34 @@ public final class PinningProtocol implements JdbcProtocol {
         }
     }
 
-    @Override
-    public Map<String, String> probes() {
-        return sql.probes();
+    /** Whether the lock lives in a transaction that stays open for the lease (pessimistic). */
+    boolean transaction() {
+        return false;
     }
 
-    @Override
-    public void prepare(JdbcSession db) throws SQLException {
-        sql.prepare(db);
+    /**
+     * Whether an attempt that may wait tries first: false where the wait statement costs no more than
+     * the try and a refused try would cost a rollback too (a row lock).
+     */
+    boolean triesFirst() {
+        return true;
     }
 
-    @Override
-    public List<LockInfo> list(String prefix) {
-        return sql.list(prefix);
-    }
+    /**
+     * Takes the lock, waiting in the database's own queue at most {@code waitMillis}: zero is a try
+     * on the caller's thread, anything else runs on a helper thread that the template cancels. Empty
+     * when the lock was not taken, nothing held.
+     */
+    abstract Optional<Taken> take(JdbcSession db, LockRequest request, long waitMillis) throws SQLException;
 
-    @Override
-    public List<LockInfo> forceRelease(String name, String ownerId) {
-        return sql.forceRelease(name, ownerId);
-    }
+    /** Gives back what a wait took as it was being cancelled; nothing when closing the session does. */
+    void undo(JdbcSession db, LockRequest request, Taken taken) throws SQLException {}
+
+    /** Proves the session still holds the lock and bounds its idleness again: the new expiry, or empty. */
+    abstract Optional<Instant> renewOn(JdbcSession db, Grant grant, Object state, long leaseMillis) throws SQLException;
+
+    /** Gives the lock back before the session is closed: whether it was still held. */
+    abstract boolean releaseOn(JdbcSession db, Grant grant, Object state) throws SQLException;
 
     /** A try is a wait of zero, which never blocks; an interrupt seen meanwhile fails it. */
     @Override
@@ -137,8 +143,7 @@ public final class PinningProtocol implements JdbcProtocol {
         boolean discard = false;
         try {
             // Uncontended, the try is all it takes; only a busy lock joins the queue.
-            Optional<PinnedStatements.Taken> taken =
-                    timeoutNanos == 0 || sql.triesFirst() ? sql.take(db, request, 0) : Optional.empty();
+            Optional<Taken> taken = timeoutNanos == 0 || triesFirst() ? take(db, request, 0) : Optional.empty();
             if (taken.isEmpty() && timeoutNanos != 0) {
                 taken = await(db, request, timeoutNanos);
             }
@@ -165,7 +170,7 @@ public final class PinningProtocol implements JdbcProtocol {
     }
 
     /** The wait, in slices of at most {@link StatementWait#SLICE_MILLIS} when unlimited, so a dead server is noticed. */
-    private Optional<PinnedStatements.Taken> await(JdbcSession db, LockRequest request, long timeoutNanos)
+    private Optional<Taken> await(JdbcSession db, LockRequest request, long timeoutNanos)
             throws SQLException, StatementWait.Interrupted {
         long deadline = System.nanoTime() + timeoutNanos;
         while (true) {
@@ -173,10 +178,10 @@ public final class PinningProtocol implements JdbcProtocol {
             if (waitMillis == 0) {
                 return Optional.empty();
             }
-            Optional<PinnedStatements.Taken> taken = context.waits()
-                    .run(db.connection, waitMillis, request.name(), () -> sql.take(db, request, waitMillis), got -> {
+            Optional<Taken> taken = context.waits()
+                    .run(db.connection, waitMillis, request.name(), () -> take(db, request, waitMillis), got -> {
                         if (got.isPresent()) {
-                            sql.undo(db, request, got.get());
+                            undo(db, request, got.get());
                         }
                     });
             if (taken.isPresent() || timeoutNanos > 0) {
@@ -195,7 +200,7 @@ public final class PinningProtocol implements JdbcProtocol {
     private JdbcSession open(String lockName) {
         boolean interrupted = Thread.interrupted();
         try {
-            return connections.open(sql.transaction());
+            return connections.open(transaction());
         } catch (SQLException e) {
             throw context.failure(lockName, "acquire", e);
         } finally {
@@ -219,7 +224,7 @@ public final class PinningProtocol implements JdbcProtocol {
                 return Optional.empty();
             }
             Optional<Grant> renewed =
-                    sql.renew(pinned.db, grant, pinned.state, lease).map(grant::withExpiresAt);
+                    renewOn(pinned.db, grant, pinned.state, lease).map(grant::withExpiresAt);
             if (renewed.isEmpty()) {
                 lose(pinned, grant, "the pinned session no longer holds it");
             }
@@ -258,7 +263,7 @@ public final class PinningProtocol implements JdbcProtocol {
                 return Released.NOT_HELD;
             }
             pinned.done = true;
-            boolean held = sql.release(pinned.db, grant, pinned.state);
+            boolean held = releaseOn(pinned.db, grant, pinned.state);
             pinned.db.close();
             return Released.of(held);
         } catch (SQLException e) {
