@@ -24,10 +24,11 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 /**
- * A pinning strategy: its statements, run on the attempt's or the grant's own session by the
- * template ({@link PinningProtocol}), and where its holders show. Listing and forced release are shared here: a
- * pinned grant lives exactly as long as its database session, so a forced release ends that session
- * ({@code pg_terminate_backend}, {@code KILL CONNECTION}), as a DBA would. See docs/design/jdbc.md.
+ * A pinning strategy: its statements, which the template ({@link PinningProtocol}) runs on the
+ * attempt's or the grant's own session, and where its holders show. Listing and forced release are
+ * shared: a pinned grant lives exactly as long as its database session, so a forced release ends that
+ * session ({@code pg_terminate_backend}, {@code KILL CONNECTION}), as a DBA would. See
+ * docs/design/jdbc.md.
  */
 abstract class PinnedStatements extends PinningProtocol {
     /** MariaDB's errors of KILL: without the privilege; of a connection that ended meanwhile. */
@@ -49,9 +50,10 @@ abstract class PinnedStatements extends PinningProtocol {
     /** Every holder the strategy can see now ({@code what} names the lock or prefix in failures). */
     abstract List<Holding> holders(String what);
 
-    /** Runs after a forced release ended a holder's session, and when one of all holders found none. */
+    /** Runs after a forced release ended a holder's session. */
     void ended(JdbcSession db, String name, Holding holding) throws SQLException {}
 
+    /** Runs when a forced release of every holder of {@code name} found none. */
     void noneFound(String name) {}
 
     /** The held locks whose name starts with {@code prefix}, one entry per name and kind. */
