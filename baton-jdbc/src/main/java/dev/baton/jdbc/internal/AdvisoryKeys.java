@@ -18,52 +18,48 @@ public final class AdvisoryKeys {
     public static final String HASHED_PREFIX = "baton#";
 
     /** One digest per thread: looking one up costs more than the hash itself on a hot acquire path. */
-    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(AdvisoryKeys::sha256);
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(AdvisoryKeys::newSha256);
 
     private AdvisoryKeys() {}
 
     /**
      * The 64-bit advisory key of a lock name: the first 8 bytes of SHA-256 over {@code
-     * <table>:<name>}.
-     *
-     * Two names collide with probability 2<sup>-64</sup>; among n names in use at once
-     * the chance that any two collide is about n<sup>2</sup>/2<sup>65</sup> (one in 3.7·10<sup>10</sup>
-     * for a million names). A collision never breaks mutual exclusion: it only makes two names exclude
-     * each other. The application's own advisory locks share the key space; the table name in the hash
-     * keeps them apart unless the application hashes the same way.
+     * <table>:<name>}. A collision (about n<sup>2</sup>/2<sup>65</sup> among n names) never breaks
+     * mutual exclusion: it only makes two names exclude each other.
      */
     public static long key(TableNames names, String lockName) {
-        MessageDigest sha = SHA256.get();
-        sha.reset();
-        byte[] digest = sha.digest((names.locks() + ":" + lockName).getBytes(StandardCharsets.UTF_8));
-        return ByteBuffer.wrap(digest, 0, 8).getLong();
+        return ByteBuffer.wrap(sha256(names.locks() + ":" + lockName), 0, 8).getLong();
     }
 
     /**
-     * MariaDB's server-side lock name of {@code lockName} in {@code namespace} ({@code
-     * <database>.<table>}); see {@code dev.baton.jdbc.pinned.MariaDbNamedLockStatements} for why.
-     */
-    /**
-     * The key pair of the table strategy's transaction-level advisory lock on a name: the first 8
-     * bytes of SHA-256 over {@code <table>#grant:<name>}, as two ints. The two-int key space of
-     * PostgreSQL's advisory locks is separate from the one-bigint space the advisory strategy uses. A
-     * collision only makes two names' grants take turns for the length of one statement.
+     * The key pair of the table strategy's transaction-level advisory lock on a name, in PostgreSQL's
+     * two-int key space, separate from the advisory strategy's bigint keys.
      */
     public static int[] grantKey(TableNames names, String lockName) {
         long key = key(names, "#grant:" + lockName);
         return new int[] {(int) (key >>> 32), (int) key};
     }
 
+    /**
+     * MariaDB's server-side lock name of {@code lockName} in {@code namespace} ({@code
+     * <database>.<table>}): the name itself when it is plain and short enough, else a hash.
+     */
     public static String serverName(String namespace, String lockName) {
         String full = namespace + ":" + lockName;
         if (PLAIN_NAME.matcher(full).matches()) {
             return full;
         }
-        byte[] digest = sha256().digest(full.getBytes(StandardCharsets.UTF_8));
-        return HASHED_PREFIX + HexFormat.of().formatHex(digest).substring(0, MAX_NAME_CHARS - HASHED_PREFIX.length());
+        String hash = HexFormat.of().formatHex(sha256(full));
+        return HASHED_PREFIX + hash.substring(0, MAX_NAME_CHARS - HASHED_PREFIX.length());
     }
 
-    private static MessageDigest sha256() {
+    private static byte[] sha256(String text) {
+        MessageDigest sha = SHA256.get();
+        sha.reset();
+        return sha.digest(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static MessageDigest newSha256() {
         try {
             return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {

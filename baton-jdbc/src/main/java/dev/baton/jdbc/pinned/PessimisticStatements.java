@@ -1,5 +1,6 @@
 package dev.baton.jdbc.pinned;
 
+import dev.baton.Holder;
 import dev.baton.LockMode;
 import dev.baton.jdbc.internal.Dialect;
 import dev.baton.jdbc.internal.JdbcFailures;
@@ -9,73 +10,73 @@ import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.jdbc.internal.JdbcTime;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
+import java.util.Base64;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 
 /**
  * The {@code pessimistic} strategy (PostgreSQL, MariaDB): the holder locks the name's row in {@code
- * <table>_pess} with {@code SELECT ... FOR UPDATE} ({@code FOR SHARE} / {@code LOCK IN SHARE MODE}
- * for readers) in a transaction that stays open on the grant's session for the whole lease. Waiters
- * queue on the row lock inside the database, first come first served.
+ * <table>_pess} ({@code FOR UPDATE}, or shared for readers) in a transaction that stays open on the
+ * grant's session for the lease; waiters queue on the row lock. Holding it, the holder draws the token
+ * from {@code <table>_pess_seq} (not transactional, so a rolled-back draw is never handed out again)
+ * and bounds the idle transaction by the lease; renew sets that bound again; release rolls back.
  *
- * <ul>
- *   <li>Acquire: lock the row ({@code NOWAIT} for a try; a wait bounded by PostgreSQL's {@code
- *       lock_timeout} or MariaDB's {@code innodb_lock_wait_timeout} / {@code max_statement_time});
- *       then, holding it, draw the fencing token from {@code <table>_pess_seq} and bound the idle
- *       transaction by the lease ({@code idle_in_transaction_session_timeout} on PostgreSQL, {@code
- *       wait_timeout} on MariaDB). A name seen for the first time gets its row inserted and committed
- *       first. A sequence is not transactional: a token drawn by a holder that was rolled back is never
- *       handed out again, so tokens strictly increase per name.
- *   <li>Renew: sets that idle bound again, which proves the session and its transaction alive.
- *   <li>Release: rollback, which ends the transaction, frees the row and (PostgreSQL) undoes the
- *       settings; MariaDB then restores {@code wait_timeout}.
- * </ul>
- *
- * <p>Operators' view: {@link PessimisticHolders}.
+ * <p>Operators' view: a holder's transaction never commits, so on PostgreSQL nothing it writes is
+ * visible; its statements carry a comment naming the grant instead, which {@code pg_stat_activity}
+ * shows while it idles ({@link #comment}), and the token draw sets {@code application_name} to {@code
+ * baton <token>}. On MariaDB the token draw records the holder in a MEMORY table ({@code
+ * <table>_pess_holders}), visible at once, and takes the marker lock {@code baton-pess#<connection
+ * id>}, which release gives back: a row counts while its connection holds the marker.
  */
-final class PessimisticStatements implements PinnedStatements {
-    /** MariaDB: the named lock that marks a connection's holder row live ({@link PessimisticHolders}). */
-    static final String MARKER = "CONCAT('baton-pess#', CONNECTION_ID())";
+final class PessimisticStatements extends PinnedStatements {
+    /** MariaDB: the named lock that marks a connection's holder row live. */
+    private static final String MARKER = "CONCAT('baton-pess#', CONNECTION_ID())";
+    /** PostgreSQL: how a holder's statements start. */
+    private static final String MARK = "/* baton-pess:";
+    /** What the comment may take of PostgreSQL's default track_activity_query_size (1024 bytes). */
+    private static final int COMMENT_BYTES = 880;
 
     private final Dialect dialect;
     private final String rows;
     private final Map<String, String> probes = new LinkedHashMap<>();
     /** Inserts a name's row, once; ? = name. */
     private final String insertRow;
-    /**
-     * Draws the token: PostgreSQL also bounds the idle transaction and names the token in {@code
-     * application_name} (? = idle millis); MariaDB also records the holder where other sessions see
-     * it at once (a MEMORY table) and takes the connection's marker lock (? = name, mode, owner, holder,
-     * lease millis).
-     */
+    /** Draws the token and bounds the idle transaction (PostgreSQL) or records the holder (MariaDB). */
     private final String drawToken;
 
-    private final PessimisticHolders holders;
+    private final String list;
 
     PessimisticStatements(JdbcProtocol.Context context) {
+        super(context);
         this.dialect = context.dialect();
         this.rows = context.names().locks() + "_pess";
-        String sequence = context.names().locks() + "_pess_seq";
-        this.holders = new PessimisticHolders(context);
-        insertRow = dialect == Dialect.POSTGRESQL
-                ? "INSERT INTO " + rows + " (lock_name) VALUES (?) ON CONFLICT (lock_name) DO NOTHING"
-                : "INSERT INTO " + rows + " (lock_name) VALUES (?)";
+        String sequence = rows + "_seq";
+        String holders = rows + "_holders";
         probes.put(rows, JdbcSchema.probe(rows));
         probes.put(sequence, JdbcSchema.probe(sequence));
         if (dialect == Dialect.POSTGRESQL) {
+            insertRow = "INSERT INTO " + rows + " (lock_name) VALUES (?) ON CONFLICT (lock_name) DO NOTHING";
             drawToken = "SELECT t.v, set_config('idle_in_transaction_session_timeout', ?, false),"
                     + " set_config('application_name', 'baton ' || t.v, false) FROM (SELECT nextval('" + sequence
                     + "') AS v) t";
+            list = "SELECT pid, query, application_name,"
+                    + " floor(date_part('epoch', state_change) * 1000)::bigint FROM pg_stat_activity"
+                    + " WHERE datname = current_database() AND query LIKE ? AND application_name LIKE 'baton %'"
+                    + " AND state IN ('idle in transaction', 'active')";
         } else {
-            probes.put(holders.table, JdbcSchema.probe(holders.table));
-            drawToken = "REPLACE INTO " + holders.table + " (connection_id, lock_name, lock_mode, owner_id, holder,"
+            probes.put(holders, JdbcSchema.probe(holders));
+            insertRow = "INSERT INTO " + rows + " (lock_name) VALUES (?)";
+            drawToken = "REPLACE INTO " + holders + " (connection_id, lock_name, lock_mode, owner_id, holder,"
                     + " lease_ms, fencing_token, marked) VALUES (CONNECTION_ID(), ?, ?, ?, ?, ?, NEXT VALUE FOR "
                     + sequence + ", GET_LOCK(" + MARKER + ", 0)) RETURNING fencing_token";
+            list = mariaDbHolders(holders, "h.lock_mode", "CONCAT('baton-pess#', h.connection_id)");
         }
     }
 
@@ -85,23 +86,19 @@ final class PessimisticStatements implements PinnedStatements {
     }
 
     @Override
-    public boolean transaction() {
+    boolean transaction() {
         return true;
     }
 
     /** A wait goes straight to the row's queue: a refused try would cost a rollback as well. */
     @Override
-    public boolean triesFirst() {
+    boolean triesFirst() {
         return false;
     }
 
-    @Override
-    public Optional<Taken> waitOn(JdbcSession db, LockRequest request, long waitMillis) throws SQLException {
-        return lock(db, request, waitMillis);
-    }
-
     /** Locks the row (inserting it first if the name is new), then draws the token: empty if busy. */
-    private Optional<Taken> lock(JdbcSession db, LockRequest request, long waitMillis) throws SQLException {
+    @Override
+    Optional<Taken> take(JdbcSession db, LockRequest request, long waitMillis) throws SQLException {
         for (boolean insertIfMissing = true; ; insertIfMissing = false) {
             boolean found;
             try {
@@ -133,24 +130,20 @@ final class PessimisticStatements implements PinnedStatements {
     /** Whether the row exists and is now locked; a busy row fails with a conflict. */
     private boolean lockRow(JdbcSession db, LockRequest request, long waitMillis) throws SQLException {
         boolean shared = request.mode() == LockMode.SHARED;
+        String select = "SELECT 1 FROM " + rows + " WHERE lock_name = ? ";
+        String lock = shared ? (dialect == Dialect.POSTGRESQL ? "FOR SHARE" : "LOCK IN SHARE MODE") : "FOR UPDATE";
         if (waitMillis == 0) {
-            String lock = dialect == Dialect.POSTGRESQL ? (shared ? "FOR SHARE" : "FOR UPDATE") : lockClause(shared);
-            return db.first(
-                            "SELECT 1 FROM " + rows + " WHERE lock_name = ? " + lock + " NOWAIT",
-                            rs -> true,
-                            request.name())
+            return db.first(select + lock + " NOWAIT", rs -> true, request.name())
                     .isPresent();
         }
-        String select = "SELECT 1 FROM " + rows + " WHERE lock_name = ? ";
         String sql;
         if (dialect == Dialect.POSTGRESQL) {
             db.first("SELECT set_config('lock_timeout', ?, true)", rs -> true, String.valueOf(waitMillis));
-            sql = select + (shared ? "FOR SHARE" : "FOR UPDATE");
+            sql = select + lock;
         } else if (waitMillis % 1000 == 0) {
             // Whole seconds (a slice of an unlimited wait): innodb_lock_wait_timeout (error 1205) leaves
             // the connection usable for the next slice.
-            sql = "SET STATEMENT innodb_lock_wait_timeout = " + waitMillis / 1000 + " FOR " + select
-                    + lockClause(shared);
+            sql = "SET STATEMENT innodb_lock_wait_timeout = " + waitMillis / 1000 + " FOR " + select + lock;
         } else {
             // max_statement_time has microsecond resolution, innodb_lock_wait_timeout only whole seconds.
             sql = String.format(
@@ -159,20 +152,16 @@ final class PessimisticStatements implements PinnedStatements {
                     waitMillis / 1000.0,
                     (waitMillis + 999) / 1000 + 1,
                     select,
-                    lockClause(shared));
+                    lock);
         }
         return StatementWait.first(db.connection, sql, rs -> true, request.name())
                 .isPresent();
     }
 
-    private static String lockClause(boolean shared) {
-        return shared ? "LOCK IN SHARE MODE" : "FOR UPDATE";
-    }
-
     /** Holding the row: the token, and the idle bound of the transaction. */
     private Taken drawToken(JdbcSession db, LockRequest request) throws SQLException {
         long lease = JdbcTime.leaseMillis(request.leaseTime());
-        String comment = holders.comment(request, lease);
+        String comment = comment(request, lease);
         long token;
         if (dialect == Dialect.POSTGRESQL) {
             token = db.first(comment + drawToken, rs -> rs.getLong(1), String.valueOf(JdbcTime.idleMillis(lease)))
@@ -188,48 +177,123 @@ final class PessimisticStatements implements PinnedStatements {
                             request.holder(),
                             lease)
                     .orElseThrow();
-            setIdleBound(db, lease);
+            setWaitTimeout(db, JdbcTime.waitTimeoutSeconds(lease));
         }
         return new Taken(token, JdbcTime.expiry(lease), comment);
     }
 
     @Override
-    public Optional<Instant> renew(JdbcSession db, Grant grant, Object state, long leaseMillis) throws SQLException {
+    Optional<Instant> renewOn(JdbcSession db, Grant grant, Object state, long leaseMillis) throws SQLException {
         if (dialect == Dialect.POSTGRESQL) {
             db.first(
                     state + "SELECT set_config('idle_in_transaction_session_timeout', ?, false)",
                     rs -> true,
                     String.valueOf(JdbcTime.idleMillis(leaseMillis)));
         } else {
-            setIdleBound(db, leaseMillis);
+            setWaitTimeout(db, JdbcTime.waitTimeoutSeconds(leaseMillis));
         }
         return Optional.of(JdbcTime.expiry(leaseMillis));
     }
 
-    /**
-     * MariaDB: bounds the idle session by the lease. Without a JDBC query timeout: the driver would
-     * send it as {@code max_statement_time}, whose expiry HikariCP takes for a dead connection, which
-     * it closes, and with it the lease.
-     */
-    private static void setIdleBound(JdbcSession db, long leaseMillis) throws SQLException {
-        try (Statement st = db.connection.createStatement()) {
-            st.execute("SET SESSION wait_timeout = " + JdbcTime.waitTimeoutSeconds(leaseMillis));
-        }
-    }
-
     /** Rolls back, which frees the row; MariaDB gives back the marker and restores its idle bound. */
     @Override
-    public boolean release(JdbcSession db, Grant grant, Object state) throws SQLException {
+    boolean releaseOn(JdbcSession db, Grant grant, Object state) throws SQLException {
         db.connection.rollback();
         if (dialect == Dialect.MARIADB) {
-            db.update(
-                    "SET SESSION wait_timeout = @@GLOBAL.wait_timeout + 0 * COALESCE(RELEASE_LOCK(" + MARKER + "), 0)");
+            setWaitTimeout(db, "@@GLOBAL.wait_timeout + 0 * COALESCE(RELEASE_LOCK(" + MARKER + "), 0)");
         }
         return true;
     }
 
+    /**
+     * PostgreSQL: the comment that starts a holder's statements, {@code /* baton-pess:<table>:<mode>:
+     * <owner>:<lease ms>:<name>:<holder> *}{@code /}, name and holder in URL-safe base64 so that nothing
+     * in them ends it. It must fit {@code track_activity_query_size}: the holder is cut to fit. Empty on
+     * MariaDB, which shows no idle session's last statement.
+     */
+    private String comment(LockRequest request, long leaseMillis) {
+        if (dialect != Dialect.POSTGRESQL) {
+            return "";
+        }
+        String start = MARK + rows + ":" + (request.mode() == LockMode.SHARED ? "S" : "X") + ":" + request.ownerId()
+                + ":" + leaseMillis + ":" + encode(request.name()) + ":";
+        String holder = request.holder();
+        while (!holder.isEmpty() && (start + encode(holder)).length() > COMMENT_BYTES) {
+            holder = holder.substring(0, holder.length() - 1);
+        }
+        return start + encode(holder) + " */ ";
+    }
+
+    /**
+     * PostgreSQL: the sessions idle in their (not failed) transaction or renewing whose last statement
+     * names a grant of this table; the expiry is their last change of state plus the lease. Seeing
+     * other roles' sessions needs {@code pg_read_all_stats}.
+     */
     @Override
-    public Holders holders() {
-        return holders;
+    List<Holding> holders(String what) {
+        if (dialect != Dialect.POSTGRESQL) {
+            return read(what, list, PinnedStatements::holding);
+        }
+        return read(
+                what,
+                list,
+                rs -> parse(rs.getString(2), rs.getString(3), rs.getLong(4), rs.getLong(1)),
+                MARK + rows + ":%");
+    }
+
+    /** A session's comment and application name as a holder; null when they do not name one. */
+    private Holding parse(String query, String applicationName, long stateChangeMillis, long pid) {
+        int end = query.indexOf(" */");
+        String[] parts =
+                end < 0 ? new String[0] : query.substring(MARK.length(), end).split(":", -1);
+        if (parts.length != 6 || !parts[0].equals(rows)) {
+            return null;
+        }
+        try {
+            long token =
+                    Long.parseLong(applicationName.substring("baton ".length()).trim());
+            Holder holder = Holder.of(
+                    parts[2],
+                    decode(parts[5]),
+                    token,
+                    Instant.ofEpochMilli(stateChangeMillis + Long.parseLong(parts[3])));
+            return new Holding(decode(parts[4]), kind(parts[1]), holder, OptionalInt.empty(), pid);
+        } catch (IllegalArgumentException e) {
+            return null; // not one of ours after all, or cut short
+        }
+    }
+
+    /**
+     * PostgreSQL shows another role's last statement only to members of {@code pg_read_all_stats}: a
+     * row that is locked while no visible session names it has a hidden holder, which this user can
+     * neither see nor break. Probed with {@code NOWAIT} in a transaction rolled back at once.
+     */
+    @Override
+    void noneFound(String name) {
+        if (dialect != Dialect.POSTGRESQL) {
+            return;
+        }
+        try (JdbcSession tx = context.connections().open(true)) {
+            tx.first("SELECT 1 FROM " + rows + " WHERE lock_name = ? FOR UPDATE NOWAIT", rs -> Boolean.TRUE, name);
+        } catch (SQLException e) {
+            if (JdbcFailures.isConflict(e)) {
+                throw refused(
+                        name,
+                        "pg_terminate_backend of a session in pg_stat_activity",
+                        "the row is locked by a session whose statements this user may not see; it needs"
+                                + " membership in pg_read_all_stats (GRANT pg_read_all_stats TO <user>) to find it"
+                                + " and the holder's role or pg_signal_backend to end it",
+                        e);
+            }
+            throw context.failure(name, "force release", e);
+        }
+    }
+
+    private static String encode(String text) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static String decode(String text) {
+        return new String(Base64.getUrlDecoder().decode(text), StandardCharsets.UTF_8);
     }
 }

@@ -2,11 +2,11 @@ package dev.baton.jdbc.pinned;
 
 import dev.baton.LockMode;
 import dev.baton.jdbc.internal.AdvisoryKeys;
+import dev.baton.jdbc.internal.Dialect;
 import dev.baton.jdbc.internal.JdbcProtocol;
 import dev.baton.jdbc.internal.JdbcSchema;
 import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.jdbc.internal.JdbcTime;
-import dev.baton.jdbc.internal.TableNames;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
 import java.sql.Connection;
@@ -20,28 +20,15 @@ import java.util.Optional;
 import java.util.WeakHashMap;
 
 /**
- * The {@code advisory} strategy on PostgreSQL: a session advisory lock ({@code pg_try_advisory_lock},
- * {@code _shared} for read locks) held on the grant's pinned session. Waiters queue in PostgreSQL's
- * lock manager ({@code pg_advisory_lock} bounded by a transaction-local {@code lock_timeout}), so a
- * release hands the lock over at once and in queue order. One statement each:
- *
- * <ul>
- *   <li>Acquire (try or wait): takes the lock and, only if it got it, draws the fencing token from the
- *       sequence {@code <table>_adv_seq} (while the lock is held, so tokens strictly increase per
- *       name; a sequence writes no row and needs no commit flush) and bounds the session's idleness
- *       ({@code idle_session_timeout}) by the lease, so that PostgreSQL (14+) ends the session, and
- *       frees the lock, of a client that vanished without closing its socket.
- *   <li>Renew: sets the idle bound again, which proves the session (and so the lock) alive.
- *   <li>Release: unlocks. On an application's connection the same statement restores the idle bound
- *       the session had; on a connection of Baton's own pool the bound stays, and the next grant on
- *       that connection with the same lease does not set it again. (A pooled connection left idle for
- *       a lease is then ended by the server, and the pool opens a new one when it is next needed.)
- * </ul>
- *
- * <p>Keys: {@link AdvisoryKeys#key}. Operators' listing and forced release: {@link PgAdvisoryHolders}.
- * Does not work behind a transaction-pooling PgBouncer: the session would not stay with the client.
+ * The {@code advisory} strategy on PostgreSQL: a session advisory lock (key {@link AdvisoryKeys#key})
+ * held on the grant's pinned session, one statement per acquire, renew and release. The acquire also
+ * draws the token and bounds the session's idleness ({@code idle_session_timeout}) by the lease, so
+ * that PostgreSQL ends the session, and frees the lock, of a client that vanished; on Baton's own
+ * pool the bound stays between grants and is set only when it changes, elsewhere release restores
+ * it. With {@code advisoryHolders=true} each grant records itself in {@code <table>_adv_holders} for
+ * operators. Does not work behind a transaction-pooling PgBouncer.
  */
-final class PgAdvisoryStatements implements PinnedStatements {
+final class PgAdvisoryStatements extends PinnedStatements {
     /** The expiry (database clock plus the lease, ? = lease millis) in epoch millis, rounded down. */
     private static final String EXPIRY = "floor(date_part('epoch', clock_timestamp()) * 1000)::bigint + ?";
     /** Renews; ? = idle timeout (text), lease millis. */
@@ -50,54 +37,64 @@ final class PgAdvisoryStatements implements PinnedStatements {
     /** What release must know: the key, and the idle bound to restore (null: leave it, Baton's connection). */
     private record Held(long key, String idleBefore) {}
 
-    private final JdbcProtocol.Context context;
-    private final TableNames names;
+    /** Whether grants are recorded in the holders table ({@code advisoryHolders=true}). */
+    private final boolean records;
+
+    private final String holdersTable;
     private final Map<String, String> probes;
     /** Whether the connections are Baton's own: then a connection's idle bound stays between grants. */
     private final boolean owned;
     /** The idle bound each of Baton's own connections has now, in millis (its physical connection). */
     private final Map<Connection, Long> idleSet = Collections.synchronizedMap(new WeakHashMap<>());
-    /** Indexed by {@link #variant}: try/wait, exclusive/shared, setting the idle bound or not. */
-    private final String[] acquire = new String[8];
 
-    /** Indexed by shared, then restoring the idle bound. */
-    private final String[][] unlock = new String[2][2];
-
-    final PgAdvisoryHolders holders;
+    private final String sequence;
+    /** Forgets this session's holder row of a name, when recording, in the unlock; ? = name. */
+    private final String forget;
+    /**
+     * Every recorded grant whose session holds its lock now, as {@link #holding} reads it, with the
+     * waiters queued for the key; the expiry is when the idle session would end. A bigint key's lock
+     * shows in pg_locks as classid (high half), objid (low half), objsubid 1.
+     */
+    private final String list;
 
     PgAdvisoryStatements(JdbcProtocol.Context context) {
-        this.context = context;
-        this.names = context.names();
+        super(context);
         this.owned = context.connections().ownsPool();
-        this.holders = new PgAdvisoryHolders(context);
-        String sequence = names.locks() + "_adv_seq";
-        boolean records = holders.records;
+        this.records = context.advisoryHolders();
+        this.holdersTable = context.names().locks() + "_adv_holders";
+        this.sequence = context.names().locks() + "_adv_seq";
         probes = records
-                ? Map.of(sequence, JdbcSchema.probe(sequence), holders.table, JdbcSchema.probe(holders.table))
+                ? Map.of(sequence, JdbcSchema.probe(sequence), holdersTable, JdbcSchema.probe(holdersTable))
                 : Map.of(sequence, JdbcSchema.probe(sequence));
-        for (int i = 0; i < acquire.length; i++) {
-            acquire[i] = acquire((i & 4) != 0, (i & 2) != 0, (i & 1) != 0, sequence);
-        }
-        // ? = [name,] key [, the idle bound the session had].
-        String forget = records ? "WITH d AS (" + holders.forget + ") " : "";
-        for (int shared = 0; shared < 2; shared++) {
-            String keeping = forget + "SELECT pg_advisory_unlock" + (shared == 1 ? "_shared" : "") + "(?)";
-            unlock[shared][0] = keeping;
-            unlock[shared][1] = keeping + ", set_config('idle_session_timeout', ?, false)";
-        }
-    }
-
-    private static int variant(boolean wait, boolean shared, boolean setsIdle) {
-        return (wait ? 4 : 0) | (shared ? 2 : 0) | (setsIdle ? 1 : 0);
+        this.forget = records
+                ? "WITH d AS (DELETE FROM " + holdersTable + " WHERE pid = pg_backend_pid() AND lock_name = ?) "
+                : "";
+        list =
+                """
+                SELECT h.lock_name, h.lock_mode, h.owner_id, h.fencing_token,
+                       floor(date_part('epoch', COALESCE(a.state_change, clock_timestamp())
+                             + h.lease_ms * INTERVAL '1 millisecond') * 1000)::bigint,
+                       h.holder, h.pid,
+                       (SELECT COUNT(*) FROM pg_locks w WHERE w.locktype = 'advisory' AND NOT w.granted
+                          AND w.database = k.database AND w.classid = k.classid AND w.objid = k.objid
+                          AND w.objsubid = 1)
+                FROM %s h
+                JOIN pg_locks k ON k.locktype = 'advisory' AND k.granted AND k.pid = h.pid AND k.objsubid = 1
+                     AND k.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+                     AND k.classid::bigint = ((h.advisory_key >> 32) & 4294967295)
+                     AND k.objid::bigint = (h.advisory_key & 4294967295)
+                LEFT JOIN pg_stat_activity a ON a.pid = h.pid"""
+                        .formatted(holdersTable);
     }
 
     /**
      * One acquire statement: the lock and, only if it was taken, the token, the expiry and the idle
-     * bound the session had (and the bound set, and the holder recorded). MATERIALIZED, in the wait: the
-     * timeout is set before the lock waits, and the lock is held before the token is drawn. ? = [lock
-     * timeout (text),] key, lease millis [, idle timeout (text)] [, the record's].
+     * bound the session had (and the bound set, and the holder recorded: an upsert, since a crashed
+     * session may have left a row with the same pid). MATERIALIZED, in the wait: the timeout is set
+     * before the lock waits, and the lock is held before the token is drawn. ? = [lock timeout (text),]
+     * key, lease millis [, idle timeout (text)] [, name, key, owner, lease millis, holder].
      */
-    private String acquire(boolean wait, boolean shared, boolean setsIdle, String sequence) {
+    private String acquire(boolean wait, boolean shared, boolean setsIdle) {
         String mode = shared ? "_shared" : "";
         String lock = wait
                 ? "WITH t AS MATERIALIZED (SELECT set_config('lock_timeout', ?, true) AS lt),"
@@ -106,7 +103,15 @@ final class PgAdvisoryStatements implements PinnedStatements {
                 : "WITH l AS (SELECT pg_try_advisory_lock" + mode + "(?) AS ok,"
                         + " current_setting('idle_session_timeout') AS idle_before)";
         String set = setsIdle ? " AND set_config('idle_session_timeout', ?, false) IS NOT NULL" : "";
-        String record = holders.records ? ", " + holders.record.formatted(shared ? "S" : "X") : "";
+        String record = !records
+                ? ""
+                : ", h AS (INSERT INTO " + holdersTable
+                        + " (pid, lock_name, advisory_key, lock_mode, owner_id, fencing_token, lease_ms, holder)"
+                        + " SELECT pg_backend_pid(), ?, ?, '" + (shared ? "S" : "X") + "', ?, g.token, ?, ? FROM g"
+                        + " ON CONFLICT (pid, lock_name) DO UPDATE SET advisory_key = EXCLUDED.advisory_key,"
+                        + " lock_mode = EXCLUDED.lock_mode, owner_id = EXCLUDED.owner_id,"
+                        + " fencing_token = EXCLUDED.fencing_token, lease_ms = EXCLUDED.lease_ms,"
+                        + " holder = EXCLUDED.holder)";
         return lock + ", g AS MATERIALIZED (SELECT nextval('" + sequence + "') AS token, " + EXPIRY
                 + " AS expiry, idle_before FROM l WHERE l.ok" + set + ")" + record
                 + " SELECT token, expiry, idle_before FROM g";
@@ -117,22 +122,19 @@ final class PgAdvisoryStatements implements PinnedStatements {
         return probes;
     }
 
-    @Override
-    public Optional<Taken> tryOn(JdbcSession db, LockRequest request) throws SQLException {
-        return take(db, request, -1);
-    }
-
     /**
-     * A statement that fails (the timeout, a cancel, a failed token draw) may have taken the lock before
-     * failing, and a session lock survives the rollback: it is given back at once ({@code
-     * pg_advisory_unlock} of a lock not held only warns); if even that fails the connection is
-     * aborted, so that it never goes back holding it.
+     * A wait that fails (the timeout, a cancel, a failed token draw) may have taken the lock before
+     * failing, and a session lock survives the rollback: it is given back at once (unlocking a lock
+     * not held only warns); if even that fails the connection is aborted, never to go back holding it.
      */
     @Override
-    public Optional<Taken> waitOn(JdbcSession db, LockRequest request, long waitMillis) throws SQLException {
+    Optional<Taken> take(JdbcSession db, LockRequest request, long waitMillis) throws SQLException {
         try {
-            return take(db, request, waitMillis);
+            return lock(db, request, waitMillis);
         } catch (SQLException e) {
+            if (waitMillis == 0) {
+                throw e; // a try: the template discards its session
+            }
             try {
                 unlock(db, request.name(), request.mode() == LockMode.SHARED, key(request), null);
             } catch (SQLException undo) {
@@ -151,16 +153,16 @@ final class PgAdvisoryStatements implements PinnedStatements {
         }
     }
 
-    /** A try ({@code waitMillis} negative) or one bounded wait, in one statement. */
-    private Optional<Taken> take(JdbcSession db, LockRequest request, long waitMillis) throws SQLException {
+    private Optional<Taken> lock(JdbcSession db, LockRequest request, long waitMillis) throws SQLException {
         long key = key(request);
         long lease = JdbcTime.leaseMillis(request.leaseTime());
         long idle = JdbcTime.idleMillis(lease);
         Connection physical = owned ? db.connection.unwrap(Connection.class) : null;
         Long had = physical == null ? null : idleSet.get(physical);
         boolean setsIdle = had == null || had != idle;
+        boolean wait = waitMillis > 0;
         List<Object> params = new ArrayList<>(9);
-        if (waitMillis >= 0) {
+        if (wait) {
             params.add(String.valueOf(waitMillis));
         }
         params.add(key);
@@ -168,11 +170,13 @@ final class PgAdvisoryStatements implements PinnedStatements {
         if (setsIdle) {
             params.add(String.valueOf(idle));
         }
-        holders.bindRecord(params, request, key, lease);
-        String sql = acquire[variant(waitMillis >= 0, request.mode() == LockMode.SHARED, setsIdle)];
+        if (records) {
+            params.addAll(List.of(request.name(), key, request.ownerId(), lease, request.holder()));
+        }
+        String sql = acquire(wait, request.mode() == LockMode.SHARED, setsIdle);
         JdbcSession.Rows<Taken> taken = rs -> new Taken(
                 rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2)), new Held(key, owned ? null : rs.getString(3)));
-        Optional<Taken> got = waitMillis >= 0
+        Optional<Taken> got = wait
                 ? StatementWait.first(db.connection, sql, taken, params.toArray())
                 : db.first(sql, taken, params.toArray());
         if (got.isPresent() && physical != null) {
@@ -182,11 +186,11 @@ final class PgAdvisoryStatements implements PinnedStatements {
     }
 
     private long key(LockRequest request) {
-        return AdvisoryKeys.key(names, request.name());
+        return AdvisoryKeys.key(context.names(), request.name());
     }
 
     @Override
-    public void undo(JdbcSession db, LockRequest request, Taken taken) throws SQLException {
+    void undo(JdbcSession db, LockRequest request, Taken taken) throws SQLException {
         Held held = (Held) taken.state();
         if (!unlock(db, request.name(), request.mode() == LockMode.SHARED, held.key(), held.idleBefore())) {
             throw new SQLException("the advisory lock granted during a cancel was not held", "55000");
@@ -194,7 +198,7 @@ final class PgAdvisoryStatements implements PinnedStatements {
     }
 
     @Override
-    public Optional<Instant> renew(JdbcSession db, Grant grant, Object state, long leaseMillis) throws SQLException {
+    Optional<Instant> renewOn(JdbcSession db, Grant grant, Object state, long leaseMillis) throws SQLException {
         long idle = JdbcTime.idleMillis(leaseMillis);
         Optional<Instant> expiry =
                 db.first(RENEW, rs -> Instant.ofEpochMilli(rs.getLong(2)), String.valueOf(idle), leaseMillis);
@@ -205,7 +209,7 @@ final class PgAdvisoryStatements implements PinnedStatements {
     }
 
     @Override
-    public boolean release(JdbcSession db, Grant grant, Object state) throws SQLException {
+    boolean releaseOn(JdbcSession db, Grant grant, Object state) throws SQLException {
         Held held = (Held) state;
         return unlock(db, grant.name(), grant.mode() == LockMode.SHARED, held.key(), held.idleBefore());
     }
@@ -213,15 +217,39 @@ final class PgAdvisoryStatements implements PinnedStatements {
     /** Unlocks (forgetting the holder's row, when recording); whether this session held the lock. */
     private boolean unlock(JdbcSession db, String name, boolean shared, long key, String idleBefore)
             throws SQLException {
-        String sql = unlock[shared ? 1 : 0][idleBefore == null ? 0 : 1];
-        Object[] params = holders.records
-                ? (idleBefore == null ? new Object[] {name, key} : new Object[] {name, key, idleBefore})
-                : (idleBefore == null ? new Object[] {key} : new Object[] {key, idleBefore});
-        return db.first(sql, rs -> rs.getBoolean(1), params).orElse(false);
+        List<Object> params = new ArrayList<>(3);
+        if (records) {
+            params.add(name);
+        }
+        params.add(key);
+        if (idleBefore != null) {
+            params.add(idleBefore);
+        }
+        String sql = forget + "SELECT pg_advisory_unlock" + (shared ? "_shared" : "") + "(?)"
+                + (idleBefore == null ? "" : ", set_config('idle_session_timeout', ?, false)");
+        return db.first(sql, rs -> rs.getBoolean(1), params.toArray()).orElse(false);
+    }
+
+    /** Without the holders table advisory locks cannot be named: the listing fails, saying how to turn it on. */
+    @Override
+    List<Holding> holders(String what) {
+        if (!records) {
+            String create =
+                    JdbcSchema.statementsOf(JdbcSchema.ddl("advisory", Dialect.POSTGRESQL, context.names())).stream()
+                            .filter(statement -> statement.contains(holdersTable))
+                            .findFirst()
+                            .orElseThrow();
+            throw new UnsupportedOperationException("Baton lock '" + what + "' on " + context.backendName()
+                    + ": PostgreSQL advisory locks are named only in the table " + holdersTable
+                    + ", which this client does not write: turn it on with advisoryHolders=true in the URL"
+                    + " (JdbcLocks.builder(...).advisoryHolders(true)) on every client, at the cost of a row"
+                    + " write per acquire and unlock; with createSchema=false create it first: " + create);
+        }
+        return read(what, list, PinnedStatements::holding);
     }
 
     @Override
-    public Holders holders() {
-        return holders;
+    void ended(JdbcSession db, String name, Holding holding) throws SQLException {
+        db.update("DELETE FROM " + holdersTable + " WHERE pid = ? AND lock_name = ?", (int) holding.session(), name);
     }
 }

@@ -1,76 +1,240 @@
 package dev.baton.jdbc.pinned;
 
+import dev.baton.Holder;
 import dev.baton.LockInfo;
+import dev.baton.LockKind;
+import dev.baton.LockUnavailableException;
+import dev.baton.jdbc.internal.Dialect;
+import dev.baton.jdbc.internal.JdbcFailures;
+import dev.baton.jdbc.internal.JdbcProtocol;
 import dev.baton.jdbc.internal.JdbcSession;
-import dev.baton.spi.Grant;
-import dev.baton.spi.LockRequest;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.Objects;
+import java.util.OptionalInt;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
 
 /**
- * What one pinning strategy supplies to {@link PinnedProtocol}: its statements, run on the attempt's
- * or the grant's own session. Everything around them (borrowing, waiting, cancelling, keeping or
- * discarding the connection) is the template's.
+ * A pinning strategy: its statements, which the template ({@link PinningProtocol}) runs on the
+ * attempt's or the grant's own session, and where its holders show. Listing and forced release are
+ * shared: a pinned grant lives exactly as long as its database session, so a forced release ends that
+ * session ({@code pg_terminate_backend}, {@code KILL CONNECTION}), as a DBA would. See
+ * docs/design/jdbc.md.
  */
-interface PinnedStatements {
+abstract class PinnedStatements extends PinningProtocol {
+    /** MariaDB's errors of KILL: without the privilege; of a connection that ended meanwhile. */
+    private static final int KILL_DENIED = 1095;
 
-    /** A lock taken on the session: its token, its expiry and what release must know (the key, a setting). */
-    record Taken(long token, Instant expiry, Object state) {}
+    private static final int NO_SUCH_THREAD = 1094;
 
-    /** The database objects the strategy needs, each with a statement that fails when it is missing. */
-    Map<String, String> probes();
+    private static final Comparator<Holding> ORDER = Comparator.comparing(Holding::name)
+            .thenComparing(Holding::kind)
+            .thenComparingLong(row -> row.holder().fencingToken());
 
-    /** Runs once the schema exists, on the checking session. */
-    default void prepare(JdbcSession db) throws SQLException {}
+    /** One holder as operators see it; {@code session} is PostgreSQL's backend pid, MariaDB's connection id. */
+    record Holding(String name, LockKind kind, Holder holder, OptionalInt waiters, long session) {}
 
-    /** Whether the lock lives in a transaction that stays open for the lease (pessimistic). */
-    default boolean transaction() {
-        return false;
+    PinnedStatements(JdbcProtocol.Context context) {
+        super(context);
+    }
+
+    /** Every holder the strategy can see now ({@code what} names the lock or prefix in failures). */
+    abstract List<Holding> holders(String what);
+
+    /** Runs after a forced release ended a holder's session. */
+    void ended(JdbcSession db, String name, Holding holding) throws SQLException {}
+
+    /** Runs when a forced release of every holder of {@code name} found none. */
+    void noneFound(String name) {}
+
+    /** The held locks whose name starts with {@code prefix}, one entry per name and kind. */
+    @Override
+    public final List<LockInfo> list(String prefix) {
+        return group(holders(prefix).stream()
+                .filter(row -> row.name().startsWith(prefix))
+                .toList());
+    }
+
+    /** Breaks the grants of {@code name} (all, or {@code ownerId}'s) by ending their holders' sessions. */
+    @Override
+    public final List<LockInfo> forceRelease(String name, String ownerId) {
+        List<Holding> hit = holders(name).stream()
+                .filter(row -> row.name().equals(name)
+                        && (ownerId == null || row.holder().ownerId().equals(ownerId)))
+                .toList();
+        if (hit.isEmpty() && ownerId == null) {
+            noneFound(name);
+        }
+        try (JdbcSession db = context.connections().open(false)) {
+            for (Holding row : hit) {
+                endSession(db, name, row.session());
+                ended(db, name, row);
+            }
+        } catch (SQLException e) {
+            throw context.failure(name, "force release", e);
+        }
+        return group(hit);
+    }
+
+    /** One entry per name and kind, sorted. */
+    private static List<LockInfo> group(List<Holding> rows) {
+        Map<List<Object>, List<Holding>> byLock = rows.stream()
+                .sorted(ORDER)
+                .collect(Collectors.groupingBy(
+                        row -> List.of(row.name(), row.kind()), LinkedHashMap::new, Collectors.toList()));
+        return byLock.values().stream()
+                .map(holders -> LockInfo.of(
+                                holders.get(0).name(),
+                                holders.get(0).kind(),
+                                holders.stream().map(Holding::holder).toList())
+                        .withWaiters(holders.get(0).waiters()))
+                .toList();
+    }
+
+    /** The holders {@code sql} returns, each row mapped by {@code row} (null: not one of ours). */
+    final List<Holding> read(String what, String sql, JdbcSession.Rows<Holding> row, Object... params) {
+        try (JdbcSession db = context.connections().open(false)) {
+            return db.all(
+                    sql,
+                    rs -> {
+                        List<Holding> rows = new ArrayList<>();
+                        while (rs.next()) {
+                            Holding holding = row.read(rs);
+                            if (holding != null) {
+                                rows.add(holding);
+                            }
+                        }
+                        return rows;
+                    },
+                    params);
+        } catch (SQLException e) {
+            throw context.failure(what, "list", e);
+        }
+    }
+
+    /** A holder from the columns (name, mode S or X, owner, token, expiry in epoch millis, holder, session [, waiters]). */
+    static Holding holding(ResultSet rs) throws SQLException {
+        Holder holder = Holder.of(
+                rs.getString(3),
+                Objects.toString(rs.getString(6), ""),
+                rs.getLong(4),
+                Instant.ofEpochMilli(rs.getLong(5)));
+        OptionalInt waiters =
+                rs.getMetaData().getColumnCount() > 7 ? OptionalInt.of(rs.getInt(8)) : OptionalInt.empty();
+        return new Holding(rs.getString(1), kind(rs.getString(2)), holder, waiters, rs.getLong(7));
     }
 
     /**
-     * Whether an attempt that may wait tries first: true where the try is one cheap round trip on the
-     * caller's thread (named locks), false where the wait statement costs no more than the try would
-     * and a refused try would cost a rollback too (a row lock).
+     * MariaDB: sets the session's idle bound. Without a JDBC query timeout: the driver would send it as
+     * {@code max_statement_time}, whose expiry HikariCP takes for a dead connection, which it closes.
      */
-    default boolean triesFirst() {
-        return true;
+    static void setWaitTimeout(JdbcSession db, Object seconds) throws SQLException {
+        try (Statement st = db.connection.createStatement()) {
+            st.execute("SET SESSION wait_timeout = " + seconds);
+        }
     }
 
     /**
-     * Takes the lock if it is free now, in one round trip where the database allows; else empty,
-     * nothing held. By default a wait of zero, for databases whose wait statement takes a zero wait.
+     * MariaDB: the holders recorded in {@code table} whose connection holds {@code lock} now, as {@link
+     * #holding} reads them; the expiry is the lease less the time the connection has been idle.
      */
-    default Optional<Taken> tryOn(JdbcSession db, LockRequest request) throws SQLException {
-        return waitOn(db, request, 0);
+    static String mariaDbHolders(String table, String mode, String lock) {
+        return "SELECT h.lock_name, " + mode + ", h.owner_id, h.fencing_token,"
+                + " FLOOR(UNIX_TIMESTAMP(NOW(6)) * 1000 + h.lease_ms - COALESCE(p.TIME_MS, 0)), h.holder,"
+                + " h.connection_id FROM " + table + " h LEFT JOIN information_schema.PROCESSLIST p"
+                + " ON p.ID = h.connection_id WHERE IS_USED_LOCK(" + lock + ") = h.connection_id";
     }
 
-    /**
-     * Waits in the database's own queue at most {@code waitMillis} (on a helper thread, cancelled by
-     * the template): the lock, or empty when the wait ran out holding nothing.
-     */
-    Optional<Taken> waitOn(JdbcSession db, LockRequest request, long waitMillis) throws SQLException;
-
-    /** Gives back what a wait took as it was being cancelled; nothing when closing the session does. */
-    default void undo(JdbcSession db, LockRequest request, Taken taken) throws SQLException {}
-
-    /** Proves the session still holds the lock and bounds its idleness again: the new expiry, or empty. */
-    Optional<Instant> renew(JdbcSession db, Grant grant, Object state, long leaseMillis) throws SQLException;
-
-    /** Gives the lock back before the session is closed: whether it was still held. */
-    boolean release(JdbcSession db, Grant grant, Object state) throws SQLException;
-
-    /** Who holds the strategy's locks, as operators see them. */
-    interface Holders {
-        /** The held locks whose name starts with {@code prefix}. */
-        List<LockInfo> list(String prefix);
-
-        /** Breaks the grants of {@code name} by ending their holders' sessions. */
-        List<LockInfo> forceRelease(String name, String ownerId);
+    static LockKind kind(String mode) {
+        return "S".equals(mode) ? LockKind.READ : LockKind.MUTEX;
     }
 
-    Holders holders();
+    /** Ends a holder's session and waits, within the operation timeout, until it has (and its locks). */
+    private void endSession(JdbcSession db, String name, long session) throws SQLException {
+        if (context.dialect() == Dialect.POSTGRESQL) {
+            terminateBackend(db, name, session);
+            return;
+        }
+        try {
+            db.update("KILL CONNECTION " + session);
+        } catch (SQLException e) {
+            if (e.getErrorCode() == KILL_DENIED) {
+                throw refused(
+                        name,
+                        "KILL CONNECTION " + session,
+                        "the user needs the CONNECTION ADMIN privilege (or SUPER) to end another user's"
+                                + " connection (GRANT CONNECTION ADMIN ON *.* TO <user>)",
+                        e);
+            }
+            if (e.getErrorCode() != NO_SUCH_THREAD) {
+                throw e;
+            }
+        }
+        // Another user's connection is out of sight without the PROCESS privilege: then ended() decides.
+        awaitNone(
+                db,
+                name,
+                session,
+                "did not end within the operation timeout after KILL CONNECTION",
+                "SELECT COUNT(*) FROM information_schema.PROCESSLIST WHERE ID = ?",
+                session);
+    }
+
+    private void terminateBackend(JdbcSession db, String name, long pid) throws SQLException {
+        long waitMillis = context.connections().operationTimeout.toMillis();
+        boolean gone;
+        try {
+            gone = db.first("SELECT pg_terminate_backend(?, ?)", rs -> rs.getBoolean(1), (int) pid, waitMillis)
+                    .orElse(false);
+        } catch (SQLException e) {
+            if (JdbcFailures.isPermission(e)) {
+                throw refused(
+                        name,
+                        "pg_terminate_backend(" + pid + ")",
+                        "the user needs the holder's role or membership in pg_signal_backend"
+                                + " (GRANT pg_signal_backend TO <user>)",
+                        e);
+            }
+            throw e;
+        }
+        if (!gone) {
+            throw new LockUnavailableException("Baton lock '" + name + "' on " + context.backendName()
+                    + ": the holder's session (pid " + pid + ") did not end within " + waitMillis
+                    + " ms of pg_terminate_backend; call the forced release again");
+        }
+    }
+
+    /** Polls {@code countSql} until it counts nothing, within the operation timeout. */
+    final void awaitNone(
+            JdbcSession db, String name, long connection, String failing, String countSql, Object... params)
+            throws SQLException {
+        long deadline =
+                System.nanoTime() + context.connections().operationTimeout.toNanos();
+        while (db.first(countSql, rs -> rs.getLong(1), params).orElse(0L) > 0) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new LockUnavailableException("Baton lock '" + name + "' on " + context.backendName()
+                        + ": the holder's connection " + connection + " " + failing
+                        + "; call the forced release again");
+            }
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+        }
+    }
+
+    /** A forced release the database refused for lack of a privilege: what it needs and how to grant it. */
+    final LockUnavailableException refused(String name, String statement, String privilege, SQLException e) {
+        return new LockUnavailableException(
+                "Baton lock '" + name + "' on " + context.backendName() + ": a forced release ends the holder's"
+                        + " database session (" + statement + "), which the database refused: " + privilege + " ("
+                        + e.getMessage() + ")",
+                e);
+    }
 }

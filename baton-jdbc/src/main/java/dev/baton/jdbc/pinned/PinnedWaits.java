@@ -9,20 +9,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How long a grant of a pinned strategy (advisory, named locks, pessimistic) may count as held when
- * its attempt waited in the database's own queue ({@link LockBackend#acquire}).
- *
- * <p>Why: such a grant lives as long as its session, which the database ends once it has been idle for
- * the lease time ({@code idle_session_timeout}, {@code idle_in_transaction_session_timeout}, {@code
- * wait_timeout}), counted from the end of the statement that took the lock where that statement also
- * set the bound (PostgreSQL's advisory wait does). The core counts a queued
- * grant from when acquire returned, which may be long after that statement ended: a client stopped
- * (SIGSTOP, a long GC pause) while the database's answer was in flight reads it only when it runs
- * again, after the database may have ended the session and granted the lock to another client. So
- * the grant counts from when the attempt began, no later than the statement that took it was sent;
- * when less than half the lease is left that way (the attempt waited in the queue, or was stopped),
- * one renewal confirms the session and counts from its own send, and a grant whose session is gone
- * is released and not handed out.
+ * How long a grant of a pinned strategy may count as held when its attempt waited in the database's
+ * own queue ({@link LockBackend#acquire}). Its session ends once idle for the lease, counted from the
+ * end of the statement that took the lock, while a client stopped (a long GC pause) with the answer in
+ * flight reads it only later: so the grant counts from when the attempt began, and when less than
+ * half the lease is left that way one renewal confirms the session and counts from its own send; a
+ * grant whose session is gone is released and not handed out.
  */
 public final class PinnedWaits {
     private static final Logger log = LoggerFactory.getLogger(PinnedWaits.class);

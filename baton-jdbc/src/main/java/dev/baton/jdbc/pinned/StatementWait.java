@@ -27,10 +27,9 @@ import org.slf4j.LoggerFactory;
  * Runs a blocking lock statement on a helper thread while the caller waits interruptibly on its
  * future: a thread blocked in a socket read cannot be interrupted, and the core's waiters must be.
  * Whatever ends the wait early (an interrupt, the bound, the backend being closed), the statement is
- * cancelled through the driver and awaited, so the caller learns its real outcome: a lock granted
- * after all is given back ({@code undo}) before the caller sees the interrupt. A statement that does
- * not end within the operation timeout after the cancel gets its connection aborted, which ends the
- * session and everything it held.
+ * cancelled through the driver and awaited: a lock granted after all is given back ({@code undo})
+ * before the caller sees the interrupt, and a statement that does not end within the operation
+ * timeout after the cancel gets its connection aborted, which ends the session and what it held.
  */
 public final class StatementWait implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StatementWait.class);
@@ -85,8 +84,7 @@ public final class StatementWait implements AutoCloseable {
      *
      * @throws Interrupted if the caller was interrupted; the statement was cancelled and undone
      * @throws LockUnavailableException if the backend was closed before or during the wait
-     * @throws SQLException if the statement failed, or did not end in time (SQLState 08006: the
-     *     connection was aborted)
+     * @throws SQLException if the statement failed, or did not end in time (SQLState 08006)
      */
     <T> T run(Connection connection, long waitMillis, String lockName, Callable<T> statement, Undo<T> undo)
             throws SQLException, Interrupted {
@@ -94,19 +92,15 @@ public final class StatementWait implements AutoCloseable {
         int networkBefore = connection.getNetworkTimeout();
         connection.setNetworkTimeout(Runnable::run, (int) Math.min(Integer.MAX_VALUE, bound));
         waiting.add(connection);
-        Future<T> future;
+        Future<T> future = null;
         try {
             if (closed) {
                 throw new RejectedExecutionException("closed");
             }
             future = threads.submit(statement);
-        } catch (RejectedExecutionException e) {
-            waiting.remove(connection);
-            restoreNetworkTimeout(connection, networkBefore);
-            throw closedWhileWaiting(lockName, e);
-        }
-        try {
             return future.get(bound, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException e) {
+            throw closedWhileWaiting(lockName, backendName.get(), e);
         } catch (InterruptedException e) {
             throw new Interrupted(stop(connection, future, undo));
         } catch (TimeoutException e) {
@@ -114,7 +108,7 @@ public final class StatementWait implements AutoCloseable {
             throw new SQLException("the lock wait did not end within " + bound + " ms", "08006", e);
         } catch (ExecutionException e) {
             if (closed) {
-                throw closedWhileWaiting(lockName, e.getCause());
+                throw closedWhileWaiting(lockName, backendName.get(), e.getCause());
             }
             if (e.getCause() instanceof SQLException sql) {
                 throw sql;
@@ -143,9 +137,9 @@ public final class StatementWait implements AutoCloseable {
         }
     }
 
-    private LockUnavailableException closedWhileWaiting(String lockName, Throwable cause) {
+    static LockUnavailableException closedWhileWaiting(String lockName, String backendName, Throwable cause) {
         return new LockUnavailableException(
-                "Baton lock '" + lockName + "' on " + backendName.get()
+                "Baton lock '" + lockName + "' on " + backendName
                         + ": the client was closed while waiting; create a new client to take locks",
                 cause);
     }
@@ -156,7 +150,7 @@ public final class StatementWait implements AutoCloseable {
                 connection.setNetworkTimeout(Runnable::run, before);
             }
         } catch (SQLException e) {
-            log.debug("Baton {}: could not restore the network timeout: {}", backendName.get(), e.toString());
+            debug("restoring the network timeout", e);
         }
     }
 
@@ -174,10 +168,7 @@ public final class StatementWait implements AutoCloseable {
                 undo.undo(result);
                 return true;
             } catch (SQLException e) {
-                log.debug(
-                        "Baton {}: giving back a lock granted during the cancel failed: {}",
-                        backendName.get(),
-                        e.toString());
+                debug("giving back a lock granted during the cancel", e);
                 abort(connection);
                 return false;
             }
@@ -214,29 +205,32 @@ public final class StatementWait implements AutoCloseable {
         try {
             connection.abort(Runnable::run);
         } catch (SQLException | RuntimeException e) {
-            log.debug("Baton {}: aborting a waiting connection failed: {}", backendName.get(), e.toString());
+            debug("aborting a waiting connection", e);
         }
     }
 
     /** Cancels whatever statement runs on {@code connection}, from another thread. */
     private void cancel(Connection connection) {
-        // The statement object lives on the helper thread; PostgreSQL's and MariaDB's connections can
-        // cancel their running query directly, reached by unwrapping the pool's proxy.
+        // The statement object lives on the helper thread; the drivers' connections cancel directly.
         try {
             if (connection.isWrapperFor(org.postgresql.PGConnection.class)) {
                 connection.unwrap(org.postgresql.jdbc.PgConnection.class).cancelQuery();
                 return;
             }
         } catch (SQLException | LinkageError e) {
-            log.debug("Baton {}: cancelling a PostgreSQL wait failed: {}", backendName.get(), e.toString());
+            debug("cancelling a PostgreSQL wait", e);
         }
         try {
             if (connection.isWrapperFor(org.mariadb.jdbc.Connection.class)) {
                 connection.unwrap(org.mariadb.jdbc.Connection.class).cancelCurrentQuery();
             }
         } catch (SQLException | LinkageError e) {
-            log.debug("Baton {}: cancelling a MariaDB wait failed: {}", backendName.get(), e.toString());
+            debug("cancelling a MariaDB wait", e);
         }
+    }
+
+    private void debug(String what, Throwable e) {
+        log.debug("Baton {}: {} failed: {}", backendName.get(), what, e.toString());
     }
 
     /** Cancels every running wait (their callers then see the backend closed) and ends the helpers. */
