@@ -74,7 +74,7 @@ class PinnedStatementsPerGrantTest {
         ReconnectingPool pool =
                 new ReconnectingPool(JdbcLockBackendProvider.poolConfig(url, OPTIONS.operationTimeout()));
         CountingDataSource counting = new CountingDataSource(pool);
-        try (JdbcLockBackend backend = (JdbcLockBackend) JdbcLockBackendProvider.backend(
+        try (JdbcLockBackend backend = new JdbcLockBackend(
                 url.strategy(),
                 counting,
                 url.dialect(),
