@@ -15,7 +15,6 @@ import dev.baton.jdbc.pinned.StatementWait;
 import dev.baton.jdbc.row.BatchRenewal;
 import dev.baton.jdbc.row.JdbcLine;
 import dev.baton.jdbc.row.RowProtocol;
-import dev.baton.jdbc.row.TableProtocol;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockBackend;
 import dev.baton.spi.LockRequest;
@@ -30,7 +29,7 @@ import javax.sql.DataSource;
 /**
  * The JDBC lock backend, one for every strategy and database: it owns what every strategy needs
  * alike and leaves the wire protocol of lock grants to one {@link JdbcProtocol} per strategy and
- * dialect ({@link TableProtocol}, {@code OptimisticProtocol}, and the pinning strategies' {@link
+ * dialect ({@link RowProtocol} and the pinning strategies' {@link
  * PinningProtocol}).
  *
  * <ul>
