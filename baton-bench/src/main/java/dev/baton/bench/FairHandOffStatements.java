@@ -6,9 +6,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The SQL of the fair hand-off protocol (see docs/design/fair-handoff.md) on PostgreSQL, for
- * the table strategy (a row per held name, deleted when nobody waits) and the optimistic one (a row
- * per name, kept, its version the fencing token), exactly as the design states it. Named parameters
+ * The SQL of the fair hand-off protocol (see docs/design/fair-handoff.md) on PostgreSQL, for the
+ * table strategy (a row per name, kept, its version the fencing token), exactly as the design states
+ * it. Named parameters
  * ({@code :name}) are turned into JDBC's {@code ?} with the order of their names.
  *
  * <p>The line is the waiters table; the lock row carries {@code queued}, a count of the entries
@@ -58,7 +58,7 @@ record FairHandOffStatements(
     private static final String GRANTED = "SELECT 'G', token, {ms_expires} FROM t";
 
     /**
-     * The joining half of an acquire, shared by both strategies: when the grant {@code t} is empty and
+     * The joining half of an acquire, when the grant {@code t} is empty and
      * the caller will wait ({@code :join}), count one more in {@code queued} (a write on the lock row,
      * which orders the join against a release) and write the entry (place from the sequence: strict
      * FIFO). A waiter that takes the lock with this statement (after a missed hand-off: an expired
@@ -95,72 +95,27 @@ record FairHandOffStatements(
                                  AND w.owner_id = (SELECT c.owner_id FROM c ORDER BY c.place LIMIT 1)
                                FOR UPDATE),""";
 
-    /** The table strategy on PostgreSQL, on tables {@code prefix}, {@code prefix_waiters}. */
+    /**
+     * The table strategy on PostgreSQL, on tables {@code prefix}, {@code prefix_waiters}: the row stays,
+     * its version is the token, drawn from {@code prefix_seq} under the row lock on every grant.
+     */
     static FairHandOffStatements table(String prefix) {
-        String acquire =
-                """
-                WITH g AS MATERIALIZED (
-                  SELECT pg_advisory_xact_lock(:k1, :k2)::text AS held
-                  WHERE NOT EXISTS (SELECT 1 FROM {L} b WHERE b.lock_name = :name AND b.expires_at > now())),
-                t AS (
-                  INSERT INTO {L} AS l (lock_name, lock_mode, owner_id, expires_at, fencing_token, queued)
-                  SELECT :name, 'X', :owner, now() + :lease * interval '1 millisecond', nextval('{S}'), 0 FROM g
-                  ON CONFLICT (lock_name) DO UPDATE
-                  SET lock_mode = 'X', owner_id = EXCLUDED.owner_id, expires_at = EXCLUDED.expires_at,
-                      fencing_token = nextval('{S}')
-                  WHERE l.expires_at <= now() AND (l.queued = 0 OR {none_ahead})
-                  RETURNING l.fencing_token AS token, l.expires_at)""";
-        String plainRelease =
-                "DELETE FROM {L} WHERE lock_name = :name AND owner_id = :owner AND lock_mode = 'X'" + " AND queued = 0";
-        String release = "WITH " + LINE
-                + """
-
-                u AS (UPDATE {L} l SET owner_id = h.owner_id,
-                        expires_at = now() + h.lease_ms * interval '1 millisecond',
-                        fencing_token = nextval('{S}'), queued = GREATEST(l.queued - 1, 0)
-                      FROM s, h
-                      WHERE l.lock_name = :name AND l.owner_id = :owner AND l.lock_mode = 'X'
-                      RETURNING h.owner_id AS heir, l.fencing_token AS token, l.expires_at, h.channel),
-                d AS (DELETE FROM {L} l
-                      WHERE l.lock_name = :name AND l.owner_id = :owner AND l.lock_mode = 'X'
-                        AND (l.queued = 0 OR (l.queued = (SELECT s.queued FROM s) AND NOT EXISTS (SELECT 1 FROM c)))
-                      RETURNING 1),
-                """
-                + TAIL.replace("{freed}", "(SELECT count(*) FROM d)");
-        return new FairHandOffStatements(
-                compile(acquire + ",\n" + JOIN, prefix),
-                compile(release, prefix),
-                compile(acquire + "\n" + GRANTED, prefix),
-                compile(plainRelease, prefix),
-                compile(LEAVE, prefix),
-                compile(POLL.replace("{token}", "l.fencing_token").replace("{free}", "l.expires_at <= now()"), prefix),
-                List.of(
-                        "CREATE TABLE IF NOT EXISTS " + prefix + " (lock_name VARCHAR(512) PRIMARY KEY,"
-                                + " lock_mode CHAR(1) NOT NULL, owner_id VARCHAR(64) NOT NULL,"
-                                + " expires_at TIMESTAMP WITH TIME ZONE NOT NULL, fencing_token BIGINT NOT NULL,"
-                                + " queued INT NOT NULL DEFAULT 0)",
-                        waitersDdl(prefix),
-                        "CREATE SEQUENCE IF NOT EXISTS " + prefix + "_seq"));
-    }
-
-    /** The optimistic strategy on PostgreSQL: the row stays, its version is the token. */
-    static FairHandOffStatements optimistic(String prefix) {
         String acquire =
                 """
                 WITH t AS (
                   INSERT INTO {L} AS l (lock_name, version, lock_mode, owner_id, expires_at, queued)
-                  VALUES (:name, 1, 'X', :owner, now() + :lease * interval '1 millisecond', 0)
+                  VALUES (:name, nextval('{S}'), 'X', :owner, now() + :lease * interval '1 millisecond', 0)
                   ON CONFLICT (lock_name) DO UPDATE
-                  SET version = l.version + 1, lock_mode = 'X', owner_id = EXCLUDED.owner_id,
+                  SET version = nextval('{S}'), lock_mode = 'X', owner_id = EXCLUDED.owner_id,
                       expires_at = EXCLUDED.expires_at
                   WHERE (l.lock_mode = '-' OR l.expires_at <= now()) AND (l.queued = 0 OR {none_ahead})
                   RETURNING l.version AS token, l.expires_at)""";
-        String plainRelease = "UPDATE {L} SET version = version + 1, lock_mode = '-', owner_id = '', expires_at = now()"
+        String plainRelease = "UPDATE {L} SET lock_mode = '-', owner_id = '', expires_at = now()"
                 + " WHERE lock_name = :name AND owner_id = :owner AND lock_mode = 'X' AND queued = 0";
         String release = "WITH " + LINE
                 + """
 
-                u AS (UPDATE {L} l SET version = l.version + 1,
+                u AS (UPDATE {L} l SET version = CASE WHEN h.owner_id IS NULL THEN l.version ELSE nextval('{S}') END,
                         lock_mode = CASE WHEN h.owner_id IS NULL THEN '-' ELSE 'X' END,
                         owner_id = COALESCE(h.owner_id, ''),
                         expires_at = CASE WHEN h.owner_id IS NULL THEN now()

@@ -123,12 +123,7 @@ public final class HeldLeaseHeap {
                         String uri = LeaseScaleBench.withCredentials(server, server.jdbcUrl());
                         rows.addAll(measureAll(
                                 backend,
-                                List.of(
-                                        new Subject("baton table", () -> LeaseHolder.baton("baton table", uri, lease)),
-                                        new Subject(
-                                                "baton optimistic",
-                                                () -> LeaseHolder.baton(
-                                                        "baton optimistic", uri + "&strategy=optimistic", lease))),
+                                List.of(new Subject("baton table", () -> LeaseHolder.baton("baton table", uri, lease))),
                                 counts,
                                 hold,
                                 progress));

@@ -18,9 +18,9 @@ import java.util.function.Supplier;
  * JdbcTemplateLockProvider (db time), a raw INSERT ... ON CONFLICT DO NOTHING + DELETE baseline and
  * a raw pg_try_advisory_lock + pg_advisory_unlock baseline and the blocking pg_advisory_lock
  * floor of a fair hand-off ({@link BlockingAdvisorySubject}), all on the same server in one run. H2
- * runs the table and optimistic strategies, MariaDB the optimistic and pessimistic ones. The table
- * and optimistic strategies also run with {@code fair=false} ("barging"), so one run shows what fair
- * hand-off costs in pairs/s beside what it gives in share to another client.
+ * runs the table strategy, MariaDB the table and pessimistic ones. The table strategy also runs with
+ * {@code fair=false} ("barging"), so one run shows what fair hand-off costs in pairs/s beside what
+ * it gives in share to another client.
  */
 final class JdbcBenchBackends {
     private JdbcBenchBackends() {}
@@ -32,19 +32,17 @@ final class JdbcBenchBackends {
             .build();
 
     static BenchBackend h2() {
-        return new ServerBackend("h2", new BenchBackend.PlannedSubjects(4, 2, 2, 2), H2Server::start, server -> {
+        return new ServerBackend("h2", new BenchBackend.PlannedSubjects(2, 1, 1, 1), H2Server::start, server -> {
             String uri = server.jdbcUrl() + ";USER=" + server.user() + ";PASSWORD=" + server.password();
             return List.of(
                     BatonSubject.of("baton table", uri, OPTIONS),
-                    BatonSubject.barging("baton table barging", uri + ";fair=false", OPTIONS),
-                    BatonSubject.of("baton optimistic", uri + ";strategy=optimistic", OPTIONS),
-                    BatonSubject.barging("baton optimistic barging", uri + ";strategy=optimistic;fair=false", OPTIONS));
+                    BatonSubject.barging("baton table barging", uri + ";fair=false", OPTIONS));
         });
     }
 
     static BenchBackend postgres() {
         return new ServerBackend(
-                "postgres", new BenchBackend.PlannedSubjects(10, 4, 4, 2), PostgresServer::start, server -> {
+                "postgres", new BenchBackend.PlannedSubjects(8, 3, 3, 1), PostgresServer::start, server -> {
                     // An embedded PostgreSQL detaches from this JVM: name its postmaster so that its
                     // CPU and its backends' count as server CPU.
                     if (server instanceof PostgresServer postgres && !postgres.external()) {
@@ -54,9 +52,6 @@ final class JdbcBenchBackends {
                     List<LockSubject> subjects = new ArrayList<>();
                     subjects.add(BatonSubject.of("baton table", uri, OPTIONS));
                     subjects.add(BatonSubject.barging("baton table barging", uri + "&fair=false", OPTIONS));
-                    subjects.add(BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", OPTIONS));
-                    subjects.add(BatonSubject.barging(
-                            "baton optimistic barging", uri + "&strategy=optimistic&fair=false", OPTIONS));
                     subjects.add(BatonSubject.of("baton pessimistic", uri + "&strategy=pessimistic", OPTIONS));
                     subjects.add(BatonSubject.of("baton advisory", uri + "&strategy=advisory", OPTIONS));
                     subjects.add(new ShedLockSubject(server.jdbcUrl(), server.user(), server.password()));
@@ -93,9 +88,8 @@ final class JdbcBenchBackends {
                 "mariadb", new BenchBackend.PlannedSubjects(3, 2, 2, 1), MariaDbServer::start, server -> {
                     String uri = withCredentials(server);
                     return List.of(
-                            BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", OPTIONS),
-                            BatonSubject.barging(
-                                    "baton optimistic barging", uri + "&strategy=optimistic&fair=false", OPTIONS),
+                            BatonSubject.of("baton table", uri, OPTIONS),
+                            BatonSubject.barging("baton table barging", uri + "&fair=false", OPTIONS),
                             BatonSubject.of("baton pessimistic", uri + "&strategy=pessimistic", OPTIONS));
                 });
     }
@@ -153,9 +147,9 @@ final class JdbcBenchBackends {
         @Override
         public String waiterNotification() {
             return switch (id) {
-                case "postgres" -> "table/optimistic: NOTIFY to one waiting client; pessimistic: row-lock queue;"
+                case "postgres" -> "table: NOTIFY to one waiting client; pessimistic: row-lock queue;"
                         + " advisory: pg_advisory_lock queue";
-                case "mariadb" -> "optimistic: poll with backoff; pessimistic: row-lock queue; advisory: GET_LOCK queue";
+                case "mariadb" -> "table: poll with backoff; pessimistic: row-lock queue; advisory: GET_LOCK queue";
                 default -> "poll with backoff";
             };
         }

@@ -7,7 +7,7 @@ import java.util.List;
 
 /**
  * The fair hand-off probe (docs/design/fair-handoff.md), for {@link BenchMain} only: on one embedded
- * PostgreSQL, Baton's table and optimistic strategies fair (the hand-off in the release, now in
+ * PostgreSQL, Baton's table strategy fair (the hand-off in the release, now in
  * baton-jdbc) and barging ({@code fair=false}, in every scenario, so that A8 compares too), the
  * protocol's raw-JDBC subjects ({@link JdbcFairHandOffSubjects}) and ShedLock. Server CPU counts the
  * postmaster and its backends ({@link CpuSample#watch}).
@@ -40,18 +40,14 @@ final class JdbcFairBenchBackend implements BenchBackend {
         // raw-JDBC subjects stay beside them to show what the library adds on top.
         return List.of(
                 JdbcFairHandOffSubjects.table(protoUrl, server.user(), server.password()),
-                JdbcFairHandOffSubjects.optimistic(protoUrl, server.user(), server.password()),
                 BatonSubject.of("baton table", uri, JdbcBenchBackends.OPTIONS),
                 BatonSubject.of("baton table barging", uri + "&fair=false", JdbcBenchBackends.OPTIONS),
-                BatonSubject.of("baton optimistic", uri + "&strategy=optimistic", JdbcBenchBackends.OPTIONS),
-                BatonSubject.of(
-                        "baton optimistic barging", uri + "&strategy=optimistic&fair=false", JdbcBenchBackends.OPTIONS),
                 new ShedLockSubject(url, server.user(), server.password()));
     }
 
     @Override
     public PlannedSubjects plannedSubjects(boolean external) {
-        return new PlannedSubjects(7, 4, 4);
+        return new PlannedSubjects(4, 2, 2);
     }
 
     @Override

@@ -87,16 +87,6 @@ final class JdbcFairHandOffSubjects implements LockSubject {
                 "proto table fair hand-off", url, user, password, FairHandOffStatements.table("bench_fho_table"));
     }
 
-    /** The optimistic strategy's protocol. */
-    static JdbcFairHandOffSubjects optimistic(String url, String user, String password) {
-        return new JdbcFairHandOffSubjects(
-                "proto optimistic fair hand-off",
-                url,
-                user,
-                password,
-                FairHandOffStatements.optimistic("bench_fho_opt"));
-    }
-
     /**
      * The LISTEN connection's URL: with {@link PendingCheckSocketFactory} unless {@code
      * FHO_PLAIN_LISTENER} is set (to measure what pgjdbc's 1 ms pending check costs a hand-off).
@@ -230,9 +220,7 @@ final class JdbcFairHandOffSubjects implements LockSubject {
                         Map.of(
                                 "name", lockName,
                                 "owner", owner,
-                                "lease", LEASE_MILLIS,
-                                "k1", (int) (lockName.hashCode() * 31L >>> 32),
-                                "k2", lockName.hashCode()));
+                                "lease", LEASE_MILLIS));
                 if (row != null) {
                     return new Granted((Long) row[1], (Long) row[2]);
                 }
@@ -247,9 +235,7 @@ final class JdbcFairHandOffSubjects implements LockSubject {
                                 "owner", owner,
                                 "lease", LEASE_MILLIS,
                                 "join", true,
-                                "channel", channel,
-                                "k1", (int) (lockName.hashCode() * 31L >>> 32),
-                                "k2", lockName.hashCode()));
+                                "channel", channel));
                 if (row != null && "G".equals(row[0])) {
                     if (joined) {
                         update(sql.leave(), Map.of("name", lockName, "owner", owner)); // its entry, if left

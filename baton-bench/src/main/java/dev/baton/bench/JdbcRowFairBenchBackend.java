@@ -10,7 +10,7 @@ import java.util.List;
 
 /**
  * Fair hand-off on H2 and MariaDB (docs/design/fair-handoff.md), for {@link BenchMain} only: Baton's table
- * (H2) and optimistic strategies fair and barging ({@code fair=false}, in every scenario, so that A8
+ * strategy fair and barging ({@code fair=false}, in every scenario, so that A8
  * compares too) beside ShedLock's JDBC provider (db time), on one server. H2 is in-process (its TCP
  * server in the bench JVM: client CPU includes the server's); MariaDB's server CPU is its mariadbd
  * ({@link CpuSample#watch}).
@@ -56,15 +56,8 @@ final class JdbcRowFairBenchBackend implements BenchBackend {
                     + URLEncoder.encode(server.password(), StandardCharsets.UTF_8);
             and = "&";
         }
-        if (h2) {
-            subjects.add(BatonSubject.of("baton table", uri, JdbcBenchBackends.OPTIONS));
-            subjects.add(BatonSubject.of("baton table barging", uri + and + "fair=false", JdbcBenchBackends.OPTIONS));
-        }
-        subjects.add(BatonSubject.of("baton optimistic", uri + and + "strategy=optimistic", JdbcBenchBackends.OPTIONS));
-        subjects.add(BatonSubject.of(
-                "baton optimistic barging",
-                uri + and + "strategy=optimistic" + and + "fair=false",
-                JdbcBenchBackends.OPTIONS));
+        subjects.add(BatonSubject.of("baton table", uri, JdbcBenchBackends.OPTIONS));
+        subjects.add(BatonSubject.of("baton table barging", uri + and + "fair=false", JdbcBenchBackends.OPTIONS));
         if (!h2) {
             // MariaDB's other strategies, so that one run covers every strategy of the dialect.
             subjects.add(BatonSubject.of(
@@ -77,7 +70,7 @@ final class JdbcRowFairBenchBackend implements BenchBackend {
 
     @Override
     public PlannedSubjects plannedSubjects(boolean external) {
-        return new PlannedSubjects(5, 4, 4);
+        return h2 ? new PlannedSubjects(3, 2, 2) : new PlannedSubjects(5, 4, 4);
     }
 
     @Override

@@ -34,12 +34,11 @@ class BenchCommandTest {
                         + " [0-9.]+ s \\|")
                 .contains(dev.baton.bench.ResultTable.FAIRNESS_NOTE);
         assertThat(run.err())
-                // Barging variants (fair=false) run the contended scenario only: 2 + 4 rows.
-                .contains("baton bench: quick comparison: 6 rows: 4 subjects (h2) x A8, C8, 1 run of 1s after a 1s"
+                // The barging variant (fair=false) runs the contended scenario only: 2 + 1 rows.
+                .contains("baton bench: quick comparison: 3 rows: 2 subjects (h2) x A8, C8, 1 run of 1s after a 1s"
                         + " warm-up each: about ")
                 .contains("h2: starting embedded server")
-                .containsPattern(
-                        "\\[row 6/6, 0:[0-9]{2} elapsed, about 0:[0-9]{2} left\\] h2: baton optimistic barging C8")
+                .containsPattern("\\[row 3/3, 0:[0-9]{2} elapsed, about 0:[0-9]{2} left\\] h2: baton table barging C8")
                 .doesNotContain("baton table barging A8")
                 .doesNotContain("baton table barging: recovery")
                 .contains("h2: baton table: recovery after SIGKILL of a holder")

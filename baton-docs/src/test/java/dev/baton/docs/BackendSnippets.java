@@ -14,7 +14,7 @@ class BackendSnippets {
     static LockClient fromDataSource(DataSource dataSource) {
         // snippet:start jdbc-datasource
         LockClient client = JdbcLocks.builder(dataSource) // your pool: Baton never closes it
-                .strategy("optimistic") // default "table"
+                .strategy("advisory") // default "table"
                 .table("baton_locks")
                 .options(LockOptions.builder().leaseTime(Duration.ofSeconds(30)).build())
                 .build();

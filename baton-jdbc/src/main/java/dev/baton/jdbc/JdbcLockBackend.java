@@ -29,11 +29,12 @@ import javax.sql.DataSource;
 
 /**
  * The JDBC lock backend, one for every strategy and database: it owns what every strategy needs alike
- * and leaves the wire protocol of lock grants to one {@link JdbcProtocol} per strategy and dialect,
- * built once on first use ({@link ProtocolSetup}); a table dropped later fails calls with the DDL to
- * run ({@link SchemaGate}). Semaphore permits go to {@link JdbcPermits}, decided here once per call.
- * The rest is shared: LISTEN/NOTIFY ({@link PgNotifications}), the line of fair waiters ({@link
- * JdbcLine}), batch renewal ({@link BatchRenewal}) and queued waits ({@link StatementWait}).
+ * and leaves the wire protocol of lock grants to one {@link JdbcProtocol} per strategy and dialect
+ * ({@link RowProtocol}, {@link PinningProtocol}), built once on first use ({@link ProtocolSetup}); a
+ * table dropped later fails calls with the DDL to run ({@link SchemaGate}). Semaphore permits go to
+ * {@link JdbcPermits}, decided here once per call. The rest is shared: LISTEN/NOTIFY ({@link
+ * PgNotifications}), the line of fair waiters ({@link JdbcLine}), batch renewal ({@link BatchRenewal})
+ * and queued waits ({@link StatementWait}).
  */
 final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
     private final Strategy strategy;

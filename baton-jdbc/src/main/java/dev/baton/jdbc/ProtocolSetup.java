@@ -6,8 +6,7 @@ import dev.baton.jdbc.internal.JdbcProtocol;
 import dev.baton.jdbc.internal.JdbcSchema;
 import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.jdbc.pinned.PinningProtocol;
-import dev.baton.jdbc.row.OptimisticProtocol;
-import dev.baton.jdbc.row.TableProtocol;
+import dev.baton.jdbc.row.RowProtocol;
 import java.sql.SQLException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -32,6 +31,8 @@ final class ProtocolSetup {
     /** The database; null until the first check when it comes from an application's DataSource. */
     private volatile Dialect dialect;
 
+    private volatile String name;
+
     ProtocolSetup(
             Strategy strategy,
             boolean createSchema,
@@ -42,6 +43,7 @@ final class ProtocolSetup {
         this.createSchema = createSchema;
         this.parts = parts;
         this.dialect = dialect;
+        this.name = nameOn(dialect);
         this.gate = gate;
     }
 
@@ -50,10 +52,7 @@ final class ProtocolSetup {
         return dialect;
     }
 
-    /**
-     * Whether PostgreSQL's release notifications apply: on PostgreSQL, or before the database is known
-     * (the advisory strategy only once it is known: MariaDB's named locks have none).
-     */
+    /** Whether PostgreSQL's release notifications apply: on PostgreSQL, or (not advisory) not known yet. */
     boolean notifiesReleases() {
         Dialect known = dialect;
         return strategy == Strategy.ADVISORY
@@ -61,21 +60,14 @@ final class ProtocolSetup {
                 : known == null || known == Dialect.POSTGRESQL;
     }
 
-    /** The name for the dialect it was built with; built again once the dialect is known. */
-    private record Named(Dialect dialect, String name) {}
-
-    private volatile Named named;
-
-    /** The backend's name, with the database once known: built once per dialect. */
+    /** The backend's name, with the database once known. */
     String name() {
-        Dialect known = dialect;
-        Named last = named;
-        if (last == null || last.dialect() != known) {
-            String base = strategy.backendName();
-            last = new Named(known, known == null ? base : base + " (" + known.displayName() + ")");
-            named = last;
-        }
-        return last.name();
+        return name;
+    }
+
+    private String nameOn(Dialect known) {
+        String base = strategy.backendName();
+        return known == null ? base : base + " (" + known.displayName() + ")";
     }
 
     /** The DDL of the strategy, or null while the dialect is not known. */
@@ -91,9 +83,8 @@ final class ProtocolSetup {
                 try (JdbcSession db = parts.connections().open(false)) {
                     return settle(db, lockName);
                 } catch (SQLException e) {
-                    // Several clients checking and creating the schema at once can trip a database's
-                    // catalogue (H2 answers a general error): look again a few times before giving up.
-                    // Anything else (connection, authentication) is final at once.
+                    // Clients creating the schema at once can trip H2's catalogue (a general error):
+                    // look again a few times; anything else is final at once.
                     if (attempt >= 3 || !"HY000".equals(e.getSQLState())) {
                         throw e;
                     }
@@ -113,6 +104,7 @@ final class ProtocolSetup {
         if (d == null) {
             d = strategy.detect(db.connection, lockName);
             dialect = d;
+            name = nameOn(d);
         }
         JdbcProtocol protocol = protocol(d);
         JdbcSchema.ensure(
@@ -131,8 +123,7 @@ final class ProtocolSetup {
     private JdbcProtocol protocol(Dialect d) {
         JdbcProtocol.Context context = parts.on(d);
         return switch (strategy) {
-            case TABLE -> new TableProtocol(context);
-            case OPTIMISTIC -> new OptimisticProtocol(context);
+            case TABLE -> new RowProtocol(context);
             case PESSIMISTIC -> PinningProtocol.pessimistic(context);
             case ADVISORY -> PinningProtocol.advisory(context);
         };

@@ -9,15 +9,13 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/**
- * The JDBC locking strategies and the dialects each one supports. Asking for a pair that is not
- * supported fails with a {@link LockConfigurationException} that lists the pairs that are.
- */
+/** The JDBC locking strategies and the dialects each one supports. */
 enum Strategy {
-    /** One row per held name; insert decides, guarded updates take over expired rows. */
-    TABLE("table", EnumSet.of(Dialect.H2, Dialect.POSTGRESQL)),
-    /** One row per name that is never deleted; every change is a compare-and-set on its version. */
-    OPTIMISTIC("optimistic", EnumSet.of(Dialect.H2, Dialect.POSTGRESQL, Dialect.MARIADB)),
+    /**
+     * One row per name, kept while the name is in use; every change is a compare-and-set on its
+     * version, which is the fencing token ({@code optimistic} is accepted as its alias).
+     */
+    TABLE("table", EnumSet.of(Dialect.H2, Dialect.POSTGRESQL, Dialect.MARIADB)),
     /** SELECT ... FOR UPDATE on the name's row in a transaction held open for the lease. */
     PESSIMISTIC("pessimistic", EnumSet.of(Dialect.POSTGRESQL, Dialect.MARIADB)),
     /**
@@ -27,12 +25,10 @@ enum Strategy {
     ADVISORY("advisory", EnumSet.of(Dialect.POSTGRESQL, Dialect.MARIADB));
 
     private final String key;
-    private final String backendName;
     private final Set<Dialect> dialects;
 
     Strategy(String key, Set<Dialect> dialects) {
         this.key = key;
-        this.backendName = "jdbc-" + key;
         this.dialects = dialects;
     }
 
@@ -41,9 +37,9 @@ enum Strategy {
         return key;
     }
 
-    /** As it appears in a backend's name, e.g. {@code jdbc-optimistic}. */
+    /** As it appears in a backend's name, e.g. {@code jdbc-table}. */
     String backendName() {
-        return backendName;
+        return "jdbc-" + key;
     }
 
     /** Whether a held lock keeps a connection of the pool for its lease. */
@@ -51,10 +47,7 @@ enum Strategy {
         return this == PESSIMISTIC || this == ADVISORY;
     }
 
-    /**
-     * Whether lock waiters queue inside the database (row locks, advisory or named locks); the
-     * others poll, woken by notifications or the fair queue. Permit waiters always poll.
-     */
+    /** Whether lock waiters queue inside the database; the others wait in the line ({@link JdbcLine}). */
     boolean queuesWaiters() {
         return pinsConnections();
     }
@@ -64,33 +57,19 @@ enum Strategy {
         return !pinsConnections();
     }
 
-    /**
-     * Whether a released lock goes to the longest waiting client before a re-acquire by the releasing
-     * one when asked ({@link JdbcLine}); the others wait in the database's own queue either way.
-     */
+    /** Whether a released lock goes to the longest waiting client when asked ({@link JdbcLine}). */
     boolean handsOffFairly() {
         return !queuesWaiters();
     }
 
-    /** Why a DataSource of the database {@code product}, which Baton does not know, is refused. */
-    String refusesProduct(String product) {
-        return this == TABLE
-                ? "the DataSource connects to " + product + ", but the table strategy supports only H2 and PostgreSQL"
-                : "the DataSource connects to " + product + ", which the " + key + " strategy does not support";
-    }
-
-    boolean supports(Dialect dialect) {
-        return dialects.contains(dialect);
-    }
-
-    /**
-     * The strategy named {@code key}.
-     *
-     * @throws LockConfigurationException for an unknown name
-     */
+    /** The strategy named {@code key}; {@code optimistic} is the table strategy's earlier name. */
     static Strategy of(String key, String where) {
+        String asked = key == null ? "" : key.strip();
+        if (asked.equalsIgnoreCase("optimistic")) {
+            return TABLE;
+        }
         for (Strategy strategy : values()) {
-            if (strategy.key.equalsIgnoreCase(key == null ? "" : key.strip())) {
+            if (strategy.key.equalsIgnoreCase(asked)) {
                 return strategy;
             }
         }
@@ -99,13 +78,9 @@ enum Strategy {
                 + " (default table)");
     }
 
-    /**
-     * Fails unless this strategy supports {@code dialect}.
-     *
-     * @throws LockConfigurationException naming the pair and the supported dialects
-     */
+    /** Fails unless this strategy supports {@code dialect}, naming the strategies that do. */
     void require(Dialect dialect, String where) {
-        if (!supports(dialect)) {
+        if (!dialects.contains(dialect)) {
             throw new LockConfigurationException(where + ": the " + key + " strategy does not support "
                     + dialect.displayName() + "; it supports "
                     + dialects.stream().map(Dialect::displayName).collect(Collectors.joining(", "))
@@ -114,16 +89,13 @@ enum Strategy {
         }
     }
 
-    /**
-     * The dialect of an application's DataSource, checked against this strategy.
-     *
-     * @throws LockConfigurationException for a database Baton does not know or this strategy does not support
-     */
+    /** The dialect of an application's DataSource, checked against this strategy. */
     Dialect detect(java.sql.Connection connection, String lockName) throws java.sql.SQLException {
         String product = connection.getMetaData().getDatabaseProductName();
-        String where = "Baton lock '" + lockName + "' on " + backendName;
+        String where = "Baton lock '" + lockName + "' on " + backendName();
         Dialect d = Dialect.ofProductName(product)
-                .orElseThrow(() -> new LockConfigurationException(where + ": " + refusesProduct(product)));
+                .orElseThrow(() -> new LockConfigurationException(where + ": the DataSource connects to " + product
+                        + ", which the " + key + " strategy does not support"));
         require(d, where);
         return d;
     }
@@ -133,10 +105,8 @@ enum Strategy {
         String locks = names.locks();
         String permits = " and the live permits in " + names.permits() + ", names filtered by prefix in the client";
         return switch (this) {
-            case TABLE -> "reads the live rows of " + locks + " and " + names.readers() + " (waiters from " + locks
-                    + "_waiters)" + permits;
-            case OPTIMISTIC -> "reads the held rows of " + locks + "_opt and " + locks + "_opt_readers (waiters from "
-                    + locks + "_opt_waiters)" + permits;
+            case TABLE -> "reads the held rows of " + locks + " and " + names.readers() + " (waiters from "
+                    + names.waiters() + ")" + permits;
             case PESSIMISTIC -> "PostgreSQL: the sessions in pg_stat_activity whose last statement names a grant;"
                     + " MariaDB: the rows of " + locks + "_pess_holders whose connection holds its marker lock;"
                     + permits;
@@ -148,7 +118,7 @@ enum Strategy {
 
     private static String supportedBy(Dialect dialect) {
         return EnumSet.allOf(Strategy.class).stream()
-                .filter(s -> s.supports(dialect))
+                .filter(s -> s.dialects.contains(dialect))
                 .map(Strategy::key)
                 .collect(Collectors.joining(", "))
                 .toLowerCase(Locale.ROOT);

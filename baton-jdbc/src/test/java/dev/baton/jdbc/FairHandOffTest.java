@@ -27,7 +27,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fair hand-off of the table and optimistic strategies ({@code WaiterStatements}, {@link JdbcLine}):
+ * Fair hand-off of the table strategy ({@code WaiterStatements}, {@link JdbcLine}):
  * while a waiter of another client is in line, the releasing client's immediate re-acquire is
  * refused; with {@code fair=false} it succeeds (the protocol before fair hand-off). The waiter polls
  * every 30 s, so its prompt grant also shows that the queue wakes it on release.
@@ -171,7 +171,7 @@ abstract class FairHandOffTest {
 
     /** The entries in the strategy's waiters table. */
     private int waiters(String strategy, String table) {
-        String waiters = table + (strategy.equals("optimistic") ? "_opt_waiters" : "_waiters");
+        String waiters = table + "_waiters";
         try (Connection connection = connect();
                 PreparedStatement count = connection.prepareStatement("SELECT COUNT(*) FROM " + waiters);
                 ResultSet rs = count.executeQuery()) {

@@ -22,7 +22,7 @@ class H2FairHandOffTest extends FairHandOffTest {
 
     @Override
     List<String> strategies() {
-        return List.of("table", "optimistic");
+        return List.of("table");
     }
 
     @Override

@@ -6,7 +6,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** H2's fair hand-off at the SPI, table and optimistic strategies, on an in-process database. */
+/** H2's fair hand-off at the SPI, table strategy, on an in-process database. */
 class H2HandOffTest extends RowHandOffTest {
     private static InMemoryH2 database;
 
@@ -22,7 +22,7 @@ class H2HandOffTest extends RowHandOffTest {
 
     @Override
     List<String> strategies() {
-        return List.of("table", "optimistic");
+        return List.of("table");
     }
 
     @Override

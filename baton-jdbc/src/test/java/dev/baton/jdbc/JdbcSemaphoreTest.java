@@ -68,7 +68,7 @@ class JdbcSemaphoreTest {
     }
 
     static Stream<Target> h2() {
-        return Stream.of(new Target("table"), new Target("optimistic"));
+        return Stream.of(new Target("table"));
     }
 
     private static LockOptions options(Duration lease, boolean autoRenew) {

@@ -92,7 +92,7 @@ class JdbcUrlOptionsTest {
                 + "TABLE=opt_locks;STRATEGY=optimistic;createSchema=true";
         try (LockClient client = Baton.connect(url);
                 Lease lease = client.lock("job").acquire(KitTime.grant())) {
-            assertThat(client.backendName()).startsWith("jdbc-optimistic");
+            assertThat(client.backendName()).startsWith("jdbc-table");
             assertThat(client.options().clientName()).isEqualTo("billing");
             assertThat(lease.isValid()).isTrue();
         }

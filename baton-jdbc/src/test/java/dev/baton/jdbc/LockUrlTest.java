@@ -71,14 +71,14 @@ class LockUrlTest {
         assertThatThrownBy(() -> LockUrl.parse("jdbc:postgresql://db/app?strategy=magic&password=topsecret"))
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("strategy 'magic'")
-                .hasMessageContaining("table, optimistic, pessimistic, advisory")
+                .hasMessageContaining("table, pessimistic, advisory")
                 .hasMessageNotContaining("topsecret");
     }
 
     @Test
     void strategiesAreChosenByParameterAndCheckedAgainstTheDialect() {
         assertThat(LockUrl.parse("jdbc:h2:mem:x;STRATEGY=optimistic").strategy())
-                .isEqualTo(Strategy.OPTIMISTIC);
+                .isEqualTo(Strategy.TABLE);
         assertThat(LockUrl.parse("jdbc:postgresql://db/app?strategy=ADVISORY").strategy())
                 .isEqualTo(Strategy.ADVISORY);
         assertThat(LockUrl.parse("jdbc:postgresql://db/app").strategy()).isEqualTo(Strategy.TABLE);
@@ -92,15 +92,13 @@ class LockUrlTest {
                 .hasMessageContaining("advisoryHolders must be true or false");
         assertThat(LockUrl.parse("jdbc:mariadb://db/app?strategy=advisory").strategy())
                 .isEqualTo(Strategy.ADVISORY);
-        assertThatThrownBy(() -> LockUrl.parse("jdbc:mariadb://db/app?strategy=table"))
-                .isInstanceOf(LockConfigurationException.class)
-                .hasMessageContaining("the table strategy does not support MariaDB")
-                .hasMessageContaining("optimistic, pessimistic, advisory work on MariaDB");
+        assertThat(LockUrl.parse("jdbc:mariadb://db/app?strategy=table").strategy())
+                .isEqualTo(Strategy.TABLE);
         assertThatThrownBy(() -> LockUrl.parse("jdbc:h2:mem:x;strategy=advisory;PASSWORD=topsecret"))
                 .isInstanceOf(LockConfigurationException.class)
                 .hasMessageContaining("the advisory strategy does not support H2")
                 .hasMessageContaining("it supports PostgreSQL, MariaDB")
-                .hasMessageContaining("table, optimistic work on H2")
+                .hasMessageContaining("(table work on H2)")
                 .hasMessageNotContaining("topsecret");
     }
 

@@ -9,7 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** Fair hand-off on a real MariaDB server (optimistic only: the table strategy needs RETURNING). */
+/** Fair hand-off on a real MariaDB server . */
 class MariaDbFairHandOffTest extends FairHandOffTest {
     private static DatabaseServer server;
 
@@ -25,7 +25,7 @@ class MariaDbFairHandOffTest extends FairHandOffTest {
 
     @Override
     List<String> strategies() {
-        return List.of("optimistic");
+        return List.of("table");
     }
 
     @Override

@@ -9,7 +9,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** MariaDB's fair hand-off at the SPI (optimistic only: the table strategy needs RETURNING). */
+/** MariaDB's fair hand-off at the SPI. */
 class MariaDbHandOffTest extends RowHandOffTest {
     private static DatabaseServer server;
 
@@ -25,7 +25,7 @@ class MariaDbHandOffTest extends RowHandOffTest {
 
     @Override
     List<String> strategies() {
-        return List.of("optimistic");
+        return List.of("table");
     }
 
     @Override

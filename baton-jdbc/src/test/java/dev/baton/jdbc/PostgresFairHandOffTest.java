@@ -25,7 +25,7 @@ class PostgresFairHandOffTest extends FairHandOffTest {
 
     @Override
     List<String> strategies() {
-        return List.of("table", "optimistic");
+        return List.of("table");
     }
 
     @Override

@@ -68,7 +68,7 @@ class PostgresHandOffTest {
      * release only freed the row, so the first assertion failed there.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"table", "optimistic"})
+    @ValueSource(strings = {"table"})
     void aQueuedWaiterGetsTheGrantFromTheRelease(String strategy) throws Exception {
         String table = table();
         JdbcLockBackend holder = backend(strategy, table);
@@ -112,7 +112,7 @@ class PostgresHandOffTest {
      * the next in line: nothing stays held by the waiter that left.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"table", "optimistic"})
+    @ValueSource(strings = {"table"})
     void aWaiterGivingUpWhileHandedTheLockPassesItOn(String strategy) throws Exception {
         String table = table();
         JdbcLockBackend holder = backend(strategy, table);
@@ -150,7 +150,7 @@ class PostgresHandOffTest {
 
     /** The same with nobody behind: the lock ends up free. */
     @ParameterizedTest
-    @ValueSource(strings = {"table", "optimistic"})
+    @ValueSource(strings = {"table"})
     void aWaiterGivingUpWhileHandedTheLockLeavesNothingHeld(String strategy) throws Exception {
         String table = table();
         JdbcLockBackend holder = backend(strategy, table);
@@ -180,7 +180,7 @@ class PostgresHandOffTest {
      * got the stored grant, valid for its full lease time from the late attempt.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"table", "optimistic"})
+    @ValueSource(strings = {"table"})
     void aHandedGrantTakenAfterItsLeaseRanOutOnTheDatabaseIsNotHandedOut(String strategy) throws Exception {
         String table = table();
         JdbcLockBackend holder = backend(strategy, table);
@@ -231,7 +231,7 @@ class PostgresHandOffTest {
      * entry must be in the table well before the listener listens.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"table", "optimistic"})
+    @ValueSource(strings = {"table"})
     void aFreshClientsFirstWaitIsInLineBeforeItsListenerListens(String strategy) throws Exception {
         String table = table();
         JdbcLockBackend holder = backend(strategy, table);
@@ -249,7 +249,7 @@ class PostgresHandOffTest {
         LockRequest waiting = request(name);
         assertThat(fresh.tryAcquire(waiting)).as("refused, with its pool open").isEmpty();
 
-        String waiters = table + (strategy.equals("optimistic") ? "_opt_waiters" : "_waiters");
+        String waiters = table + "_waiters";
         try (Connection db = DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password());
                 PreparedStatement inLine = db.prepareStatement(
                         "SELECT count(*) FROM " + waiters + " WHERE lock_name = ? AND owner_id = ?");
@@ -310,7 +310,7 @@ class PostgresHandOffTest {
 
     /** The owner of the live exclusive grant of {@code name}, read from the lock row. */
     private static Optional<String> owner(String strategy, String table, String name) throws SQLException {
-        String locks = strategy.equals("optimistic") ? table + "_opt" : table;
+        String locks = table;
         try (Connection connection = DriverManager.getConnection(server.jdbcUrl(), server.user(), server.password());
                 PreparedStatement select = connection.prepareStatement("SELECT owner_id FROM " + locks
                         + " WHERE lock_name = ? AND lock_mode = 'X' AND expires_at > clock_timestamp()")) {

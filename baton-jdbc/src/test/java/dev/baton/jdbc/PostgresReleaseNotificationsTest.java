@@ -25,7 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * LISTEN/NOTIFY wake-ups of the table and optimistic strategies on PostgreSQL, and of permits on
+ * LISTEN/NOTIFY wake-ups of the table strategy on PostgreSQL, and of permits on
  * every strategy: with a poll delay of
  * 5 s, a waiter in another client gets the lock well within a second of the release, which only a
  * notification can explain; and it still does after the listener's connection was killed and came
@@ -64,12 +64,12 @@ class PostgresReleaseNotificationsTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"table", "optimistic"})
+    @ValueSource(strings = {"table"})
     void aWaiterInAnotherClientIsWokenByNotifyLongBeforeItsPollDelay(String strategy) throws Exception {
         try (LockClient holder = Baton.connect(uri(strategy), slowPolling());
                 LockClient waiter = Baton.connect(uri(strategy), slowPolling())) {
             String name = "notify-" + UUID.randomUUID();
-            String table = "notify_" + strategy + (strategy.equals("optimistic") ? "_opt" : "");
+            String table = "notify_" + strategy;
             assertWokenByNotify("hand-over through NOTIFY", handOver(holder, waiter, name, table));
 
             // Kill the listener's session: it reconnects, and wake-ups work again.
@@ -93,7 +93,7 @@ class PostgresReleaseNotificationsTest {
      * held meanwhile is not disturbed.
      */
     @ParameterizedTest
-    @ValueSource(strings = {"table", "optimistic", "pessimistic", "advisory"})
+    @ValueSource(strings = {"table", "pessimistic", "advisory"})
     void aPermitWaiterIsWokenByNotifyOnEveryStrategy(String strategy) throws Exception {
         try (LockClient holder = Baton.connect(uri(strategy), slowPolling());
                 LockClient waiter = Baton.connect(uri(strategy), slowPolling());

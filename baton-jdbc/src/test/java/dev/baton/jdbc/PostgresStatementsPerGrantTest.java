@@ -41,7 +41,7 @@ class PostgresStatementsPerGrantTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"table", "optimistic"})
+    @ValueSource(strings = {"table"})
     void aWaiterJoinsInTheStatementThatTriedAndTheReleaseHandsOnInOne(String strategy) {
         PGSimpleDataSource target = new PGSimpleDataSource();
         target.setURL(server.jdbcUrl());

@@ -279,7 +279,7 @@ abstract class RowHandOffTest {
 
     /** The owner of the live exclusive grant of {@code name}, read from the lock row. */
     private Optional<String> owner(String strategy, String table, String name) throws SQLException {
-        String locks = strategy.equals("optimistic") ? table + "_opt" : table;
+        String locks = table;
         try (Connection connection = connect();
                 PreparedStatement select = connection.prepareStatement("SELECT owner_id FROM " + locks
                         + " WHERE lock_name = ? AND lock_mode = 'X' AND expires_at > " + now())) {
@@ -292,7 +292,7 @@ abstract class RowHandOffTest {
 
     /** The entries in the strategy's waiters table. */
     private int waiters(String strategy, String table) throws SQLException {
-        String waiters = table + (strategy.equals("optimistic") ? "_opt_waiters" : "_waiters");
+        String waiters = table + "_waiters";
         try (Connection connection = connect();
                 PreparedStatement count = connection.prepareStatement("SELECT COUNT(*) FROM " + waiters);
                 ResultSet rs = count.executeQuery()) {

@@ -17,20 +17,16 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one way the JDBC backend checks, and when allowed creates, its database objects: every
- * strategy's and the semaphores' DDL resources ({@code <prefix>-<dialect>.sql}, with {@code
- * ${table}}, {@code ${readers}} and {@code ${sequence}} standing for the configured names), probed
- * object by object.
+ * How the JDBC backend checks, and when allowed creates, its database objects: the DDL resources
+ * {@code <prefix>-<dialect>.sql}, with {@code ${table}}, {@code ${readers}} and {@code ${sequence}}
+ * for the configured names, probed object by object.
  */
 public final class JdbcSchema {
     private static final Logger log = LoggerFactory.getLogger(JdbcSchema.class);
 
     private JdbcSchema() {}
 
-    /**
-     * The DDL of resource {@code dev/baton/jdbc/<prefix>-<dialect>.sql} ({@code permits}: the semaphore
-     * tables), where the JDBC backend's documentation tells users to find it in the jar.
-     */
+    /** The DDL of resource {@code dev/baton/jdbc/<prefix>-<dialect>.sql}, as the docs tell users. */
     public static String ddl(String prefix, Dialect dialect, TableNames names) {
         String resource = "/dev/baton/jdbc/" + prefix + "-" + dialect.name().toLowerCase(Locale.ROOT) + ".sql";
         try (InputStream in = JdbcSchema.class.getResourceAsStream(resource)) {
@@ -52,9 +48,8 @@ public final class JdbcSchema {
      *
      * @param where the start of every message, naming the lock and the backend
      * @param explain what to do about a failed CREATE
-     * @throws LockConfigurationException if they are missing and cannot or may not be created; the
-     *     message prints the DDL to run
-     * @throws SQLException if the database could not be asked
+     * @throws LockConfigurationException if they are missing and cannot or may not be created, with
+     *     the DDL to run
      */
     public static void ensure(
             Connection connection,

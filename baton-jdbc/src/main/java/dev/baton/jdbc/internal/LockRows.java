@@ -10,19 +10,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalInt;
 
-/** Reading the results the row-based protocols (table, optimistic) share. */
+/** Reading the grants of the table strategy's rows, which the permits' listing shares. */
 public final class LockRows {
     private LockRows() {}
 
     /**
      * The held locks of a grants query's rows: (name, mode, owner, token, expiry, holder, reader
-     * owner, reader token, reader expiry, reader holder, live waiters), each name row joined with its
-     * live readers, ordered by name and then the readers' tokens. An exclusive row is a {@link
-     * LockKind#MUTEX} (these strategies write a read/write lock's write side as a plain lock); a
-     * shared row without a live reader is left out. A holder written by an older version (no
-     * description) reads as "".
+     * owner, reader token, reader expiry, reader holder, live waiters), ordered by name and then the
+     * readers' tokens. An exclusive row is a {@link LockKind#MUTEX}; a shared row without a live
+     * reader is left out.
      *
-     * @param countsWaiters whether the fair queue is in use, so that its count means something
+     * @param countsWaiters whether the fair line is in use, so that its count means something
      */
     static List<LockInfo> read(Dialect dialect, ResultSet rs, boolean countsWaiters) throws SQLException {
         List<LockInfo> locks = new ArrayList<>();
@@ -59,10 +57,7 @@ public final class LockRows {
         }
     }
 
-    /**
-     * Runs a grants query ({@link #read}) on a connection of its own; {@code what} names the lock or
-     * prefix in a failure's message.
-     */
+    /** Runs a grants query ({@link #read}); {@code what} names the lock or prefix in a failure. */
     public static List<LockInfo> select(JdbcProtocol.Context context, String sql, String what, Object... params) {
         try (JdbcSession db = context.connections().open(false)) {
             return db.all(sql, rs -> read(context.dialect(), rs, context.fair()), params);
@@ -71,17 +66,12 @@ public final class LockRows {
         }
     }
 
-    /** A holder column's value: "" for a row written without a description. */
+    /** A holder column's value, "" when none was written. */
     public static String described(String holder) {
         return holder == null ? "" : holder;
     }
 
-    /** Only the locks whose name starts with {@code prefix} (names compare as Java strings). */
-    public static List<LockInfo> under(List<LockInfo> locks, String prefix) {
-        return locks.stream().filter(info -> info.name().startsWith(prefix)).toList();
-    }
-
-    /** Counts the rows of a result (the rows a notifying DELETE or UPDATE ... RETURNING wrote). */
+    /** Counts the rows of a result (the rows a notifying release wrote). */
     public static int countRows(ResultSet rs) throws SQLException {
         int rows = 0;
         while (rs.next()) {

@@ -4,8 +4,8 @@ import dev.baton.LockConfigurationException;
 import java.util.regex.Pattern;
 
 /**
- * The three database objects of the table strategy, all derived from one configured table name. The
- * other strategies' objects and the semaphore tables of every strategy ({@link #semaphores()}, {@link
+ * The database objects of the table strategy, all derived from one configured table name. The other
+ * strategies' objects and the semaphore tables of every strategy ({@link #semaphores()}, {@link
  * #permits()}) are named after it too.
  *
  * @param locks the lock table, e.g. {@code baton_locks} or {@code app.baton_locks}
@@ -15,18 +15,17 @@ import java.util.regex.Pattern;
 public record TableNames(String locks, String readers, String sequence) {
     public static final String DEFAULT_TABLE = "baton_locks";
 
-    /*
-     * The names are spliced into SQL, so only plain identifiers are accepted. 51 characters plus the
-     * longest suffix (_fencing_seq, 12; _semaphores, 11) stay within PostgreSQL's 63-character
-     * identifier limit.
-     */
+    // Spliced into SQL, so plain identifiers only; 51 characters plus the longest suffix
+    // (_fencing_seq) stay within PostgreSQL's 63-character limit.
     private static final String IDENTIFIER = "[A-Za-z_][A-Za-z0-9_]{0,50}";
     private static final Pattern TABLE = Pattern.compile("(?:" + IDENTIFIER + "\\.)?" + IDENTIFIER);
 
-    /**
-     * The semaphores table, {@code <locks>_semaphores}: one row per semaphore name with its permit
-     * count and token counter (see {@code JdbcPermits}), shared by every strategy.
-     */
+    /** The fair line's table, {@code <locks>_waiters}: one row per waiting acquisition. */
+    public String waiters() {
+        return locks + "_waiters";
+    }
+
+    /** The semaphores table, {@code <locks>_semaphores}, shared by every strategy ({@code JdbcPermits}). */
     public String semaphores() {
         return locks + "_semaphores";
     }
@@ -40,12 +39,7 @@ public record TableNames(String locks, String readers, String sequence) {
         return of(DEFAULT_TABLE);
     }
 
-    /**
-     * The names for a configured table name.
-     *
-     * @throws LockConfigurationException if the name is not a plain, optionally schema-qualified
-     *     identifier
-     */
+    /** The names for a configured table name, which must be a plain, optionally qualified identifier. */
     public static TableNames of(String table) {
         if (table == null || !TABLE.matcher(table).matches()) {
             throw new LockConfigurationException("Baton JDBC: the table name "

@@ -15,14 +15,12 @@ import java.util.Optional;
 
 /**
  * Renewal of many exclusive grants of one client in one statement: {@code UPDATE ... WHERE <still
- * held> AND (lock_name, owner_id[, version]) IN ((?, ?), ...)}, up to {@link #SIZE} rows, portable
+ * held> AND (lock_name, version, owner_id) IN ((?, ?, ?), ...)}, up to {@link #SIZE} rows, portable
  * across H2, PostgreSQL and MariaDB (row values, no RETURNING).
  *
- * <p>Why the update count is enough: when it equals the number of grants, every one was still held
- * and is renewed; when it is zero, none was. In between, some were lost, and the two halves are
- * renewed again ({@link #renewExclusive}), down to single grants renewed with the strategy's own
- * renew. The common case costs one round trip per hundred grants, a loss a few more. Shared grants
- * take two rows in a transaction each and are renewed one by one.
+ * <p>The update count is enough: when it equals the number of grants every one was renewed, when it
+ * is zero none was; in between, the two halves are renewed again, down to single grants renewed one
+ * by one. Shared grants take two rows in a transaction each and are renewed one by one.
  */
 public final class BatchRenewal {
     /** Grants per statement. */
@@ -30,42 +28,26 @@ public final class BatchRenewal {
 
     private final RowProtocol protocol;
 
-    /** @param protocol the settled protocol: its batch statement and its renewal of one grant */
     BatchRenewal(RowProtocol protocol) {
         this.protocol = protocol;
     }
 
-    /**
-     * The batch statement, run in a session of its own: the protocol's {@code renewIn} (whose first
-     * parameter is the lease) followed by an IN list of each grant's {@code renewKey} columns.
-     *
-     * @return its update count
-     */
+    /** The batch statement in a session of its own; its update count. */
     private int update(List<Grant> grants, long leaseMillis) throws SQLException {
         List<Object> params = new ArrayList<>(1 + grants.size() * 3);
         params.add(leaseMillis);
-        int columns = 0;
         for (Grant grant : grants) {
-            List<Object> columnValues = protocol.renewKey(grant);
-            columns = columnValues.size();
-            params.addAll(columnValues);
+            params.addAll(List.of(grant.name(), grant.fencingToken(), grant.ownerId()));
         }
         try (JdbcSession db = protocol.connections.open(false)) {
-            return db.update(SqlTemplate.inList(protocol.renewIn(), columns, grants.size()), params.toArray());
+            return db.update(SqlTemplate.inList(protocol.sql.renewExclusiveIn, 3, grants.size()), params.toArray());
         }
     }
 
-    /**
-     * Renews {@code grants}: the exclusive ones with the batch statement when there are several, the
-     * others one by one.
-     */
+    /** Renews {@code grants}: the exclusive ones in batches, the others one by one. */
     List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
-        List<Grant> exclusive = new ArrayList<>(grants.size());
-        for (Grant grant : grants) {
-            if (grant.mode() == LockMode.EXCLUSIVE) {
-                exclusive.add(grant);
-            }
-        }
+        List<Grant> exclusive =
+                grants.stream().filter(g -> g.mode() == LockMode.EXCLUSIVE).toList();
         Map<Grant, Optional<Grant>> renewed = new IdentityHashMap<>();
         if (!exclusive.isEmpty()) {
             renewExclusive(exclusive, leaseTime, renewed);
@@ -78,12 +60,9 @@ public final class BatchRenewal {
     }
 
     /**
-     * Renews exclusive {@code grants} into {@code renewed}. When the update count shows that some
-     * were lost, the halves are renewed again, each in one statement, down to single grants: a lost
-     * grant among a hundred costs about 15 statements instead of a hundred, so on a slow link the
-     * others of its call are renewed in time too (a hundred round trips of 10 ms, one after another,
-     * outlast a 1 s lease). Renewing a grant twice is harmless; a half whose count is zero was lost
-     * whole, as the one-by-one renewal would say of each.
+     * Renews exclusive {@code grants} into {@code renewed}, halving where some were lost: a lost grant
+     * among a hundred costs about 15 statements instead of a hundred, so on a slow link the others are
+     * renewed in time too. Renewing a grant twice is harmless.
      */
     private void renewExclusive(List<Grant> grants, Duration leaseTime, Map<Grant, Optional<Grant>> renewed) {
         if (grants.size() == 1) {

@@ -13,21 +13,14 @@ import java.util.function.Supplier;
 
 /**
  * Tells, on this JVM's monotonic clock, the earliest moment the database's clock can show a given
- * time: for a grant whose expiry the database computed while this client was not asking (a release
- * that handed it the lock, {@link JdbcLine}), so that its validity counts from the hand-off on
- * the database's clock, not from when the client took it.
- *
- * <p>How: one reading of the database's clock ({@link Dialect#now()}), sent at {@code s}, says
- * {@code d}; the database read its clock at {@code s} or later, so it shows {@code t} no earlier
- * than {@code s + (t - d)}, less what the two clocks' rates may differ by since (NTP slews a clock by
- * at most 500 ppm). A reading is used for {@link #MAX_AGE} and then taken again, on the caller's
- * thread (one round trip). Not covered: the database's clock stepped forward (set by hand, or by NTP
- * stepping instead of slewing), which frees every lease on it early for every client alike.
+ * time, so that a grant handed to this client by a release ({@link JdbcLine}) counts its validity
+ * from the hand-off. A reading of the database's clock sent at {@code s} says {@code d}, so the
+ * database shows {@code t} no earlier than {@code s + (t - d)}, less the clocks' drift since (NTP
+ * slews by at most 500 ppm); a reading is used for {@link #MAX_AGE}. Not covered: the database's
+ * clock stepped forward, which frees every lease on it early for every client alike.
  */
 final class DatabaseClock {
-    /** How long one reading is used. */
     static final Duration MAX_AGE = Duration.ofSeconds(10);
-
     /** The most two clocks' rates differ by under NTP, in parts per million. */
     private static final long DRIFT_PPM = 500;
     /** The database's readings come in microseconds or milliseconds: their rounding, and then some. */
@@ -41,21 +34,14 @@ final class DatabaseClock {
     /** The database's clock said {@code database} in answer to a query sent at {@code sentNanos}. */
     private record Reading(long sentNanos, Instant database) {}
 
-    /**
-     * @param connections opens an auto-commit session for a reading
-     * @param dialect the database's dialect, asked when a reading is taken
-     */
+    /** @param dialect the database's dialect, asked when a reading is taken */
     DatabaseClock(JdbcConnections connections, Supplier<Dialect> dialect) {
         this.connections = connections;
         this.dialect = dialect;
     }
 
-    /**
-     * The earliest {@link System#nanoTime()} at which the database's clock can show {@code at}.
-     *
-     * @throws SQLException if a new reading was needed and the database could not be asked
-     */
-    long earliestNanos(Instant at) throws SQLException {
+    /** The earliest {@link System#nanoTime()} at which the database's clock can show {@code at}. */
+    private long earliestNanos(Instant at) throws SQLException {
         Reading reading = current();
         long ahead = Duration.between(reading.database(), at).toNanos();
         long drift = Math.abs(ahead) / 1_000_000 * DRIFT_PPM;
@@ -63,12 +49,9 @@ final class DatabaseClock {
     }
 
     /**
-     * {@code handed} as valid as its expiry on the database's clock allows, counted from now: with
-     * its full lease time (no validity of its own) when that much is left, with what is left when
-     * less, or null when nothing is.
+     * {@code handed} as valid as its expiry on the database's clock allows, counted from now: its full
+     * lease time when that much is left, what is left when less, or null when nothing is.
      *
-     * @param handed a grant whose {@link Grant#expiresAt()} the database computed
-     * @param leaseTime the lease time it was requested with
      * @throws SQLException if a new reading was needed and the database could not be asked
      */
     Grant counted(Grant handed, Duration leaseTime) throws SQLException {

@@ -14,28 +14,16 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Fair hand-off of exclusive grants for the table and optimistic strategies (the design and its
- * safety argument are in docs/design/fair-handoff.md). The release itself writes the head of the
- * line as the new owner, with a new fencing token and its expiry on the database clock, and deletes
- * its entry; then the heir is woken with its grant ({@link JdbcLine} takes it from there): on
- * PostgreSQL by a NOTIFY in the same statement, on H2 and MariaDB right after the commit through
- * {@link JdbcLine#handedHere} when it waits on the releasing backend, else by its own poll. A contended grant costs
- * no round trip after the release. The database work is the dialect's {@link HandOffStatements}.
- *
- * <ul>
- *   <li>Uncontended: acquire and release are the plain statements, as cheap as barging; the lock
- *       row's {@code queued} count says whether anyone may be in line, so nobody waiting costs no
- *       read of the waiters table.
- *   <li>A name this client met contended within the last second (it waited for it, or handed it on)
- *       is released with the hand-off at once, not after a plain release that finds someone in line.
- *   <li>A hand-off release that met a concurrent join (PostgreSQL: a join committed after its
- *       snapshot; elsewhere a deadlock or lock timeout) runs again.
- * </ul>
+ * Fair hand-off of exclusive grants (docs/design/fair-handoff.md): the release writes the head of the
+ * line as the new owner, with a new fencing token, and deletes its entry; the heir is woken with its
+ * grant by a NOTIFY (PostgreSQL), by {@link JdbcLine#handedHere} when it waits on the releasing
+ * backend, else by its own poll. The database work is the dialect's {@link HandOffStatements}. A
+ * name nobody waits for costs the plain statements (the row's {@code queued} count says whether anyone
+ * may be in line); a name this client met contended within the last second is released with the
+ * hand-off at once; a hand-off release that met a concurrent join runs again.
  */
 final class HandOff {
-    /** How long a name counts as contended after this client last waited for it or handed it on. */
     private static final long CONTENDED_NANOS = TimeUnit.SECONDS.toNanos(1);
-    /** Above this many names the expired ones are dropped from the contended map. */
     private static final int CONTENDED_BOUND = 4_096;
     /** A release that keeps meeting joins gives up after this many runs (the lease frees it). */
     private static final int RELEASE_RUNS = 50;
@@ -72,29 +60,15 @@ final class HandOff {
     private final JdbcProtocol.Context context;
     private final Map<String, Long> contendedUntil = new ConcurrentHashMap<>();
 
-    private HandOff(HandOffStatements statements, JdbcProtocol.Context context) {
-        this.statements = statements;
-        this.context = context;
+    /** The dialect's hand-off: PostgreSQL's single statements, or H2's and MariaDB's short transactions. */
+    HandOff(RowProtocol rows) {
+        this.context = rows.context;
+        this.statements = context.dialect() == Dialect.POSTGRESQL
+                ? new PgHandOffStatements(context)
+                : new RowHandOffStatements(rows);
     }
 
-    /**
-     * The hand-off of the table strategy ({@code table}) or the optimistic one, with the dialect's one
-     * statement set: PostgreSQL's single statements, or H2's and MariaDB's short transactions.
-     */
-    static HandOff of(boolean table, JdbcProtocol.Context context) {
-        Dialect dialect = context.dialect();
-        return new HandOff(
-                dialect == Dialect.POSTGRESQL
-                        ? new PgHandOffStatements(table, context)
-                        : new RowHandOffStatements(
-                                table
-                                        ? RowHandOffSql.table(dialect, context.names())
-                                        : RowHandOffSql.optimistic(dialect, context.names()),
-                                context),
-                context);
-    }
-
-    /** Whether the release wakes the heir itself (NOTIFY); else waiters poll with backoff. */
+    /** Whether the release wakes the heir itself (NOTIFY). */
     boolean notifiesHeir() {
         return statements.notifiesHeir();
     }
@@ -102,7 +76,7 @@ final class HandOff {
     /** The plain acquire; empty when busy or when it met a concurrent transaction. */
     Optional<Grant> tryAcquire(LockRequest request) {
         try {
-            return statements.acquire(request, contended(request.name()));
+            return statements.acquire(request);
         } catch (SQLException e) {
             if (JdbcFailures.isConflict(e)) {
                 return Optional.empty(); // busy now: the core polls again

@@ -7,17 +7,12 @@ import java.util.Optional;
 
 /**
  * The database work of a fair hand-off ({@link HandOff}) in one dialect: PostgreSQL's single
- * statements, which NOTIFY the heir ({@link PgHandOffStatements}), or the short transactions of H2
- * and MariaDB, whose heir {@link HandOff} wakes in this JVM and a waiter elsewhere finds by polling
- * ({@link RowHandOffStatements}).
+ * statements ({@link PgHandOffStatements}) or the short transactions of H2 and MariaDB ({@link
+ * RowHandOffStatements}).
  */
 interface HandOffStatements {
-    /**
-     * The plain acquire: grants when the lock is free and nobody live is ahead; empty when busy.
-     * {@code contended}: this client met the name contended lately, so it is likely busy (a dialect
-     * whose acquire is a transaction may look first).
-     */
-    Optional<Grant> acquire(LockRequest request, boolean contended) throws SQLException;
+    /** Grants when the lock is free and nobody live is ahead; empty when busy. */
+    Optional<Grant> acquire(LockRequest request) throws SQLException;
 
     /** Acquire-or-join, for a request that will wait; {@code channel} PostgreSQL's, or null. */
     HandOff.Joined join(LockRequest request, String channel) throws SQLException;
@@ -37,10 +32,6 @@ interface HandOffStatements {
     /** Leaves the line: false when the entry was gone (a release handed this waiter the lock first). */
     boolean leave(String name, String owner) throws SQLException;
 
-    /**
-     * Whether the hand-off release wakes the heir itself (PostgreSQL's NOTIFY); otherwise {@link
-     * HandOff} wakes an heir waiting on the releasing backend ({@link JdbcLine#handedHere}), and the others poll with
-     * a short backoff.
-     */
+    /** Whether the hand-off release wakes the heir itself (NOTIFY); otherwise the heir polls. */
     boolean notifiesHeir();
 }

@@ -1,6 +1,5 @@
 package dev.baton.jdbc.row;
 
-import dev.baton.jdbc.internal.AdvisoryKeys;
 import dev.baton.jdbc.internal.Dialect;
 import dev.baton.jdbc.internal.JdbcConnections;
 import dev.baton.jdbc.internal.JdbcProtocol;
@@ -15,21 +14,113 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * PostgreSQL's fair hand-off ({@link HandOff}): every step one auto-commit statement with named
- * parameters (CTEs around each strategy's grant and hand-on, all here), the
- * hand-off release NOTIFYing the heir's client with its grant. A hand-off release that meets a join
- * committed after its snapshot writes nothing and is run again.
+ * PostgreSQL's fair hand-off ({@link HandOff}; docs/design/fair-handoff.md): every step one
+ * auto-commit statement with named parameters, the hand-off release NOTIFYing the heir's client with
+ * its grant.
  */
 final class PgHandOffStatements implements HandOffStatements {
-    private final HandOffSql sql;
     private final JdbcConnections connections;
-    private final TableNames names;
+    /** Grants if the lock is free and nobody live is ahead: (token, expiry ms), or no row. */
+    private final SqlTemplate.Named acquire;
+    /** The same, or joins the line: ('G', token, expiry ms), ('Q', 0, 0), no row: raced (try again). */
+    private final SqlTemplate.Named acquireOrJoin;
+    /** Frees the lock when nobody is counted in line: 1 row, or 0 (someone joined, or lost). */
+    private final SqlTemplate.Named release;
+    /** Hands on or frees: (held, handed, freed, notified); (1, 0, 0, 0): a join raced it, run again. */
+    private final SqlTemplate.Named handOffRelease;
+    /** Refreshes the entry, purges dead ones, reads the lock: (owner, token, expiry ms, free, in line). */
+    private final SqlTemplate.Named tick;
+    /** Deletes the waiter's entry: 0 rows once a release handed it the lock. */
+    private final SqlTemplate.Named leave;
 
-    /** @param table the table strategy's statements, else the optimistic one's */
-    PgHandOffStatements(boolean table, JdbcProtocol.Context context) {
-        this.sql = table ? table(context.dialect(), context.names()) : optimistic(context.dialect(), context.names());
+    PgHandOffStatements(JdbcProtocol.Context context) {
         this.connections = context.connections();
-        this.names = context.names();
+        Dialect dialect = context.dialect();
+        TableNames names = context.names();
+        String ms = "floor(extract(epoch FROM %s) * 1000)::bigint";
+        // The grant: the read and the CAS in one upsert, which needs nobody live ahead once someone is
+        // counted in line; a takeover draws the token under the row lock, an insert as RowProtocol says.
+        String grant =
+                """
+                WITH t AS (
+                  INSERT INTO {L} AS l (lock_name, version, lock_mode, owner_id, expires_at, queued, holder)
+                  VALUES (:name, {next_token}, 'X', :owner, {now} + :lease * INTERVAL '1 millisecond', 0,
+                          CAST(:holder AS VARCHAR(120)))
+                  ON CONFLICT (lock_name) DO UPDATE
+                  SET version = {next_token}, lock_mode = 'X', owner_id = EXCLUDED.owner_id,
+                      expires_at = EXCLUDED.expires_at, waiter = NULL, holder = EXCLUDED.holder
+                  WHERE (l.lock_mode = '-' OR l.expires_at <= {now}) AND (l.queued = 0 OR {none_ahead})
+                  RETURNING l.lock_name, l.version AS token, l.expires_at)""";
+        String granted = "SELECT 'G', token, " + ms.formatted("expires_at") + " FROM t";
+        String join =
+                """
+                ,
+                j AS (UPDATE {L} l SET queued = l.queued + 1
+                      WHERE NOT EXISTS (SELECT 1 FROM t) AND l.lock_name = :name AND l.owner_id <> :owner
+                      RETURNING l.lock_name),
+                w AS (INSERT INTO {W} (lock_name, owner_id, place, last_seen, channel, lease_ms, holder)
+                      SELECT :name, :owner, {now}, {now}, CAST(:channel AS VARCHAR(63)), :lease,
+                             CAST(:holder AS VARCHAR(120)) FROM j
+                      ON CONFLICT (lock_name, owner_id) DO UPDATE SET last_seen = {now}, channel = EXCLUDED.channel)
+                """
+                        + granted + " UNION ALL SELECT 'Q', 0, 0 FROM j";
+        // The line as the snapshot shows it, and its head, locked: a waiter leaving at the same moment
+        // either deleted its entry first (no head: run again) or finds it gone (it was handed the lock,
+        // and releases it). Shared waiters' entries have no lease. The token is drawn under the row lock.
+        String handingOn =
+                """
+                WITH s AS MATERIALIZED (SELECT l.queued FROM {L} l
+                                        WHERE l.lock_name = :name AND l.owner_id = :owner AND l.lock_mode = 'X'),
+                c AS MATERIALIZED (SELECT w.owner_id, w.place FROM {W} w
+                                   WHERE (SELECT s.queued FROM s) > 0 AND w.lock_name = :name
+                                     AND w.owner_id <> :owner AND w.lease_ms IS NOT NULL
+                                     AND w.last_seen > {now} - INTERVAL '{window} milliseconds'),
+                h AS MATERIALIZED (SELECT w.owner_id, w.channel, w.lease_ms, w.holder FROM {W} w
+                                   WHERE w.lock_name = :name AND w.owner_id =
+                                     (SELECT c.owner_id FROM c ORDER BY c.place, c.owner_id LIMIT 1)
+                                   FOR UPDATE),
+                u AS (UPDATE {L} l SET version = CASE WHEN h.owner_id IS NULL THEN l.version ELSE {next_token} END,
+                        lock_mode = CASE WHEN h.owner_id IS NULL THEN '-' ELSE 'X' END,
+                        owner_id = COALESCE(h.owner_id, ''),
+                        expires_at = CASE WHEN h.owner_id IS NULL THEN {now}
+                                          ELSE {now} + h.lease_ms * INTERVAL '1 millisecond' END,
+                        queued = CASE WHEN h.owner_id IS NULL THEN 0 ELSE GREATEST(l.queued - 1, 0) END,
+                        waiter = NULL, holder = h.holder
+                      FROM s LEFT JOIN h ON true
+                      WHERE l.lock_name = :name AND l.owner_id = :owner AND l.lock_mode = 'X'
+                        AND (h.owner_id IS NOT NULL OR (l.queued = s.queued AND NOT EXISTS (SELECT 1 FROM c)))
+                      RETURNING h.owner_id AS heir, l.version AS token, l.expires_at, h.channel),
+                x AS (DELETE FROM {W} w USING u WHERE u.heir IS NOT NULL AND w.lock_name = :name AND w.owner_id = u.heir),
+                n AS (SELECT pg_notify(u.channel, chr(2) || u.heir || ' ' || u.token || ' ' || {ms_u}) FROM u
+                      WHERE u.heir IS NOT NULL AND u.channel IS NOT NULL)
+                SELECT (SELECT count(*) FROM s), (SELECT count(*) FROM u WHERE u.heir IS NOT NULL),
+                       (SELECT count(*) FROM u WHERE u.heir IS NULL), (SELECT count(*) FROM n)""";
+        String reading =
+                """
+                WITH r AS (UPDATE {W} SET last_seen = {now} WHERE lock_name = :name AND owner_id = :owner RETURNING 1),
+                p AS (DELETE FROM {W} WHERE lock_name = :name
+                        AND last_seen <= {now} - INTERVAL '{window} milliseconds')
+                SELECT COALESCE(l.owner_id = :owner AND l.lock_mode = 'X' AND l.expires_at > {now}, false),
+                       l.version, {ms_l}, COALESCE(l.lock_mode = '-' OR l.expires_at <= {now}, true),
+                       (SELECT count(*) FROM r)
+                FROM (SELECT 1) one LEFT JOIN {L} l ON l.lock_name = :name""";
+        SqlTemplate filled = new SqlTemplate(dialect)
+                .with("{ms_u}", ms.formatted("u.expires_at"))
+                .with("{ms_l}", ms.formatted("l.expires_at"))
+                .with("{none_ahead}", noneAhead(names.waiters()))
+                .with("{W}", names.waiters())
+                .with("{window}", Long.toString(JdbcLine.WINDOW_MILLIS))
+                .with("{L}", names.locks())
+                .with("{next_token}", dialect.nextToken(names.sequence()));
+        acquire = named(filled, grant + "\n" + granted);
+        acquireOrJoin = named(filled, grant + join);
+        release = named(
+                filled,
+                "UPDATE {L} SET lock_mode = '-', owner_id = '', expires_at = {now}"
+                        + " WHERE lock_name = :name AND owner_id = :owner AND lock_mode = 'X' AND queued = 0");
+        handOffRelease = named(filled, handingOn);
+        tick = named(filled, reading);
+        leave = named(filled, "DELETE FROM {W} WHERE lock_name = :name AND owner_id = :owner");
     }
 
     @Override
@@ -38,12 +129,12 @@ final class PgHandOffStatements implements HandOffStatements {
     }
 
     @Override
-    public Optional<Grant> acquire(LockRequest request, boolean contended) throws SQLException {
+    public Optional<Grant> acquire(LockRequest request) throws SQLException {
         try (JdbcSession db = connections.open(false)) {
             return db.first(
-                    sql.acquire().text(),
+                    acquire.text(),
                     rs -> HandOff.grant(request, rs.getLong(2), rs.getLong(3)),
-                    args(sql.acquire(), request, null));
+                    args(acquire, request, null));
         }
     }
 
@@ -51,11 +142,11 @@ final class PgHandOffStatements implements HandOffStatements {
     public HandOff.Joined join(LockRequest request, String channel) throws SQLException {
         try (JdbcSession db = connections.open(false)) {
             return db.first(
-                            sql.acquireOrJoin().text(),
+                            acquireOrJoin.text(),
                             rs -> "G".equals(rs.getString(1))
                                     ? HandOff.Joined.granted(HandOff.grant(request, rs.getLong(2), rs.getLong(3)))
                                     : HandOff.Joined.QUEUED,
-                            args(sql.acquireOrJoin(), request, channel))
+                            args(acquireOrJoin, request, channel))
                     .orElse(HandOff.Joined.RACED);
         }
     }
@@ -63,13 +154,13 @@ final class PgHandOffStatements implements HandOffStatements {
     @Override
     public boolean release(String name, String owner) throws SQLException {
         try (JdbcSession db = connections.open(false)) {
-            return db.update(sql.release().text(), name, owner) == 1;
+            return db.update(release.text(), name, owner) == 1;
         }
     }
 
     @Override
     public HandOff.HandedOn handOn(String name, String owner) throws SQLException {
-        SqlTemplate.Named handOff = sql.handOffRelease();
+        SqlTemplate.Named handOff = handOffRelease;
         Object[] args = handOff.params().stream()
                 .map(p -> p.equals("name") ? name : owner)
                 .toArray();
@@ -85,12 +176,12 @@ final class PgHandOffStatements implements HandOffStatements {
     public HandOff.Tick tick(LockRequest request, boolean refresh) throws SQLException {
         try (JdbcSession db = connections.open(false)) {
             return db.first(
-                            sql.tick().text(),
+                            tick.text(),
                             rs -> new HandOff.Tick(
                                     rs.getBoolean(1) ? HandOff.grant(request, rs.getLong(2), rs.getLong(3)) : null,
                                     rs.getBoolean(4),
                                     rs.getLong(5) > 0),
-                            args(sql.tick(), request, null))
+                            args(tick, request, null))
                     .orElseThrow();
         }
     }
@@ -98,7 +189,7 @@ final class PgHandOffStatements implements HandOffStatements {
     @Override
     public boolean leave(String name, String owner) throws SQLException {
         try (JdbcSession db = connections.open(false)) {
-            return db.update(sql.leave().text(), name, owner) == 1;
+            return db.update(leave.text(), name, owner) == 1;
         }
     }
 
@@ -106,7 +197,6 @@ final class PgHandOffStatements implements HandOffStatements {
     private Object[] args(SqlTemplate.Named statement, LockRequest request, String channel) {
         List<String> params = statement.params();
         Object[] args = new Object[params.size()];
-        int[] key = null;
         for (int i = 0; i < args.length; i++) {
             args[i] = switch (params.get(i)) {
                 case "name" -> request.name();
@@ -114,129 +204,10 @@ final class PgHandOffStatements implements HandOffStatements {
                 case "lease" -> JdbcTime.leaseMillis(request.leaseTime());
                 case "holder" -> request.holder();
                 case "channel" -> channel;
-                case "key1", "key2" -> {
-                    key = key != null ? key : AdvisoryKeys.grantKey(names, request.name());
-                    yield params.get(i).equals("key1") ? key[0] : key[1];
-                }
                 default -> throw new IllegalStateException("unknown parameter " + params.get(i));
             };
         }
         return args;
-    }
-
-    /**
-     * PostgreSQL's fair hand-off for one strategy ({@link HandOff}; docs/design/fair-handoff.md): the
-     * release writes the head of the line as the new owner and NOTIFYs its client with the grant. All
-     * are single auto-commit statements with named parameters.
-     *
-     * @param acquire grants if the lock is free and nobody live is ahead: (token, expiry ms) or no row
-     * @param acquireOrJoin the same, or (busy) joins the line: ('G', token, expiry ms), ('Q', 0, 0), or
-     *     no row when the row changed under the join (try again)
-     * @param release frees the lock when nobody is counted in line; 1 row or 0 (someone joined, or lost)
-     * @param handOffRelease hands the lock to the head of the line, or frees it: (held by the caller,
-     *     handed, freed, notified); (1, 0, 0, 0) when a join raced it (run it again)
-     * @param tick refreshes the waiter's entry, deletes the name's entries that stopped counting (their
-     *     waiters died) and reads the lock: (owner, token, expiry ms, free, in line)
-     * @param leave deletes the waiter's entry: 0 rows once a release handed it the lock
-     */
-    private record HandOffSql(
-            SqlTemplate.Named acquire,
-            SqlTemplate.Named acquireOrJoin,
-            SqlTemplate.Named release,
-            SqlTemplate.Named handOffRelease,
-            SqlTemplate.Named tick,
-            SqlTemplate.Named leave) {}
-
-    /**
-     * The hand-off statements around a strategy's own parts, each a template with {@code {L}}, {@code
-     * {R}} and {@code {next_token}} for its lock table, readers table and token, {@code {holder_col}},
-     * {@code {holder_val}}, {@code {holder_excluded}} and {@code {holder_h}} for the holder description
-     * where the tables have it: {@code grant}, the CTE {@code t} that grants (RETURNING token, expires_at) and CTEs
-     * after it; {@code handOn}, the CTE {@code u} (RETURNING heir, token, expires_at, channel) and
-     * whatever frees the lock; {@code freed}, the count of freeing writes; {@code token} and {@code
-     * free}, expressions over the lock row {@code l} for the tick.
-     */
-    private static HandOffSql handOff(
-            Dialect dialect,
-            String waiters,
-            String locks,
-            String readers,
-            String nextToken,
-            String grant,
-            String release,
-            String handOn,
-            String freed,
-            String token,
-            String free) {
-        String ms = "floor(extract(epoch FROM %s) * 1000)::bigint";
-        String granted = "SELECT 'G', token, " + ms.formatted("expires_at") + " FROM t";
-        String join =
-                """
-                ,
-                j AS (UPDATE {L} l SET queued = l.queued + 1
-                      WHERE NOT EXISTS (SELECT 1 FROM t) AND l.lock_name = :name AND l.owner_id <> :owner
-                      RETURNING l.lock_name),
-                w AS (INSERT INTO {W} (lock_name, owner_id, place, last_seen, channel, lease_ms{holder_col})
-                      SELECT :name, :owner, {now}, {now}, CAST(:channel AS VARCHAR(63)), :lease{holder_val} FROM j
-                      ON CONFLICT (lock_name, owner_id) DO UPDATE SET last_seen = {now}, channel = EXCLUDED.channel)
-                """
-                        + granted + " UNION ALL SELECT 'Q', 0, 0 FROM j";
-        // The line as the snapshot shows it (read only when queued > 0), and its head, locked: a waiter
-        // leaving at the same moment either deleted its entry first (no head: run again) or finds it
-        // gone (it was handed the lock, and releases it). Entries without a lease are an older
-        // version's or a shared waiter's: never handed an exclusive grant.
-        String handOffRelease =
-                """
-                WITH s AS MATERIALIZED (SELECT l.queued FROM {L} l
-                                        WHERE l.lock_name = :name AND l.owner_id = :owner AND l.lock_mode = 'X'),
-                c AS MATERIALIZED (SELECT w.owner_id, w.place FROM {W} w
-                                   WHERE (SELECT s.queued FROM s) > 0 AND w.lock_name = :name
-                                     AND w.owner_id <> :owner AND w.lease_ms IS NOT NULL
-                                     AND w.last_seen > {now} - INTERVAL '{window} milliseconds'),
-                h AS MATERIALIZED (SELECT w.owner_id, w.channel, w.lease_ms, w.holder FROM {W} w
-                                   WHERE w.lock_name = :name AND w.owner_id =
-                                     (SELECT c.owner_id FROM c ORDER BY c.place, c.owner_id LIMIT 1)
-                                   FOR UPDATE),
-                """
-                        + handOn
-                        + """
-                ,
-                x AS (DELETE FROM {W} w USING u WHERE u.heir IS NOT NULL AND w.lock_name = :name AND w.owner_id = u.heir),
-                n AS (SELECT pg_notify(u.channel, chr(2) || u.heir || ' ' || u.token || ' ' || {ms_u}) FROM u
-                      WHERE u.heir IS NOT NULL AND u.channel IS NOT NULL)
-                SELECT (SELECT count(*) FROM s), (SELECT count(*) FROM u WHERE u.heir IS NOT NULL), {freed},
-                       (SELECT count(*) FROM n)""";
-        String tick =
-                """
-                WITH r AS (UPDATE {W} SET last_seen = {now} WHERE lock_name = :name AND owner_id = :owner RETURNING 1),
-                p AS (DELETE FROM {W} WHERE lock_name = :name
-                        AND last_seen <= {now} - INTERVAL '{window} milliseconds')
-                SELECT COALESCE(l.owner_id = :owner AND l.lock_mode = 'X' AND l.expires_at > {now}, false),
-                       {token}, {ms_l}, COALESCE({free}, true), (SELECT count(*) FROM r)
-                FROM (SELECT 1) one LEFT JOIN {L} l ON l.lock_name = :name""";
-        SqlTemplate filled = new SqlTemplate(dialect)
-                .with("{freed}", freed)
-                .with("{token}", token)
-                .with("{free}", free)
-                .with("{ms_u}", ms.formatted("u.expires_at"))
-                .with("{ms_l}", ms.formatted("l.expires_at"))
-                .with("{W}", waiters)
-                .with("{window}", Long.toString(JdbcLine.WINDOW_MILLIS))
-                .with("{holder_col}", ", holder")
-                .with("{holder_val}", ", CAST(:holder AS VARCHAR(120))")
-                .with("{holder_excluded}", ", holder = EXCLUDED.holder")
-                .with("{holder_h}", ", holder = h.holder")
-                .with("{none_ahead}", noneAhead(waiters))
-                .with("{L}", locks)
-                .with("{R}", readers)
-                .with("{next_token}", nextToken);
-        return new HandOffSql(
-                named(filled, grant + "\n" + granted),
-                named(filled, grant + join),
-                named(filled, release),
-                named(filled, handOffRelease),
-                named(filled, tick),
-                named(filled, "DELETE FROM {W} WHERE lock_name = :name AND owner_id = :owner"));
     }
 
     /**
@@ -255,96 +226,5 @@ final class PgHandOffStatements implements HandOffStatements {
 
     private static SqlTemplate.Named named(SqlTemplate template, String text) {
         return SqlTemplate.Named.of(template.sql(text));
-    }
-
-    /**
-     * The hand-off on the name row: the grant draws its token under the per-name advisory lock on
-     * the insert path and under the row lock on a takeover, which needs nobody live ahead once
-     * someone is counted in line ({@code queued}); the release hands the row to the head with a new
-     * token, or deletes it when the line is empty.
-     */
-    private static HandOffSql table(Dialect dialect, TableNames names) {
-        String grant =
-                """
-                WITH g AS MATERIALIZED (
-                  SELECT pg_advisory_xact_lock(:key1, :key2)::text AS held
-                  WHERE NOT EXISTS (SELECT 1 FROM {L} b WHERE b.lock_name = :name AND b.expires_at > {now})),
-                t AS (
-                  INSERT INTO {L} AS l (lock_name, lock_mode, owner_id, expires_at, fencing_token, queued{holder_col})
-                  SELECT :name, 'X', :owner, {now} + :lease * INTERVAL '1 millisecond', {next_token}, 0{holder_val}
-                  FROM g
-                  ON CONFLICT (lock_name) DO UPDATE
-                  SET lock_mode = 'X', owner_id = EXCLUDED.owner_id, expires_at = EXCLUDED.expires_at,
-                      fencing_token = {next_token}, waiter = NULL{holder_excluded}
-                  WHERE l.expires_at <= {now} AND (l.queued = 0 OR {none_ahead})
-                  RETURNING l.lock_name, l.fencing_token AS token, l.expires_at),
-                d AS (DELETE FROM {R} r USING t WHERE r.lock_name = t.lock_name)""";
-        String handOn =
-                """
-                u AS (UPDATE {L} l SET owner_id = h.owner_id, expires_at = {now} + h.lease_ms * INTERVAL '1 millisecond',
-                        fencing_token = {next_token}, queued = GREATEST(l.queued - 1, 0), waiter = NULL{holder_h}
-                      FROM s, h
-                      WHERE l.lock_name = :name AND l.owner_id = :owner AND l.lock_mode = 'X'
-                      RETURNING h.owner_id AS heir, l.fencing_token AS token, l.expires_at, h.channel),
-                f AS (DELETE FROM {L} l WHERE l.lock_name = :name AND l.owner_id = :owner AND l.lock_mode = 'X'
-                        AND (l.queued = 0 OR (l.queued = (SELECT s.queued FROM s) AND NOT EXISTS (SELECT 1 FROM c)))
-                      RETURNING 1)""";
-        return handOff(
-                dialect,
-                names.locks() + "_waiters",
-                names.locks(),
-                names.readers(),
-                dialect.nextToken(names.sequence()),
-                grant,
-                "DELETE FROM {L} WHERE lock_name = :name AND owner_id = :owner AND lock_mode = 'X' AND queued = 0",
-                handOn,
-                "(SELECT count(*) FROM f)",
-                "l.fencing_token",
-                "l.expires_at <= {now}");
-    }
-
-    /**
-     * The hand-off on the kept name row: the grant is one upsert (the read and the CAS of the portable
-     * path in one statement), which needs nobody live ahead once someone is counted in line; the
-     * release hands the row to the head with the next version, or frees it when the line is empty.
-     */
-    private static HandOffSql optimistic(Dialect dialect, TableNames names) {
-        String grant =
-                """
-                WITH t AS (
-                  INSERT INTO {L} AS l (lock_name, version, lock_mode, owner_id, expires_at, queued{holder_col})
-                  VALUES (:name, 1, 'X', :owner, {now} + :lease * INTERVAL '1 millisecond', 0{holder_val})
-                  ON CONFLICT (lock_name) DO UPDATE
-                  SET version = l.version + 1, lock_mode = 'X', owner_id = EXCLUDED.owner_id,
-                      expires_at = EXCLUDED.expires_at, waiter = NULL{holder_excluded}
-                  WHERE (l.lock_mode = '-' OR l.expires_at <= {now}) AND (l.queued = 0 OR {none_ahead})
-                  RETURNING l.lock_name, l.version AS token, l.expires_at)""";
-        String handOn =
-                """
-                u AS (UPDATE {L} l SET version = l.version + 1,
-                        lock_mode = CASE WHEN h.owner_id IS NULL THEN '-' ELSE 'X' END,
-                        owner_id = COALESCE(h.owner_id, ''),
-                        expires_at = CASE WHEN h.owner_id IS NULL THEN {now}
-                                          ELSE {now} + h.lease_ms * INTERVAL '1 millisecond' END,
-                        queued = CASE WHEN h.owner_id IS NULL THEN 0 ELSE GREATEST(l.queued - 1, 0) END,
-                        waiter = NULL{holder_h}
-                      FROM s LEFT JOIN h ON true
-                      WHERE l.lock_name = :name AND l.owner_id = :owner AND l.lock_mode = 'X'
-                        AND (h.owner_id IS NOT NULL OR (l.queued = s.queued AND NOT EXISTS (SELECT 1 FROM c)))
-                      RETURNING h.owner_id AS heir, l.version AS token, l.expires_at, h.channel)""";
-        String opt = names.locks() + "_opt";
-        return handOff(
-                dialect,
-                names.locks() + "_opt_waiters",
-                opt,
-                names.locks() + "_opt_readers",
-                "",
-                grant,
-                "UPDATE {L} SET version = version + 1, lock_mode = '-', owner_id = '', expires_at = {now}"
-                        + " WHERE lock_name = :name AND owner_id = :owner AND lock_mode = 'X' AND queued = 0",
-                handOn,
-                "(SELECT count(*) FROM u WHERE u.heir IS NULL)",
-                "l.version",
-                "(l.lock_mode = '-' OR l.expires_at <= {now})");
     }
 }

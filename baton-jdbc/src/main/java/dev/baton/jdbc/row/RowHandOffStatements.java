@@ -7,41 +7,94 @@ import dev.baton.jdbc.internal.JdbcFailures;
 import dev.baton.jdbc.internal.JdbcProtocol;
 import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.jdbc.internal.JdbcTime;
+import dev.baton.jdbc.internal.SqlTemplate;
+import dev.baton.jdbc.internal.TableNames;
 import dev.baton.spi.Grant;
 import dev.baton.spi.LockRequest;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Optional;
 
 /**
- * Fair hand-off on H2 and MariaDB ({@link HandOff}), the SQL in {@link RowHandOffSql}:
- *
- * <ul>
- *   <li>Plain acquire, as the strategy's barging acquire (table: insert then draw the token, or take
- *       an expired row over; optimistic: read, then insert or CAS), the takeover also requiring that
- *       nobody is counted in line, or nobody live is ahead.
- *   <li>Join, one transaction: count the busy lock's line up (which locks its row), then write the
- *       entry; if the lock was free after all, the plain acquire.
- *   <li>Plain release, one statement: frees the lock when nobody is counted in line.
- *   <li>Hand-off release, one transaction: lock the row, pick the live head of the line (locked),
- *       write it as the owner with a new token and its lease, delete its entry; or free the lock.
- *       {@link HandOff} wakes the heir after the commit if it waits in this JVM.
- *   <li>Tick: one read of the lock row by owner id; every {@value JdbcLine#REFRESH_MILLIS} ms also
- *       the entry's refresh and the purge of dead entries.
- * </ul>
+ * Fair hand-off on H2 and MariaDB ({@link HandOff}; docs/design/fair-handoff.md): short statements,
+ * alone or in short READ COMMITTED transactions, since these databases have no data-modifying CTEs
+ * and no NOTIFY. Joins and hand-off releases lock the lock row first, then the waiters' rows, so a
+ * release never misses a join that committed before it, and nothing deadlocks; the head of the line
+ * is read locked, so a waiter leaving at the same moment either deleted its entry first or finds it
+ * gone. The comment above each statement lists its parameters in order.
  */
 final class RowHandOffStatements implements HandOffStatements {
-    private final RowHandOffSql sql;
+    private final RowProtocol rows;
     private final JdbcProtocol.Context context;
     private final JdbcConnections connections;
-    /** MariaDB (optimistic): the hand-off release in one round trip where multi-statements are on. */
+    /** MariaDB: the hand-off release in one round trip where multi-statements are on; null elsewhere. */
     private final MariaDbHandOn oneTrip;
 
-    RowHandOffStatements(RowHandOffSql sql, JdbcProtocol.Context context) {
-        this.sql = sql;
-        this.context = context;
+    /** ? = name, owner: counts a busy lock's line up by one (0 rows: free again, or the caller's). */
+    private final String join;
+    /** ? = name, owner, lease, holder: writes the entry, or refreshes it and keeps its place. */
+    private final String enter;
+    /** ? = name, owner: the plain release; 0 rows when someone is counted in line, or not held. */
+    private final String release;
+    /**
+     * ? = name, owner: locks the caller's lock row; (queued, the heir's token). The token is drawn
+     * after the row showed the caller's grant, and the hand-on requires that grant still there, so
+     * it is larger than every token of the name before. No row: not held.
+     */
+    private final String lockRow;
+    /** ? = name, owner, minus the window: the live head of the line, locked; (owner, lease ms, holder). */
+    private final String head;
+    /** ? = token, heir, lease, holder, name, owner: the lock row handed to the heir. */
+    private final String handOn;
+    /** ? = name, owner: frees the lock (no live head). */
+    private final String free;
+    /** ? = owner, name: (owner, mode, live 1/0, token, expires_at, entries of the owner); no row: free. */
+    private final String read;
+
+    private final String refresh;
+    /** ? = name, minus the window: deletes entries whose waiters stopped refreshing. */
+    private final String purge;
+
+    RowHandOffStatements(RowProtocol rows) {
+        this.rows = rows;
+        this.context = rows.context;
         this.connections = context.connections();
-        this.oneTrip =
-                context.dialect() == Dialect.MARIADB && !sql.table ? new MariaDbHandOn(sql.locks, sql.waiters) : null;
+        Dialect dialect = context.dialect();
+        TableNames names = context.names();
+        this.oneTrip = dialect == Dialect.MARIADB ? new MariaDbHandOn(names) : null;
+        SqlTemplate sql = new SqlTemplate(dialect)
+                .with("{L}", names.locks())
+                .with("{W}", names.waiters())
+                .with("{next_token}", dialect.nextToken(names.sequence()));
+        join = sql.sql("UPDATE {L} SET queued = queued + 1"
+                + " WHERE lock_name = ? AND owner_id <> ? AND lock_mode <> '-' AND expires_at > {now}");
+        enter = sql.sql(
+                dialect == Dialect.H2
+                        ? "MERGE INTO {W} t USING (VALUES (CAST(? AS VARCHAR(512)), CAST(? AS VARCHAR(64)),"
+                                + " CAST(? AS BIGINT), CAST(? AS VARCHAR(120)))) s(lock_name, owner_id, lease_ms, holder)"
+                                + " ON t.lock_name = s.lock_name AND t.owner_id = s.owner_id"
+                                + " WHEN MATCHED THEN UPDATE SET last_seen = {now}"
+                                + " WHEN NOT MATCHED THEN INSERT (lock_name, owner_id, place, last_seen, lease_ms, holder)"
+                                + " VALUES (s.lock_name, s.owner_id, {now}, {now}, s.lease_ms, s.holder)"
+                        : "INSERT INTO {W} (lock_name, owner_id, place, last_seen, lease_ms, holder)"
+                                + " VALUES (?, ?, {now}, {now}, ?, ?) ON DUPLICATE KEY UPDATE last_seen = {now}");
+        String freeing = "UPDATE {L} SET lock_mode = '-', owner_id = '', expires_at = {now}, queued = 0"
+                + " WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X'";
+        free = sql.sql(freeing);
+        release = sql.sql(freeing + " AND queued = 0");
+        lockRow = sql.sql("SELECT queued, {next_token} FROM {L}"
+                + " WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X' FOR UPDATE");
+        head = sql.sql("SELECT owner_id, lease_ms, holder FROM {W}"
+                + " WHERE lock_name = ? AND owner_id <> ? AND lease_ms IS NOT NULL AND last_seen > {now+lease}"
+                + " ORDER BY place, owner_id LIMIT 1 FOR UPDATE");
+        handOn = sql.sql(
+                "UPDATE {L} SET version = ?, owner_id = ?, expires_at = {now+lease},"
+                        + " queued = GREATEST(queued - 1, 0), holder = ? WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X'");
+        read = sql.sql("SELECT l.owner_id, l.lock_mode, CASE WHEN l.expires_at > {now} THEN 1 ELSE 0 END, l.version,"
+                + " l.expires_at, (SELECT COUNT(*) FROM {W} w WHERE w.lock_name = l.lock_name AND w.owner_id = ?)"
+                + " FROM {L} l WHERE l.lock_name = ?");
+        refresh = sql.sql("UPDATE {W} SET last_seen = {now} WHERE lock_name = ? AND owner_id = ?");
+        purge = sql.sql("DELETE FROM {W} WHERE lock_name = ? AND last_seen <= {now+lease}");
     }
 
     @Override
@@ -50,131 +103,35 @@ final class RowHandOffStatements implements HandOffStatements {
     }
 
     @Override
-    public Optional<Grant> acquire(LockRequest request, boolean contended) throws SQLException {
-        if (sql.table && contended) {
-            // Likely busy: one read in auto-commit mode instead of a transaction that finds it so.
-            try (JdbcSession db = connections.open(false)) {
-                if (db.first(sql.busy, rs -> Boolean.TRUE, request.name()).isPresent()) {
-                    return Optional.empty();
-                }
-            }
-        }
-        return sql.table ? acquireRow(request) : acquireVersion(request);
-    }
-
-    /** Table strategy: insert the row and draw its token under its lock, or take an expired one over. */
-    private Optional<Grant> acquireRow(LockRequest request) throws SQLException {
-        long lease = JdbcTime.leaseMillis(request.leaseTime());
-        Object holder = request.holder();
-        try (JdbcSession tx = connections.open(true)) {
-            Optional<Grant> grant;
-            if (tx.insertIfAbsent(sql.insert, JdbcProtocol.params(request.name(), request.ownerId(), lease, holder))) {
-                grant = written(tx, sql.drawToken, request, request.name());
-            } else {
-                grant = written(
-                        tx,
-                        sql.takeOver,
-                        request,
-                        JdbcProtocol.params(
-                                request.ownerId(),
-                                lease,
-                                holder,
-                                request.name(),
-                                WaiterStatements.guardParams(request.name(), request.ownerId())));
-                if (grant.isPresent()) {
-                    tx.update(sql.deleteReaders, request.name());
-                }
-            }
-            if (grant.isPresent()) {
-                tx.commit();
-            }
-            return grant;
-        }
-    }
-
-    private Optional<Grant> written(JdbcSession tx, String statement, LockRequest request, Object... params)
-            throws SQLException {
-        return tx.first(
-                statement,
-                rs -> Grant.builder(request.name(), request.ownerId(), LockMode.EXCLUSIVE)
-                        .fencingToken(rs.getLong(1))
-                        .expiresAt(context.dialect().instant(rs, 2))
-                        .build(),
-                params);
-    }
-
-    /** Optimistic strategy: read the row, then insert it or CAS a free one (version read, nobody ahead). */
-    private Optional<Grant> acquireVersion(LockRequest request) throws SQLException {
-        long lease = JdbcTime.leaseMillis(request.leaseTime());
-        Object holder = request.holder();
+    public Optional<Grant> acquire(LockRequest request) throws SQLException {
         try (JdbcSession db = connections.open(false)) {
-            Optional<long[]> row = db.first(
-                    sql.readRow,
-                    rs -> new long[] {
-                        rs.getLong(1), rs.getString(2).charAt(0) == '-' || rs.getInt(3) == 1 ? 1 : 0, rs.getLong(4)
-                    },
-                    request.name());
-            long token;
-            if (row.isEmpty()) {
-                if (!db.insertIfAbsent(
-                        sql.insert, JdbcProtocol.params(request.name(), request.ownerId(), lease, holder))) {
-                    return Optional.empty(); // another client inserted it first
-                }
-                token = 1;
-            } else {
-                long version = row.get()[0];
-                // Nobody counted in line: the CAS without the guard, whose subquery MariaDB would run
-                // anyway (it evaluates a constant subquery while planning); a join since the read
-                // makes it fail (queued = 0).
-                boolean nobodyQueued = row.get()[2] == 0;
-                Object[] params = JdbcProtocol.params(
-                        request.ownerId(),
-                        lease,
-                        holder,
-                        request.name(),
-                        version,
-                        nobodyQueued ? new Object[0] : WaiterStatements.guardParams(request.name(), request.ownerId()));
-                if (row.get()[1] == 0 || db.update(nobodyQueued ? sql.casFree : sql.takeOver, params) != 1) {
-                    return Optional.empty();
-                }
-                token = version + 1;
-            }
-            // The expiry is computed here because MariaDB cannot return what an UPDATE wrote.
-            return Optional.of(Grant.builder(request.name(), request.ownerId(), LockMode.EXCLUSIVE)
-                    .fencingToken(token)
-                    .expiresAt(JdbcTime.expiry(lease))
-                    .build());
+            return rows.acquire(db, request);
         }
     }
 
     @Override
     public HandOff.Joined join(LockRequest request, String channel) throws SQLException {
         try (JdbcSession tx = connections.open(true)) {
-            if (tx.update(sql.join, request.name(), request.ownerId()) == 1) {
-                tx.update(
-                        sql.enter,
-                        JdbcProtocol.params(
-                                request.name(),
-                                request.ownerId(),
-                                JdbcTime.leaseMillis(request.leaseTime()),
-                                request.holder()));
+            if (tx.update(join, request.name(), request.ownerId()) == 1) {
+                long lease = JdbcTime.leaseMillis(request.leaseTime());
+                tx.update(enter, request.name(), request.ownerId(), lease, request.holder());
                 tx.commit();
                 return HandOff.Joined.QUEUED;
             }
         }
         // Free (or expired) after all: the plain acquire, which a live head ahead refuses.
-        return acquire(request, false).map(HandOff.Joined::granted).orElse(HandOff.Joined.RACED);
+        return acquire(request).map(HandOff.Joined::granted).orElse(HandOff.Joined.RACED);
     }
 
     @Override
     public boolean release(String name, String owner) throws SQLException {
         try (JdbcSession db = connections.open(false)) {
-            return db.update(sql.release, name, owner) == 1;
+            return db.update(release, name, owner) == 1;
         }
     }
 
-    /** The lock row's line count and version, as locked by the release. */
-    private record Locked(long queued, long version) {}
+    /** The lock row's line count and the heir's token, as locked by the release. */
+    private record Locked(long queued, long token) {}
 
     /** The head of the line as the release read it. */
     private record Head(String owner, long leaseMillis, String holder) {}
@@ -186,47 +143,34 @@ final class RowHandOffStatements implements HandOffStatements {
             return done;
         }
         try (JdbcSession tx = connections.open(true)) {
-            Optional<Locked> locked =
-                    tx.first(sql.lockRow, rs -> new Locked(rs.getLong(1), rs.getLong(2)), name, owner);
+            Optional<Locked> locked = tx.first(lockRow, rs -> new Locked(rs.getLong(1), rs.getLong(2)), name, owner);
             if (locked.isEmpty()) {
                 return HandOff.HandedOn.NOT_HELD;
             }
             Optional<Head> head = locked.get().queued() <= 0
                     ? Optional.empty()
                     : tx.first(
-                            sql.head,
+                            this.head,
                             rs -> new Head(rs.getString(1), rs.getLong(2), rs.getString(3)),
                             name,
                             owner,
                             -JdbcLine.WINDOW_MILLIS);
             if (head.isEmpty()) {
-                tx.update(sql.free, name, owner);
+                tx.update(free, name, owner);
                 tx.commit();
                 return HandOff.HandedOn.FREED;
             }
             Head h = head.get();
-            Object[] params = JdbcProtocol.params(h.owner(), h.leaseMillis(), h.holder(), name, owner);
-            Grant heir;
-            if (sql.handOnReturns) {
-                heir = tx.first(
-                                sql.handOn,
-                                rs -> Grant.builder(name, h.owner(), LockMode.EXCLUSIVE)
-                                        .fencingToken(rs.getLong(1))
-                                        .expiresAt(context.dialect().instant(rs, 2))
-                                        .build(),
-                                params)
-                        .orElseThrow(() -> new SQLException("the locked row was not handed on", "40001"));
-            } else {
-                if (tx.update(sql.handOn, params) != 1) {
-                    throw new SQLException("the locked row was not handed on", "40001");
-                }
-                heir = Grant.builder(name, h.owner(), LockMode.EXCLUSIVE)
-                        .fencingToken(locked.get().version() + 1)
-                        .expiresAt(JdbcTime.expiry(h.leaseMillis()))
-                        .build();
+            long token = locked.get().token();
+            if (tx.update(handOn, token, h.owner(), h.leaseMillis(), h.holder(), name, owner) != 1) {
+                throw new SQLException("the locked row was not handed on", "40001");
             }
-            tx.update(sql.leave, name, h.owner());
+            tx.update(rows.waiters().leave, name, h.owner());
             tx.commit();
+            Grant heir = Grant.builder(name, h.owner(), LockMode.EXCLUSIVE)
+                    .fencingToken(token)
+                    .expiresAt(JdbcTime.expiry(h.leaseMillis()))
+                    .build();
             return new HandOff.HandedOn(true, true, false, heir);
         }
     }
@@ -235,18 +179,17 @@ final class RowHandOffStatements implements HandOffStatements {
     public HandOff.Tick tick(LockRequest request, boolean refresh) throws SQLException {
         try (JdbcSession db = connections.open(false)) {
             if (refresh) {
-                db.update(sql.refresh, request.name(), request.ownerId());
-                db.update(sql.purge, request.name(), -JdbcLine.WINDOW_MILLIS);
+                db.update(this.refresh, request.name(), request.ownerId());
+                db.update(purge, request.name(), -JdbcLine.WINDOW_MILLIS);
             }
-            return db.first(sql.read, rs -> tick(request, rs), request.ownerId(), request.name())
+            return db.first(read, rs -> tick(request, rs), request.ownerId(), request.name())
                     .orElse(new HandOff.Tick(null, true, false));
         }
     }
 
-    private HandOff.Tick tick(LockRequest request, java.sql.ResultSet rs) throws SQLException {
+    private HandOff.Tick tick(LockRequest request, ResultSet rs) throws SQLException {
         boolean live = rs.getInt(3) == 1;
-        boolean exclusive = "X".equals(rs.getString(2));
-        boolean owned = live && exclusive && request.ownerId().equals(rs.getString(1));
+        boolean owned = live && "X".equals(rs.getString(2)) && request.ownerId().equals(rs.getString(1));
         Grant grant = owned
                 ? Grant.builder(request.name(), request.ownerId(), LockMode.EXCLUSIVE)
                         .fencingToken(rs.getLong(4))
@@ -261,7 +204,7 @@ final class RowHandOffStatements implements HandOffStatements {
     public boolean leave(String name, String owner) throws SQLException {
         for (int run = 1; ; run++) {
             try (JdbcSession db = connections.open(false)) {
-                return db.update(sql.leave, name, owner) == 1;
+                return db.update(rows.waiters().leave, name, owner) == 1;
             } catch (SQLException e) {
                 // H2 may answer a DELETE that waited for a release's lock on the entry with a conflict;
                 // run again, it then finds the entry gone.

@@ -3,53 +3,27 @@ package dev.baton.jdbc.row;
 import dev.baton.jdbc.internal.Dialect;
 
 /**
- * The line's statements every dialect shares (the guard of granting statements, join, leave,
- * refresh, purge), for one waiters table ({@code <table>_waiters} for the table strategy, {@code
- * <table>_opt_waiters} for the optimistic one): one row per waiting acquisition (lock name, owner
- * id, place in line, last seen), all times on the database's clock. Each dialect's hand-off of
- * exclusive grants is {@link PgHandOffStatements} or {@link RowHandOffStatements}.
- *
- * <p>Why a table: a waiter must keep its place across its polls and across clients, and the grant
- * must be decided in the same statement as the write that takes the lock, so that the uncontended
- * path stays one statement. Every statement that can give a free lock to someone carries {@link
- * #guard()}: it grants only when no live waiter other than the requester is ahead of it. A waiter is
- * ahead when it joined earlier (ties broken by owner id, so two waiters never both defer to each
- * other); a requester that has not joined is behind everyone, which is what stops the releasing
- * client from taking the lock straight back.
- *
- * <p>Why "live": an entry whose waiter died or hung stops being refreshed ({@link JdbcLine}
- * refreshes them every {@link JdbcLine#REFRESH_MILLIS}) and stops counting after {@link
- * JdbcLine#WINDOW_MILLIS}, so a dead waiter holds a released lock back for at most that long, far
- * less than a lease.
+ * The line's statements every dialect shares, on {@code <table>_waiters}: one row per waiting
+ * acquisition (lock name, owner id, place in line, last seen on the database's clock). Every
+ * statement that can give a free lock to someone carries {@link #guard}: it grants only when no live
+ * waiter other than the requester is ahead of it, so the releasing client, not in line, cannot take
+ * the lock straight back. An entry stops counting {@link JdbcLine#WINDOW_MILLIS} after its last
+ * refresh, so a dead waiter holds a released lock back no longer than that (docs/design/jdbc.md).
  */
 final class WaiterStatements {
-    /** The waiters table. */
     final String table;
-
-    /**
-     * A condition to AND into the WHERE of a granting statement; ? = name, owner, minus the liveness
-     * window in milliseconds, owner (see {@link #guardParams}).
-     */
+    /** A condition for a granting statement's WHERE; ? = {@link #guardParams}. */
     final String guard;
-
-    /** Joins the line, or refreshes the entry if it is there; ? = name, owner [, channel on PostgreSQL]. */
+    /** Joins the line, or refreshes the entry; ? = name, owner [, channel on PostgreSQL]. */
     final String join;
-
-    /** Leaves the line; ? = name, owner. */
+    /** ? = name, owner. */
     final String leave;
-
-    /**
-     * PostgreSQL: records the client's LISTEN channel on an entry that joined before the listener was
-     * up; ? = channel, name, owner. Null for the other dialects.
-     */
+    /** PostgreSQL: the channel of an entry that joined before the listener was up; ? = channel, name, owner. */
     final String registerChannel;
-
     /** Refreshes the listed entries, up to the IN list; then (name, owner) pairs. */
     final String refreshIn;
-
     /** Deletes entries that stopped counting, for the listed names; up to the IN list, then names. */
     final String purgeIn;
-
     /** What precedes a select-list-only query's WHERE: {@code FROM DUAL}, or nothing (PostgreSQL). */
     final String fromDual;
 
@@ -84,15 +58,12 @@ final class WaiterStatements {
                 ? "UPDATE " + table + " SET channel = ? WHERE lock_name = ? AND owner_id = ? AND channel IS NULL"
                 : null;
         refreshIn = "UPDATE " + table + " SET last_seen = " + now + " WHERE (lock_name, owner_id) IN ";
-        // Entries of waiters gone for good (a crashed client) would otherwise stay in the table.
         purgeIn = "DELETE FROM " + table + " WHERE last_seen <= " + dialect.nowPlusMillis() + " AND lock_name IN ";
     }
 
     /**
-     * PostgreSQL: the channel a release NOTIFYs, as an expression over the released row {@code
-     * alias} (which has {@code lock_name} and {@code waiter}): the channel of the head of the line,
-     * the one waiter the lock now waits for, so the hand-off does not wait for a poll; else the
-     * row's registered waiter. A literal window: the release statements take no extra parameter.
+     * PostgreSQL: the channel a release NOTIFYs, over the released row {@code alias}: the head of the
+     * line's, else the row's registered waiter.
      */
     String notifyChannel(String alias) {
         return "COALESCE((SELECT w.channel FROM " + table + " w WHERE w.lock_name = " + alias + ".lock_name"
@@ -105,29 +76,13 @@ final class WaiterStatements {
         return dialect == Dialect.POSTGRESQL;
     }
 
-    /** The condition of {@link #guard}, for one statement's WHERE. */
-    String guard() {
-        return guard;
-    }
-
     /** The parameters of {@link #guard}, in order. */
     static Object[] guardParams(String name, String owner) {
         return new Object[] {name, owner, -JdbcLine.WINDOW_MILLIS, owner};
     }
 
-    /**
-     * A bind parameter in the select list of an {@code INSERT ... SELECT}: H2 must be told its type,
-     * the others take it from the target column.
-     */
+    /** A bind parameter in an {@code INSERT ... SELECT}'s select list: H2 must be told its type. */
     String param(String sqlType) {
         return dialect == Dialect.H2 ? "CAST(? AS " + sqlType + ")" : "?";
-    }
-
-    /** Parameters followed by the guard's. */
-    static Object[] with(Object[] params, String name, String owner) {
-        Object[] guardParams = guardParams(name, owner);
-        Object[] all = java.util.Arrays.copyOf(params, params.length + guardParams.length);
-        System.arraycopy(guardParams, 0, all, params.length, guardParams.length);
-        return all;
     }
 }

@@ -1,40 +1,41 @@
--- Baton JDBC "optimistic" strategy, MariaDB/MySQL. Safe to run more than once.
--- One row per lock name, never deleted, so its version only grows: every acquisition adds one and
--- the version is the grant's fencing token. lock_mode 'X': one holder (owner_id); 'S': readers in
--- ${table}_opt_readers, expires_at the latest of theirs; '-': free. Times are UTC.
+-- Baton JDBC "table" strategy, MariaDB 10.3 or later (sequences). Safe to run more than once.
+-- One row per lock name, kept while the name is in use (a name free for an hour may be deleted).
+-- lock_mode 'X': one holder (owner_id); 'S': readers in ${readers}, expires_at the latest of theirs;
+-- '-': free. version is the fencing token of the current grant, drawn from ${sequence}. Times are UTC.
 -- Lock names compare byte for byte (utf8mb4_nopad_bin): 'A', 'a' and 'a ' are three locks.
-CREATE TABLE IF NOT EXISTS ${table}_opt (
+CREATE TABLE IF NOT EXISTS ${table} (
   lock_name     VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL PRIMARY KEY,
   version       BIGINT       NOT NULL,
   lock_mode     CHAR(1)      NOT NULL,
   owner_id      VARCHAR(64)  NOT NULL,
   expires_at    DATETIME(6)  NOT NULL,
-  -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
+  -- Who holds it, for operators (host, pid, thread, client name).
   holder        VARCHAR(120) CHARACTER SET utf8mb4,
   -- Fair hand-off: how many entries joined the line of this name (an upper bound); 0: nobody waits,
   -- and no statement reads the waiters table.
   queued        INT          NOT NULL DEFAULT 0
 ) ENGINE=InnoDB;
 -- One row per reader of a lock in mode 'S'.
-CREATE TABLE IF NOT EXISTS ${table}_opt_readers (
+CREATE TABLE IF NOT EXISTS ${readers} (
   lock_name     VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL,
   owner_id      VARCHAR(64)  NOT NULL,
   expires_at    DATETIME(6)  NOT NULL,
   fencing_token BIGINT       NOT NULL,
-  -- Who holds it, for operators (host, pid, thread, client name); NULL when written by an older version.
   holder        VARCHAR(120) CHARACTER SET utf8mb4,
   PRIMARY KEY (lock_name, owner_id)
 ) ENGINE=InnoDB;
+-- Fencing tokens: never repeat, so a row deleted and inserted again keeps growing its version.
+CREATE SEQUENCE IF NOT EXISTS ${sequence};
 -- Fair hand-off: one row per waiting acquisition, in line by place (when it joined; ties by owner_id).
 -- An entry counts while last_seen is recent; its client refreshes it while it waits and deletes it
 -- when it stops. A granting statement skips the lock while a live waiter is ahead of the requester.
-CREATE TABLE IF NOT EXISTS ${table}_opt_waiters (
+CREATE TABLE IF NOT EXISTS ${table}_waiters (
   lock_name     VARCHAR(512) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL,
   owner_id      VARCHAR(64)  NOT NULL,
   place         DATETIME(6)  NOT NULL,
   last_seen     DATETIME(6)  NOT NULL,
   -- The lease the waiter asked for and its holder description: a release that hands the lock to this
-  -- waiter writes them into the lock row (NULL lease: an older version's or a shared waiter's entry).
+  -- waiter writes them into the lock row (NULL lease: a shared waiter's entry).
   lease_ms      BIGINT,
   holder        VARCHAR(120) CHARACTER SET utf8mb4,
   PRIMARY KEY (lock_name, owner_id)

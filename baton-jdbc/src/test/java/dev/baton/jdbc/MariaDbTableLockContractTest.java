@@ -7,8 +7,8 @@ import dev.baton.tck.LockBackendFixture;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The conformance kit on the optimistic strategy, MariaDB (a private mariadbd). */
-class MariaDbOptimisticContractTest extends LockBackendContract {
+/** The conformance kit on the table strategy, MariaDB (a private mariadbd). */
+class MariaDbTableLockContractTest extends LockBackendContract {
     private static DatabaseServer server;
 
     @BeforeAll
@@ -23,6 +23,6 @@ class MariaDbOptimisticContractTest extends LockBackendContract {
 
     @Override
     protected LockBackendFixture fixture() {
-        return JdbcFixtures.of("jdbc-optimistic on MariaDB", () -> server, "optimistic");
+        return JdbcFixtures.of("jdbc-table on MariaDB", () -> server, null);
     }
 }
