@@ -56,6 +56,7 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
     private final JdbcWaiting waiting;
 
     /**
+     * @param dataSource the application's, or null to borrow from {@code ownedPool}
      * @param dialect the database, or null to detect it from the first connection
      * @param options the client's; the strategies that can hand off fairly do unless {@code fair} is false
      * @param ownedPool closed with this backend (the pool built from a URL); null when the application

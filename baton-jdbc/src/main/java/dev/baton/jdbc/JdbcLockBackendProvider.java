@@ -82,7 +82,7 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
         }
         return new JdbcLockBackend(
                 url.strategy(),
-                pool,
+                null,
                 url.dialect(),
                 url.tables(),
                 url.createSchema(),
