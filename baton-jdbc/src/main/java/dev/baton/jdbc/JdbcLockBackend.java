@@ -234,18 +234,18 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
 
     /**
      * Releases what an attempt may have left, by owner id; nothing for an attempt that sent nothing,
-     * or of a pinned strategy (it ended its own transaction or session).
+     * or of a pinned strategy's lock (it ended its own transaction or session).
      */
     @Override
     public void abandon(LockRequest request) {
+        if (connections.wasUnsent(request)) {
+            return;
+        }
         if (JdbcPermits.isPermit(request)) {
-            permits.abandon(request);
-            return;
+            permits.release(request.name(), request.ownerId());
+        } else if (!strategy.pinsConnections()) {
+            setup.ready(request.name()).abandon(request);
         }
-        if (connections.wasUnsent(request) || strategy.pinsConnections()) {
-            return;
-        }
-        setup.ready(request.name()).abandon(request);
     }
 
     @Override

@@ -96,16 +96,15 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
         config.setInitializationFailTimeout(-1);
         config.setAutoCommit(true);
         config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        // A server that stops answering must not hang a call. The socket timeout is a second longer than
+        // the statement timeout, so that a slow server gets the statement cancelled first. Values in the
+        // URL win.
+        int seconds = JdbcTime.queryTimeoutSeconds(operationTimeout);
         if (url.dialect() == Dialect.POSTGRESQL) {
-            // A server that stops answering must not hang a call. The socket timeout is a second longer
-            // than the statement timeout, so that a slow server gets the statement cancelled first. Values in
-            // the URL win.
-            int seconds = JdbcTime.queryTimeoutSeconds(operationTimeout);
             config.addDataSourceProperty("connectTimeout", String.valueOf(seconds));
             config.addDataSourceProperty("loginTimeout", String.valueOf(seconds));
             config.addDataSourceProperty("socketTimeout", String.valueOf(seconds + 1));
         } else if (url.dialect() == Dialect.MARIADB) {
-            int seconds = JdbcTime.queryTimeoutSeconds(operationTimeout);
             config.addDataSourceProperty("connectTimeout", String.valueOf(seconds * 1000L));
             config.addDataSourceProperty("socketTimeout", String.valueOf((seconds + 1) * 1000L));
             // The fair hand-off release is one multi-statement round trip (MariaDbHandOn); every

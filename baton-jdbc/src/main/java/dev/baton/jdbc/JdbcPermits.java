@@ -130,10 +130,9 @@ final class JdbcPermits {
             tx.update(sql.advanceToken, token, name);
             tx.update(sql.insertHolder, name, request.ownerId(), token, lease, request.holder());
             tx.commit();
-            // The expiry is informational (the core judges validity on its own clock).
             return Optional.of(Grant.builder(name, request.ownerId(), request.mode())
                     .fencingToken(token)
-                    .expiresAt(Instant.now().plusMillis(lease))
+                    .expiresAt(JdbcTime.expiry(lease))
                     .backendState(PERMIT)
                     .build());
         } catch (SQLException e) {
@@ -179,7 +178,7 @@ final class JdbcPermits {
         long lease = JdbcTime.leaseMillis(leaseTime);
         try (JdbcSession db = connections.open(false)) {
             return db.update(sql.renew, lease, grant.name(), grant.ownerId()) == 1
-                    ? Optional.of(grant.withExpiresAt(Instant.now().plusMillis(lease)))
+                    ? Optional.of(grant.withExpiresAt(JdbcTime.expiry(lease)))
                     : Optional.empty();
         } catch (SQLException e) {
             throw failure(grant.name(), "renew", e);
@@ -223,7 +222,7 @@ final class JdbcPermits {
                 throw failure(grants.get(0).name(), "renew", e);
             }
             if (updated == grants.size()) {
-                Instant expiry = Instant.now().plusMillis(lease);
+                Instant expiry = JdbcTime.expiry(lease);
                 return grants.stream()
                         .map(grant -> Optional.of(grant.withExpiresAt(expiry)))
                         .toList();
@@ -231,13 +230,6 @@ final class JdbcPermits {
             // Some were lost: each renewal says which (renewing one twice is harmless).
         }
         return grants.stream().map(grant -> renew(grant, leaseTime)).toList();
-    }
-
-    /** Removes what an attempt whose outcome is unknown may have left: its row, by owner id. */
-    void abandon(LockRequest request) {
-        if (!connections.wasUnsent(request)) {
-            release(request.name(), request.ownerId());
-        }
     }
 
     /** Deletes the permit of {@code ownerId}; whether it was still live. */
