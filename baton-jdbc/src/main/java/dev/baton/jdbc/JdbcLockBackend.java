@@ -56,6 +56,7 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
     private final JdbcWaiting waiting;
 
     /**
+     * @param dataSource the application's, or null to borrow from {@code ownedPool}
      * @param dialect the database, or null to detect it from the first connection
      * @param options the client's; the strategies that can hand off fairly do unless {@code fair} is false
      * @param ownedPool closed with this backend (the pool built from a URL); null when the application
@@ -233,18 +234,18 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
 
     /**
      * Releases what an attempt may have left, by owner id; nothing for an attempt that sent nothing,
-     * or of a pinned strategy (it ended its own transaction or session).
+     * or of a pinned strategy's lock (it ended its own transaction or session).
      */
     @Override
     public void abandon(LockRequest request) {
+        if (connections.wasUnsent(request)) {
+            return;
+        }
         if (JdbcPermits.isPermit(request)) {
-            permits.abandon(request);
-            return;
+            permits.release(request.name(), request.ownerId());
+        } else if (!strategy.pinsConnections()) {
+            setup.ready(request.name()).abandon(request);
         }
-        if (connections.wasUnsent(request) || strategy.pinsConnections()) {
-            return;
-        }
-        setup.ready(request.name()).abandon(request);
     }
 
     @Override

@@ -16,32 +16,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Builds the JDBC lock backend for {@code jdbc:h2}, {@code jdbc:postgresql} and {@code jdbc:mariadb}
  * URLs; found by {@link dev.baton.Baton#connect(String, LockOptions)} through {@link
- * java.util.ServiceLoader}; options, strategies and tables are described in {@code
- * docs/backends/jdbc.md}.
- *
- * <p>The URL is the driver's own URL plus Baton's options, taken out before the URL reaches the
- * driver: query parameters on PostgreSQL and MariaDB, settings after {@code ;} on H2 (an H2 URL
- * with {@code ?} is refused, since H2 would take it as part of the file name):
+ * java.util.ServiceLoader}. The URL is the driver's own plus Baton's options ({@code strategy}, {@code
+ * table}, {@code createSchema}, {@code advisoryHolders}), taken out before it reaches the driver: query
+ * parameters on PostgreSQL and MariaDB, settings after {@code ;} on H2; the options, the rules that
+ * tell them from the driver's and the strategies are in {@code docs/backends/jdbc.md}.
  *
  * <pre>
  * jdbc:postgresql://db:5432/app?user=app&amp;password=secret&amp;table=baton_locks&amp;createSchema=false
  * jdbc:h2:mem:locks;DB_CLOSE_DELAY=-1;USER=sa;PASSWORD=;table=baton_locks
  * </pre>
  *
- * <p>Baton's options are {@code strategy} ({@code table}, the default, {@code optimistic}, {@code
- * pessimistic} or {@code advisory}), {@code table} (default {@code baton_locks}, the prefix of every
- * object), {@code createSchema} (default {@code true}) and {@code advisoryHolders} (default {@code
- * false}), plus {@code clientName} and {@code fair}, which every Baton URI takes. Names are compared
- * ignoring case; a name the driver lists among its own ({@link java.sql.Driver#getPropertyInfo})
- * passes through, and any other name within a few letters of a Baton option, or naming a {@link
- * LockOptions} option, is refused as misspelt, with the nearest name. A bad option or value, a
- * strategy the database does not support or a missing driver fails {@link dev.baton.Baton#connect}
- * with a {@link LockConfigurationException} naming the option and what it takes.
- *
- * <p>The backend owns a HikariCP pool ({@code baton-<n>}, up to 10 connections, 40 for the strategies
- * that pin a connection per held lock), closed with the client, plus on PostgreSQL one listener
- * connection for LISTEN/NOTIFY while waiters exist. It connects lazily: an unreachable database or
- * wrong credentials show up as {@link dev.baton.LockUnavailableException} on first use. Connecting,
+ * <p>A bad option or value (a misspelt one is named with the nearest option), a strategy the database
+ * does not support or a missing driver fails {@link dev.baton.Baton#connect} with a {@link
+ * LockConfigurationException}. The backend owns a HikariCP pool, closed with the client, plus on
+ * PostgreSQL one listener connection while waiters exist. It connects lazily: an unreachable database
+ * or wrong credentials show up as {@link dev.baton.LockUnavailableException} on first use. Connecting,
  * waiting for a connection and each statement are bounded by {@link LockOptions#operationTimeout()};
  * after the database was unreachable the next operation starts with a fresh pool.
  */
@@ -82,7 +71,7 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
         }
         return new JdbcLockBackend(
                 url.strategy(),
-                pool,
+                null,
                 url.dialect(),
                 url.tables(),
                 url.createSchema(),
@@ -107,16 +96,15 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
         config.setInitializationFailTimeout(-1);
         config.setAutoCommit(true);
         config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        // A server that stops answering must not hang a call. The socket timeout is a second longer than
+        // the statement timeout, so that a slow server gets the statement cancelled first. Values in the
+        // URL win.
+        int seconds = JdbcTime.queryTimeoutSeconds(operationTimeout);
         if (url.dialect() == Dialect.POSTGRESQL) {
-            // A server that stops answering must not hang a call. The socket timeout is a second longer
-            // than the statement timeout, so that a slow server gets the statement cancelled first. Values in
-            // the URL win.
-            int seconds = JdbcTime.queryTimeoutSeconds(operationTimeout);
             config.addDataSourceProperty("connectTimeout", String.valueOf(seconds));
             config.addDataSourceProperty("loginTimeout", String.valueOf(seconds));
             config.addDataSourceProperty("socketTimeout", String.valueOf(seconds + 1));
         } else if (url.dialect() == Dialect.MARIADB) {
-            int seconds = JdbcTime.queryTimeoutSeconds(operationTimeout);
             config.addDataSourceProperty("connectTimeout", String.valueOf(seconds * 1000L));
             config.addDataSourceProperty("socketTimeout", String.valueOf((seconds + 1) * 1000L));
             // The fair hand-off release is one multi-statement round trip (MariaDbHandOn); every

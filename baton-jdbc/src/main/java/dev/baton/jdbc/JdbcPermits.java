@@ -31,26 +31,17 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Semaphore permits ({@link LockKind#PERMIT}) for every JDBC strategy, in two tables of their own
- * ({@code permits-<dialect>.sql}: {@code <table>_semaphores}, one row per name with its count and
- * last token, never deleted; {@code <table>_permits}, one row per held permit), so that they work
- * alike everywhere and a semaphore never meets a lock of the same name. Expiry is on the database's
- * clock. The SQL is in {@link PermitStatements}; users' view in {@code docs/backends/jdbc.md}.
+ * ({@code permits-<dialect>.sql}), so that they work alike everywhere and a semaphore never meets a
+ * lock of the same name; the tables and the protocol are in {@code docs/backends/jdbc.md}
+ * ("Semaphores"), the SQL in {@link PermitStatements}. Expiry is on the database's clock.
  *
- * <ul>
- *   <li>Acquire, one READ COMMITTED transaction: lock the name's row (inserting it on first use),
- *       refuse a different count, count the live holders, and below the count advance the token and
- *       insert this owner's row. Safe because every holder is inserted under the name row's lock, so
- *       the count read there can only be too high, never too low, and tokens drawn under it strictly
- *       increase. Lock order is always the name row, then holder rows (renew and release touch only
- *       holder rows): no deadlock. A conflict beyond the lock wait reports the semaphore busy.
- *   <li>Renew and release: one {@code UPDATE} or {@code DELETE} of (name, owner) while unexpired
- *       (a release also deletes an expired leftover); several renewals in one statement.
- *   <li>Waiting: the core polls. On PostgreSQL a refused attempt registers its client's channel in
- *       the name row, and the release NOTIFYs it ({@link PgNotifications#PERMIT_PREFIX} plus the
- *       name), as for locks.
- * </ul>
- *
- * <p>A permit grant carries a marker in {@link Grant#backendState()} ({@link #isPermit(Grant)}).
+ * <p>Why an acquire is safe: every holder is inserted under the lock of the name's row, so the count
+ * read there can only be too high, never too low, and tokens drawn under it strictly increase. Locks
+ * are always taken name row first, then holder rows (renew and release touch only holder rows), so
+ * there is no deadlock; a conflict beyond the lock wait reports the semaphore busy. On PostgreSQL a
+ * refused attempt registers its client's channel in the name row, and the release NOTIFYs it ({@link
+ * PgNotifications#PERMIT_PREFIX} plus the name). A permit grant carries a marker in {@link
+ * Grant#backendState()} ({@link #isPermit(Grant)}).
  */
 final class JdbcPermits {
     private static final Logger log = LoggerFactory.getLogger(JdbcPermits.class);
@@ -139,10 +130,9 @@ final class JdbcPermits {
             tx.update(sql.advanceToken, token, name);
             tx.update(sql.insertHolder, name, request.ownerId(), token, lease, request.holder());
             tx.commit();
-            // The expiry is informational (the core judges validity on its own clock).
             return Optional.of(Grant.builder(name, request.ownerId(), request.mode())
                     .fencingToken(token)
-                    .expiresAt(Instant.now().plusMillis(lease))
+                    .expiresAt(JdbcTime.expiry(lease))
                     .backendState(PERMIT)
                     .build());
         } catch (SQLException e) {
@@ -188,7 +178,7 @@ final class JdbcPermits {
         long lease = JdbcTime.leaseMillis(leaseTime);
         try (JdbcSession db = connections.open(false)) {
             return db.update(sql.renew, lease, grant.name(), grant.ownerId()) == 1
-                    ? Optional.of(grant.withExpiresAt(Instant.now().plusMillis(lease)))
+                    ? Optional.of(grant.withExpiresAt(JdbcTime.expiry(lease)))
                     : Optional.empty();
         } catch (SQLException e) {
             throw failure(grant.name(), "renew", e);
@@ -232,7 +222,7 @@ final class JdbcPermits {
                 throw failure(grants.get(0).name(), "renew", e);
             }
             if (updated == grants.size()) {
-                Instant expiry = Instant.now().plusMillis(lease);
+                Instant expiry = JdbcTime.expiry(lease);
                 return grants.stream()
                         .map(grant -> Optional.of(grant.withExpiresAt(expiry)))
                         .toList();
@@ -240,13 +230,6 @@ final class JdbcPermits {
             // Some were lost: each renewal says which (renewing one twice is harmless).
         }
         return grants.stream().map(grant -> renew(grant, leaseTime)).toList();
-    }
-
-    /** Removes what an attempt whose outcome is unknown may have left: its row, by owner id. */
-    void abandon(LockRequest request) {
-        if (!connections.wasUnsent(request)) {
-            release(request.name(), request.ownerId());
-        }
     }
 
     /** Deletes the permit of {@code ownerId}; whether it was still live. */

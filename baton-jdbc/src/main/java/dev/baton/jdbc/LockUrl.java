@@ -20,16 +20,10 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A JDBC URL with Baton's own options taken out and checked by the rules of {@link
- * JdbcLockBackendProvider} (query parameters on PostgreSQL and MariaDB, settings after {@code ;} on
- * H2); the rest of the URL is passed on to the driver untouched.
- *
- * @param driverUrl the URL for the JDBC driver, without Baton's options
- * @param dialect the database, from the URL's sub-protocol
- * @param strategy {@code strategy}, default {@code table}, supported by the dialect
- * @param tables {@code table}, default {@code baton_locks}
- * @param createSchema {@code createSchema}, default {@code true}
- * @param advisoryHolders {@code advisoryHolders}, default {@code false}
+ * A JDBC URL with Baton's own options taken out and checked (query parameters on PostgreSQL and
+ * MariaDB, settings after {@code ;} on H2; the rules are in {@code docs/backends/jdbc.md}); the rest
+ * of the URL is passed on to the driver untouched ({@code driverUrl}). The dialect comes from the
+ * URL's sub-protocol; the other components are the options of their names, or their defaults.
  */
 record LockUrl(
         String driverUrl,
@@ -38,12 +32,12 @@ record LockUrl(
         TableNames tables,
         boolean createSchema,
         boolean advisoryHolders) {
-    static final String STRATEGY = "strategy";
-    static final String TABLE = "table";
-    static final String CREATE_SCHEMA = "createSchema";
-    static final String ADVISORY_HOLDERS = "advisoryHolders";
-    static final String DEFAULT_STRATEGY = "table";
-    static final List<String> OPTIONS = List.of(STRATEGY, TABLE, CREATE_SCHEMA, ADVISORY_HOLDERS);
+    private static final String STRATEGY = "strategy";
+    private static final String TABLE = "table";
+    private static final String CREATE_SCHEMA = "createSchema";
+    private static final String ADVISORY_HOLDERS = "advisoryHolders";
+    private static final String DEFAULT_STRATEGY = "table";
+    private static final List<String> OPTIONS = List.of(STRATEGY, TABLE, CREATE_SCHEMA, ADVISORY_HOLDERS);
 
     /** The parameter names each driver lists, looked up once. */
     private static final Map<Dialect, Set<String>> DRIVER_PARAMETERS = new ConcurrentHashMap<>();

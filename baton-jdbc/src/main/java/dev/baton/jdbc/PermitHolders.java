@@ -85,9 +85,7 @@ final class PermitHolders {
                 permits.release(name, holder.ownerId());
             }
             if (!hit.isEmpty()) {
-                broken.add(LockInfo.of(name, LockKind.PERMIT, hit)
-                        .withPermits(info.permits())
-                        .withWaiters(info.waiters()));
+                broken.add(LockInfo.of(name, LockKind.PERMIT, hit).withPermits(info.permits()));
             }
         }
         return broken;

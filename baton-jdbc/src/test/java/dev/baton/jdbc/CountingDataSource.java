@@ -8,6 +8,7 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,15 +24,37 @@ import javax.sql.DataSource;
  * backend sends, not how long it takes.
  */
 final class CountingDataSource implements DataSource {
+    private final Source source;
+    /** What the DataSource methods other than getConnection() answer from; null for a bare source. */
     private final DataSource target;
+
     private final AtomicInteger updates = new AtomicInteger();
     private final ConcurrentLinkedQueue<Run> runs = new ConcurrentLinkedQueue<>();
 
     /** One statement run: its SQL and the thread that ran it. */
     record Run(String sql, Thread thread) {}
 
+    /** Where the connections come from: a DataSource, or Baton's own pool, which is none. */
+    @FunctionalInterface
+    interface Source {
+        Connection getConnection() throws SQLException;
+    }
+
     CountingDataSource(DataSource target) {
+        this.source = target::getConnection;
         this.target = target;
+    }
+
+    CountingDataSource(Source source) {
+        this.source = source;
+        this.target = null;
+    }
+
+    private DataSource target() throws SQLException {
+        if (target == null) {
+            throw new SQLFeatureNotSupportedException("this CountingDataSource counts a pool that is no DataSource");
+        }
+        return target;
     }
 
     /** Statements with an UPDATE executed since the last call; counts afresh from then. */
@@ -58,12 +81,12 @@ final class CountingDataSource implements DataSource {
 
     @Override
     public Connection getConnection() throws SQLException {
-        return counting(target.getConnection());
+        return counting(source.getConnection());
     }
 
     @Override
     public Connection getConnection(String username, String password) throws SQLException {
-        return counting(target.getConnection(username, password));
+        return counting(target().getConnection(username, password));
     }
 
     private Connection counting(Connection connection) {
@@ -112,22 +135,22 @@ final class CountingDataSource implements DataSource {
 
     @Override
     public PrintWriter getLogWriter() throws SQLException {
-        return target.getLogWriter();
+        return target().getLogWriter();
     }
 
     @Override
     public void setLogWriter(PrintWriter out) throws SQLException {
-        target.setLogWriter(out);
+        target().setLogWriter(out);
     }
 
     @Override
     public void setLoginTimeout(int seconds) throws SQLException {
-        target.setLoginTimeout(seconds);
+        target().setLoginTimeout(seconds);
     }
 
     @Override
     public int getLoginTimeout() throws SQLException {
-        return target.getLoginTimeout();
+        return target().getLoginTimeout();
     }
 
     @Override
@@ -137,11 +160,11 @@ final class CountingDataSource implements DataSource {
 
     @Override
     public <T> T unwrap(Class<T> type) throws SQLException {
-        return target.unwrap(type);
+        return target().unwrap(type);
     }
 
     @Override
     public boolean isWrapperFor(Class<?> type) throws SQLException {
-        return target.isWrapperFor(type);
+        return target().isWrapperFor(type);
     }
 }

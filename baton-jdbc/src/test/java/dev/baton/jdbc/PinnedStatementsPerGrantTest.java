@@ -73,7 +73,7 @@ class PinnedStatementsPerGrantTest {
         LockUrl url = LockUrl.parse(JdbcFixtures.uri(server, strategy) + "&table=" + table);
         ReconnectingPool pool =
                 new ReconnectingPool(JdbcLockBackendProvider.poolConfig(url, OPTIONS.operationTimeout()));
-        CountingDataSource counting = new CountingDataSource(pool);
+        CountingDataSource counting = new CountingDataSource(pool::getConnection);
         try (JdbcLockBackend backend = new JdbcLockBackend(
                 url.strategy(),
                 counting,

@@ -9,8 +9,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where one backend's sessions ({@link JdbcSession}) come from: the DataSource (Baton's own pool or
- * the application's), the statement timeout, and the isolation level the DataSource hands out.
+ * Where one backend's sessions ({@link JdbcSession}) come from: Baton's own pool or the application's
+ * DataSource, the statement timeout, and the isolation level the pool hands out.
  *
  * <p>It also remembers, per thread, an acquire attempt that failed before anything reached the
  * database: its abandon then has nothing to clean up, so no second connection attempt adds to the
@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 public final class JdbcConnections {
     private static final Logger log = LoggerFactory.getLogger(JdbcConnections.class);
 
-    final DataSource dataSource;
+    /** The application's DataSource (or a test's wrapper of the owned pool); null to borrow from the owned pool. */
+    private final DataSource dataSource;
     /** Closed with the backend (the pool built from a URL); null when the application owns the DataSource. */
     public final ReconnectingPool ownedPool;
 
@@ -35,6 +36,10 @@ public final class JdbcConnections {
         this.ownedPool = ownedPool;
         this.operationTimeout = operationTimeout;
         this.queryTimeoutSeconds = JdbcTime.queryTimeoutSeconds(operationTimeout);
+    }
+
+    Connection borrow() throws SQLException {
+        return dataSource != null ? dataSource.getConnection() : ownedPool.getConnection();
     }
 
     public JdbcSession open(boolean transaction) throws SQLException {

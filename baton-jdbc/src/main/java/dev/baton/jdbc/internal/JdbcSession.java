@@ -65,7 +65,7 @@ public final class JdbcSession implements AutoCloseable {
         try {
             for (int attempt = 1; connection == null; attempt++) {
                 try {
-                    connection = connections.dataSource.getConnection();
+                    connection = connections.borrow();
                 } catch (SQLException e) {
                     if (attempt >= 3 || !JdbcFailures.isInterrupt(e)) {
                         throw e;

@@ -4,16 +4,13 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import com.zaxxer.hikari.HikariPoolMXBean;
 import dev.baton.jdbc.listen.PendingCheckSocketFactory;
-import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTransientConnectionException;
 import java.util.Properties;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
+import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -23,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * pool has no connection at all replaces the pool with a new one, whose first attempt is immediate;
  * the old one is closed in the background (closing waits for its sleeping creator).
  */
-public final class ReconnectingPool implements DataSource, AutoCloseable {
-    private static final org.slf4j.Logger log = LoggerFactory.getLogger(ReconnectingPool.class);
+public final class ReconnectingPool implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ReconnectingPool.class);
 
     private final HikariConfig config;
     private final AtomicReference<HikariDataSource> current;
@@ -35,7 +32,6 @@ public final class ReconnectingPool implements DataSource, AutoCloseable {
         this.current = new AtomicReference<>(new HikariDataSource(config));
     }
 
-    @Override
     public Connection getConnection() throws SQLException {
         HikariDataSource pool = current.get();
         try {
@@ -120,46 +116,6 @@ public final class ReconnectingPool implements DataSource, AutoCloseable {
     public void close() {
         closed = true;
         current.get().close();
-    }
-
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-        return current.get().getConnection(username, password);
-    }
-
-    @Override
-    public PrintWriter getLogWriter() throws SQLException {
-        return current.get().getLogWriter();
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) throws SQLException {
-        current.get().setLogWriter(out);
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) throws SQLException {
-        current.get().setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() throws SQLException {
-        return current.get().getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-        throw new SQLFeatureNotSupportedException("Baton's pool logs through SLF4J");
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> type) throws SQLException {
-        return current.get().unwrap(type);
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> type) throws SQLException {
-        return current.get().isWrapperFor(type);
     }
 
     /** Every connection was borrowed: the pool's limit held the caller up, not the database. */
