@@ -75,9 +75,8 @@ final class MariaDbNamedLockStatements extends PinnedStatements {
             int status = rs.getInt(1);
             return rs.wasNull() ? null : new long[] {status, rs.getLong(2)};
         };
-        Optional<long[]> got = waitMillis == 0
-                ? db.first(sql, attempt, serverName)
-                : StatementWait.first(db.connection, sql, attempt, serverName);
+        Optional<long[]> got =
+                waitMillis == 0 ? db.first(sql, attempt, serverName) : db.firstWaiting(sql, attempt, serverName);
         if (got.isEmpty()) {
             // GET_LOCK answers NULL when the statement was killed; the lock was not taken.
             throw new SQLException("GET_LOCK returned NULL (the statement was killed)", "70100");

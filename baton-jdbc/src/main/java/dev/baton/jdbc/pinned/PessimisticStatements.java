@@ -90,12 +90,6 @@ final class PessimisticStatements extends PinnedStatements {
         return true;
     }
 
-    /** A wait goes straight to the row's queue: a refused try would cost a rollback as well. */
-    @Override
-    boolean triesFirst() {
-        return false;
-    }
-
     /** Locks the row (inserting it first if the name is new), then draws the token: empty if busy. */
     @Override
     Optional<Taken> take(JdbcSession db, LockRequest request, long waitMillis) throws SQLException {
@@ -154,8 +148,7 @@ final class PessimisticStatements extends PinnedStatements {
                     select,
                     lock);
         }
-        return StatementWait.first(db.connection, sql, rs -> true, request.name())
-                .isPresent();
+        return db.firstWaiting(sql, rs -> true, request.name()).isPresent();
     }
 
     /** Holding the row: the token, and the idle bound of the transaction. */

@@ -176,9 +176,8 @@ final class PgAdvisoryStatements extends PinnedStatements {
         String sql = acquire(wait, request.mode() == LockMode.SHARED, setsIdle);
         JdbcSession.Rows<Taken> taken = rs -> new Taken(
                 rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2)), new Held(key, owned ? null : rs.getString(3)));
-        Optional<Taken> got = wait
-                ? StatementWait.first(db.connection, sql, taken, params.toArray())
-                : db.first(sql, taken, params.toArray());
+        Optional<Taken> got =
+                wait ? db.firstWaiting(sql, taken, params.toArray()) : db.first(sql, taken, params.toArray());
         if (got.isPresent() && physical != null) {
             idleSet.put(physical, idle);
         }
