@@ -93,12 +93,12 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         this.active = active;
     }
 
-    /** This client's channel, {@code baton_w_} and 24 random hex digits: a safe identifier. */
+    /** {@code baton_w_} and 24 random hex digits: a safe identifier. */
     public String channel() {
         return channel;
     }
 
-    /** Whether a failed attempt should register this client as the lock's waiter: the listener is up. */
+    /** Whether the listener is up, so that waiters may register this client's channel. */
     public boolean registerWaiters() {
         return state == State.LISTENING;
     }
@@ -144,7 +144,7 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         return subscription;
     }
 
-    /** The backend's thread: {@code start} starts it, {@code grants} takes the hand-offs' payloads. */
+    /** The backend's thread: {@code start} starts it, {@code grants} takes hand-offs' payloads. */
     public void drivenBy(Runnable start, Consumer<String> grants) {
         this.start = start;
         this.grants = grants;
@@ -302,7 +302,6 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         }
     }
 
-    /** The backend's thread ends. */
     public void stop() {
         if (connection != null) {
             disconnect(State.STOPPED);
@@ -331,7 +330,6 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         signal(() -> state = next);
     }
 
-    /** Runs {@code change} under the lock and wakes a subscription waiting for the connection. */
     private void signal(Runnable change) {
         lock.lock();
         try {
@@ -342,7 +340,7 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         }
     }
 
-    /** Refuses new connections; the backend's thread closes the open one as it ends. */
+    /** Refuses new connections; the thread closes the open one as it ends. */
     @Override
     public void close() {
         signal(() -> closed = true);

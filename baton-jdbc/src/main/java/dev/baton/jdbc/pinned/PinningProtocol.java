@@ -14,6 +14,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +30,8 @@ import org.slf4j.LoggerFactory;
  */
 public abstract class PinningProtocol implements JdbcProtocol {
     private static final Logger log = LoggerFactory.getLogger(PinningProtocol.class);
+    /** The longest single wait statement of an unlimited wait, so that a dead server is noticed. */
+    private static final long SLICE_MILLIS = 30_000;
 
     /** A lock taken on the session: its token, its expiry and what release must know (the key, a setting). */
     record Taken(long token, Instant expiry, Object state) {}
@@ -122,13 +125,10 @@ public abstract class PinningProtocol implements JdbcProtocol {
     }
 
     /**
-     * The core's blocking wait ({@link dev.baton.spi.Waiting#blocking}): waits in the database's own
-     * queue, at most {@code timeoutNanos} (negative: without limit). The session ends once idle for the
-     * lease, counted from the end of the statement that took the lock, while a stopped client (a long
-     * GC pause) may read the answer only later: so a grant counts from when its attempt began, and with
-     * less than half the lease left that way one renewal confirms the session and counts from its own
-     * send. A grant whose session ended meanwhile is released, not handed out, and the wait goes on
-     * while time is left.
+     * The core's blocking wait ({@link dev.baton.spi.Waiting#blocking}) in the database's own queue,
+     * at most {@code timeoutNanos} (negative: without limit). A grant counts from when its attempt
+     * began; with less than half the lease left that way, one renewal confirms its session first, and
+     * a grant whose session ended meanwhile is released, not handed out (docs/lease-validity.md).
      *
      * @throws InterruptedException if interrupted, after the wait was withdrawn
      */
@@ -224,15 +224,16 @@ public abstract class PinningProtocol implements JdbcProtocol {
         }
     }
 
-    /** The wait, in slices of at most {@link StatementWait#SLICE_MILLIS} when unlimited, so a dead server is noticed. */
+    /** The wait, in slices of at most {@link #SLICE_MILLIS} when unlimited. */
     private Optional<Taken> await(JdbcSession db, LockRequest request, long timeoutNanos)
             throws SQLException, StatementWait.Interrupted {
         long deadline = System.nanoTime() + timeoutNanos;
         while (true) {
-            long waitMillis = StatementWait.nextWaitMillis(timeoutNanos, deadline);
-            if (waitMillis == 0) {
+            long remaining = deadline - System.nanoTime();
+            if (timeoutNanos > 0 && remaining <= 0) {
                 return Optional.empty();
             }
+            long waitMillis = timeoutNanos < 0 ? SLICE_MILLIS : TimeUnit.NANOSECONDS.toMillis(remaining + 999_999);
             Optional<Taken> taken = context.waits()
                     .run(db.connection, waitMillis, request.name(), () -> take(db, request, waitMillis), got -> {
                         if (got.isPresent()) {
@@ -295,7 +296,6 @@ public abstract class PinningProtocol implements JdbcProtocol {
         }
     }
 
-    /** Called in turn. */
     private void lose(Pinned pinned, Grant grant, String why) {
         log.debug("Baton lock '{}' on {}: {}", grant.name(), context.backendName(), why);
         pinned.done = true;

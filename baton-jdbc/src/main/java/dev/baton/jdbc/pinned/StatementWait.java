@@ -31,18 +31,6 @@ public final class StatementWait implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StatementWait.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
 
-    /** The longest single wait statement of an unlimited wait, so that a dead server is noticed. */
-    static final long SLICE_MILLIS = 30_000;
-
-    /** The next wait statement's bound: a slice of an unlimited wait, else the time left (0: spent). */
-    static long nextWaitMillis(long timeoutNanos, long deadline) {
-        if (timeoutNanos < 0) {
-            return SLICE_MILLIS;
-        }
-        long remaining = deadline - System.nanoTime();
-        return remaining <= 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining + 999_999));
-    }
-
     /** Gives back what a statement that completed despite the cancel took. */
     interface Undo<T> {
         void undo(T result) throws SQLException;
