@@ -110,7 +110,7 @@ public final class JdbcSession implements AutoCloseable {
 
     /** The first row, mapped; empty if there is none or it maps to null. */
     public <T> Optional<T> first(String sql, Rows<T> row, Object... params) throws SQLException {
-        return first(connections.queryTimeoutSeconds, sql, row, params);
+        return query(connections.queryTimeoutSeconds, sql, rs -> firstRow(rs, row), params);
     }
 
     /**
@@ -119,26 +119,24 @@ public final class JdbcSession implements AutoCloseable {
      * driver would send a query timeout as {@code max_statement_time}, which its waits set themselves).
      */
     public <T> Optional<T> firstWaiting(String sql, Rows<T> row, Object... params) throws SQLException {
-        return first(0, sql, row, params);
-    }
-
-    private <T> Optional<T> first(int queryTimeoutSeconds, String sql, Rows<T> row, Object... params)
-            throws SQLException {
-        try (PreparedStatement ps = prepare(queryTimeoutSeconds, sql, params);
-                ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
-        } catch (SQLException e) {
-            throw noted(e);
-        }
+        return query(0, sql, rs -> firstRow(rs, row), params);
     }
 
     public <T> T all(String sql, Rows<T> rows, Object... params) throws SQLException {
-        try (PreparedStatement ps = prepare(connections.queryTimeoutSeconds, sql, params);
+        return query(connections.queryTimeoutSeconds, sql, rows, params);
+    }
+
+    private <T> T query(int queryTimeoutSeconds, String sql, Rows<T> rows, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(queryTimeoutSeconds, sql, params);
                 ResultSet rs = ps.executeQuery()) {
             return rows.read(rs);
         } catch (SQLException e) {
             throw noted(e);
         }
+    }
+
+    private static <T> Optional<T> firstRow(ResultSet rs, Rows<T> row) throws SQLException {
+        return rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
     }
 
     /**
@@ -152,7 +150,7 @@ public final class JdbcSession implements AutoCloseable {
             while (results || ps.getUpdateCount() != -1) {
                 if (results) {
                     try (ResultSet rs = ps.getResultSet()) {
-                        last = rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
+                        last = firstRow(rs, row);
                     }
                 }
                 results = ps.getMoreResults();

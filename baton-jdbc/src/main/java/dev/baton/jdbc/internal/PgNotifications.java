@@ -28,9 +28,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL's LISTEN/NOTIFY wake-ups of a backend: its waiters by name, and its one LISTEN
- * connection, on a channel of its own, which the backend's thread (its {@code JdbcLine}'s) opens,
- * reads between ticks ({@link #step}) and closes. Why and how: {@code docs/design/jdbc.md}, "Waiting
- * across clients". Not behind a transaction-pooling PgBouncer: LISTEN needs a session of its own.
+ * connection on a channel of its own, which the line's thread opens, reads between ticks ({@link
+ * #step}) and closes ({@code docs/design/jdbc.md}, "Waiting across clients").
  */
 public final class PgNotifications implements ReleaseNotifications, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PgNotifications.class);
@@ -208,10 +207,8 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
     }
 
     /**
-     * Opens the connection outside any pool when it can (a pool's connection would be taken from the
-     * application while waiters exist, and a pool of one would starve them): from Baton's own pool's
-     * settings, an application's HikariCP pool's settings or unpooled DataSource, or PostgreSQL's
-     * {@code PGSimpleDataSource}; else borrows one from the pool.
+     * Opens the connection outside any pool when it can, since a pool of one would starve the waiters
+     * (docs/design/jdbc.md lists the ways); else borrows one from the pool.
      */
     private void open() throws SQLException {
         borrowed = false;
