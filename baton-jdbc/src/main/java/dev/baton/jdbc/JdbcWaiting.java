@@ -2,15 +2,11 @@ package dev.baton.jdbc;
 
 import dev.baton.LockKind;
 import dev.baton.jdbc.internal.PgNotifications;
-import dev.baton.jdbc.pinned.PinnedWaits;
 import dev.baton.jdbc.pinned.PinningProtocol;
 import dev.baton.jdbc.row.JdbcLine;
-import dev.baton.spi.Grant;
-import dev.baton.spi.LockRequest;
 import dev.baton.spi.ReleaseNotifications;
 import dev.baton.spi.ReleaseNotifications.Subscription;
 import dev.baton.spi.Waiting;
-import java.util.Optional;
 
 /**
  * How the waiters of a {@link JdbcLockBackend} wait, by kind and strategy: pinning strategies block
@@ -22,7 +18,6 @@ final class JdbcWaiting {
     /** Blocking waits at once for a pool the application owns, whose size is unknown: Hikari's default. */
     static final int PINNED_WITHOUT_OWN_POOL = 10;
 
-    private final JdbcLockBackend backend;
     private final Waiting permitWaiting;
     private final Waiting lockWaiting;
 
@@ -32,7 +27,6 @@ final class JdbcWaiting {
      */
     JdbcWaiting(
             JdbcLockBackend backend, boolean pinned, PgNotifications notifications, JdbcLine line, int pinnedAtOnce) {
-        this.backend = backend;
         this.permitWaiting = Waiting.polling(new ReleaseNotifications() {
             @Override
             public Subscription subscribe(String lockName, Runnable wake) {
@@ -45,32 +39,13 @@ final class JdbcWaiting {
             }
         });
         this.lockWaiting = pinned
-                ? Waiting.blocking(this::acquire, pinnedAtOnce)
+                ? Waiting.blocking(
+                        (request, timeout) -> ((PinningProtocol) backend.ready(request)).acquire(request, timeout),
+                        pinnedAtOnce)
                 : line != null ? Waiting.queue(line) : Waiting.polling(notifications);
     }
 
     Waiting of(LockKind kind) {
         return kind == LockKind.PERMIT ? permitWaiting : lockWaiting;
-    }
-
-    /**
-     * A blocking wait of a pinning strategy. A grant counts from when its attempt began (see {@link
-     * PinnedWaits}); one whose session ended before it was read is not handed out, and the wait goes on
-     * while time is left.
-     */
-    private Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
-        long start = System.nanoTime();
-        while (true) {
-            long called = System.nanoTime();
-            long remaining = timeoutNanos <= 0 ? timeoutNanos : Math.max(0, timeoutNanos - (called - start));
-            Optional<Grant> grant = ((PinningProtocol) backend.ready(request)).acquire(request, remaining);
-            if (grant.isEmpty()) {
-                return grant;
-            }
-            Optional<Grant> counted = PinnedWaits.counted(backend, request, grant.get(), called);
-            if (counted.isPresent() || remaining == 0) {
-                return counted;
-            }
-        }
     }
 }

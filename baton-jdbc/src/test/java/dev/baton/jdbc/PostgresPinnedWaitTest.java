@@ -30,7 +30,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A pinned grant's session ends once it has been idle for the lease time, counted from the end of the
- * statement that took the lock ({@code pinned.PinnedWaits}): a waiter that reads the database's grant only
+ * statement that took the lock ({@code pinned.PinningProtocol#acquire}): a waiter that reads the database's grant only
  * after that (its answer held back, as when the client is stopped while it is in flight) and after
  * another client took the lock must not get it. Its connection goes through a proxy that holds the
  * answer back. Before the fix, the waiter got the grant, which the core counts from when acquire

@@ -8,9 +8,8 @@ import java.util.HexFormat;
 import java.util.regex.Pattern;
 
 /**
- * How lock names become the keys of the databases' own named locks: PostgreSQL's 64-bit advisory
- * keys (the advisory strategy, and the table protocol's per-name grant lock) and MariaDB's
- * server-side lock names, both from SHA-256.
+ * How lock names become the keys of the databases' own named locks (the advisory strategy):
+ * PostgreSQL's 64-bit advisory keys and MariaDB's server-side lock names, both from SHA-256.
  */
 public final class AdvisoryKeys {
     private static final int MAX_NAME_CHARS = 64;
@@ -29,15 +28,6 @@ public final class AdvisoryKeys {
      */
     public static long key(TableNames names, String lockName) {
         return ByteBuffer.wrap(sha256(names.locks() + ":" + lockName), 0, 8).getLong();
-    }
-
-    /**
-     * The key pair of the table strategy's transaction-level advisory lock on a name, in PostgreSQL's
-     * two-int key space, separate from the advisory strategy's bigint keys.
-     */
-    public static int[] grantKey(TableNames names, String lockName) {
-        long key = key(names, "#grant:" + lockName);
-        return new int[] {(int) (key >>> 32), (int) key};
     }
 
     /**

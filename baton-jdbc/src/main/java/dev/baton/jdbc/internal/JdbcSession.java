@@ -89,7 +89,7 @@ public final class JdbcSession implements AutoCloseable {
     }
 
     public int update(String sql, Object... params) throws SQLException {
-        try (PreparedStatement ps = prepare(sql, params)) {
+        try (PreparedStatement ps = prepare(connections.queryTimeoutSeconds, sql, params)) {
             return ps.executeUpdate();
         } catch (SQLException e) {
             throw noted(e);
@@ -110,16 +110,24 @@ public final class JdbcSession implements AutoCloseable {
 
     /** The first row, mapped; empty if there is none or it maps to null. */
     public <T> Optional<T> first(String sql, Rows<T> row, Object... params) throws SQLException {
-        try (PreparedStatement ps = prepare(sql, params);
-                ResultSet rs = ps.executeQuery()) {
-            return rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
-        } catch (SQLException e) {
-            throw noted(e);
-        }
+        return query(connections.queryTimeoutSeconds, sql, rs -> firstRow(rs, row), params);
+    }
+
+    /**
+     * As {@link #first}, for a statement that waits in the database's own queue: without a JDBC query
+     * timeout, since the statement bounds its wait and the caller cancels it otherwise (MariaDB's
+     * driver would send a query timeout as {@code max_statement_time}, which its waits set themselves).
+     */
+    public <T> Optional<T> firstWaiting(String sql, Rows<T> row, Object... params) throws SQLException {
+        return query(0, sql, rs -> firstRow(rs, row), params);
     }
 
     public <T> T all(String sql, Rows<T> rows, Object... params) throws SQLException {
-        try (PreparedStatement ps = prepare(sql, params);
+        return query(connections.queryTimeoutSeconds, sql, rows, params);
+    }
+
+    private <T> T query(int queryTimeoutSeconds, String sql, Rows<T> rows, Object... params) throws SQLException {
+        try (PreparedStatement ps = prepare(queryTimeoutSeconds, sql, params);
                 ResultSet rs = ps.executeQuery()) {
             return rows.read(rs);
         } catch (SQLException e) {
@@ -127,18 +135,22 @@ public final class JdbcSession implements AutoCloseable {
         }
     }
 
+    private static <T> Optional<T> firstRow(ResultSet rs, Rows<T> row) throws SQLException {
+        return rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
+    }
+
     /**
      * Runs a multi-statement query (MariaDB with {@code allowMultiQueries}) and maps the first row of
      * its last result set; empty if that has no row.
      */
     public <T> Optional<T> last(String sql, Rows<T> row, Object... params) throws SQLException {
-        try (PreparedStatement ps = prepare(sql, params)) {
+        try (PreparedStatement ps = prepare(connections.queryTimeoutSeconds, sql, params)) {
             Optional<T> last = Optional.empty();
             boolean results = ps.execute();
             while (results || ps.getUpdateCount() != -1) {
                 if (results) {
                     try (ResultSet rs = ps.getResultSet()) {
-                        last = rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
+                        last = firstRow(rs, row);
                     }
                 }
                 results = ps.getMoreResults();
@@ -168,11 +180,11 @@ public final class JdbcSession implements AutoCloseable {
         return e;
     }
 
-    private PreparedStatement prepare(String sql, Object... params) throws SQLException {
+    private PreparedStatement prepare(int queryTimeoutSeconds, String sql, Object... params) throws SQLException {
         committed = false;
         PreparedStatement ps = connection.prepareStatement(sql);
         try {
-            ps.setQueryTimeout(connections.queryTimeoutSeconds);
+            ps.setQueryTimeout(queryTimeoutSeconds);
             for (int i = 0; i < params.length; i++) {
                 if (params[i] instanceof Long value) {
                     ps.setLong(i + 1, value);

@@ -28,9 +28,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * PostgreSQL's LISTEN/NOTIFY wake-ups of a backend: its waiters by name, and its one LISTEN
- * connection, on a channel of its own, which the backend's thread (its {@code JdbcLine}'s) opens,
- * reads between ticks ({@link #step}) and closes. Why and how: {@code docs/design/jdbc.md}, "Waiting
- * across clients". Not behind a transaction-pooling PgBouncer: LISTEN needs a session of its own.
+ * connection on a channel of its own, which the line's thread opens, reads between ticks ({@link
+ * #step}) and closes ({@code docs/design/jdbc.md}, "Waiting across clients").
  */
 public final class PgNotifications implements ReleaseNotifications, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PgNotifications.class);
@@ -93,12 +92,12 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         this.active = active;
     }
 
-    /** This client's channel, {@code baton_w_} and 24 random hex digits: a safe identifier. */
+    /** {@code baton_w_} and 24 random hex digits: a safe identifier. */
     public String channel() {
         return channel;
     }
 
-    /** Whether a failed attempt should register this client as the lock's waiter: the listener is up. */
+    /** Whether the listener is up, so that waiters may register this client's channel. */
     public boolean registerWaiters() {
         return state == State.LISTENING;
     }
@@ -144,7 +143,7 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         return subscription;
     }
 
-    /** The backend's thread: {@code start} starts it, {@code grants} takes the hand-offs' payloads. */
+    /** The backend's thread: {@code start} starts it, {@code grants} takes hand-offs' payloads. */
     public void drivenBy(Runnable start, Consumer<String> grants) {
         this.start = start;
         this.grants = grants;
@@ -208,10 +207,8 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
     }
 
     /**
-     * Opens the connection outside any pool when it can (a pool's connection would be taken from the
-     * application while waiters exist, and a pool of one would starve them): from Baton's own pool's
-     * settings, an application's HikariCP pool's settings or unpooled DataSource, or PostgreSQL's
-     * {@code PGSimpleDataSource}; else borrows one from the pool.
+     * Opens the connection outside any pool when it can, since a pool of one would starve the waiters
+     * (docs/design/jdbc.md lists the ways); else borrows one from the pool.
      */
     private void open() throws SQLException {
         borrowed = false;
@@ -302,7 +299,6 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         }
     }
 
-    /** The backend's thread ends. */
     public void stop() {
         if (connection != null) {
             disconnect(State.STOPPED);
@@ -331,7 +327,6 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         signal(() -> state = next);
     }
 
-    /** Runs {@code change} under the lock and wakes a subscription waiting for the connection. */
     private void signal(Runnable change) {
         lock.lock();
         try {
@@ -342,7 +337,7 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         }
     }
 
-    /** Refuses new connections; the backend's thread closes the open one as it ends. */
+    /** Refuses new connections; the thread closes the open one as it ends. */
     @Override
     public void close() {
         signal(() -> closed = true);

@@ -14,19 +14,15 @@ import javax.net.SocketFactory;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sockets for a LISTEN connection, given to pgjdbc as {@code socketFactory}: after each message,
- * pgjdbc's {@code getNotifications} asks whether another one is pending by reading with a 1 ms socket
- * timeout ({@code PGStream.hasMessagePending}), so every notification would reach the caller at least
- * 1 ms late, which at sub-millisecond hand-offs halves their rate ({@code docs/design/fair-handoff.md}).
- * On these sockets a read under a 1 ms timeout with nothing in the kernel's buffer answers at once as
- * the timeout (a message arriving right after is read by the next call); other reads and timeouts
- * behave as on a plain socket. Public only because pgjdbc instantiates it by name; the package is
- * opened to the driver, not exported.
+ * Sockets for a LISTEN connection, given to pgjdbc as {@code socketFactory}: pgjdbc asks whether
+ * another notification is pending by a read with a 1 ms socket timeout, which would delay every one
+ * by 1 ms ({@code docs/design/fair-handoff.md}); here such a read with nothing buffered answers the
+ * timeout at once. Public only because pgjdbc instantiates it by name; the package is opened to the
+ * driver, not exported.
  */
 public final class PendingCheckSocketFactory extends SocketFactory {
     public PendingCheckSocketFactory() {}
 
-    /** Opens a connection; the PostgreSQL driver's. */
     public interface Connector {
         Connection connect(String url, Properties properties) throws SQLException;
     }

@@ -15,15 +15,12 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The {@code advisory} strategy on MariaDB/MySQL: a named lock ({@code GET_LOCK(name, seconds)}, a
- * wait queueing inside the server; {@code RELEASE_LOCK}, which only ever frees the caller's own) held
- * on the grant's pinned session. Granted, the session's {@code wait_timeout} is set to the lease, so
- * the server ends the session of a client that vanished, and the name's row in {@code
- * <table>_fencing} counts the token while the lock is held and records the holder, which operators
- * see while {@code IS_USED_LOCK} is still its connection. Named locks are server-wide,
- * case-insensitive and limited to 64 characters: {@link AdvisoryKeys#serverName} over {@code
- * <database>.<table>} keeps two applications apart. No shared mode: read locks are refused ({@link
- * PinningProtocol#requireExclusive}).
+ * The {@code advisory} strategy on MariaDB/MySQL: a named lock ({@code GET_LOCK}, {@code
+ * RELEASE_LOCK}) held on the grant's pinned session. Granted, the session's {@code wait_timeout} is set
+ * to the lease, so the server ends the session of a client that vanished, and the name's row in {@code
+ * <table>_fencing} counts the token and records the holder. Named locks are server-wide: {@link
+ * AdvisoryKeys#serverName} over {@code <database>.<table>} keeps two applications apart. No shared
+ * mode: read locks are refused ({@link PinningProtocol#requireExclusive}).
  */
 final class MariaDbNamedLockStatements extends PinnedStatements {
     /** Renews: any statement resets the session's idle clock; this one also proves the lock is its. ? = name. */
@@ -35,7 +32,7 @@ final class MariaDbNamedLockStatements extends PinnedStatements {
     private final String fencing;
     /** Counts the name's grants and records the holder; LAST_INSERT_ID(expr) remembers the new token. */
     private final String upsertToken;
-    /** The holders; waiters cannot be counted, the server does not show who waits in {@code GET_LOCK}. */
+    /** The holders; the server does not show who waits in {@code GET_LOCK}. */
     private final String list;
     /** The namespace of server-side lock names, read once the schema exists (published by the gate). */
     private String namespace;
@@ -65,7 +62,6 @@ final class MariaDbNamedLockStatements extends PinnedStatements {
                 : db.first("SELECT DATABASE()", rs -> rs.getString(1)).orElse("") + "." + table;
     }
 
-    /** {@code GET_LOCK(name, wait)} and the session's wait_timeout; granted, the grant's statements. */
     @Override
     Optional<Taken> take(JdbcSession db, LockRequest request, long waitMillis) throws SQLException {
         String serverName = AdvisoryKeys.serverName(namespace, request.name());
@@ -75,9 +71,8 @@ final class MariaDbNamedLockStatements extends PinnedStatements {
             int status = rs.getInt(1);
             return rs.wasNull() ? null : new long[] {status, rs.getLong(2)};
         };
-        Optional<long[]> got = waitMillis == 0
-                ? db.first(sql, attempt, serverName)
-                : StatementWait.first(db.connection, sql, attempt, serverName);
+        Optional<long[]> got =
+                waitMillis == 0 ? db.first(sql, attempt, serverName) : db.firstWaiting(sql, attempt, serverName);
         if (got.isEmpty()) {
             // GET_LOCK answers NULL when the statement was killed; the lock was not taken.
             throw new SQLException("GET_LOCK returned NULL (the statement was killed)", "70100");

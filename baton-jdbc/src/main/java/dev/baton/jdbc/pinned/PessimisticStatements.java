@@ -26,17 +26,12 @@ import java.util.OptionalInt;
  * <table>_pess} ({@code FOR UPDATE}, or shared for readers) in a transaction that stays open on the
  * grant's session for the lease; waiters queue on the row lock. Holding it, the holder draws the token
  * from {@code <table>_pess_seq} (not transactional, so a rolled-back draw is never handed out again)
- * and bounds the idle transaction by the lease; renew sets that bound again; release rolls back.
- *
- * <p>Operators' view: a holder's transaction never commits, so on PostgreSQL nothing it writes is
- * visible; its statements carry a comment naming the grant instead, which {@code pg_stat_activity}
- * shows while it idles ({@link #comment}), and the token draw sets {@code application_name} to {@code
- * baton <token>}. On MariaDB the token draw records the holder in a MEMORY table ({@code
- * <table>_pess_holders}), visible at once, and takes the marker lock {@code baton-pess#<connection
- * id>}, which release gives back: a row counts while its connection holds the marker.
+ * and bounds the idle transaction by the lease; release rolls back. Since the transaction never
+ * commits, holders show to operators through a statement comment and {@code application_name}
+ * (PostgreSQL) or a MEMORY table and a marker lock per connection (MariaDB): docs/backends/jdbc.md.
  */
 final class PessimisticStatements extends PinnedStatements {
-    /** MariaDB: the named lock that marks a connection's holder row live. */
+    /** MariaDB: the named lock that marks a connection's holder row live, given back by release. */
     private static final String MARKER = "CONCAT('baton-pess#', CONNECTION_ID())";
     /** PostgreSQL: how a holder's statements start. */
     private static final String MARK = "/* baton-pess:";
@@ -46,7 +41,6 @@ final class PessimisticStatements extends PinnedStatements {
     private final Dialect dialect;
     private final String rows;
     private final Map<String, String> probes = new LinkedHashMap<>();
-    /** Inserts a name's row, once; ? = name. */
     private final String insertRow;
     /** Draws the token and bounds the idle transaction (PostgreSQL) or records the holder (MariaDB). */
     private final String drawToken;
@@ -88,12 +82,6 @@ final class PessimisticStatements extends PinnedStatements {
     @Override
     boolean transaction() {
         return true;
-    }
-
-    /** A wait goes straight to the row's queue: a refused try would cost a rollback as well. */
-    @Override
-    boolean triesFirst() {
-        return false;
     }
 
     /** Locks the row (inserting it first if the name is new), then draws the token: empty if busy. */
@@ -154,11 +142,9 @@ final class PessimisticStatements extends PinnedStatements {
                     select,
                     lock);
         }
-        return StatementWait.first(db.connection, sql, rs -> true, request.name())
-                .isPresent();
+        return db.firstWaiting(sql, rs -> true, request.name()).isPresent();
     }
 
-    /** Holding the row: the token, and the idle bound of the transaction. */
     private Taken drawToken(JdbcSession db, LockRequest request) throws SQLException {
         long lease = JdbcTime.leaseMillis(request.leaseTime());
         String comment = comment(request, lease);
@@ -208,8 +194,7 @@ final class PessimisticStatements extends PinnedStatements {
     /**
      * PostgreSQL: the comment that starts a holder's statements, {@code /* baton-pess:<table>:<mode>:
      * <owner>:<lease ms>:<name>:<holder> *}{@code /}, name and holder in URL-safe base64 so that nothing
-     * in them ends it. It must fit {@code track_activity_query_size}: the holder is cut to fit. Empty on
-     * MariaDB, which shows no idle session's last statement.
+     * in them ends it, the holder cut to fit {@code track_activity_query_size}. Empty on MariaDB.
      */
     private String comment(LockRequest request, long leaseMillis) {
         if (dialect != Dialect.POSTGRESQL) {
@@ -225,9 +210,8 @@ final class PessimisticStatements extends PinnedStatements {
     }
 
     /**
-     * PostgreSQL: the sessions idle in their (not failed) transaction or renewing whose last statement
-     * names a grant of this table; the expiry is their last change of state plus the lease. Seeing
-     * other roles' sessions needs {@code pg_read_all_stats}.
+     * PostgreSQL: the sessions idle in their transaction or renewing whose last statement names a grant
+     * of this table, expiring at their last change of state plus the lease.
      */
     @Override
     List<Holding> holders(String what) {

@@ -23,10 +23,9 @@ import java.util.WeakHashMap;
  * The {@code advisory} strategy on PostgreSQL: a session advisory lock (key {@link AdvisoryKeys#key})
  * held on the grant's pinned session, one statement per acquire, renew and release. The acquire also
  * draws the token and bounds the session's idleness ({@code idle_session_timeout}) by the lease, so
- * that PostgreSQL ends the session, and frees the lock, of a client that vanished; on Baton's own
- * pool the bound stays between grants and is set only when it changes, elsewhere release restores
- * it. With {@code advisoryHolders=true} each grant records itself in {@code <table>_adv_holders} for
- * operators. Does not work behind a transaction-pooling PgBouncer.
+ * that PostgreSQL ends the session of a client that vanished; on Baton's own pool the bound stays
+ * between grants, elsewhere release restores it. With {@code advisoryHolders=true} each grant records
+ * itself in {@code <table>_adv_holders} for operators.
  */
 final class PgAdvisoryStatements extends PinnedStatements {
     /** The expiry (database clock plus the lease, ? = lease millis) in epoch millis, rounded down. */
@@ -48,12 +47,11 @@ final class PgAdvisoryStatements extends PinnedStatements {
     private final Map<Connection, Long> idleSet = Collections.synchronizedMap(new WeakHashMap<>());
 
     private final String sequence;
-    /** Forgets this session's holder row of a name, when recording, in the unlock; ? = name. */
+    /** Forgets the session's holder row of a name in the unlock, when recording; ? = name. */
     private final String forget;
     /**
-     * Every recorded grant whose session holds its lock now, as {@link #holding} reads it, with the
-     * waiters queued for the key; the expiry is when the idle session would end. A bigint key's lock
-     * shows in pg_locks as classid (high half), objid (low half), objsubid 1.
+     * Every recorded grant whose session holds its lock now, with the waiters queued for the key. A
+     * bigint key's lock shows in pg_locks as classid (high half), objid (low half), objsubid 1.
      */
     private final String list;
 
@@ -176,9 +174,8 @@ final class PgAdvisoryStatements extends PinnedStatements {
         String sql = acquire(wait, request.mode() == LockMode.SHARED, setsIdle);
         JdbcSession.Rows<Taken> taken = rs -> new Taken(
                 rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2)), new Held(key, owned ? null : rs.getString(3)));
-        Optional<Taken> got = wait
-                ? StatementWait.first(db.connection, sql, taken, params.toArray())
-                : db.first(sql, taken, params.toArray());
+        Optional<Taken> got =
+                wait ? db.firstWaiting(sql, taken, params.toArray()) : db.first(sql, taken, params.toArray());
         if (got.isPresent() && physical != null) {
             idleSet.put(physical, idle);
         }

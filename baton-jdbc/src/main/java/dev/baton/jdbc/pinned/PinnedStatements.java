@@ -24,11 +24,9 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
 /**
- * A pinning strategy: its statements, which the template ({@link PinningProtocol}) runs on the
- * attempt's or the grant's own session, and where its holders show. Listing and forced release are
- * shared: a pinned grant lives exactly as long as its database session, so a forced release ends that
- * session ({@code pg_terminate_backend}, {@code KILL CONNECTION}), as a DBA would. See
- * docs/design/jdbc.md.
+ * A pinning strategy: its statements, which the template ({@link PinningProtocol}) runs, and where
+ * its holders show. A pinned grant lives as long as its database session, so a forced release ends
+ * that session ({@code pg_terminate_backend}, {@code KILL CONNECTION}), as a DBA would.
  */
 abstract class PinnedStatements extends PinningProtocol {
     /** MariaDB's errors of KILL: without the privilege; of a connection that ended meanwhile. */
@@ -85,7 +83,6 @@ abstract class PinnedStatements extends PinningProtocol {
         return group(hit);
     }
 
-    /** One entry per name and kind, sorted. */
     private static List<LockInfo> group(List<Holding> rows) {
         Map<List<Object>, List<Holding>> byLock = rows.stream()
                 .sorted(ORDER)
@@ -213,7 +210,7 @@ abstract class PinnedStatements extends PinningProtocol {
         }
     }
 
-    /** Polls {@code countSql} until it counts nothing, within the operation timeout. */
+    /** Polls {@code countSql} until it counts nothing, failing after the operation timeout. */
     final void awaitNone(
             JdbcSession db, String name, long connection, String failing, String countSql, Object... params)
             throws SQLException {

@@ -14,6 +14,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,28 +22,27 @@ import org.slf4j.LoggerFactory;
 /**
  * The protocol of the strategies whose grant holds a connection (PostgreSQL's advisory locks,
  * MariaDB's named locks, the pessimistic row lock), one template for all: a session of its own for
- * each attempt; the try; the wait in the database's own queue ({@link dev.baton.spi.Waiting#blocking}),
- * in bounded slices on a helper thread ({@link StatementWait}) so that an interrupt cancels it; and
- * keep-or-discard: the grant keeps the session ({@link Pinned}), an attempt without one closes it
- * (which rolls back and restores it), and a failure whose state on the connection is unknown discards
- * it, which ends the database session and frees whatever it may hold. Each strategy ({@link
- * PinnedStatements}) supplies only its statements.
+ * each attempt; the try; the wait in the database's own queue, in bounded slices on a helper thread
+ * ({@link StatementWait}) so that an interrupt cancels it; and keep-or-discard: the grant keeps the
+ * session, an attempt without one closes it (which rolls back and restores it), and a failure whose
+ * state on the connection is unknown discards it, which ends the database session and what it holds.
+ * Each strategy ({@link PinnedStatements}) supplies only its statements.
  */
 public abstract class PinningProtocol implements JdbcProtocol {
     private static final Logger log = LoggerFactory.getLogger(PinningProtocol.class);
+    /** The longest single wait statement of an unlimited wait, so that a dead server is noticed. */
+    private static final long SLICE_MILLIS = 30_000;
 
-    /**
-     * The session a grant keeps for its whole lease ({@link Grant#backendState()}): the lock lives in
-     * it, so the session is the lease. Renew and release take turns on it; once it is released or
-     * found lost it is done, and both become no-ops.
-     */
     /** A lock taken on the session: its token, its expiry and what release must know (the key, a setting). */
     record Taken(long token, Instant expiry, Object state) {}
 
+    /**
+     * The session a grant keeps for its lease ({@link Grant#backendState()}): the lock lives in it.
+     * Renew and release take turns on it; once released or found lost, both become no-ops.
+     */
     static final class Pinned {
         final PinningProtocol protocol;
         final JdbcSession db;
-        /** What the strategy must know to renew and release ({@link Taken#state()}). */
         final Object state;
 
         final ReentrantLock turn = new ReentrantLock();
@@ -96,14 +96,6 @@ public abstract class PinningProtocol implements JdbcProtocol {
     }
 
     /**
-     * Whether an attempt that may wait tries first: false where the wait statement costs no more than
-     * the try and a refused try would cost a rollback too (a row lock).
-     */
-    boolean triesFirst() {
-        return true;
-    }
-
-    /**
      * Takes the lock, waiting in the database's own queue at most {@code waitMillis}: zero is a try
      * on the caller's thread, anything else runs on a helper thread that the template cancels. Empty
      * when the lock was not taken, nothing held.
@@ -123,7 +115,7 @@ public abstract class PinningProtocol implements JdbcProtocol {
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
         try {
-            return acquire(request, 0);
+            return attempt(request, 0);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LockUnavailableException(
@@ -133,17 +125,80 @@ public abstract class PinningProtocol implements JdbcProtocol {
     }
 
     /**
-     * Waits in the database's own queue, at most {@code timeoutNanos} (negative: without limit).
+     * The core's blocking wait ({@link dev.baton.spi.Waiting#blocking}) in the database's own queue,
+     * at most {@code timeoutNanos} (negative: without limit). A grant counts from when its attempt
+     * began; with less than half the lease left that way, one renewal confirms its session first, and
+     * a grant whose session ended meanwhile is released, not handed out (docs/lease-validity.md).
      *
      * @throws InterruptedException if interrupted, after the wait was withdrawn
      */
     public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
+        long start = System.nanoTime();
+        while (true) {
+            long called = System.nanoTime();
+            long remaining = timeoutNanos <= 0 ? timeoutNanos : Math.max(0, timeoutNanos - (called - start));
+            Optional<Grant> grant = attempt(request, remaining);
+            if (grant.isEmpty()) {
+                return grant;
+            }
+            Optional<Grant> counted = counted(request, grant.get(), called);
+            if (counted.isPresent() || remaining == 0) {
+                return counted;
+            }
+        }
+    }
+
+    /** {@code grant}, from an attempt that began at {@code calledNanos}, valid as its session guarantees. */
+    private Optional<Grant> counted(LockRequest request, Grant grant, long calledNanos) {
+        long lease = request.leaseTime().toNanos();
+        long left = lease - (System.nanoTime() - calledNanos);
+        if (left >= lease / 2) {
+            return Optional.of(grant.withValidity(Duration.ofNanos(left)));
+        }
+        long sent = System.nanoTime();
+        Optional<Grant> confirmed;
+        try {
+            confirmed = renew(grant, request.leaseTime());
+        } catch (RuntimeException e) {
+            log.debug(
+                    "Baton lock '{}' on {}: confirming it failed: {}",
+                    grant.name(),
+                    context.backendName(),
+                    e.toString());
+            confirmed = Optional.empty();
+        }
+        if (confirmed.isPresent()) {
+            long confirmedLeft = lease - (System.nanoTime() - sent);
+            return Optional.of(confirmed.get().withValidity(Duration.ofNanos(Math.max(0, confirmedLeft))));
+        }
+        log.info(
+                "Baton lock '{}' on {}: the grant (token {}) was read {} ms after the attempt began, and its"
+                        + " session could not be confirmed (it may have ended meanwhile); not handed out",
+                grant.name(),
+                context.backendName(),
+                grant.fencingToken(),
+                (System.nanoTime() - calledNanos) / 1_000_000);
+        try {
+            release(grant);
+        } catch (RuntimeException e) {
+            log.debug(
+                    "Baton lock '{}' on {}: releasing it failed: {}",
+                    grant.name(),
+                    context.backendName(),
+                    e.toString());
+        }
+        return Optional.empty();
+    }
+
+    /** One attempt on a session of its own: the try, then (if it may wait) the wait; kept, closed or discarded. */
+    private Optional<Grant> attempt(LockRequest request, long timeoutNanos) throws InterruptedException {
         JdbcSession db = open(request.name());
         boolean keep = false;
         boolean discard = false;
         try {
-            // Uncontended, the try is all it takes; only a busy lock joins the queue.
-            Optional<Taken> taken = timeoutNanos == 0 || triesFirst() ? take(db, request, 0) : Optional.empty();
+            // Uncontended, the try is all it takes. A transaction's wait (a row lock) goes straight to the
+            // queue: a refused try would cost a rollback as well.
+            Optional<Taken> taken = timeoutNanos == 0 || !transaction() ? take(db, request, 0) : Optional.empty();
             if (taken.isEmpty() && timeoutNanos != 0) {
                 taken = await(db, request, timeoutNanos);
             }
@@ -169,15 +224,16 @@ public abstract class PinningProtocol implements JdbcProtocol {
         }
     }
 
-    /** The wait, in slices of at most {@link StatementWait#SLICE_MILLIS} when unlimited, so a dead server is noticed. */
+    /** The wait, in slices of at most {@link #SLICE_MILLIS} when unlimited. */
     private Optional<Taken> await(JdbcSession db, LockRequest request, long timeoutNanos)
             throws SQLException, StatementWait.Interrupted {
         long deadline = System.nanoTime() + timeoutNanos;
         while (true) {
-            long waitMillis = StatementWait.nextWaitMillis(timeoutNanos, deadline);
-            if (waitMillis == 0) {
+            long remaining = deadline - System.nanoTime();
+            if (timeoutNanos > 0 && remaining <= 0) {
                 return Optional.empty();
             }
+            long waitMillis = timeoutNanos < 0 ? SLICE_MILLIS : TimeUnit.NANOSECONDS.toMillis(remaining + 999_999);
             Optional<Taken> taken = context.waits()
                     .run(db.connection, waitMillis, request.name(), () -> take(db, request, waitMillis), got -> {
                         if (got.isPresent()) {
@@ -240,7 +296,6 @@ public abstract class PinningProtocol implements JdbcProtocol {
         }
     }
 
-    /** Called in turn. */
     private void lose(Pinned pinned, Grant grant, String why) {
         log.debug("Baton lock '{}' on {}: {}", grant.name(), context.backendName(), why);
         pinned.done = true;

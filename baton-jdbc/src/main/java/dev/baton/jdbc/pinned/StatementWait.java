@@ -1,13 +1,9 @@
 package dev.baton.jdbc.pinned;
 
 import dev.baton.LockUnavailableException;
-import dev.baton.jdbc.internal.JdbcSession;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
@@ -34,18 +30,6 @@ import org.slf4j.LoggerFactory;
 public final class StatementWait implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StatementWait.class);
     private static final AtomicInteger THREADS = new AtomicInteger();
-
-    /** The longest single wait statement of an unlimited wait, so that a dead server is noticed. */
-    static final long SLICE_MILLIS = 30_000;
-
-    /** The next wait statement's bound: a slice of an unlimited wait, else the time left (0: spent). */
-    static long nextWaitMillis(long timeoutNanos, long deadline) {
-        if (timeoutNanos < 0) {
-            return SLICE_MILLIS;
-        }
-        long remaining = deadline - System.nanoTime();
-        return remaining <= 0 ? 0 : Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining + 999_999));
-    }
 
     /** Gives back what a statement that completed despite the cancel took. */
     interface Undo<T> {
@@ -117,23 +101,6 @@ public final class StatementWait implements AutoCloseable {
         } finally {
             waiting.remove(connection);
             restoreNetworkTimeout(connection, networkBefore);
-        }
-    }
-
-    /**
-     * Runs a wait statement and maps its first row (empty if none). No JDBC query timeout: the
-     * database bounds the wait, and {@link #run} cancels it otherwise (MariaDB's driver would turn a
-     * query timeout into {@code max_statement_time}, which its wait statements set themselves).
-     */
-    static <T> Optional<T> first(Connection connection, String sql, JdbcSession.Rows<T> row, Object... params)
-            throws SQLException {
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
-            for (int i = 0; i < params.length; i++) {
-                ps.setObject(i + 1, params[i]);
-            }
-            try (ResultSet rs = ps.executeQuery()) {
-                return rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
-            }
         }
     }
 

@@ -41,7 +41,7 @@ public final class JdbcLine implements WaitQueue {
     static final long NOTIFIED_TICK_MILLIS = 100; // the listener is up: ticks only catch a missed NOTIFY
     private static final long IDLE_MILLIS = 1_000; // a contended lock's line empties between grants
 
-    /** What the line asks of the backend it serves. */
+    /** The backend the line serves. */
     public interface Backend {
         String name();
 
@@ -79,6 +79,7 @@ public final class JdbcLine implements WaitQueue {
         notifications.drivenBy(this::start, this::handed);
     }
 
+    /** This client's LISTEN channel while the listener is up, else null. */
     private String channel() {
         return notifications.registerWaiters() ? notifications.channel() : null;
     }
@@ -123,7 +124,6 @@ public final class JdbcLine implements WaitQueue {
         }
     }
 
-    /** Writes the waiter's entry; the grant when an exclusive acquire-or-join found the lock free. */
     private Grant join(LineWaiter waiter) {
         LockRequest request = waiter.request;
         String joinedWith = channel();
@@ -149,7 +149,7 @@ public final class JdbcLine implements WaitQueue {
         return null;
     }
 
-    /** The waiter's wake-ups by name and its place in the line, left when the subscription closes. */
+    /** The waiter's wake-ups by name and its place in the line, both left when the subscription closes. */
     private Subscription subscribe(LineWaiter waiter) {
         LockRequest request = waiter.request;
         if (waiter.handOff == null && !waiters.containsKey(request.ownerId())) {
@@ -208,7 +208,7 @@ public final class JdbcLine implements WaitQueue {
         return grant;
     }
 
-    /** A release on this backend committed a hand-off to {@code grant}'s owner: wake it if it waits here. */
+    /** A release on this backend handed {@code grant} to its owner: wakes it if it waits here. */
     public void handedHere(Grant grant) {
         LineWaiter waiter = waiters.get(grant.ownerId());
         if (waiter != null && !waiter.ended && grant.name().equals(waiter.request.name())) {
@@ -216,7 +216,7 @@ public final class JdbcLine implements WaitQueue {
         }
     }
 
-    /** A grant NOTIFYed by a release: {@code owner token expiry-ms}. */
+    /** A grant NOTIFYed by a release, {@code owner token expiry-ms}. */
     private void handed(String payload) {
         int second = payload.lastIndexOf(' ');
         int first = payload.lastIndexOf(' ', second - 1);
@@ -235,7 +235,6 @@ public final class JdbcLine implements WaitQueue {
         return TimeUnit.MILLISECONDS.toNanos(listening ? NOTIFIED_TICK_MILLIS : TICK_MILLIS);
     }
 
-    /** Runs {@code change} under the lock and wakes the thread. */
     private void signal(Runnable change) {
         lock.lock();
         try {

@@ -45,10 +45,9 @@ final class LineWaiter {
     volatile boolean mayBeInLine;
     /** The tick and the wake-up may both find the same grant: it is handed once. */
     private long lastToken; // guarded by handed
-    /** When the line ticks it next (System.nanoTime), and its ticks since it last joined. */
-    volatile long due;
 
-    private volatile int polls;
+    volatile long due; // when the line ticks it next (System.nanoTime)
+    private volatile int polls; // ticks since it last joined
     /** The LISTEN channel its entry was written with; null while the listener was down. */
     volatile String joinedWith;
 
@@ -62,7 +61,7 @@ final class LineWaiter {
         this.heldIn = heldIn;
     }
 
-    /** A release handed it the lock and deleted its entry. */
+    /** A release handed it the lock, deleting its entry. */
     void handedOn(long token, long expiresAtMillis) {
         mayBeInLine = false;
         hand(HandOff.grant(request, token, expiresAtMillis));
@@ -86,10 +85,7 @@ final class LineWaiter {
         return !ended && handed.get() == null && queued;
     }
 
-    /**
-     * Writes its entry, with {@code channel} (null while the listener is down): an exclusive waiter by
-     * acquire-or-join, which returns the grant when the lock was free.
-     */
+    /** Writes its entry, with {@code channel}: the grant when an exclusive waiter's join found the lock free. */
     synchronized Grant join(String channel, JdbcConnections connections) throws SQLException {
         if (handOff != null) {
             refreshed = System.nanoTime();
@@ -121,7 +117,6 @@ final class LineWaiter {
         }
     }
 
-    // guarded by this
     private Grant acquireOrJoin(String channel) throws SQLException {
         rejoin = false;
         HandOff.Joined joined = handOff.join(request, channel);
