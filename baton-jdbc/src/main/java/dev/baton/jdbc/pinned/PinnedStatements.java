@@ -125,8 +125,7 @@ abstract class PinnedStatements extends PinningProtocol {
     }
 
     static void setWaitTimeout(JdbcSession db, Object seconds) throws SQLException {
-        // No query timeout: MariaDB's driver would send it as max_statement_time, whose expiry HikariCP
-        // takes for a dead connection, which it closes.
+        // No query timeout: sent as max_statement_time, its expiry would make HikariCP close the connection.
         try (Statement st = db.connection.createStatement()) {
             st.execute("SET SESSION wait_timeout = " + seconds);
         }

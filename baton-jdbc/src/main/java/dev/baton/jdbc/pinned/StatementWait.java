@@ -158,7 +158,6 @@ public final class StatementWait implements AutoCloseable {
             try {
                 return future.get(Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS);
             } catch (TimeoutException stillRunning) {
-                // not ended yet: cancel again
             }
         }
     }
