@@ -14,14 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 
-/**
- * The {@code advisory} strategy on MariaDB/MySQL: a named lock ({@code GET_LOCK}, {@code
- * RELEASE_LOCK}) held on the grant's pinned session. Granted, the session's {@code wait_timeout} is set
- * to the lease, so the server ends the session of a client that vanished, and the name's row in {@code
- * <table>_fencing} counts the token and records the holder. Named locks are server-wide: {@link
- * AdvisoryKeys#serverName} over {@code <database>.<table>} keeps two applications apart. No shared
- * mode: read locks are refused ({@link PinningProtocol#requireExclusive}).
- */
+/** The {@code advisory} strategy on MariaDB: a named lock on the grant's pinned session (docs/backends/jdbc.md). */
 final class MariaDbNamedLockStatements extends PinnedStatements {
     /** Renews: any statement resets the session's idle clock; this one also proves the lock is its. ? = name. */
     private static final String IS_HELD = "SELECT IS_USED_LOCK(?) = CONNECTION_ID()";
@@ -74,7 +67,6 @@ final class MariaDbNamedLockStatements extends PinnedStatements {
         Optional<long[]> got =
                 waitMillis == 0 ? db.first(sql, attempt, serverName) : db.firstWaiting(sql, attempt, serverName);
         if (got.isEmpty()) {
-            // GET_LOCK answers NULL when the statement was killed; the lock was not taken.
             throw new SQLException("GET_LOCK returned NULL (the statement was killed)", "70100");
         }
         if (got.get()[0] != 1) {

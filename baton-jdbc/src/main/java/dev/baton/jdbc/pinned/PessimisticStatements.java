@@ -22,18 +22,13 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * The {@code pessimistic} strategy (PostgreSQL, MariaDB): the holder locks the name's row in {@code
- * <table>_pess} ({@code FOR UPDATE}, or shared for readers) in a transaction that stays open on the
- * grant's session for the lease; waiters queue on the row lock. Holding it, the holder draws the token
- * from {@code <table>_pess_seq} (not transactional, so a rolled-back draw is never handed out again)
- * and bounds the idle transaction by the lease; release rolls back. Since the transaction never
- * commits, holders show to operators through a statement comment and {@code application_name}
- * (PostgreSQL) or a MEMORY table and a marker lock per connection (MariaDB): docs/backends/jdbc.md.
+ * The {@code pessimistic} strategy: a row locked in a transaction held open for the lease. Its token comes
+ * from a sequence, which is not transactional, so a rolled-back draw is never handed out again.
  */
 final class PessimisticStatements extends PinnedStatements {
     /** MariaDB: the named lock that marks a connection's holder row live, given back by release. */
     private static final String MARKER = "CONCAT('baton-pess#', CONNECTION_ID())";
-    /** PostgreSQL: how a holder's statements start. */
+
     private static final String MARK = "/* baton-pess:";
     /** What the comment may take of PostgreSQL's default track_activity_query_size (1024 bytes). */
     private static final int COMMENT_BYTES = 880;
@@ -97,8 +92,7 @@ final class PessimisticStatements extends PinnedStatements {
                     return Optional.empty();
                 }
                 if (dialect == Dialect.MARIADB && waitMillis > 0 && JdbcFailures.isTimeout(e)) {
-                    // max_statement_time ended the wait; HikariCP takes the resulting timeout for a dead
-                    // connection and closes it: nothing is held, and closing the session discards it.
+                    // max_statement_time ended the wait: nothing is held, and HikariCP discards the connection.
                     return Optional.empty();
                 }
                 throw e;
@@ -129,8 +123,7 @@ final class PessimisticStatements extends PinnedStatements {
             db.first("SELECT set_config('lock_timeout', ?, true)", rs -> true, String.valueOf(waitMillis));
             sql = select + lock;
         } else if (waitMillis % 1000 == 0) {
-            // Whole seconds (a slice of an unlimited wait): innodb_lock_wait_timeout (error 1205) leaves
-            // the connection usable for the next slice.
+            // Whole seconds (an unlimited wait's slice): innodb_lock_wait_timeout keeps the connection usable.
             sql = "SET STATEMENT innodb_lock_wait_timeout = " + waitMillis / 1000 + " FOR " + select + lock;
         } else {
             // max_statement_time has microsecond resolution, innodb_lock_wait_timeout only whole seconds.
@@ -192,9 +185,8 @@ final class PessimisticStatements extends PinnedStatements {
     }
 
     /**
-     * PostgreSQL: the comment that starts a holder's statements, {@code /* baton-pess:<table>:<mode>:
-     * <owner>:<lease ms>:<name>:<holder> *}{@code /}, name and holder in URL-safe base64 so that nothing
-     * in them ends it, the holder cut to fit {@code track_activity_query_size}. Empty on MariaDB.
+     * PostgreSQL: {@code /* baton-pess:<table>:<mode>:<owner>:<lease ms>:<name>:<holder> *}{@code /}, name
+     * and holder in base64 so that nothing in them ends it; empty on MariaDB.
      */
     private String comment(LockRequest request, long leaseMillis) {
         if (dialect != Dialect.POSTGRESQL) {
@@ -209,10 +201,7 @@ final class PessimisticStatements extends PinnedStatements {
         return start + encode(holder) + " */ ";
     }
 
-    /**
-     * PostgreSQL: the sessions idle in their transaction or renewing whose last statement names a grant
-     * of this table, expiring at their last change of state plus the lease.
-     */
+    /** PostgreSQL: the sessions whose last statement names a grant of this table, expiring a lease after it. */
     @Override
     List<Holding> holders(String what) {
         if (dialect != Dialect.POSTGRESQL) {
@@ -247,11 +236,7 @@ final class PessimisticStatements extends PinnedStatements {
         }
     }
 
-    /**
-     * PostgreSQL shows another role's last statement only to members of {@code pg_read_all_stats}: a
-     * row that is locked while no visible session names it has a hidden holder, which this user can
-     * neither see nor break. Probed with {@code NOWAIT} in a transaction rolled back at once.
-     */
+    /** PostgreSQL hides other roles' statements without pg_read_all_stats: a locked row's holder may be unseen. */
     @Override
     void noneFound(String name) {
         if (dialect != Dialect.POSTGRESQL) {

@@ -19,24 +19,17 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.WeakHashMap;
 
-/**
- * The {@code advisory} strategy on PostgreSQL: a session advisory lock (key {@link AdvisoryKeys#key})
- * held on the grant's pinned session, one statement per acquire, renew and release. The acquire also
- * draws the token and bounds the session's idleness ({@code idle_session_timeout}) by the lease, so
- * that PostgreSQL ends the session of a client that vanished; on Baton's own pool the bound stays
- * between grants, elsewhere release restores it. With {@code advisoryHolders=true} each grant records
- * itself in {@code <table>_adv_holders} for operators.
- */
+/** The {@code advisory} strategy on PostgreSQL: an advisory lock on the pinned session (docs/backends/jdbc.md). */
 final class PgAdvisoryStatements extends PinnedStatements {
     /** The expiry (database clock plus the lease, ? = lease millis) in epoch millis, rounded down. */
     private static final String EXPIRY = "floor(date_part('epoch', clock_timestamp()) * 1000)::bigint + ?";
-    /** Renews; ? = idle timeout (text), lease millis. */
+    /** ? = idle timeout (text), lease millis. */
     private static final String RENEW = "SELECT set_config('idle_session_timeout', ?, false), " + EXPIRY;
 
     /** What release must know: the key, and the idle bound to restore (null: leave it, Baton's connection). */
     private record Held(long key, String idleBefore) {}
 
-    /** Whether grants are recorded in the holders table ({@code advisoryHolders=true}). */
+    /** {@code advisoryHolders=true}: each grant records itself in {@code <table>_adv_holders}. */
     private final boolean records;
 
     private final String holdersTable;
@@ -49,10 +42,7 @@ final class PgAdvisoryStatements extends PinnedStatements {
     private final String sequence;
     /** Forgets the session's holder row of a name in the unlock, when recording; ? = name. */
     private final String forget;
-    /**
-     * Every recorded grant whose session holds its lock now, with the waiters queued for the key. A
-     * bigint key's lock shows in pg_locks as classid (high half), objid (low half), objsubid 1.
-     */
+    /** A bigint key's lock shows in pg_locks as classid (high half), objid (low half), objsubid 1. */
     private final String list;
 
     PgAdvisoryStatements(JdbcProtocol.Context context) {
@@ -86,11 +76,9 @@ final class PgAdvisoryStatements extends PinnedStatements {
     }
 
     /**
-     * One acquire statement: the lock and, only if it was taken, the token, the expiry and the idle
-     * bound the session had (and the bound set, and the holder recorded: an upsert, since a crashed
-     * session may have left a row with the same pid). MATERIALIZED, in the wait: the timeout is set
-     * before the lock waits, and the lock is held before the token is drawn. ? = [lock timeout (text),]
-     * key, lease millis [, idle timeout (text)] [, name, key, owner, lease millis, holder].
+     * The lock and, only if taken, the token, expiry and previous idle bound; MATERIALIZED orders the wait:
+     * timeout, lock, token. The holder's row is an upsert: a crashed session may have left one with its pid.
+     * ? = [lock timeout,] key, lease millis [, idle timeout] [, name, key, owner, lease millis, holder].
      */
     private String acquire(boolean wait, boolean shared, boolean setsIdle) {
         String mode = shared ? "_shared" : "";
@@ -120,11 +108,7 @@ final class PgAdvisoryStatements extends PinnedStatements {
         return probes;
     }
 
-    /**
-     * A wait that fails (the timeout, a cancel, a failed token draw) may have taken the lock before
-     * failing, and a session lock survives the rollback: it is given back at once (unlocking a lock
-     * not held only warns); if even that fails the connection is aborted, never to go back holding it.
-     */
+    /** A failed wait may hold the lock past the rollback: unlock it (harmless if not held) or abort the connection. */
     @Override
     Optional<Taken> take(JdbcSession db, LockRequest request, long waitMillis) throws SQLException {
         try {

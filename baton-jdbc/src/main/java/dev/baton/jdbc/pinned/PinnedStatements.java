@@ -23,11 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 
-/**
- * A pinning strategy: its statements, which the template ({@link PinningProtocol}) runs, and where
- * its holders show. A pinned grant lives as long as its database session, so a forced release ends
- * that session ({@code pg_terminate_backend}, {@code KILL CONNECTION}), as a DBA would.
- */
+/** A pinning strategy's statements; a forced release ends the holder's database session (docs/backends/jdbc.md). */
 abstract class PinnedStatements extends PinningProtocol {
     /** MariaDB's errors of KILL: without the privilege; of a connection that ended meanwhile. */
     private static final int KILL_DENIED = 1095;
@@ -54,7 +50,6 @@ abstract class PinnedStatements extends PinningProtocol {
     /** Runs when a forced release of every holder of {@code name} found none. */
     void noneFound(String name) {}
 
-    /** The held locks whose name starts with {@code prefix}, one entry per name and kind. */
     @Override
     public final List<LockInfo> list(String prefix) {
         return group(holders(prefix).stream()
@@ -62,7 +57,6 @@ abstract class PinnedStatements extends PinningProtocol {
                 .toList());
     }
 
-    /** Breaks the grants of {@code name} (all, or {@code ownerId}'s) by ending their holders' sessions. */
     @Override
     public final List<LockInfo> forceRelease(String name, String ownerId) {
         List<Holding> hit = holders(name).stream()
@@ -118,7 +112,7 @@ abstract class PinnedStatements extends PinningProtocol {
         }
     }
 
-    /** A holder from the columns (name, mode S or X, owner, token, expiry in epoch millis, holder, session [, waiters]). */
+    /** A holder from the columns (name, S or X, owner, token, expiry epoch millis, holder, session [, waiters]). */
     static Holding holding(ResultSet rs) throws SQLException {
         Holder holder = Holder.of(
                 rs.getString(3),
@@ -130,20 +124,14 @@ abstract class PinnedStatements extends PinningProtocol {
         return new Holding(rs.getString(1), kind(rs.getString(2)), holder, waiters, rs.getLong(7));
     }
 
-    /**
-     * MariaDB: sets the session's idle bound. Without a JDBC query timeout: the driver would send it as
-     * {@code max_statement_time}, whose expiry HikariCP takes for a dead connection, which it closes.
-     */
     static void setWaitTimeout(JdbcSession db, Object seconds) throws SQLException {
+        // No query timeout: sent as max_statement_time, its expiry would make HikariCP close the connection.
         try (Statement st = db.connection.createStatement()) {
             st.execute("SET SESSION wait_timeout = " + seconds);
         }
     }
 
-    /**
-     * MariaDB: the holders recorded in {@code table} whose connection holds {@code lock} now, as {@link
-     * #holding} reads them; the expiry is the lease less the time the connection has been idle.
-     */
+    /** MariaDB: the holders in {@code table} whose connection holds {@code lock}, expiring a lease after going idle. */
     static String mariaDbHolders(String table, String mode, String lock) {
         return "SELECT h.lock_name, " + mode + ", h.owner_id, h.fencing_token,"
                 + " FLOOR(UNIX_TIMESTAMP(NOW(6)) * 1000 + h.lease_ms - COALESCE(p.TIME_MS, 0)), h.holder,"
@@ -210,7 +198,6 @@ abstract class PinnedStatements extends PinningProtocol {
         }
     }
 
-    /** Polls {@code countSql} until it counts nothing, failing after the operation timeout. */
     final void awaitNone(
             JdbcSession db, String name, long connection, String failing, String countSql, Object... params)
             throws SQLException {
@@ -226,7 +213,6 @@ abstract class PinnedStatements extends PinningProtocol {
         }
     }
 
-    /** A forced release the database refused for lack of a privilege: what it needs and how to grant it. */
     final LockUnavailableException refused(String name, String statement, String privilege, SQLException e) {
         return new LockUnavailableException(
                 "Baton lock '" + name + "' on " + context.backendName() + ": a forced release ends the holder's"

@@ -19,27 +19,16 @@ import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/**
- * The protocol of the strategies whose grant holds a connection (PostgreSQL's advisory locks,
- * MariaDB's named locks, the pessimistic row lock), one template for all: a session of its own for
- * each attempt; the try; the wait in the database's own queue, in bounded slices on a helper thread
- * ({@link StatementWait}) so that an interrupt cancels it; and keep-or-discard: the grant keeps the
- * session, an attempt without one closes it (which rolls back and restores it), and a failure whose
- * state on the connection is unknown discards it, which ends the database session and what it holds.
- * Each strategy ({@link PinnedStatements}) supplies only its statements.
- */
+/** The template of the strategies whose grant holds a connection (docs/design/jdbc.md). */
 public abstract class PinningProtocol implements JdbcProtocol {
     private static final Logger log = LoggerFactory.getLogger(PinningProtocol.class);
     /** The longest single wait statement of an unlimited wait, so that a dead server is noticed. */
     private static final long SLICE_MILLIS = 30_000;
 
-    /** A lock taken on the session: its token, its expiry and what release must know (the key, a setting). */
+    /** A lock taken on the session; {@code state} is what release must know. */
     record Taken(long token, Instant expiry, Object state) {}
 
-    /**
-     * The session a grant keeps for its lease ({@link Grant#backendState()}): the lock lives in it.
-     * Renew and release take turns on it; once released or found lost, both become no-ops.
-     */
+    /** The session a grant keeps for its lease; once released or found lost, renew and release are no-ops. */
     static final class Pinned {
         final PinningProtocol protocol;
         final JdbcSession db;
@@ -64,24 +53,21 @@ public abstract class PinningProtocol implements JdbcProtocol {
         this.connections = context.connections();
     }
 
-    /** The {@code pessimistic} strategy: a row lock in a transaction held for the lease. */
     public static PinningProtocol pessimistic(Context context) {
         return new PessimisticStatements(context);
     }
 
-    /** The {@code advisory} strategy: PostgreSQL's advisory locks or MariaDB's named locks. */
     public static PinningProtocol advisory(Context context) {
         return context.dialect() == Dialect.MARIADB
                 ? new MariaDbNamedLockStatements(context)
                 : new PgAdvisoryStatements(context);
     }
 
-    /** The protocol that took a pinned grant, which renews and releases it; null for other grants. */
+    /** The protocol that renews and releases a pinned grant; null for other grants. */
     public static JdbcProtocol of(Grant grant) {
         return grant.backendState() instanceof Pinned pinned ? pinned.protocol : null;
     }
 
-    /** Refuses a read lock on MariaDB's named locks, before any I/O: they have no shared mode. */
     public static void requireExclusive(LockRequest request, String backendName) {
         if (request.mode() == LockMode.SHARED) {
             throw new UnsupportedOperationException("Baton lock '" + request.name() + "' (read) on " + backendName
@@ -95,11 +81,7 @@ public abstract class PinningProtocol implements JdbcProtocol {
         return false;
     }
 
-    /**
-     * Takes the lock, waiting in the database's own queue at most {@code waitMillis}: zero is a try
-     * on the caller's thread, anything else runs on a helper thread that the template cancels. Empty
-     * when the lock was not taken, nothing held.
-     */
+    /** Takes the lock, waiting at most {@code waitMillis} (zero: a try); empty when nothing is held. */
     abstract Optional<Taken> take(JdbcSession db, LockRequest request, long waitMillis) throws SQLException;
 
     /** Gives back what a wait took as it was being cancelled; nothing when closing the session does. */
@@ -111,7 +93,6 @@ public abstract class PinningProtocol implements JdbcProtocol {
     /** Gives the lock back before the session is closed: whether it was still held. */
     abstract boolean releaseOn(JdbcSession db, Grant grant, Object state) throws SQLException;
 
-    /** A try is a wait of zero, which never blocks; an interrupt seen meanwhile fails it. */
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
         try {
@@ -125,12 +106,9 @@ public abstract class PinningProtocol implements JdbcProtocol {
     }
 
     /**
-     * The core's blocking wait ({@link dev.baton.spi.Waiting#blocking}) in the database's own queue,
-     * at most {@code timeoutNanos} (negative: without limit). A grant counts from when its attempt
-     * began; with less than half the lease left that way, one renewal confirms its session first, and
-     * a grant whose session ended meanwhile is released, not handed out (docs/lease-validity.md).
-     *
-     * @throws InterruptedException if interrupted, after the wait was withdrawn
+     * Waits at most {@code timeoutNanos} (negative: without limit); an interrupt is thrown after the wait
+     * was withdrawn. A grant with less than half its lease left since its attempt began is confirmed by a
+     * renewal first, or released (docs/lease-validity.md).
      */
     public Optional<Grant> acquire(LockRequest request, long timeoutNanos) throws InterruptedException {
         long start = System.nanoTime();
@@ -148,7 +126,6 @@ public abstract class PinningProtocol implements JdbcProtocol {
         }
     }
 
-    /** {@code grant}, from an attempt that began at {@code calledNanos}, valid as its session guarantees. */
     private Optional<Grant> counted(LockRequest request, Grant grant, long calledNanos) {
         long lease = request.leaseTime().toNanos();
         long left = lease - (System.nanoTime() - calledNanos);
@@ -190,14 +167,12 @@ public abstract class PinningProtocol implements JdbcProtocol {
         return Optional.empty();
     }
 
-    /** One attempt on a session of its own: the try, then (if it may wait) the wait; kept, closed or discarded. */
     private Optional<Grant> attempt(LockRequest request, long timeoutNanos) throws InterruptedException {
         JdbcSession db = open(request.name());
         boolean keep = false;
         boolean discard = false;
         try {
-            // Uncontended, the try is all it takes. A transaction's wait (a row lock) goes straight to the
-            // queue: a refused try would cost a rollback as well.
+            // A row lock's wait goes straight to the queue: a refused try would cost a rollback as well.
             Optional<Taken> taken = timeoutNanos == 0 || !transaction() ? take(db, request, 0) : Optional.empty();
             if (taken.isEmpty() && timeoutNanos != 0) {
                 taken = await(db, request, timeoutNanos);
@@ -224,7 +199,6 @@ public abstract class PinningProtocol implements JdbcProtocol {
         }
     }
 
-    /** The wait, in slices of at most {@link #SLICE_MILLIS} when unlimited. */
     private Optional<Taken> await(JdbcSession db, LockRequest request, long timeoutNanos)
             throws SQLException, StatementWait.Interrupted {
         long deadline = System.nanoTime() + timeoutNanos;
@@ -249,10 +223,7 @@ public abstract class PinningProtocol implements JdbcProtocol {
         }
     }
 
-    /**
-     * A session of its own for one attempt. A pending interrupt is set aside only while the pool is
-     * asked (pools give up on an interrupted wait) and put back at once, for the wait to see.
-     */
+    /** Sets a pending interrupt aside while the pool is asked (a pool fails on it) and puts it back for the wait. */
     private JdbcSession open(String lockName) {
         boolean interrupted = Thread.interrupted();
         try {
@@ -266,10 +237,7 @@ public abstract class PinningProtocol implements JdbcProtocol {
         }
     }
 
-    /**
-     * Empty when the session no longer holds the lock or has ended: the grant is lost and its
-     * connection discarded. Any other failure is thrown, and the grant stays for the next renewal.
-     */
+    /** Empty when the lock is lost (its connection discarded); other failures are thrown, the grant kept. */
     @Override
     public Optional<Grant> renew(Grant grant, Duration leaseTime) {
         long lease = JdbcTime.leaseMillis(leaseTime);
@@ -302,11 +270,7 @@ public abstract class PinningProtocol implements JdbcProtocol {
         connections.discard(pinned.db.detach());
     }
 
-    /**
-     * Gives the lock back and closes the session, which rolls back and returns the connection as it
-     * came. A failure discards the connection, which frees the lock whatever state it was in; it is
-     * thrown unless the session had ended anyway (then the lock was not held).
-     */
+    /** A failure discards the connection, freeing the lock; it is thrown unless the session had ended anyway. */
     @Override
     public Released release(Grant grant) {
         if (!(grant.backendState() instanceof Pinned pinned)) {

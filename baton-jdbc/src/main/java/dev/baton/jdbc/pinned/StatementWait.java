@@ -20,12 +20,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs a blocking lock statement on a helper thread while the caller waits interruptibly on its
- * future: a thread blocked in a socket read cannot be interrupted, and the core's waiters must be.
- * Whatever ends the wait early (an interrupt, the bound, the backend being closed), the statement is
- * cancelled through the driver and awaited: a lock granted after all is given back ({@code undo})
- * before the caller sees the interrupt, and a statement that does not end within the operation
- * timeout after the cancel gets its connection aborted, which ends the session and what it held.
+ * Runs a blocking lock statement on a helper thread: one blocked in a socket read cannot be interrupted,
+ * and the core's waiters must be. A wait ended early cancels the statement and, before it returns, gives
+ * back a lock granted after all; a statement that outlives the cancel has its connection aborted.
  */
 public final class StatementWait implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(StatementWait.class);
@@ -63,12 +60,10 @@ public final class StatementWait implements AutoCloseable {
     }
 
     /**
-     * Runs {@code statement} on a helper thread and waits for it, at most {@code waitMillis} (the
-     * server's bound) plus the operation timeout, with the network timeout raised meanwhile.
+     * Waits at most {@code waitMillis} plus the operation timeout, then fails with SQLState 08006.
      *
      * @throws Interrupted if the caller was interrupted; the statement was cancelled and undone
      * @throws LockUnavailableException if the backend was closed before or during the wait
-     * @throws SQLException if the statement failed, or did not end in time (SQLState 08006)
      */
     <T> T run(Connection connection, long waitMillis, String lockName, Callable<T> statement, Undo<T> undo)
             throws SQLException, Interrupted {
@@ -163,7 +158,6 @@ public final class StatementWait implements AutoCloseable {
             try {
                 return future.get(Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(50)), TimeUnit.NANOSECONDS);
             } catch (TimeoutException stillRunning) {
-                // not ended yet: cancel again
             }
         }
     }
@@ -176,9 +170,8 @@ public final class StatementWait implements AutoCloseable {
         }
     }
 
-    /** Cancels whatever statement runs on {@code connection}, from another thread. */
+    /** The statement object lives on the helper thread; the drivers' connections cancel directly. */
     private void cancel(Connection connection) {
-        // The statement object lives on the helper thread; the drivers' connections cancel directly.
         try {
             if (connection.isWrapperFor(org.postgresql.PGConnection.class)) {
                 connection.unwrap(org.postgresql.jdbc.PgConnection.class).cancelQuery();
