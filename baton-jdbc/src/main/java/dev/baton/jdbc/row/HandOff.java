@@ -15,18 +15,14 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Fair hand-off of exclusive grants (docs/design/fair-handoff.md): the release writes the head of the
- * line as the new owner, with a new fencing token, and deletes its entry; the heir is woken with its
- * grant by a NOTIFY (PostgreSQL), by {@link JdbcLine#handedHere} when it waits on the releasing
- * backend, else by its own poll. The database work is the dialect's {@link HandOffStatements}. A
- * name nobody waits for costs the plain statements (the row's {@code queued} count says whether anyone
- * may be in line); a name this client met contended within the last second is released with the
- * hand-off at once; a hand-off release that met a concurrent join runs again.
+ * line as the new owner. A name nobody waits for costs the plain release, which the row's {@code
+ * queued} count refuses while anyone may be in line; one this client met contended within the last
+ * second goes straight to the hand-off.
  */
 final class HandOff {
     private static final long CONTENDED_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final int CONTENDED_BOUND = 4_096;
-    /** A release that keeps meeting joins gives up after this many runs (the lease frees it). */
-    private static final int RELEASE_RUNS = 50;
+    private static final int RELEASE_RUNS = 50; // then the release gives up: the lease frees the lock
 
     /** What acquire-or-join did: granted (with the grant), in line, or raced by a release (try again). */
     enum Outcome {
@@ -47,10 +43,7 @@ final class HandOff {
     /** The waiter's poll: whether it owns the lock (then its grant), whether it is free, in line. */
     record Tick(Grant owned, boolean free, boolean inLine) {}
 
-    /**
-     * One run of the hand-off release: whether the caller held the lock, whether it was handed on or
-     * freed (neither: a join raced it, run again), and the heir's grant where this JVM must wake it.
-     */
+    /** One run of the hand-off release; neither handed nor freed: a join raced it, run again. */
     record HandedOn(boolean held, boolean handed, boolean freed, Grant heir) {
         static final HandedOn NOT_HELD = new HandedOn(false, false, false, null);
         static final HandedOn FREED = new HandedOn(true, false, true, null);
@@ -60,7 +53,6 @@ final class HandOff {
     private final JdbcProtocol.Context context;
     private final Map<String, Long> contendedUntil = new ConcurrentHashMap<>();
 
-    /** The dialect's hand-off: PostgreSQL's single statements, or H2's and MariaDB's short transactions. */
     HandOff(RowProtocol rows) {
         this.context = rows.context;
         this.statements = context.dialect() == Dialect.POSTGRESQL
@@ -68,7 +60,6 @@ final class HandOff {
                 : new RowHandOffStatements(rows);
     }
 
-    /** Whether the release wakes the heir itself (NOTIFY). */
     boolean notifiesHeir() {
         return statements.notifiesHeir();
     }
@@ -85,7 +76,6 @@ final class HandOff {
         }
     }
 
-    /** Releases by owner id, handing the lock to the head of the line if anyone is in it. */
     boolean release(String name, String owner) {
         try {
             return handOn(name, owner);
@@ -112,12 +102,10 @@ final class HandOff {
         return joined;
     }
 
-    /** Reads the lock for the waiter; {@code refresh}: also keeps its entry live. */
     Tick tick(LockRequest request, boolean refresh) throws SQLException {
         return statements.tick(request, refresh);
     }
 
-    /** Leaves the line: false when the entry was gone (a release handed this waiter the lock first). */
     boolean leave(String name, String owner) throws SQLException {
         return statements.leave(name, owner);
     }

@@ -24,12 +24,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A backend's line of waiters, the core's {@link WaitQueue} where the row strategies hand off fairly
- * ({@code docs/design/fair-handoff.md}, {@code docs/design/jdbc.md}): the waiters by owner id, their
- * wake-ups, and the backend's one daemon thread, which ticks them and between ticks receives
- * PostgreSQL's notifications ({@link PgNotifications}); it starts with the first wait and ends after
- * a second with neither waiters nor a LISTEN connection. Failures here never fail an acquisition: a
- * waiter that could not join waits unqueued, and the core's fallback attempts go on.
+ * A backend's line of waiters, the core's {@link WaitQueue} for fair hand-off (docs/design/jdbc.md):
+ * one daemon thread ticks the waiters and, between ticks, receives PostgreSQL's notifications; it
+ * ends after a second with neither waiters nor a LISTEN connection. Failures here never fail an
+ * acquisition: a waiter that could not join waits unqueued, on the core's attempts.
  */
 public final class JdbcLine implements WaitQueue {
     private static final Logger log = LoggerFactory.getLogger(JdbcLine.class);
@@ -85,9 +83,8 @@ public final class JdbcLine implements WaitQueue {
     }
 
     /**
-     * Acquire-or-join in one statement for an exclusive request of a name met contended lately, else
-     * as {@link WaitQueue#tryThenJoin}. The entry is written before subscribing, which on a client's
-     * first wait waits for its LISTEN: until then nothing stops the releaser from barging.
+     * Acquire-or-join in one statement for an exclusive request of a name met contended lately, else as
+     * {@link WaitQueue#tryThenJoin}; a releaser may barge until a client's first LISTEN is up.
      */
     @Override
     public Entry enter(LockRequest request, Runnable wake) {
@@ -259,7 +256,6 @@ public final class JdbcLine implements WaitQueue {
         });
     }
 
-    /** The thread: ticks the waiters when due and, between ticks, receives notifications or pauses. */
     private void run() {
         int hurried = 0; // ticks run again at once in a row: bounded, so that a race cannot spin
         boolean idle = false;

@@ -16,10 +16,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One request in the {@link JdbcLine}: an exclusive waiter that a release hands the lock to ({@link
- * #handOff} set), or a shared one, whose entry only holds exclusive takers back and which is woken
- * when the lock is free. Its database work and its end are serialized on this object, so a tick never
- * grants to a waiter that already left.
+ * One request in the {@link JdbcLine}: exclusive ({@link #handOff} set), which a release hands the lock
+ * to, or shared, which only holds exclusive takers back. Its database work and its end are serialized
+ * on this object, so a tick never grants to a waiter that already left.
  */
 final class LineWaiter {
     private static final Logger log = LoggerFactory.getLogger(LineWaiter.class);
@@ -28,7 +27,6 @@ final class LineWaiter {
     final Runnable onRelease;
     final HandOff handOff; // null for a shared waiter
     final WaiterStatements statements;
-    /** The query up to its IN list of names returning the held ones (shared waiters). */
     final String heldIn;
 
     /** Handed by a release (or granted by a join), not yet taken by the core. */
@@ -80,7 +78,6 @@ final class LineWaiter {
         onRelease.run();
     }
 
-    /** Whether the line should tick it: in line, with nothing handed, not ended. */
     boolean waits() {
         return !ended && handed.get() == null && queued;
     }
@@ -142,11 +139,8 @@ final class LineWaiter {
     }
 
     /**
-     * Ticks it when due, or with {@code all}: reads the lock; owned (the wake-up was missed), or free,
-     * expired or out of line (acquire-or-join again). Reads first also after a raced join: the race
-     * may have been a hand-off to this very waiter, which a join cannot see.
-     *
-     * @return whether it must be ticked again at once (its join raced a release), if {@code mayHurry}
+     * Ticks it when due, or with {@code all}; true if its join raced a release and {@code mayHurry}. It
+     * reads the lock before joining again, since a raced join may have been a hand-off to this waiter.
      */
     synchronized boolean tickIfDue(boolean all, boolean mayHurry, String channel, String backendName) {
         long now = System.nanoTime();

@@ -11,16 +11,12 @@ import java.sql.SQLException;
 
 /**
  * MariaDB's hand-off release ({@link RowHandOffStatements#handOn}) in one round trip: the same
- * transaction (lock the row, lock the live head of the line, hand the row to it or free it, delete
- * its entry) sent as one multi-statement query, session variables carrying the locked row and the
- * head from statement to statement; the heir's token is drawn as {@link RowHandOffStatements}
- * draws it. It needs {@code allowMultiQueries}, which the pools Baton builds
- * set; on an application's DataSource without it the server answers a syntax error once, and the
- * release keeps the transaction of single statements from then on.
+ * transaction as one multi-statement query, session variables carrying values between statements. It
+ * needs {@code allowMultiQueries}, which Baton's pools set; without it the server answers a syntax
+ * error once, and the release keeps the single statements from then on.
  */
 final class MariaDbHandOn {
-    /** MariaDB's "syntax error": multi-statement queries are not allowed on this connection. */
-    private static final int SYNTAX_ERROR = 1064;
+    private static final int SYNTAX_ERROR = 1064; // here: multi-statement queries are not allowed
 
     private final String sql;
     private volatile boolean unavailable;

@@ -15,7 +15,7 @@ final class RowStatements {
     final Map<String, String> probes;
     /** ? = name: (version, mode, expired 1/0, queued, a new token drawn from the sequence). */
     final String read;
-    /** A new token drawn from the sequence, for a name that has no row. */
+
     final String drawToken;
 
     final String insertRow;
@@ -133,7 +133,6 @@ final class RowStatements {
                         ? "DELETE FROM {locks} WHERE " + idle + " LIMIT 1000"
                         : "DELETE FROM {locks} WHERE lock_name IN (SELECT lock_name FROM {locks} WHERE " + idle
                                 + " LIMIT 1000) AND " + idle.replace("{now+lease}", "{now}"));
-        // The waiters counted are the live entries of the line.
         String grants = sql(
                 """
                 SELECT o.lock_name, o.lock_mode, o.owner_id, o.version, o.expires_at, o.holder,
