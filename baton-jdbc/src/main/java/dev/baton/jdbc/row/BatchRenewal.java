@@ -14,12 +14,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Renews up to {@link #SIZE} exclusive grants in one {@code UPDATE ... (lock_name, version, owner_id)
- * IN (...)}; only the update count is portable (MariaDB has no RETURNING), so a partial count renews
- * the two halves again. Shared grants take two rows each and are renewed one by one.
+ * Renews up to {@link #SIZE} exclusive grants per {@code UPDATE ... IN}; only its update count is
+ * portable (no RETURNING on MariaDB), so a partial count renews the halves again. Shared: one by one.
  */
 public final class BatchRenewal {
-    /** Grants per statement. */
     public static final int SIZE = 100;
 
     private final RowProtocol protocol;

@@ -12,10 +12,9 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * The earliest moment on this JVM's monotonic clock the database's clock can show a given time, so a
- * grant a release handed to this client counts from the hand-off (docs/lease-validity.md): a reading
- * sent at {@code s} that says {@code d} means the database shows {@code t} no earlier than {@code s +
- * (t - d)}, less the drift since.
+ * Maps the database's clock onto this JVM's monotonic clock from below, so a handed grant counts from
+ * the hand-off (docs/lease-validity.md): a reading sent at {@code s} saying {@code d} means the database
+ * shows {@code t} no earlier than {@code s + (t - d)}, less the drift since.
  */
 final class DatabaseClock {
     static final Duration MAX_AGE = Duration.ofSeconds(10);

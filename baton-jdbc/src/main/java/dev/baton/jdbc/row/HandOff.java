@@ -14,10 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Fair hand-off of exclusive grants (docs/design/fair-handoff.md): the release writes the head of the
- * line as the new owner. A name nobody waits for costs the plain release, which the row's {@code
- * queued} count refuses while anyone may be in line; one this client met contended within the last
- * second goes straight to the hand-off.
+ * Fair hand-off of exclusive grants (docs/design/fair-handoff.md). A name nobody waits for costs the
+ * plain release, which the row's {@code queued} count refuses while anyone may be in line.
  */
 final class HandOff {
     private static final long CONTENDED_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -49,7 +47,7 @@ final class HandOff {
         static final HandedOn FREED = new HandedOn(true, false, true, null);
     }
 
-    private final HandOffStatements statements;
+    final HandOffStatements statements;
     private final JdbcProtocol.Context context;
     private final Map<String, Long> contendedUntil = new ConcurrentHashMap<>();
 
@@ -58,10 +56,6 @@ final class HandOff {
         this.statements = context.dialect() == Dialect.POSTGRESQL
                 ? new PgHandOffStatements(context)
                 : new RowHandOffStatements(rows);
-    }
-
-    boolean notifiesHeir() {
-        return statements.notifiesHeir();
     }
 
     /** The plain acquire; empty when busy or when it met a concurrent transaction. */
@@ -84,7 +78,6 @@ final class HandOff {
         }
     }
 
-    /** Acquire-or-join, for a request that will wait; {@code channel} null while the listener is down. */
     Joined join(LockRequest request, String channel) throws SQLException {
         Joined joined;
         try {
@@ -100,14 +93,6 @@ final class HandOff {
             markContended(request.name());
         }
         return joined;
-    }
-
-    Tick tick(LockRequest request, boolean refresh) throws SQLException {
-        return statements.tick(request, refresh);
-    }
-
-    boolean leave(String name, String owner) throws SQLException {
-        return statements.leave(name, owner);
     }
 
     private boolean handOn(String name, String owner) throws SQLException {
@@ -159,11 +144,16 @@ final class HandOff {
         contendedUntil.put(name, now + CONTENDED_NANOS);
     }
 
-    /** A grant as the database wrote it, the expiry in epoch milliseconds (rounded down). */
-    static Grant grant(LockRequest request, long token, long expiresAtMillis) {
-        return Grant.builder(request.name(), request.ownerId(), LockMode.EXCLUSIVE)
+    /** An exclusive grant as the database wrote it. */
+    static Grant grant(String name, String owner, long token, Instant expiresAt) {
+        return Grant.builder(name, owner, LockMode.EXCLUSIVE)
                 .fencingToken(token)
-                .expiresAt(Instant.ofEpochMilli(expiresAtMillis))
+                .expiresAt(expiresAt)
                 .build();
+    }
+
+    /** The same, the expiry in epoch milliseconds (rounded down). */
+    static Grant grant(LockRequest request, long token, long expiresAtMillis) {
+        return grant(request.name(), request.ownerId(), token, Instant.ofEpochMilli(expiresAtMillis));
     }
 }

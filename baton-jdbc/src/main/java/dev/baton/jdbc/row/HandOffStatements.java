@@ -10,7 +10,7 @@ interface HandOffStatements {
     /** Grants when the lock is free and nobody live is ahead; empty when busy. */
     Optional<Grant> acquire(LockRequest request) throws SQLException;
 
-    /** Acquire-or-join, for a request that will wait; {@code channel} PostgreSQL's, or null. */
+    /** Acquire-or-join, for a request that will wait; {@code channel} null unless PostgreSQL's listener is up. */
     HandOff.Joined join(LockRequest request, String channel) throws SQLException;
 
     /** The plain release: true if it freed the lock (nobody was counted in line). */

@@ -24,10 +24,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A backend's line of waiters, the core's {@link WaitQueue} for fair hand-off (docs/design/jdbc.md):
- * one daemon thread ticks the waiters and, between ticks, receives PostgreSQL's notifications; it
- * ends after a second with neither waiters nor a LISTEN connection. Failures here never fail an
- * acquisition: a waiter that could not join waits unqueued, on the core's attempts.
+ * A backend's line of waiters, the core's {@link WaitQueue} for fair hand-off (docs/design/jdbc.md),
+ * ticked by one daemon thread that also receives PostgreSQL's notifications. Failures here never fail
+ * an acquisition: a waiter that could not join waits unqueued.
  */
 public final class JdbcLine implements WaitQueue {
     private static final Logger log = LoggerFactory.getLogger(JdbcLine.class);
@@ -39,7 +38,6 @@ public final class JdbcLine implements WaitQueue {
     static final long NOTIFIED_TICK_MILLIS = 100; // the listener is up: ticks only catch a missed NOTIFY
     private static final long IDLE_MILLIS = 1_000; // a contended lock's line empties between grants
 
-    /** The backend the line serves. */
     public interface Backend {
         String name();
 
@@ -96,7 +94,7 @@ public final class JdbcLine implements WaitQueue {
                 return Entry.granted(first.get());
             }
         }
-        LineWaiter waiter = new LineWaiter(request, wake, handOff, settled.waiters(), settled.heldIn());
+        LineWaiter waiter = new LineWaiter(request, wake, handOff, settled.sql.waiters, settled.sql.heldIn);
         Grant granted = join(waiter);
         if (granted != null) {
             return Entry.granted(granted); // the lock was free: nothing joined
@@ -169,9 +167,8 @@ public final class JdbcLine implements WaitQueue {
     }
 
     /**
-     * An attempt of the core: the grant handed to its owner id, counted from the hand-off on the
-     * database's clock ({@link DatabaseClock}); "busy" while in line with nothing handed; else {@code
-     * attempt}'s answer.
+     * An attempt of the core: the grant handed to its owner id, counted from the hand-off ({@link
+     * DatabaseClock}); "busy" while in line with nothing handed; else {@code attempt}'s answer.
      */
     public Optional<Grant> tryAcquire(LockRequest request, Function<LockRequest, Optional<Grant>> attempt) {
         LineWaiter waiter = waiters.get(request.ownerId());

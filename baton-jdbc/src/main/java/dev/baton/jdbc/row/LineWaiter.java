@@ -16,9 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One request in the {@link JdbcLine}: exclusive ({@link #handOff} set), which a release hands the lock
- * to, or shared, which only holds exclusive takers back. Its database work and its end are serialized
- * on this object, so a tick never grants to a waiter that already left.
+ * One request in the {@link JdbcLine}, exclusive ({@link #handOff} set) or shared. Its database work
+ * and its end are serialized on this object, so a tick never grants to a waiter that already left.
  */
 final class LineWaiter {
     private static final Logger log = LoggerFactory.getLogger(LineWaiter.class);
@@ -152,7 +151,7 @@ final class LineWaiter {
         rejoin = false;
         try {
             boolean refresh = now - refreshed >= TimeUnit.MILLISECONDS.toNanos(JdbcLine.REFRESH_MILLIS);
-            HandOff.Tick tick = handOff.tick(request, refresh);
+            HandOff.Tick tick = handOff.statements.tick(request, refresh);
             if (refresh) {
                 refreshed = now;
             }
@@ -177,7 +176,7 @@ final class LineWaiter {
 
     /** PostgreSQL's ticks are the fallback for a missed NOTIFY; H2's and MariaDB's back off from 1 ms. */
     private long delayNanos(boolean listening) {
-        return handOff.notifiesHeir()
+        return handOff.statements.notifiesHeir()
                 ? JdbcLine.tickNanos(listening)
                 : TimeUnit.MILLISECONDS.toNanos(Math.min(JdbcLine.TICK_MILLIS, 1L << Math.min(polls, 5)));
     }
@@ -214,9 +213,8 @@ final class LineWaiter {
     }
 
     /**
-     * The wait ended: leaves the line and, if the entry was already gone, releases by owner id what was
-     * handed but not taken, which hands it on; never the other way round, since one statement's
-     * snapshot would miss a hand-off that committed while it waited.
+     * The wait ended: leaves the line, then, if the entry was gone, releases what was handed but not
+     * taken; the other order would miss a hand-off that committed while the release's statement waited.
      */
     synchronized void end(JdbcConnections connections) {
         ended = true;
@@ -237,7 +235,7 @@ final class LineWaiter {
         }
         boolean left;
         try {
-            left = handOff.leave(name, owner);
+            left = handOff.statements.leave(name, owner);
         } catch (SQLException e) {
             throw new IllegalStateException(
                     "leaving the line failed; the entry stops counting within " + JdbcLine.WINDOW_MILLIS

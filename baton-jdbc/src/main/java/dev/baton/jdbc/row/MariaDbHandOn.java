@@ -1,6 +1,5 @@
 package dev.baton.jdbc.row;
 
-import dev.baton.LockMode;
 import dev.baton.jdbc.internal.JdbcConnections;
 import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.jdbc.internal.JdbcTime;
@@ -10,10 +9,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * MariaDB's hand-off release ({@link RowHandOffStatements#handOn}) in one round trip: the same
- * transaction as one multi-statement query, session variables carrying values between statements. It
- * needs {@code allowMultiQueries}, which Baton's pools set; without it the server answers a syntax
- * error once, and the release keeps the single statements from then on.
+ * MariaDB's hand-off release ({@link RowHandOffStatements#handOn}) as one multi-statement query. It needs
+ * {@code allowMultiQueries}, which Baton's pools set; without it the server answers a syntax error
+ * once, and the release keeps the single statements from then on.
  */
 final class MariaDbHandOn {
     private static final int SYNTAX_ERROR = 1064; // here: multi-statement queries are not allowed
@@ -72,10 +70,7 @@ final class MariaDbHandOn {
         if (!rs.getBoolean(1) || heir == null) {
             return rs.getBoolean(1) ? HandOff.HandedOn.FREED : HandOff.HandedOn.NOT_HELD;
         }
-        Grant grant = Grant.builder(name, heir, LockMode.EXCLUSIVE)
-                .fencingToken(rs.getLong(3))
-                .expiresAt(JdbcTime.expiry(rs.getLong(4)))
-                .build();
+        Grant grant = HandOff.grant(name, heir, rs.getLong(3), JdbcTime.expiry(rs.getLong(4)));
         return new HandOff.HandedOn(true, true, false, grant);
     }
 

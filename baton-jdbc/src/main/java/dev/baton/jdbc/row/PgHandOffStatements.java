@@ -60,9 +60,8 @@ final class PgHandOffStatements implements HandOffStatements {
                       ON CONFLICT (lock_name, owner_id) DO UPDATE SET last_seen = {now}, channel = EXCLUDED.channel)
                 """
                         + granted + " UNION ALL SELECT 'Q', 0, 0 FROM j";
-        // The line as the snapshot shows it, and its head, locked: a waiter leaving at the same moment
-        // either deleted its entry first (no head: run again) or finds it gone (it was handed the lock,
-        // and releases it). Shared waiters' entries have no lease. The token is drawn under the row lock.
+        // The head is locked: a waiter leaving at once deleted its entry first (no head: run again) or finds
+        // it gone and releases what it was handed. Shared waiters have no lease; the token is drawn locked.
         String handingOn =
                 """
                 WITH s AS MATERIALIZED (SELECT l.queued FROM {L} l

@@ -16,10 +16,9 @@ import java.sql.SQLException;
 import java.util.Optional;
 
 /**
- * Fair {@link HandOff} on H2 and MariaDB, which lack data-modifying CTEs and NOTIFY: short READ
- * COMMITTED transactions. Joins and releases lock the lock row, then the waiters' rows, so a release
- * never misses a join that committed before it and nothing deadlocks; the head is read locked, so a
- * waiter leaving at the same moment either deleted its entry first or finds it gone.
+ * Fair {@link HandOff} on H2 and MariaDB in short transactions. Joins and releases lock the lock row,
+ * then the waiters' rows, so a release never misses a join that committed before it and nothing
+ * deadlocks; the head is read locked, so a waiter leaving at once deleted its entry first or finds it gone.
  */
 final class RowHandOffStatements implements HandOffStatements {
     private final RowProtocol rows;
@@ -160,12 +159,9 @@ final class RowHandOffStatements implements HandOffStatements {
             if (tx.update(handOn, token, h.owner(), h.leaseMillis(), h.holder(), name, owner) != 1) {
                 throw new SQLException("the locked row was not handed on", "40001");
             }
-            tx.update(rows.waiters().leave, name, h.owner());
+            tx.update(rows.sql.waiters.leave, name, h.owner());
             tx.commit();
-            Grant heir = Grant.builder(name, h.owner(), LockMode.EXCLUSIVE)
-                    .fencingToken(token)
-                    .expiresAt(JdbcTime.expiry(h.leaseMillis()))
-                    .build();
+            Grant heir = HandOff.grant(name, h.owner(), token, JdbcTime.expiry(h.leaseMillis()));
             return new HandOff.HandedOn(true, true, false, heir);
         }
     }
@@ -199,7 +195,7 @@ final class RowHandOffStatements implements HandOffStatements {
     public boolean leave(String name, String owner) throws SQLException {
         for (int run = 1; ; run++) {
             try (JdbcSession db = connections.open(false)) {
-                return db.update(rows.waiters().leave, name, owner) == 1;
+                return db.update(rows.sql.waiters.leave, name, owner) == 1;
             } catch (SQLException e) {
                 // H2 may answer a DELETE that waited for a release's lock on the entry with a conflict;
                 // run again, it then finds the entry gone.

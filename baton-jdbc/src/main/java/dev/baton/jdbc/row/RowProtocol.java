@@ -32,7 +32,6 @@ import org.slf4j.LoggerFactory;
 public final class RowProtocol implements JdbcProtocol {
     private static final Logger log = LoggerFactory.getLogger(RowProtocol.class);
     static final Duration PURGE_EVERY = Duration.ofMinutes(5); // so that locking per entity id stays small
-    private static final long IDLE_MILLIS = TimeUnit.HOURS.toMillis(1);
 
     final Context context;
     final JdbcConnections connections;
@@ -56,15 +55,6 @@ public final class RowProtocol implements JdbcProtocol {
         return sql.probes;
     }
 
-    WaiterStatements waiters() {
-        return sql.waiters;
-    }
-
-    String heldIn() {
-        return sql.heldIn;
-    }
-
-    /** Renews many grants, the exclusive ones many per statement ({@link BatchRenewal}). */
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
         purgeWhenDue();
         return new BatchRenewal(this).renewAll(grants, leaseTime);
@@ -251,7 +241,7 @@ public final class RowProtocol implements JdbcProtocol {
     /** Deletes the rows of up to a thousand names idle for an hour; -1 (logged) if that failed. */
     public int purgeIdle() {
         try (JdbcSession db = connections.open(false)) {
-            int purged = db.update(sql.purge, -IDLE_MILLIS);
+            int purged = db.update(sql.purge, -TimeUnit.HOURS.toMillis(1));
             log.debug("{}: deleted the rows of {} names idle for an hour", context.backendName(), purged);
             return purged;
         } catch (SQLException e) {

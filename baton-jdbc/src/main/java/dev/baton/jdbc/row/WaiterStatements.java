@@ -3,19 +3,17 @@ package dev.baton.jdbc.row;
 import dev.baton.jdbc.internal.Dialect;
 
 /**
- * The line's statements on {@code <table>_waiters}. Every statement that can give a free lock away
- * carries {@link #guard}, which grants only when no live waiter is ahead of the requester, so the
- * releasing client cannot take the lock straight back; an entry stops counting {@link
- * JdbcLine#WINDOW_MILLIS} after its last refresh, which bounds how long a dead waiter holds a lock back.
+ * The line's statements. Every statement that can give a free lock away carries {@link #guard}: no live
+ * waiter is ahead of the requester, so the releasing client cannot take the lock straight back. An entry
+ * stops counting {@link JdbcLine#WINDOW_MILLIS} after its last refresh, which bounds a dead waiter's hold.
  */
 final class WaiterStatements {
     final String table;
+    final String leave;
     /** A condition for a granting statement's WHERE; ? = {@link #guardParams}. */
     final String guard;
     /** Joins the line, or refreshes the entry; ? = name, owner [, channel on PostgreSQL]. */
     final String join;
-    /** ? = name, owner. */
-    final String leave;
     /** PostgreSQL: the channel of an entry that joined before the listener was up; ? = channel, name, owner. */
     final String registerChannel;
     /** Refreshes the listed entries, up to the IN list; then (name, owner) pairs. */
