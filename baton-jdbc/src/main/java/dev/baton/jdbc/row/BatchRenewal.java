@@ -14,16 +14,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Renewal of many exclusive grants of one client in one statement: {@code UPDATE ... WHERE <still
- * held> AND (lock_name, version, owner_id) IN ((?, ?, ?), ...)}, up to {@link #SIZE} rows, portable
- * across H2, PostgreSQL and MariaDB (row values, no RETURNING).
- *
- * <p>The update count is enough: when it equals the number of grants every one was renewed, when it
- * is zero none was; in between, the two halves are renewed again, down to single grants renewed one
- * by one. Shared grants take two rows in a transaction each and are renewed one by one.
+ * Renews up to {@link #SIZE} exclusive grants per {@code UPDATE ... IN}; only its update count is
+ * portable (no RETURNING on MariaDB), so a partial count renews the halves again. Shared: one by one.
  */
 public final class BatchRenewal {
-    /** Grants per statement. */
     public static final int SIZE = 100;
 
     private final RowProtocol protocol;
@@ -32,7 +26,6 @@ public final class BatchRenewal {
         this.protocol = protocol;
     }
 
-    /** The batch statement in a session of its own; its update count. */
     private int update(List<Grant> grants, long leaseMillis) throws SQLException {
         List<Object> params = new ArrayList<>(1 + grants.size() * 3);
         params.add(leaseMillis);
@@ -44,7 +37,6 @@ public final class BatchRenewal {
         }
     }
 
-    /** Renews {@code grants}: the exclusive ones in batches, the others one by one. */
     List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
         List<Grant> exclusive =
                 grants.stream().filter(g -> g.mode() == LockMode.EXCLUSIVE).toList();
@@ -59,11 +51,7 @@ public final class BatchRenewal {
         return result;
     }
 
-    /**
-     * Renews exclusive {@code grants} into {@code renewed}, halving where some were lost: a lost grant
-     * among a hundred costs about 15 statements instead of a hundred, so on a slow link the others are
-     * renewed in time too. Renewing a grant twice is harmless.
-     */
+    /** Halving costs a lost grant a few statements, not one per grant; renewing one twice is harmless. */
     private void renewExclusive(List<Grant> grants, Duration leaseTime, Map<Grant, Optional<Grant>> renewed) {
         if (grants.size() == 1) {
             renewed.put(grants.get(0), protocol.renew(grants.get(0), leaseTime));

@@ -12,29 +12,22 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Supplier;
 
 /**
- * Tells, on this JVM's monotonic clock, the earliest moment the database's clock can show a given
- * time, so that a grant handed to this client by a release ({@link JdbcLine}) counts its validity
- * from the hand-off. A reading of the database's clock sent at {@code s} says {@code d}, so the
- * database shows {@code t} no earlier than {@code s + (t - d)}, less the clocks' drift since (NTP
- * slews by at most 500 ppm); a reading is used for {@link #MAX_AGE}. Not covered: the database's
- * clock stepped forward, which frees every lease on it early for every client alike.
+ * Maps the database's clock onto this JVM's monotonic clock from below, so a handed grant counts from
+ * the hand-off (docs/lease-validity.md): a reading sent at {@code s} saying {@code d} means the database
+ * shows {@code t} no earlier than {@code s + (t - d)}, less the drift since.
  */
 final class DatabaseClock {
     static final Duration MAX_AGE = Duration.ofSeconds(10);
-    /** The most two clocks' rates differ by under NTP, in parts per million. */
-    private static final long DRIFT_PPM = 500;
-    /** The database's readings come in microseconds or milliseconds: their rounding, and then some. */
-    private static final long ROUNDING_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    private static final long DRIFT_PPM = 500; // NTP slews a clock by at most this
+    private static final long ROUNDING_NANOS = TimeUnit.MILLISECONDS.toNanos(1); // readings round to µs or ms
 
     private final JdbcConnections connections;
     private final Supplier<Dialect> dialect;
     private final ReentrantLock reading = new ReentrantLock();
     private volatile Reading last;
 
-    /** The database's clock said {@code database} in answer to a query sent at {@code sentNanos}. */
     private record Reading(long sentNanos, Instant database) {}
 
-    /** @param dialect the database's dialect, asked when a reading is taken */
     DatabaseClock(JdbcConnections connections, Supplier<Dialect> dialect) {
         this.connections = connections;
         this.dialect = dialect;
@@ -48,12 +41,7 @@ final class DatabaseClock {
         return reading.sentNanos() + ahead - drift - ROUNDING_NANOS;
     }
 
-    /**
-     * {@code handed} as valid as its expiry on the database's clock allows, counted from now: its full
-     * lease time when that much is left, what is left when less, or null when nothing is.
-     *
-     * @throws SQLException if a new reading was needed and the database could not be asked
-     */
+    /** {@code handed} valid for what is left of it on the database's clock, at most its lease; null if none. */
     Grant counted(Grant handed, Duration leaseTime) throws SQLException {
         long left = earliestNanos(handed.expiresAt()) - System.nanoTime();
         if (left <= 0) {

@@ -14,19 +14,13 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Fair hand-off of exclusive grants (docs/design/fair-handoff.md): the release writes the head of the
- * line as the new owner, with a new fencing token, and deletes its entry; the heir is woken with its
- * grant by a NOTIFY (PostgreSQL), by {@link JdbcLine#handedHere} when it waits on the releasing
- * backend, else by its own poll. The database work is the dialect's {@link HandOffStatements}. A
- * name nobody waits for costs the plain statements (the row's {@code queued} count says whether anyone
- * may be in line); a name this client met contended within the last second is released with the
- * hand-off at once; a hand-off release that met a concurrent join runs again.
+ * Fair hand-off of exclusive grants (docs/design/fair-handoff.md). A name nobody waits for costs the
+ * plain release, which the row's {@code queued} count refuses while anyone may be in line.
  */
 final class HandOff {
     private static final long CONTENDED_NANOS = TimeUnit.SECONDS.toNanos(1);
     private static final int CONTENDED_BOUND = 4_096;
-    /** A release that keeps meeting joins gives up after this many runs (the lease frees it). */
-    private static final int RELEASE_RUNS = 50;
+    private static final int RELEASE_RUNS = 50; // then the release gives up: the lease frees the lock
 
     /** What acquire-or-join did: granted (with the grant), in line, or raced by a release (try again). */
     enum Outcome {
@@ -47,30 +41,21 @@ final class HandOff {
     /** The waiter's poll: whether it owns the lock (then its grant), whether it is free, in line. */
     record Tick(Grant owned, boolean free, boolean inLine) {}
 
-    /**
-     * One run of the hand-off release: whether the caller held the lock, whether it was handed on or
-     * freed (neither: a join raced it, run again), and the heir's grant where this JVM must wake it.
-     */
+    /** One run of the hand-off release; neither handed nor freed: a join raced it, run again. */
     record HandedOn(boolean held, boolean handed, boolean freed, Grant heir) {
         static final HandedOn NOT_HELD = new HandedOn(false, false, false, null);
         static final HandedOn FREED = new HandedOn(true, false, true, null);
     }
 
-    private final HandOffStatements statements;
+    final HandOffStatements statements;
     private final JdbcProtocol.Context context;
     private final Map<String, Long> contendedUntil = new ConcurrentHashMap<>();
 
-    /** The dialect's hand-off: PostgreSQL's single statements, or H2's and MariaDB's short transactions. */
     HandOff(RowProtocol rows) {
         this.context = rows.context;
         this.statements = context.dialect() == Dialect.POSTGRESQL
                 ? new PgHandOffStatements(context)
                 : new RowHandOffStatements(rows);
-    }
-
-    /** Whether the release wakes the heir itself (NOTIFY). */
-    boolean notifiesHeir() {
-        return statements.notifiesHeir();
     }
 
     /** The plain acquire; empty when busy or when it met a concurrent transaction. */
@@ -85,7 +70,6 @@ final class HandOff {
         }
     }
 
-    /** Releases by owner id, handing the lock to the head of the line if anyone is in it. */
     boolean release(String name, String owner) {
         try {
             return handOn(name, owner);
@@ -94,7 +78,6 @@ final class HandOff {
         }
     }
 
-    /** Acquire-or-join, for a request that will wait; {@code channel} null while the listener is down. */
     Joined join(LockRequest request, String channel) throws SQLException {
         Joined joined;
         try {
@@ -110,16 +93,6 @@ final class HandOff {
             markContended(request.name());
         }
         return joined;
-    }
-
-    /** Reads the lock for the waiter; {@code refresh}: also keeps its entry live. */
-    Tick tick(LockRequest request, boolean refresh) throws SQLException {
-        return statements.tick(request, refresh);
-    }
-
-    /** Leaves the line: false when the entry was gone (a release handed this waiter the lock first). */
-    boolean leave(String name, String owner) throws SQLException {
-        return statements.leave(name, owner);
     }
 
     private boolean handOn(String name, String owner) throws SQLException {
@@ -171,11 +144,16 @@ final class HandOff {
         contendedUntil.put(name, now + CONTENDED_NANOS);
     }
 
-    /** A grant as the database wrote it, the expiry in epoch milliseconds (rounded down). */
-    static Grant grant(LockRequest request, long token, long expiresAtMillis) {
-        return Grant.builder(request.name(), request.ownerId(), LockMode.EXCLUSIVE)
+    /** An exclusive grant as the database wrote it. */
+    static Grant grant(String name, String owner, long token, Instant expiresAt) {
+        return Grant.builder(name, owner, LockMode.EXCLUSIVE)
                 .fencingToken(token)
-                .expiresAt(Instant.ofEpochMilli(expiresAtMillis))
+                .expiresAt(expiresAt)
                 .build();
+    }
+
+    /** The same, the expiry in epoch milliseconds (rounded down). */
+    static Grant grant(LockRequest request, long token, long expiresAtMillis) {
+        return grant(request.name(), request.ownerId(), token, Instant.ofEpochMilli(expiresAtMillis));
     }
 }

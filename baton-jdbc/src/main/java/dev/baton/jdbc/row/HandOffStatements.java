@@ -5,16 +5,12 @@ import dev.baton.spi.LockRequest;
 import java.sql.SQLException;
 import java.util.Optional;
 
-/**
- * The database work of a fair hand-off ({@link HandOff}) in one dialect: PostgreSQL's single
- * statements ({@link PgHandOffStatements}) or the short transactions of H2 and MariaDB ({@link
- * RowHandOffStatements}).
- */
+/** The database work of a fair {@link HandOff} in one dialect. */
 interface HandOffStatements {
     /** Grants when the lock is free and nobody live is ahead; empty when busy. */
     Optional<Grant> acquire(LockRequest request) throws SQLException;
 
-    /** Acquire-or-join, for a request that will wait; {@code channel} PostgreSQL's, or null. */
+    /** Acquire-or-join, for a request that will wait; {@code channel} null unless PostgreSQL's listener is up. */
     HandOff.Joined join(LockRequest request, String channel) throws SQLException;
 
     /** The plain release: true if it freed the lock (nobody was counted in line). */
@@ -23,10 +19,7 @@ interface HandOffStatements {
     /** One run of the hand-off release: hands the lock to the head of the line, or frees it. */
     HandOff.HandedOn handOn(String name, String owner) throws SQLException;
 
-    /**
-     * The waiter's poll: whether it owns the lock, whether the lock is free, whether it is in line;
-     * {@code refresh}: also keep its entry live (and purge dead ones). PostgreSQL always does both.
-     */
+    /** The waiter's poll; {@code refresh}: also keep its entry live and purge dead ones (PostgreSQL always does). */
     HandOff.Tick tick(LockRequest request, boolean refresh) throws SQLException;
 
     /** Leaves the line: false when the entry was gone (a release handed this waiter the lock first). */

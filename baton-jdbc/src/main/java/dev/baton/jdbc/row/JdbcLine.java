@@ -24,12 +24,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A backend's line of waiters, the core's {@link WaitQueue} where the row strategies hand off fairly
- * ({@code docs/design/fair-handoff.md}, {@code docs/design/jdbc.md}): the waiters by owner id, their
- * wake-ups, and the backend's one daemon thread, which ticks them and between ticks receives
- * PostgreSQL's notifications ({@link PgNotifications}); it starts with the first wait and ends after
- * a second with neither waiters nor a LISTEN connection. Failures here never fail an acquisition: a
- * waiter that could not join waits unqueued, and the core's fallback attempts go on.
+ * A backend's line of waiters, the core's {@link WaitQueue} for fair hand-off (docs/design/jdbc.md),
+ * ticked by one daemon thread that also receives PostgreSQL's notifications. Failures here never fail
+ * an acquisition: a waiter that could not join waits unqueued.
  */
 public final class JdbcLine implements WaitQueue {
     private static final Logger log = LoggerFactory.getLogger(JdbcLine.class);
@@ -41,7 +38,6 @@ public final class JdbcLine implements WaitQueue {
     static final long NOTIFIED_TICK_MILLIS = 100; // the listener is up: ticks only catch a missed NOTIFY
     private static final long IDLE_MILLIS = 1_000; // a contended lock's line empties between grants
 
-    /** The backend the line serves. */
     public interface Backend {
         String name();
 
@@ -85,9 +81,8 @@ public final class JdbcLine implements WaitQueue {
     }
 
     /**
-     * Acquire-or-join in one statement for an exclusive request of a name met contended lately, else
-     * as {@link WaitQueue#tryThenJoin}. The entry is written before subscribing, which on a client's
-     * first wait waits for its LISTEN: until then nothing stops the releaser from barging.
+     * Acquire-or-join in one statement for an exclusive request of a name met contended lately, else as
+     * {@link WaitQueue#tryThenJoin}; a releaser may barge until a client's first LISTEN is up.
      */
     @Override
     public Entry enter(LockRequest request, Runnable wake) {
@@ -99,7 +94,7 @@ public final class JdbcLine implements WaitQueue {
                 return Entry.granted(first.get());
             }
         }
-        LineWaiter waiter = new LineWaiter(request, wake, handOff, settled.waiters(), settled.heldIn());
+        LineWaiter waiter = new LineWaiter(request, wake, handOff, settled.sql.waiters, settled.sql.heldIn);
         Grant granted = join(waiter);
         if (granted != null) {
             return Entry.granted(granted); // the lock was free: nothing joined
@@ -172,9 +167,8 @@ public final class JdbcLine implements WaitQueue {
     }
 
     /**
-     * An attempt of the core: the grant handed to its owner id, counted from the hand-off on the
-     * database's clock ({@link DatabaseClock}); "busy" while in line with nothing handed; else {@code
-     * attempt}'s answer.
+     * An attempt of the core: the grant handed to its owner id, counted from the hand-off ({@link
+     * DatabaseClock}); "busy" while in line with nothing handed; else {@code attempt}'s answer.
      */
     public Optional<Grant> tryAcquire(LockRequest request, Function<LockRequest, Optional<Grant>> attempt) {
         LineWaiter waiter = waiters.get(request.ownerId());
@@ -259,7 +253,6 @@ public final class JdbcLine implements WaitQueue {
         });
     }
 
-    /** The thread: ticks the waiters when due and, between ticks, receives notifications or pauses. */
     private void run() {
         int hurried = 0; // ticks run again at once in a row: bounded, so that a race cannot spin
         boolean idle = false;

@@ -16,10 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One request in the {@link JdbcLine}: an exclusive waiter that a release hands the lock to ({@link
- * #handOff} set), or a shared one, whose entry only holds exclusive takers back and which is woken
- * when the lock is free. Its database work and its end are serialized on this object, so a tick never
- * grants to a waiter that already left.
+ * One request in the {@link JdbcLine}, exclusive ({@link #handOff} set) or shared. Its database work
+ * and its end are serialized on this object, so a tick never grants to a waiter that already left.
  */
 final class LineWaiter {
     private static final Logger log = LoggerFactory.getLogger(LineWaiter.class);
@@ -28,7 +26,6 @@ final class LineWaiter {
     final Runnable onRelease;
     final HandOff handOff; // null for a shared waiter
     final WaiterStatements statements;
-    /** The query up to its IN list of names returning the held ones (shared waiters). */
     final String heldIn;
 
     /** Handed by a release (or granted by a join), not yet taken by the core. */
@@ -80,7 +77,6 @@ final class LineWaiter {
         onRelease.run();
     }
 
-    /** Whether the line should tick it: in line, with nothing handed, not ended. */
     boolean waits() {
         return !ended && handed.get() == null && queued;
     }
@@ -142,11 +138,8 @@ final class LineWaiter {
     }
 
     /**
-     * Ticks it when due, or with {@code all}: reads the lock; owned (the wake-up was missed), or free,
-     * expired or out of line (acquire-or-join again). Reads first also after a raced join: the race
-     * may have been a hand-off to this very waiter, which a join cannot see.
-     *
-     * @return whether it must be ticked again at once (its join raced a release), if {@code mayHurry}
+     * Ticks it when due, or with {@code all}; true if its join raced a release and {@code mayHurry}. It
+     * reads the lock before joining again, since a raced join may have been a hand-off to this waiter.
      */
     synchronized boolean tickIfDue(boolean all, boolean mayHurry, String channel, String backendName) {
         long now = System.nanoTime();
@@ -158,7 +151,7 @@ final class LineWaiter {
         rejoin = false;
         try {
             boolean refresh = now - refreshed >= TimeUnit.MILLISECONDS.toNanos(JdbcLine.REFRESH_MILLIS);
-            HandOff.Tick tick = handOff.tick(request, refresh);
+            HandOff.Tick tick = handOff.statements.tick(request, refresh);
             if (refresh) {
                 refreshed = now;
             }
@@ -183,7 +176,7 @@ final class LineWaiter {
 
     /** PostgreSQL's ticks are the fallback for a missed NOTIFY; H2's and MariaDB's back off from 1 ms. */
     private long delayNanos(boolean listening) {
-        return handOff.notifiesHeir()
+        return handOff.statements.notifiesHeir()
                 ? JdbcLine.tickNanos(listening)
                 : TimeUnit.MILLISECONDS.toNanos(Math.min(JdbcLine.TICK_MILLIS, 1L << Math.min(polls, 5)));
     }
@@ -220,9 +213,8 @@ final class LineWaiter {
     }
 
     /**
-     * The wait ended: leaves the line and, if the entry was already gone, releases by owner id what was
-     * handed but not taken, which hands it on; never the other way round, since one statement's
-     * snapshot would miss a hand-off that committed while it waited.
+     * The wait ended: leaves the line, then, if the entry was gone, releases what was handed but not
+     * taken; the other order would miss a hand-off that committed while the release's statement waited.
      */
     synchronized void end(JdbcConnections connections) {
         ended = true;
@@ -243,7 +235,7 @@ final class LineWaiter {
         }
         boolean left;
         try {
-            left = handOff.leave(name, owner);
+            left = handOff.statements.leave(name, owner);
         } catch (SQLException e) {
             throw new IllegalStateException(
                     "leaving the line failed; the entry stops counting within " + JdbcLine.WINDOW_MILLIS

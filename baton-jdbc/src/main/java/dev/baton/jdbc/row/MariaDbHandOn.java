@@ -1,6 +1,5 @@
 package dev.baton.jdbc.row;
 
-import dev.baton.LockMode;
 import dev.baton.jdbc.internal.JdbcConnections;
 import dev.baton.jdbc.internal.JdbcSession;
 import dev.baton.jdbc.internal.JdbcTime;
@@ -10,17 +9,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 
 /**
- * MariaDB's hand-off release ({@link RowHandOffStatements#handOn}) in one round trip: the same
- * transaction (lock the row, lock the live head of the line, hand the row to it or free it, delete
- * its entry) sent as one multi-statement query, session variables carrying the locked row and the
- * head from statement to statement; the heir's token is drawn as {@link RowHandOffStatements}
- * draws it. It needs {@code allowMultiQueries}, which the pools Baton builds
- * set; on an application's DataSource without it the server answers a syntax error once, and the
- * release keeps the transaction of single statements from then on.
+ * MariaDB's hand-off release ({@link RowHandOffStatements#handOn}) as one multi-statement query. It needs
+ * {@code allowMultiQueries}, which Baton's pools set; without it the server answers a syntax error
+ * once, and the release keeps the single statements from then on.
  */
 final class MariaDbHandOn {
-    /** MariaDB's "syntax error": multi-statement queries are not allowed on this connection. */
-    private static final int SYNTAX_ERROR = 1064;
+    private static final int SYNTAX_ERROR = 1064; // here: multi-statement queries are not allowed
 
     private final String sql;
     private volatile boolean unavailable;
@@ -76,10 +70,7 @@ final class MariaDbHandOn {
         if (!rs.getBoolean(1) || heir == null) {
             return rs.getBoolean(1) ? HandOff.HandedOn.FREED : HandOff.HandedOn.NOT_HELD;
         }
-        Grant grant = Grant.builder(name, heir, LockMode.EXCLUSIVE)
-                .fencingToken(rs.getLong(3))
-                .expiresAt(JdbcTime.expiry(rs.getLong(4)))
-                .build();
+        Grant grant = HandOff.grant(name, heir, rs.getLong(3), JdbcTime.expiry(rs.getLong(4)));
         return new HandOff.HandedOn(true, true, false, grant);
     }
 

@@ -13,11 +13,7 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.Optional;
 
-/**
- * PostgreSQL's fair hand-off ({@link HandOff}; docs/design/fair-handoff.md): every step one
- * auto-commit statement with named parameters, the hand-off release NOTIFYing the heir's client with
- * its grant.
- */
+/** PostgreSQL's fair {@link HandOff}: each step one statement, the release NOTIFYing the heir its grant. */
 final class PgHandOffStatements implements HandOffStatements {
     private final JdbcConnections connections;
     /** Grants if the lock is free and nobody live is ahead: (token, expiry ms), or no row. */
@@ -64,9 +60,8 @@ final class PgHandOffStatements implements HandOffStatements {
                       ON CONFLICT (lock_name, owner_id) DO UPDATE SET last_seen = {now}, channel = EXCLUDED.channel)
                 """
                         + granted + " UNION ALL SELECT 'Q', 0, 0 FROM j";
-        // The line as the snapshot shows it, and its head, locked: a waiter leaving at the same moment
-        // either deleted its entry first (no head: run again) or finds it gone (it was handed the lock,
-        // and releases it). Shared waiters' entries have no lease. The token is drawn under the row lock.
+        // The head is locked: a waiter leaving at once deleted its entry first (no head: run again) or finds
+        // it gone and releases what it was handed. Shared waiters have no lease; the token is drawn locked.
         String handingOn =
                 """
                 WITH s AS MATERIALIZED (SELECT l.queued FROM {L} l
@@ -160,13 +155,12 @@ final class PgHandOffStatements implements HandOffStatements {
 
     @Override
     public HandOff.HandedOn handOn(String name, String owner) throws SQLException {
-        SqlTemplate.Named handOff = handOffRelease;
-        Object[] args = handOff.params().stream()
+        Object[] args = handOffRelease.params().stream()
                 .map(p -> p.equals("name") ? name : owner)
                 .toArray();
         long[] done;
         try (JdbcSession db = connections.open(false)) {
-            done = db.first(handOff.text(), rs -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)}, args)
+            done = db.first(handOffRelease.text(), rs -> new long[] {rs.getLong(1), rs.getLong(2), rs.getLong(3)}, args)
                     .orElseThrow();
         }
         return new HandOff.HandedOn(done[0] > 0, done[1] > 0, done[2] > 0, null);
@@ -193,7 +187,6 @@ final class PgHandOffStatements implements HandOffStatements {
         }
     }
 
-    /** The statement's parameters by name. */
     private Object[] args(SqlTemplate.Named statement, LockRequest request, String channel) {
         List<String> params = statement.params();
         Object[] args = new Object[params.size()];
@@ -210,10 +203,7 @@ final class PgHandOffStatements implements HandOffStatements {
         return args;
     }
 
-    /**
-     * No live waiter other than the requester ({@code EXCLUDED.owner_id}) is ahead of it in the line
-     * of the lock row {@code l}: for the takeover of an expired or free row while someone is queued.
-     */
+    /** No live waiter other than the requester ({@code EXCLUDED.owner_id}) is ahead of it in row l's line. */
     private static String noneAhead(String waiters) {
         return ("NOT EXISTS (SELECT 1 FROM {W} a WHERE a.lock_name = l.lock_name AND a.owner_id <> EXCLUDED.owner_id"
                         + " AND a.last_seen > {now} - INTERVAL '{window} milliseconds'"

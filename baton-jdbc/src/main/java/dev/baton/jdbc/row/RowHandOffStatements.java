@@ -16,12 +16,9 @@ import java.sql.SQLException;
 import java.util.Optional;
 
 /**
- * Fair hand-off on H2 and MariaDB ({@link HandOff}; docs/design/fair-handoff.md): short statements,
- * alone or in short READ COMMITTED transactions, since these databases have no data-modifying CTEs
- * and no NOTIFY. Joins and hand-off releases lock the lock row first, then the waiters' rows, so a
- * release never misses a join that committed before it, and nothing deadlocks; the head of the line
- * is read locked, so a waiter leaving at the same moment either deleted its entry first or finds it
- * gone. The comment above each statement lists its parameters in order.
+ * Fair {@link HandOff} on H2 and MariaDB in short transactions. Joins and releases lock the lock row,
+ * then the waiters' rows, so a release never misses a join that committed before it and nothing
+ * deadlocks; the head is read locked, so a waiter leaving at once deleted its entry first or finds it gone.
  */
 final class RowHandOffStatements implements HandOffStatements {
     private final RowProtocol rows;
@@ -37,9 +34,8 @@ final class RowHandOffStatements implements HandOffStatements {
     /** ? = name, owner: the plain release; 0 rows when someone is counted in line, or not held. */
     private final String release;
     /**
-     * ? = name, owner: locks the caller's lock row; (queued, the heir's token). The token is drawn
-     * after the row showed the caller's grant, and the hand-on requires that grant still there, so
-     * it is larger than every token of the name before. No row: not held.
+     * ? = name, owner: locks the caller's lock row; (queued, the heir's token), or no row: not held. The
+     * hand-on requires the grant the row showed, so the token exceeds every earlier one of the name.
      */
     private final String lockRow;
     /** ? = name, owner, minus the window: the live head of the line, locked; (owner, lease ms, holder). */
@@ -130,10 +126,8 @@ final class RowHandOffStatements implements HandOffStatements {
         }
     }
 
-    /** The lock row's line count and the heir's token, as locked by the release. */
     private record Locked(long queued, long token) {}
 
-    /** The head of the line as the release read it. */
     private record Head(String owner, long leaseMillis, String holder) {}
 
     @Override
@@ -165,12 +159,9 @@ final class RowHandOffStatements implements HandOffStatements {
             if (tx.update(handOn, token, h.owner(), h.leaseMillis(), h.holder(), name, owner) != 1) {
                 throw new SQLException("the locked row was not handed on", "40001");
             }
-            tx.update(rows.waiters().leave, name, h.owner());
+            tx.update(rows.sql.waiters.leave, name, h.owner());
             tx.commit();
-            Grant heir = Grant.builder(name, h.owner(), LockMode.EXCLUSIVE)
-                    .fencingToken(token)
-                    .expiresAt(JdbcTime.expiry(h.leaseMillis()))
-                    .build();
+            Grant heir = HandOff.grant(name, h.owner(), token, JdbcTime.expiry(h.leaseMillis()));
             return new HandOff.HandedOn(true, true, false, heir);
         }
     }
@@ -204,7 +195,7 @@ final class RowHandOffStatements implements HandOffStatements {
     public boolean leave(String name, String owner) throws SQLException {
         for (int run = 1; ; run++) {
             try (JdbcSession db = connections.open(false)) {
-                return db.update(rows.waiters().leave, name, owner) == 1;
+                return db.update(rows.sql.waiters.leave, name, owner) == 1;
             } catch (SQLException e) {
                 // H2 may answer a DELETE that waited for a release's lock on the entry with a conflict;
                 // run again, it then finds the entry gone.

@@ -23,24 +23,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The {@code table} strategy (docs/design/jdbc.md; SQL in {@link RowStatements}): one row per lock
- * name, whose {@code version} is its grant's fencing token; every grant is a compare-and-set on the
- * version read that writes a new value of {@code <table>_fencing_seq}. Any connection can renew,
- * release or break a grant, so grants are renewed many per statement ({@link BatchRenewal}) and
- * waiters line up in {@code <table>_waiters} ({@link JdbcLine}).
- *
- * <p>Tokens strictly increase per name: the value is drawn by the statement that reads the version
- * the CAS then requires, so after the grant that wrote that version committed, and the CAS fails if
- * any grant came in between; a name without a row draws before its insert, which fails if a row
- * appeared meanwhile (one deleted since would have to have been free for an hour).
- *
- * <p>Rows of names idle for an hour are deleted by a release or a renewal at most every {@link
- * #PURGE_EVERY}, so that locking per entity id does not grow the table for ever.
+ * The {@code table} strategy (docs/design/jdbc.md): one row per lock name, whose {@code version} is
+ * its grant's fencing token, each grant a compare-and-set on the version read. Tokens strictly
+ * increase per name: the statement that reads the version draws the new one from the sequence, after
+ * the grant that wrote that version committed, and the CAS fails if any grant came in between; a name
+ * without a row draws before its insert, which fails if a row appeared (a purged one was idle an hour).
  */
 public final class RowProtocol implements JdbcProtocol {
     private static final Logger log = LoggerFactory.getLogger(RowProtocol.class);
-    static final Duration PURGE_EVERY = Duration.ofMinutes(5);
-    private static final long IDLE_MILLIS = TimeUnit.HOURS.toMillis(1);
+    static final Duration PURGE_EVERY = Duration.ofMinutes(5); // so that locking per entity id stays small
 
     final Context context;
     final JdbcConnections connections;
@@ -49,7 +40,6 @@ public final class RowProtocol implements JdbcProtocol {
     final HandOff handOff;
 
     final RowStatements sql;
-    /** When the next purge is due, on {@link System#nanoTime()}. */
     private final AtomicLong nextPurge = new AtomicLong(System.nanoTime() + PURGE_EVERY.toNanos());
 
     public RowProtocol(Context context) {
@@ -65,17 +55,6 @@ public final class RowProtocol implements JdbcProtocol {
         return sql.probes;
     }
 
-    /** The line's statements ({@link JdbcLine}). */
-    WaiterStatements waiters() {
-        return sql.waiters;
-    }
-
-    /** The query, up to its IN list of names, returning the listed locks that are held ({@link JdbcLine}). */
-    String heldIn() {
-        return sql.heldIn;
-    }
-
-    /** Renews many grants, the exclusive ones many per statement ({@link BatchRenewal}). */
     public List<Optional<Grant>> renewAll(List<Grant> grants, Duration leaseTime) {
         purgeWhenDue();
         return new BatchRenewal(this).renewAll(grants, leaseTime);
@@ -111,10 +90,7 @@ public final class RowProtocol implements JdbcProtocol {
         }
     }
 
-    /**
-     * Reads the name row, then inserts it or CASes it: every acquire but PostgreSQL's fair exclusive
-     * one; {@code db} is a transaction for a shared grant.
-     */
+    /** Reads the name row, then inserts or CASes it; {@code db} is a transaction for a shared grant. */
     Optional<Grant> acquire(JdbcSession db, LockRequest request) throws SQLException {
         boolean shared = request.mode() == LockMode.SHARED;
         long lease = JdbcTime.leaseMillis(request.leaseTime());
@@ -180,10 +156,7 @@ public final class RowProtocol implements JdbcProtocol {
         return JdbcProtocol.params(params, guard);
     }
 
-    /**
-     * A failed attempt: on PostgreSQL, with the listener up, asks the holder's release to NOTIFY this
-     * client unless another client already asked (the next grant clears the request).
-     */
+    /** A failed attempt: on PostgreSQL asks the holder's release to NOTIFY this client if nobody has. */
     private Optional<Grant> busy(JdbcSession db, String name, boolean inTransaction) throws SQLException {
         if (sql.notifies && notifications.registerWaiters()) {
             db.update(sql.registerWaiter, notifications.channel(), name);
@@ -258,7 +231,6 @@ public final class RowProtocol implements JdbcProtocol {
         return sql.notifies ? db.all(statement, LockRows::countRows, params) : db.update(statement, params);
     }
 
-    /** Runs {@link #purgeIdle} when {@link #PURGE_EVERY} has passed since this backend last did. */
     private void purgeWhenDue() {
         long due = nextPurge.get();
         if (System.nanoTime() - due >= 0 && nextPurge.compareAndSet(due, System.nanoTime() + PURGE_EVERY.toNanos())) {
@@ -269,7 +241,7 @@ public final class RowProtocol implements JdbcProtocol {
     /** Deletes the rows of up to a thousand names idle for an hour; -1 (logged) if that failed. */
     public int purgeIdle() {
         try (JdbcSession db = connections.open(false)) {
-            int purged = db.update(sql.purge, -IDLE_MILLIS);
+            int purged = db.update(sql.purge, -TimeUnit.HOURS.toMillis(1));
             log.debug("{}: deleted the rows of {} names idle for an hour", context.backendName(), purged);
             return purged;
         } catch (SQLException e) {

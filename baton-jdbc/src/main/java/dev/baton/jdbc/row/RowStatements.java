@@ -6,16 +6,13 @@ import dev.baton.jdbc.internal.SqlTemplate;
 import dev.baton.jdbc.internal.TableNames;
 import java.util.Map;
 
-/**
- * Every statement of the row protocol ({@link RowProtocol}), built once per dialect (H2, PostgreSQL
- * or MariaDB). The comment above each statement lists its parameters in order.
- */
+/** Every statement of the {@link RowProtocol}, built once per dialect; {@code ? =} lists the parameters. */
 final class RowStatements {
     /** The strategy's objects, each with a statement that fails when it is missing. */
     final Map<String, String> probes;
     /** ? = name: (version, mode, expired 1/0, queued, a new token drawn from the sequence). */
     final String read;
-    /** A new token drawn from the sequence, for a name that has no row. */
+
     final String drawToken;
 
     final String insertRow;
@@ -93,7 +90,6 @@ final class RowStatements {
         // ? = token, lease, name, version read
         casJoinShared = sql("UPDATE {locks} SET version = ?,"
                 + " expires_at = GREATEST(expires_at, {now+lease}) WHERE lock_name = ? AND version = ?");
-        // ? = name
         deleteReaders = sql("DELETE FROM {readers} WHERE lock_name = ?");
         // ? = name, owner, lease, token, holder
         insertReader = sql("INSERT INTO {readers} (lock_name, owner_id, expires_at, fencing_token, holder)"
@@ -109,14 +105,12 @@ final class RowStatements {
         // ? = lease, name, owner
         renewReader = sql("UPDATE {readers} SET expires_at = {now+lease} WHERE lock_name = ? AND owner_id = ?"
                 + " AND expires_at > {now}");
-        // ? = channel, name
         registerWaiter = notifies ? sql("UPDATE {locks} SET waiter = ? WHERE lock_name = ? AND waiter IS NULL") : null;
         // ? = name, owner (unique per acquisition); keeps the version: only a grant needs a new one
         releaseExclusive = notifying("UPDATE {locks} SET lock_mode = '-', owner_id = '', expires_at = {now}"
                 + " WHERE lock_name = ? AND owner_id = ? AND lock_mode = 'X'");
         // ? = name; takes the name row's lock for the rest of the transaction
         lockSharedRow = sql("UPDATE {locks} SET version = version WHERE lock_name = ? AND lock_mode = 'S'");
-        // ? = name, owner
         deleteReader = sql("DELETE FROM {readers} WHERE lock_name = ? AND owner_id = ?");
         // ? = name; a new version, so that a reader's join CAS on the old one fails
         freeShared = notifying(
@@ -133,7 +127,6 @@ final class RowStatements {
                         ? "DELETE FROM {locks} WHERE " + idle + " LIMIT 1000"
                         : "DELETE FROM {locks} WHERE lock_name IN (SELECT lock_name FROM {locks} WHERE " + idle
                                 + " LIMIT 1000) AND " + idle.replace("{now+lease}", "{now}"));
-        // The waiters counted are the live entries of the line.
         String grants = sql(
                 """
                 SELECT o.lock_name, o.lock_mode, o.owner_id, o.version, o.expires_at, o.holder,

@@ -3,21 +3,17 @@ package dev.baton.jdbc.row;
 import dev.baton.jdbc.internal.Dialect;
 
 /**
- * The line's statements every dialect shares, on {@code <table>_waiters}: one row per waiting
- * acquisition (lock name, owner id, place in line, last seen on the database's clock). Every
- * statement that can give a free lock to someone carries {@link #guard}: it grants only when no live
- * waiter other than the requester is ahead of it, so the releasing client, not in line, cannot take
- * the lock straight back. An entry stops counting {@link JdbcLine#WINDOW_MILLIS} after its last
- * refresh, so a dead waiter holds a released lock back no longer than that (docs/design/jdbc.md).
+ * The line's statements. Every statement that can give a free lock away carries {@link #guard}: no live
+ * waiter is ahead of the requester, so the releasing client cannot take the lock straight back. An entry
+ * stops counting {@link JdbcLine#WINDOW_MILLIS} after its last refresh, which bounds a dead waiter's hold.
  */
 final class WaiterStatements {
     final String table;
+    final String leave;
     /** A condition for a granting statement's WHERE; ? = {@link #guardParams}. */
     final String guard;
     /** Joins the line, or refreshes the entry; ? = name, owner [, channel on PostgreSQL]. */
     final String join;
-    /** ? = name, owner. */
-    final String leave;
     /** PostgreSQL: the channel of an entry that joined before the listener was up; ? = channel, name, owner. */
     final String registerChannel;
     /** Refreshes the listed entries, up to the IN list; then (name, owner) pairs. */
@@ -61,22 +57,17 @@ final class WaiterStatements {
         purgeIn = "DELETE FROM " + table + " WHERE last_seen <= " + dialect.nowPlusMillis() + " AND lock_name IN ";
     }
 
-    /**
-     * PostgreSQL: the channel a release NOTIFYs, over the released row {@code alias}: the head of the
-     * line's, else the row's registered waiter.
-     */
+    /** PostgreSQL: the channel a release of row {@code alias} NOTIFYs: the line's head's, else its waiter's. */
     String notifyChannel(String alias) {
         return "COALESCE((SELECT w.channel FROM " + table + " w WHERE w.lock_name = " + alias + ".lock_name"
                 + " AND w.last_seen > " + dialect.now() + " - INTERVAL '" + JdbcLine.WINDOW_MILLIS
                 + " milliseconds' ORDER BY w.place, w.owner_id LIMIT 1), " + alias + ".waiter)";
     }
 
-    /** Whether {@link #join} takes the client's LISTEN channel as a third parameter. */
     boolean joinTakesChannel() {
         return dialect == Dialect.POSTGRESQL;
     }
 
-    /** The parameters of {@link #guard}, in order. */
     static Object[] guardParams(String name, String owner) {
         return new Object[] {name, owner, -JdbcLine.WINDOW_MILLIS, owner};
     }
