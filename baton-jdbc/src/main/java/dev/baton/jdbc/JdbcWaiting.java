@@ -15,16 +15,13 @@ import dev.baton.spi.Waiting;
  * by a NOTIFY ({@link PgNotifications}). See {@code docs/design/jdbc.md}.
  */
 final class JdbcWaiting {
-    /** Blocking waits at once for a pool the application owns, whose size is unknown: Hikari's default. */
+    /** For a pool the application owns, whose size is unknown: Hikari's default. */
     static final int PINNED_WITHOUT_OWN_POOL = 10;
 
     private final Waiting permitWaiting;
     private final Waiting lockWaiting;
 
-    /**
-     * @param line the backend's line, when the strategy hands off fairly; else null
-     * @param pinnedAtOnce how many pinned waits may block at once
-     */
+    /** {@code line} is null unless the strategy hands off fairly. */
     JdbcWaiting(
             JdbcLockBackend backend, boolean pinned, PgNotifications notifications, JdbcLine line, int pinnedAtOnce) {
         this.permitWaiting = Waiting.polling(new ReleaseNotifications() {

@@ -20,10 +20,8 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A JDBC URL with Baton's own options taken out and checked (query parameters on PostgreSQL and
- * MariaDB, settings after {@code ;} on H2; the rules are in {@code docs/backends/jdbc.md}); the rest
- * of the URL is passed on to the driver untouched ({@code driverUrl}). The dialect comes from the
- * URL's sub-protocol; the other components are the options of their names, or their defaults.
+ * A JDBC URL with Baton's own options taken out and checked, by the rules in {@code
+ * docs/backends/jdbc.md}; the rest of the URL goes to the driver untouched ({@code driverUrl}).
  */
 record LockUrl(
         String driverUrl,
@@ -39,14 +37,9 @@ record LockUrl(
     private static final String DEFAULT_STRATEGY = "table";
     private static final List<String> OPTIONS = List.of(STRATEGY, TABLE, CREATE_SCHEMA, ADVISORY_HOLDERS);
 
-    /** The parameter names each driver lists, looked up once. */
     private static final Map<Dialect, Set<String>> DRIVER_PARAMETERS = new ConcurrentHashMap<>();
 
-    /**
-     * Parses a Baton JDBC URL; does no I/O.
-     *
-     * @throws LockConfigurationException naming the option and what it takes
-     */
+    /** Does no I/O; a bad option fails with a {@link LockConfigurationException} naming what it takes. */
     static LockUrl parse(String uri) {
         if (uri == null || uri.isBlank()) {
             throw new LockConfigurationException("Baton JDBC: the JDBC URL is empty; give one such as"
