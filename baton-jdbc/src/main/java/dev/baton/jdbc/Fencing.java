@@ -20,13 +20,8 @@ import java.util.regex.Pattern;
  * docs/concepts.md}, "Fencing tokens").
  *
  * <pre>{@code
- * static final Fencing.Table INVOICES = new Fencing.Table("invoices", "id", "fencing_token");
- *
- * try (Lease lease = lock.acquire(Duration.ofSeconds(5));
- *         Connection connection = dataSource.getConnection()) {
- *     if (!Fencing.guardedUpdate(connection, INVOICES, 42, lease.fencingToken(), Map.of("status", "paid"))) {
- *         return; // a newer holder has written this row: this lease is stale, stop
- *     }
+ * if (!Fencing.guardedUpdate(connection, INVOICES, 42, lease.fencingToken(), Map.of("status", "paid"))) {
+ *     return; // a newer holder has written this row: this lease is stale, stop
  * }
  * }</pre>
  *

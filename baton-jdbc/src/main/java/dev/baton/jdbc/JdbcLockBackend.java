@@ -101,7 +101,7 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
         this.fair = handsOffFairly;
         this.waiting = new JdbcWaiting(
                 this,
-                strategy.queuesWaiters(),
+                strategy.pinsConnections(),
                 notifications,
                 handsOffFairly ? line : null,
                 ownedPool == null ? JdbcWaiting.PINNED_WITHOUT_OWN_POOL : ownedPool.maximumSize());

@@ -16,12 +16,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Builds the JDBC lock backend for {@code jdbc:h2}, {@code jdbc:postgresql} and {@code jdbc:mariadb}
  * URLs for {@link dev.baton.Baton#connect(String, LockOptions)}. The URL is the driver's own plus
- * Baton's options, taken out before it reaches the driver ({@code docs/backends/jdbc.md}).
- *
- * <pre>
- * jdbc:postgresql://db:5432/app?user=app&amp;password=secret&amp;table=baton_locks&amp;createSchema=false
- * jdbc:h2:mem:locks;DB_CLOSE_DELAY=-1;USER=sa;PASSWORD=;table=baton_locks
- * </pre>
+ * Baton's options, taken out before it reaches the driver; options and examples are in {@code
+ * docs/backends/jdbc.md}.
  *
  * <p>A bad or misspelt option, a strategy the database does not support or a missing driver fails
  * {@link dev.baton.Baton#connect} with a {@link LockConfigurationException}. The backend owns a

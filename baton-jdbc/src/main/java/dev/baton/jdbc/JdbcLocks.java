@@ -9,15 +9,7 @@ import javax.sql.DataSource;
 
 /**
  * Locks in a database the application already has a pool for (H2, PostgreSQL or MariaDB/MySQL); the
- * strategies and what they store are in {@code docs/backends/jdbc.md}.
- *
- * <pre>{@code
- * LockClient locks = JdbcLocks.builder(dataSource)
- *         .table("baton_locks")
- *         .createSchema(true)
- *         .options(LockOptions.defaults())
- *         .build();
- * }</pre>
+ * strategies, what they store and a configuration example are in {@code docs/backends/jdbc.md}.
  *
  * <p>Guarantees: those of every Baton client (mutual exclusion while a lease is valid, fencing tokens
  * that strictly increase per name, expiry on the database's clock). Each operation runs its own short
@@ -40,8 +32,7 @@ public final class JdbcLocks {
     /**
      * Starts a client for the database behind {@code dataSource}.
      *
-     * @param dataSource the application's connection pool; locks borrow connections from it and
-     *     return them, except while a strategy pins one to a held lock
+     * @param dataSource the application's connection pool
      * @return a builder with the defaults: table {@code baton_locks}, strategy {@code table}, schema
      *     created on first use, {@link LockOptions#defaults()}
      * @throws LockConfigurationException if {@code dataSource} is null
@@ -73,8 +64,8 @@ public final class JdbcLocks {
          *
          * @param table the lock table's name
          * @return this builder
-         * @throws LockConfigurationException unless the name is 1 to 51 letters, digits or
-         *     underscores, not starting with a digit, optionally prefixed by a schema and a dot
+         * @throws LockConfigurationException unless the name is a plain SQL identifier of at most 51
+         *     characters, optionally prefixed by a schema and a dot
          */
         public Builder table(String table) {
             this.tables = TableNames.of(table);

@@ -34,7 +34,6 @@ record LockUrl(
     private static final String TABLE = "table";
     private static final String CREATE_SCHEMA = "createSchema";
     private static final String ADVISORY_HOLDERS = "advisoryHolders";
-    private static final String DEFAULT_STRATEGY = "table";
     private static final List<String> OPTIONS = List.of(STRATEGY, TABLE, CREATE_SCHEMA, ADVISORY_HOLDERS);
 
     private static final Map<Dialect, Set<String>> DRIVER_PARAMETERS = new ConcurrentHashMap<>();
@@ -57,7 +56,7 @@ record LockUrl(
                 ? stripH2(trimmed, baton, driverKnows, where)
                 : stripQuery(trimmed, baton, driverKnows, where);
 
-        Strategy strategy = Strategy.of(baton.getOrDefault(STRATEGY, DEFAULT_STRATEGY), where);
+        Strategy strategy = Strategy.of(baton.getOrDefault(STRATEGY, Strategy.TABLE.key()), where);
         strategy.require(dialect, where);
         TableNames tables;
         try {

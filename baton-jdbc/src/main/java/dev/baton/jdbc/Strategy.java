@@ -39,11 +39,6 @@ enum Strategy {
         return this == PESSIMISTIC || this == ADVISORY;
     }
 
-    /** Whether lock waiters queue inside the database; the others wait in the line ({@link JdbcLine}). */
-    boolean queuesWaiters() {
-        return pinsConnections();
-    }
-
     /** Whether exclusive grants are renewed many to a statement ({@code BatchRenewal}). */
     boolean batchesRenewals() {
         return !pinsConnections();
@@ -51,7 +46,7 @@ enum Strategy {
 
     /** Whether a released lock goes to the longest waiting client when asked ({@link JdbcLine}). */
     boolean handsOffFairly() {
-        return !queuesWaiters();
+        return !pinsConnections();
     }
 
     /** {@code optimistic} is accepted for the table strategy. */
