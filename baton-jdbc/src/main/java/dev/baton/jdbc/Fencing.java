@@ -112,7 +112,6 @@ public final class Fencing {
      *     token (or another writer deleted it while this call ran)
      * @throws IllegalArgumentException for bad arguments; see the class description
      * @throws SQLFeatureNotSupportedException if the database is not H2, PostgreSQL or MariaDB/MySQL
-     *     (before anything is written)
      * @throws SQLException if the database fails a statement (a duplicate in another unique column, a
      *     deadlock between two first writers under REPEATABLE READ); nothing was written
      */

@@ -43,8 +43,7 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
     /**
      * Builds the backend; does no I/O.
      *
-     * @throws LockConfigurationException for a bad URL or option, or a JDBC driver missing from the
-     *     class path
+     * @throws LockConfigurationException for a bad URL or option, or a JDBC driver not on the class path
      */
     @Override
     public LockBackend create(String uri, LockOptions options) {

@@ -9,10 +9,9 @@ import dev.baton.spi.ReleaseNotifications.Subscription;
 import dev.baton.spi.Waiting;
 
 /**
- * How the waiters of a {@link JdbcLockBackend} wait, by kind and strategy: pinning strategies block
- * in the database's own queue, at most as many at once as the pool has connections; fair row
- * strategies line up ({@link JdbcLine}); permits and barging row strategies poll, woken on PostgreSQL
- * by a NOTIFY ({@link PgNotifications}). See {@code docs/design/jdbc.md}.
+ * How a backend's waiters wait ({@code docs/design/jdbc.md}): pinning strategies block in the
+ * database's queue, at most as many at once as the pool has connections; fair row strategies line up
+ * ({@link JdbcLine}); permits and barging row strategies poll, woken on PostgreSQL by a NOTIFY.
  */
 final class JdbcWaiting {
     /** For a pool the application owns, whose size is unknown: Hikari's default. */

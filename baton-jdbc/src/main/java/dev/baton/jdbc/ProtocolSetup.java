@@ -23,7 +23,7 @@ final class ProtocolSetup {
 
     private final Strategy strategy;
     private final boolean createSchema;
-    /** Without a dialect yet ({@link JdbcProtocol.Context#on}). */
+    /** Every protocol's context, given its dialect by {@link JdbcProtocol.Context#on}. */
     private final JdbcProtocol.Context parts;
 
     private final SchemaGate<JdbcProtocol> gate;
