@@ -1,8 +1,7 @@
 /**
- * Baton's JDBC backend: table, optimistic, pessimistic and advisory locks on H2, PostgreSQL and
- * MariaDB/MySQL. {@code Baton.connect("jdbc:...")} finds it through {@link
- * dev.baton.spi.LockBackendProvider}; {@link dev.baton.jdbc.JdbcLocks} builds a client on an
- * application's {@link javax.sql.DataSource}.
+ * Baton's JDBC backend: table, pessimistic and advisory locks on H2, PostgreSQL and MariaDB/MySQL,
+ * through {@code Baton.connect("jdbc:...")} or {@link dev.baton.jdbc.JdbcLocks} on an application's
+ * {@link javax.sql.DataSource}.
  */
 // org.postgresql.jdbc is an automatic module (named in the driver's manifest), which javac's lint flags.
 @SuppressWarnings("requires-automatic")

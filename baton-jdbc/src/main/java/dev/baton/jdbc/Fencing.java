@@ -16,39 +16,30 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Writes to rows of your own tables that refuse a holder whose fencing token is stale: the usual
- * pattern {@code store.write(data, lease.fencingToken())}, for a table in a relational database
- * (explained in {@code docs/concepts.md}, "Fencing tokens").
+ * Writes to rows of your own tables that refuse a holder whose fencing token is stale ({@code
+ * docs/concepts.md}, "Fencing tokens").
  *
  * <pre>{@code
- * static final Fencing.Table INVOICES = new Fencing.Table("invoices", "id", "fencing_token");
- *
- * try (Lease lease = lock.acquire(Duration.ofSeconds(5));
- *         Connection connection = dataSource.getConnection()) {
- *     if (!Fencing.guardedUpdate(connection, INVOICES, 42, lease.fencingToken(), Map.of("status", "paid"))) {
- *         return; // a newer holder has written this row: this lease is stale, stop
- *     }
+ * if (!Fencing.guardedUpdate(connection, INVOICES, 42, lease.fencingToken(), Map.of("status", "paid"))) {
+ *     return; // a newer holder has written this row: this lease is stale, stop
  * }
  * }</pre>
  *
- * <p>Guarantee: the row keeps the highest token it has accepted in a {@code BIGINT} token column
- * ({@code NULL} until the first guarded write); a write with a lower token is refused, an accepted
- * one records its token. Check and write are one {@code UPDATE ... WHERE key = ? AND (token IS NULL
- * OR token <= ?)}, decided atomically under the database's row lock (at REPEATABLE READ or
- * SERIALIZABLE, PostgreSQL may fail it with a serialization error instead). Equal tokens are
- * accepted, so one holder may write several times and several rows. It holds for writes through
- * these methods only, and while the row exists (deleting it forgets its token).
+ * <p>Guarantee: the row keeps the highest token it has accepted in a {@code BIGINT} column ({@code
+ * NULL} until the first guarded write) and refuses a lower one, in one {@code UPDATE ... WHERE key = ?
+ * AND (token IS NULL OR token <= ?)} decided under the row lock (at REPEATABLE READ or SERIALIZABLE,
+ * PostgreSQL may fail it with a serialization error instead). Equal tokens are accepted, so one holder
+ * may write several times and several rows. It holds for writes through these methods, while the row
+ * exists.
  *
- * <p>The statements run on the caller's connection, in its transaction; nothing is committed, rolled
- * back or changed here. Until the caller commits, the row stays locked and other guarded writers of
- * it wait, then decide on the row as it is.
+ * <p>The statements run in the caller's transaction, which is never committed or rolled back here;
+ * until the caller commits, other guarded writers of the row wait.
  *
- * <p>Failure behaviour: bad arguments (a name that is not a plain identifier {@code
- * [A-Za-z_][A-Za-z0-9_]*} of at most 63 characters, the table optionally schema-qualified; a null
- * key, a negative token, no values, a value naming the key or token column) throw {@link
- * IllegalArgumentException} naming it before any statement runs. Names are spliced into the SQL
- * unquoted; values and the key are bound. An {@link SQLException} from the driver passes through
- * unchanged, and the statement then wrote nothing.
+ * <p>Failure behaviour: bad arguments (a name that is not a plain identifier of at most 63 characters,
+ * the table optionally schema-qualified; a null key, a negative token, no values, a value naming the
+ * key or token column) throw {@link IllegalArgumentException} before any statement runs; names are
+ * spliced into the SQL unquoted, values bound. An {@link SQLException} from the driver passes through,
+ * and the statement then wrote nothing.
  */
 public final class Fencing {
 
@@ -59,8 +50,7 @@ public final class Fencing {
     private Fencing() {}
 
     /**
-     * A table whose rows are written with fencing, validated on construction; immutable, cheap to keep
-     * in a constant.
+     * A table whose rows are written with fencing, validated on construction; cheap to keep in a constant.
      *
      * @param name the table, such as {@code invoices} or {@code billing.invoices}
      * @param keyColumn the column identifying a row; unique for {@link Fencing#guardedUpsert}
@@ -73,8 +63,7 @@ public final class Fencing {
          * @param name the table
          * @param keyColumn the key column
          * @param tokenColumn the token column
-         * @throws IllegalArgumentException if a name is not a plain identifier, or the columns are the
-         *     same
+         * @throws IllegalArgumentException if a name is not a plain identifier, or the columns are equal
          */
         public Table {
             requireIdentifier(TABLE, "table name", name);
@@ -88,8 +77,8 @@ public final class Fencing {
     }
 
     /**
-     * Writes {@code values} and {@code fencingToken} into the row of {@code table} whose key column
-     * equals {@code key}, if that row has not accepted a higher token; one statement.
+     * Writes {@code values} and {@code fencingToken} into the row with {@code key}, if that row has not
+     * accepted a higher token; one statement.
      *
      * @param connection the connection to run the statement on, in its current transaction
      * @param table the table, key column and token column
@@ -97,10 +86,9 @@ public final class Fencing {
      * @param fencingToken the token of the lease the caller holds, {@code lease.fencingToken()}
      * @param values the columns to set and their values (null is SQL {@code NULL}); at least one, not
      *     the key or token column
-     * @return {@code true} if the row was written; {@code false} if it holds a higher token (the
-     *     caller's lease is stale: stop acting on it) or there is no row with that key. On
-     *     MariaDB/MySQL with {@code useAffectedRows=true}, a write that changes nothing also returns
-     *     {@code false}.
+     * @return {@code true} if the row was written; {@code false} if it holds a higher token (the lease
+     *     is stale: stop acting on it), there is no such row, or (MariaDB/MySQL with {@code
+     *     useAffectedRows=true}) the write changed nothing
      * @throws IllegalArgumentException for bad arguments; see the class description
      * @throws SQLException if the database fails the statement; nothing was written
      */
@@ -111,10 +99,8 @@ public final class Fencing {
     }
 
     /**
-     * Like {@link #guardedUpdate}, but inserts the row when no row has the key (which must be unique):
-     * the guarded update, else an insert that meets an existing key quietly, else (another writer
-     * inserted it meanwhile) the guarded update once more. Each step is atomic, so the class's
-     * guarantee holds.
+     * Like {@link #guardedUpdate}, but inserts the row when no row has the key (which must be unique);
+     * each step (update, insert, update again if another writer inserted meanwhile) is atomic.
      *
      * @param connection the connection to write with, in the caller's transaction
      * @param table the table, key column and token column
@@ -126,7 +112,6 @@ public final class Fencing {
      *     token (or another writer deleted it while this call ran)
      * @throws IllegalArgumentException for bad arguments; see the class description
      * @throws SQLFeatureNotSupportedException if the database is not H2, PostgreSQL or MariaDB/MySQL
-     *     (before anything is written)
      * @throws SQLException if the database fails a statement (a duplicate in another unique column, a
      *     deadlock between two first writers under REPEATABLE READ); nothing was written
      */
@@ -171,7 +156,6 @@ public final class Fencing {
         }
     }
 
-    /** One checked write: the statements and their parameters. */
     private record Write(Table table, Object key, long token, List<String> columns, List<Object> values) {
 
         static Write of(Connection connection, Table table, Object key, long token, Map<String, ?> values) {
@@ -216,7 +200,6 @@ public final class Fencing {
             return new Write(table, key, token, List.copyOf(columns), bound); // bound may hold nulls
         }
 
-        /** The guarded UPDATE; whether it wrote the row. */
         boolean update(Connection connection) throws SQLException {
             String tokenColumn = table.tokenColumn();
             String sql = "UPDATE " + table.name() + " SET " + String.join(" = ?, ", columns) + " = ?, " + tokenColumn

@@ -28,19 +28,14 @@ import java.util.Optional;
 import javax.sql.DataSource;
 
 /**
- * The JDBC lock backend, one for every strategy and database: it owns what every strategy needs alike
- * and leaves the wire protocol of lock grants to one {@link JdbcProtocol} per strategy and dialect
- * ({@link RowProtocol}, {@link PinningProtocol}), built once on first use ({@link ProtocolSetup}); a
- * table dropped later fails calls with the DDL to run ({@link SchemaGate}). Semaphore permits go to
- * {@link JdbcPermits}, decided here once per call. The rest is shared: LISTEN/NOTIFY ({@link
- * PgNotifications}), the line of fair waiters ({@link JdbcLine}), batch renewal ({@link BatchRenewal})
- * and queued waits ({@link StatementWait}).
+ * The JDBC lock backend for every strategy and database: lock grants go to one {@link JdbcProtocol}
+ * per strategy and dialect, built once on first use ({@link ProtocolSetup}), permits to {@link
+ * JdbcPermits}; see {@code docs/design/jdbc.md}.
  */
 final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
     private final Strategy strategy;
     private final TableNames names;
     private final JdbcConnections connections;
-    /** A failed attempt quicker than this, on a broken connection, runs once more ({@link #tryAcquire}). */
     private final long retryWithinNanos;
 
     private final SchemaGate<JdbcProtocol> gate;
@@ -48,20 +43,13 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
     private final PgNotifications notifications;
     private final JdbcPermits permits;
     private final PermitHolders permitHolders;
-    /** The waiters' one thread, and their line when fair. */
     private final JdbcLine line;
 
     private final boolean fair;
     private final StatementWait waits;
     private final JdbcWaiting waiting;
 
-    /**
-     * @param dataSource the application's, or null to borrow from {@code ownedPool}
-     * @param dialect the database, or null to detect it from the first connection
-     * @param options the client's; the strategies that can hand off fairly do unless {@code fair} is false
-     * @param ownedPool closed with this backend (the pool built from a URL); null when the application
-     *     owns the DataSource
-     */
+    /** {@code dataSource} is null when the backend owns {@code ownedPool}; {@code dialect} null to detect. */
     JdbcLockBackend(
             Strategy strategy,
             DataSource dataSource,
@@ -113,18 +101,18 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
         this.fair = handsOffFairly;
         this.waiting = new JdbcWaiting(
                 this,
-                strategy.queuesWaiters(),
+                strategy.pinsConnections(),
                 notifications,
                 handsOffFairly ? line : null,
                 ownedPool == null ? JdbcWaiting.PINNED_WITHOUT_OWN_POOL : ownedPool.maximumSize());
     }
 
-    /** Whether PostgreSQL's release notifications apply ({@link ProtocolSetup#notifiesReleases}). */
+    /** May run before {@code setup} is assigned. */
     private boolean notifiesReleases() {
         return setup == null ? strategy != Strategy.ADVISORY : setup.notifiesReleases();
     }
 
-    /** The DDL of the strategy on the known database, for the message of a table dropped in use. */
+    /** For the message of a table dropped in use. */
     private String ddl() {
         return setup.ddl();
     }
@@ -134,7 +122,6 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
         return setup.dialect();
     }
 
-    /** With the database once known ({@link ProtocolSetup#name}). */
     @Override
     public String name() {
         return setup == null ? strategy.backendName() : setup.name();
@@ -151,9 +138,8 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
     }
 
     /**
-     * One attempt, run once more on a fresh connection when the pool handed out one whose server had
-     * gone (a restarted database), which the failed session has evicted. Such a connection reached no
-     * live server, so the second attempt is the request's first.
+     * Runs an attempt that failed fast on a broken connection (a restarted database) once more: that
+     * connection reached no live server, so the second attempt is the request's first.
      */
     @Override
     public Optional<Grant> tryAcquire(LockRequest request) {
@@ -175,7 +161,7 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
         }
         // Fair: a grant the release handed to this attempt is taken without asking the database.
         return fair
-                ? line.tryAcquire(request, r -> ready(r).tryAcquire(r)) // the row family
+                ? line.tryAcquire(request, r -> ready(r).tryAcquire(r))
                 : ready(request).tryAcquire(request);
     }
 
@@ -253,7 +239,6 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
         return setup.ready(name).inspect(name);
     }
 
-    /** The protocol's locks and the semaphores ({@link PermitHolders}), sorted by name and kind. */
     @Override
     public List<LockInfo> list(String prefix) {
         List<LockInfo> all =
@@ -268,7 +253,6 @@ final class JdbcLockBackend implements LockBackend, JdbcLine.Backend {
         return strategy.listingMethod(names);
     }
 
-    /** Breaks a name's lock grants as its protocol does, and its permits by owner id. */
     @Override
     public List<LockInfo> forceRelease(String name, String ownerId) {
         List<LockInfo> broken = new ArrayList<>(setup.ready(name).forceRelease(name, ownerId));

@@ -15,24 +15,17 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Builds the JDBC lock backend for {@code jdbc:h2}, {@code jdbc:postgresql} and {@code jdbc:mariadb}
- * URLs; found by {@link dev.baton.Baton#connect(String, LockOptions)} through {@link
- * java.util.ServiceLoader}. The URL is the driver's own plus Baton's options ({@code strategy}, {@code
- * table}, {@code createSchema}, {@code advisoryHolders}), taken out before it reaches the driver: query
- * parameters on PostgreSQL and MariaDB, settings after {@code ;} on H2; the options, the rules that
- * tell them from the driver's and the strategies are in {@code docs/backends/jdbc.md}.
+ * URLs for {@link dev.baton.Baton#connect(String, LockOptions)}. The URL is the driver's own plus
+ * Baton's options, taken out before it reaches the driver; options and examples are in {@code
+ * docs/backends/jdbc.md}.
  *
- * <pre>
- * jdbc:postgresql://db:5432/app?user=app&amp;password=secret&amp;table=baton_locks&amp;createSchema=false
- * jdbc:h2:mem:locks;DB_CLOSE_DELAY=-1;USER=sa;PASSWORD=;table=baton_locks
- * </pre>
- *
- * <p>A bad option or value (a misspelt one is named with the nearest option), a strategy the database
- * does not support or a missing driver fails {@link dev.baton.Baton#connect} with a {@link
- * LockConfigurationException}. The backend owns a HikariCP pool, closed with the client, plus on
- * PostgreSQL one listener connection while waiters exist. It connects lazily: an unreachable database
- * or wrong credentials show up as {@link dev.baton.LockUnavailableException} on first use. Connecting,
- * waiting for a connection and each statement are bounded by {@link LockOptions#operationTimeout()};
- * after the database was unreachable the next operation starts with a fresh pool.
+ * <p>A bad or misspelt option, a strategy the database does not support or a missing driver fails
+ * {@link dev.baton.Baton#connect} with a {@link LockConfigurationException}. The backend owns a
+ * HikariCP pool, closed with the client, plus on PostgreSQL one listener connection while waiters
+ * exist. It connects lazily: an unreachable database or wrong credentials show up as {@link
+ * dev.baton.LockUnavailableException} on first use. Connecting, waiting for a connection and each
+ * statement are bounded by {@link LockOptions#operationTimeout()}; after an outage the next operation
+ * starts with a fresh pool.
  */
 public final class JdbcLockBackendProvider implements LockBackendProvider {
     private static final AtomicInteger POOLS = new AtomicInteger();
@@ -50,8 +43,7 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
     /**
      * Builds the backend; does no I/O.
      *
-     * @throws LockConfigurationException for a bad URL or option, or a JDBC driver missing from the
-     *     class path
+     * @throws LockConfigurationException for a bad URL or option, or a JDBC driver not on the class path
      */
     @Override
     public LockBackend create(String uri, LockOptions options) {
@@ -87,8 +79,7 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
         config.setJdbcUrl(url.driverUrl());
         config.setDriverClassName(url.dialect().driverClass());
         config.setMaximumPoolSize(url.strategy().pinsConnections() ? 40 : 10);
-        // No idle connections kept open for nothing, and no background connection attempts while
-        // the database is down; renewals keep a connection warm while locks are held.
+        // No background connection attempts while the database is down; renewals keep one warm.
         config.setMinimumIdle(0);
         config.setConnectionTimeout(timeoutMillis);
         config.setValidationTimeout(timeoutMillis);
@@ -96,9 +87,8 @@ public final class JdbcLockBackendProvider implements LockBackendProvider {
         config.setInitializationFailTimeout(-1);
         config.setAutoCommit(true);
         config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
-        // A server that stops answering must not hang a call. The socket timeout is a second longer than
-        // the statement timeout, so that a slow server gets the statement cancelled first. Values in the
-        // URL win.
+        // A server that stops answering must not hang a call; the socket timeout outlasts the statement
+        // timeout by a second, so that a slow statement is cancelled first. Values in the URL win.
         int seconds = JdbcTime.queryTimeoutSeconds(operationTimeout);
         if (url.dialect() == Dialect.POSTGRESQL) {
             config.addDataSourceProperty("connectTimeout", String.valueOf(seconds));

@@ -8,30 +8,19 @@ import dev.baton.jdbc.internal.TableNames;
 import javax.sql.DataSource;
 
 /**
- * Locks in a database the application already has a connection pool for (H2, PostgreSQL or
- * MariaDB/MySQL), with the {@code table} strategy by default; the strategies and what they store are
- * described in {@code docs/backends/jdbc.md}.
- *
- * <pre>{@code
- * LockClient locks = JdbcLocks.builder(dataSource)
- *         .table("baton_locks")
- *         .createSchema(true)
- *         .options(LockOptions.defaults())
- *         .build();
- * }</pre>
+ * Locks in a database the application already has a pool for (H2, PostgreSQL or MariaDB/MySQL); the
+ * strategies, what they store and a configuration example are in {@code docs/backends/jdbc.md}.
  *
  * <p>Guarantees: those of every Baton client (mutual exclusion while a lease is valid, fencing tokens
- * that strictly increase per lock name, expiry on the database's clock). Each operation borrows a
- * connection, runs its own short READ COMMITTED transaction and returns the connection with its
- * auto-commit and isolation as it found them; pass a plain pool, not a transaction-aware proxy, so the
- * lock's transactions never join the application's. The {@code pessimistic} and {@code advisory}
- * strategies keep one connection per held lock and per waiter queued in the database; on PostgreSQL
- * the other strategies use one extra listener connection per client while waiters exist. Closing the
- * client releases its leases and never closes the {@code DataSource}.
+ * that strictly increase per name, expiry on the database's clock). Each operation runs its own short
+ * READ COMMITTED transaction on a borrowed connection and returns it with its auto-commit and
+ * isolation as found; pass a plain pool, not a transaction-aware proxy, so the lock's transactions
+ * never join the application's. The {@code pessimistic} and {@code advisory} strategies keep one
+ * connection per held lock and per waiter; on PostgreSQL the others use one listener connection while
+ * waiters exist. Closing the client releases its leases and never closes the {@code DataSource}.
  *
- * <p>Failure behaviour: the setters reject bad values at once with {@link
- * LockConfigurationException}. {@link Builder#build()} does no I/O; the first use detects the
- * database and checks (or creates) the tables, failing with {@link LockConfigurationException} for an
+ * <p>Failure behaviour: the setters reject bad values with {@link LockConfigurationException}. {@link
+ * Builder#build()} does no I/O; the first use fails with {@link LockConfigurationException} for an
  * unsupported database or missing tables with {@code createSchema(false)}, and with {@link
  * dev.baton.LockUnavailableException} for an unreachable one. Statements are bounded by {@link
  * LockOptions#operationTimeout()}, waiting for a connection by the pool's own timeout.
@@ -43,8 +32,7 @@ public final class JdbcLocks {
     /**
      * Starts a client for the database behind {@code dataSource}.
      *
-     * @param dataSource the application's connection pool; locks borrow connections from it and
-     *     return them, except while a strategy pins one to a held lock
+     * @param dataSource the application's connection pool
      * @return a builder with the defaults: table {@code baton_locks}, strategy {@code table}, schema
      *     created on first use, {@link LockOptions#defaults()}
      * @throws LockConfigurationException if {@code dataSource} is null
@@ -71,13 +59,13 @@ public final class JdbcLocks {
         }
 
         /**
-         * The lock table, default {@code baton_locks}, optionally schema-qualified ({@code
-         * app.baton_locks}); the other tables and sequences are named after it.
+         * The lock table, default {@code baton_locks}, optionally schema-qualified; the other tables and
+         * sequences are named after it.
          *
          * @param table the lock table's name
          * @return this builder
-         * @throws LockConfigurationException unless the name is 1 to 51 letters, digits or
-         *     underscores, not starting with a digit, optionally prefixed by a schema and a dot
+         * @throws LockConfigurationException unless the name is a plain SQL identifier of at most 51
+         *     characters, optionally prefixed by a schema and a dot
          */
         public Builder table(String table) {
             this.tables = TableNames.of(table);
@@ -127,8 +115,8 @@ public final class JdbcLocks {
 
         /**
          * Whether the PostgreSQL advisory strategy records each grant's holder, so that {@code baton
-         * locks} and {@code LockAdmin} can name and break its locks; default {@code false}, because
-         * that row write doubles the server's work per lock. The other strategies always record them.
+         * locks} and {@code LockAdmin} can see and break its locks; default {@code false}, because that
+         * row write doubles the server's work per lock.
          *
          * @param advisoryHolders {@code true} to record advisory holders
          * @return this builder

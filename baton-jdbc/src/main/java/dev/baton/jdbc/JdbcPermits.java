@@ -30,18 +30,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Semaphore permits ({@link LockKind#PERMIT}) for every JDBC strategy, in two tables of their own
- * ({@code permits-<dialect>.sql}), so that they work alike everywhere and a semaphore never meets a
- * lock of the same name; the tables and the protocol are in {@code docs/backends/jdbc.md}
- * ("Semaphores"), the SQL in {@link PermitStatements}. Expiry is on the database's clock.
+ * Semaphore permits ({@link LockKind#PERMIT}) for every strategy, in two tables of their own so that a
+ * semaphore never meets a lock of the same name ({@code docs/backends/jdbc.md}, "Semaphores").
  *
- * <p>Why an acquire is safe: every holder is inserted under the lock of the name's row, so the count
- * read there can only be too high, never too low, and tokens drawn under it strictly increase. Locks
- * are always taken name row first, then holder rows (renew and release touch only holder rows), so
- * there is no deadlock; a conflict beyond the lock wait reports the semaphore busy. On PostgreSQL a
- * refused attempt registers its client's channel in the name row, and the release NOTIFYs it ({@link
- * PgNotifications#PERMIT_PREFIX} plus the name). A permit grant carries a marker in {@link
- * Grant#backendState()} ({@link #isPermit(Grant)}).
+ * <p>Safe because every holder is inserted under the lock of the name's row, so the count read there
+ * can only be too high and tokens drawn under it strictly increase; rows are locked name row first,
+ * then holder rows, so there is no deadlock. On PostgreSQL a refused attempt registers its client's
+ * channel in the name row, and the release NOTIFYs it.
  */
 final class JdbcPermits {
     private static final Logger log = LoggerFactory.getLogger(JdbcPermits.class);
@@ -120,7 +115,6 @@ final class JdbcPermits {
             int live = holders.expired() == 0 ? holders.total() : holders.total() - tx.update(sql.deleteExpired, name);
             if (live >= semaphore.permits()) {
                 if (sql.registerWaiter != null && notifications.registerWaiters()) {
-                    // Every permit is taken: ask the next release to NOTIFY this client.
                     tx.update(sql.registerWaiter, notifications.channel(), name);
                 }
                 tx.commit(); // the deleted expired holders, and the registration
@@ -227,7 +221,7 @@ final class JdbcPermits {
                         .map(grant -> Optional.of(grant.withExpiresAt(expiry)))
                         .toList();
             }
-            // Some were lost: each renewal says which (renewing one twice is harmless).
+            // Some were lost: renew one by one to learn which (renewing one twice is harmless).
         }
         return grants.stream().map(grant -> renew(grant, leaseTime)).toList();
     }

@@ -9,22 +9,18 @@ import dev.baton.spi.ReleaseNotifications.Subscription;
 import dev.baton.spi.Waiting;
 
 /**
- * How the waiters of a {@link JdbcLockBackend} wait, by kind and strategy: pinning strategies block
- * in the database's own queue, at most as many at once as the pool has connections; fair row
- * strategies line up ({@link JdbcLine}); permits and barging row strategies poll, woken on PostgreSQL
- * by a NOTIFY ({@link PgNotifications}). See {@code docs/design/jdbc.md}.
+ * How a backend's waiters wait ({@code docs/design/jdbc.md}): pinning strategies block in the
+ * database's queue, at most as many at once as the pool has connections; fair row strategies line up
+ * ({@link JdbcLine}); permits and barging row strategies poll, woken on PostgreSQL by a NOTIFY.
  */
 final class JdbcWaiting {
-    /** Blocking waits at once for a pool the application owns, whose size is unknown: Hikari's default. */
+    /** For a pool the application owns, whose size is unknown: Hikari's default. */
     static final int PINNED_WITHOUT_OWN_POOL = 10;
 
     private final Waiting permitWaiting;
     private final Waiting lockWaiting;
 
-    /**
-     * @param line the backend's line, when the strategy hands off fairly; else null
-     * @param pinnedAtOnce how many pinned waits may block at once
-     */
+    /** {@code line} is null unless the strategy hands off fairly. */
     JdbcWaiting(
             JdbcLockBackend backend, boolean pinned, PgNotifications notifications, JdbcLine line, int pinnedAtOnce) {
         this.permitWaiting = Waiting.polling(new ReleaseNotifications() {

@@ -20,10 +20,8 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A JDBC URL with Baton's own options taken out and checked (query parameters on PostgreSQL and
- * MariaDB, settings after {@code ;} on H2; the rules are in {@code docs/backends/jdbc.md}); the rest
- * of the URL is passed on to the driver untouched ({@code driverUrl}). The dialect comes from the
- * URL's sub-protocol; the other components are the options of their names, or their defaults.
+ * A JDBC URL with Baton's own options taken out and checked, by the rules in {@code
+ * docs/backends/jdbc.md}; the rest of the URL goes to the driver untouched ({@code driverUrl}).
  */
 record LockUrl(
         String driverUrl,
@@ -36,17 +34,11 @@ record LockUrl(
     private static final String TABLE = "table";
     private static final String CREATE_SCHEMA = "createSchema";
     private static final String ADVISORY_HOLDERS = "advisoryHolders";
-    private static final String DEFAULT_STRATEGY = "table";
     private static final List<String> OPTIONS = List.of(STRATEGY, TABLE, CREATE_SCHEMA, ADVISORY_HOLDERS);
 
-    /** The parameter names each driver lists, looked up once. */
     private static final Map<Dialect, Set<String>> DRIVER_PARAMETERS = new ConcurrentHashMap<>();
 
-    /**
-     * Parses a Baton JDBC URL; does no I/O.
-     *
-     * @throws LockConfigurationException naming the option and what it takes
-     */
+    /** Does no I/O; a bad option fails with a {@link LockConfigurationException} naming what it takes. */
     static LockUrl parse(String uri) {
         if (uri == null || uri.isBlank()) {
             throw new LockConfigurationException("Baton JDBC: the JDBC URL is empty; give one such as"
@@ -64,7 +56,7 @@ record LockUrl(
                 ? stripH2(trimmed, baton, driverKnows, where)
                 : stripQuery(trimmed, baton, driverKnows, where);
 
-        Strategy strategy = Strategy.of(baton.getOrDefault(STRATEGY, DEFAULT_STRATEGY), where);
+        Strategy strategy = Strategy.of(baton.getOrDefault(STRATEGY, Strategy.TABLE.key()), where);
         strategy.require(dialect, where);
         TableNames tables;
         try {

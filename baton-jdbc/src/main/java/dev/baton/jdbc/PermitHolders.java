@@ -16,10 +16,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Operators' view of semaphore permits ({@link JdbcPermits}): the live permits with their holders,
- * filtered by prefix here (waiters poll and leave no trace, so none are counted; none at all while
- * the tables are missing and may not be created), and forced release by owner id, which frees the
- * permit at once and makes the broken holder's next renewal find no row.
+ * Operators' view of semaphore permits: the live holders (waiters leave no trace, so none are listed)
+ * and forced release by owner id, after which the broken holder's next renewal finds no row.
  */
 final class PermitHolders {
     private static final Logger log = LoggerFactory.getLogger(PermitHolders.class);
@@ -71,7 +69,7 @@ final class PermitHolders {
         return semaphores;
     }
 
-    /** Breaks the permits of {@code name} (all, or the one of {@code ownerId}); what was broken. */
+    /** Breaks the permits of {@code name}: all, or the one of {@code ownerId} when not null. */
     List<LockInfo> forceRelease(String name, String ownerId) {
         List<LockInfo> broken = new ArrayList<>();
         for (LockInfo info : list(name)) {

@@ -4,10 +4,7 @@ import dev.baton.jdbc.internal.Dialect;
 import dev.baton.jdbc.internal.SqlTemplate;
 import dev.baton.jdbc.internal.TableNames;
 
-/**
- * The SQL of {@link JdbcPermits} (see there for the protocol and why it is safe), for one dialect,
- * built once; the comment above each lists its parameters ({@code {now+lease}} binds the lease).
- */
+/** The SQL of {@link JdbcPermits} for one dialect; the comment above each lists its parameters. */
 final class PermitStatements {
     final Dialect dialect;
     /** PostgreSQL: a release NOTIFYs the client registered as the semaphore's waiter. */
@@ -19,7 +16,7 @@ final class PermitStatements {
     final String deleteExpired;
     final String advanceToken;
     final String insertHolder;
-    /** PostgreSQL: registers a client's channel as the semaphore's waiter if none is; null elsewhere. */
+    /** Null where releases do not notify. */
     final String registerWaiter;
 
     final String renew;
@@ -28,7 +25,6 @@ final class PermitStatements {
 
     final String releaseLive;
     final String deleteHolder;
-    /** Every live permit with its semaphore's count, ordered by name and token; no parameter. */
     final String list;
 
     PermitStatements(Dialect dialect, TableNames names) {
@@ -60,7 +56,7 @@ final class PermitStatements {
                 + "p.holder FROM {permits} p JOIN {semaphores} s"
                 + " ON s.semaphore_name = p.semaphore_name WHERE p.expires_at > {now}"
                 + " ORDER BY p.semaphore_name, p.fencing_token");
-        // ? = channel, name
+        // ? = channel, name; registers the client as the semaphore's waiter if none is
         registerWaiter = notifies
                 ? template.sql("UPDATE {semaphores} SET waiter = ? WHERE semaphore_name = ? AND waiter IS NULL")
                 : null;
@@ -69,8 +65,7 @@ final class PermitStatements {
                 + " WHERE semaphore_name = ? AND owner_id = ? AND expires_at > {now}");
         renewIn = template.sql("UPDATE {permits} SET expires_at = {now+lease}"
                 + " WHERE expires_at > {now} AND (semaphore_name, owner_id) IN ");
-        // ? = name, owner. On PostgreSQL also NOTIFYs the registered waiter (at commit) and returns
-        // one row per row deleted.
+        // ? = name, owner. On PostgreSQL also NOTIFYs the waiter and returns one row per row deleted.
         String delete = "DELETE FROM {permits} WHERE semaphore_name = ? AND owner_id = ? AND expires_at > {now}";
         releaseLive = notifies
                 ? template.sql("WITH d AS (" + delete + " RETURNING semaphore_name) SELECT (SELECT pg_notify(s.waiter, "

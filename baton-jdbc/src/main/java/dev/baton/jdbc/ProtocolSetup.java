@@ -14,21 +14,20 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * How a {@link JdbcLockBackend} gets its {@link JdbcProtocol}: the first call through the {@link
- * SchemaGate} detects the database (when the DataSource was the application's), checks and perhaps
- * creates the strategy's schema, and builds the protocol for the strategy and the dialect, once; a
- * table dropped later is not created again (its statements fail, naming the DDL to run).
+ * Builds a backend's {@link JdbcProtocol} once, on the first call through the {@link SchemaGate}: it
+ * detects the database if needed and checks or creates the schema; a table dropped later is not
+ * created again (its statements fail, naming the DDL to run).
  */
 final class ProtocolSetup {
     private static final Logger log = LoggerFactory.getLogger(ProtocolSetup.class);
 
     private final Strategy strategy;
     private final boolean createSchema;
-    /** What every protocol is built with, on no dialect yet ({@link JdbcProtocol.Context#on}). */
+    /** Every protocol's context, given its dialect by {@link JdbcProtocol.Context#on}. */
     private final JdbcProtocol.Context parts;
 
     private final SchemaGate<JdbcProtocol> gate;
-    /** The database; null until the first check when it comes from an application's DataSource. */
+    /** Null until the first check when the DataSource is the application's. */
     private volatile Dialect dialect;
 
     private volatile String name;
@@ -47,7 +46,6 @@ final class ProtocolSetup {
         this.gate = gate;
     }
 
-    /** The database, or null while it is not known yet. */
     Dialect dialect() {
         return dialect;
     }
@@ -60,7 +58,6 @@ final class ProtocolSetup {
                 : known == null || known == Dialect.POSTGRESQL;
     }
 
-    /** The backend's name, with the database once known. */
     String name() {
         return name;
     }
@@ -76,7 +73,6 @@ final class ProtocolSetup {
         return d == null ? null : JdbcSchema.ddl(strategy.key(), d, parts.names());
     }
 
-    /** The protocol, once the dialect is known and the schema exists. */
     JdbcProtocol ready(String lockName) {
         return gate.pass(lockName, () -> {
             for (int attempt = 1; ; attempt++) {

@@ -11,12 +11,9 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * What every call of the JDBC backend passes first: refused once the backend is closed; otherwise the
- * result of its schema check, which runs once, by one caller at a time, until it succeeds. It also
- * words every failure alike: the lock, the backend, the action and {@link JdbcFailures#explain what
- * to do}, with the DDL to run for a table dropped while in use.
- *
- * @param <T> what the check yields; never null
+ * What every call of the JDBC backend passes first: refused once closed, else the (non-null) result of
+ * the schema check, which runs by one caller at a time until it succeeds. It also words every failure
+ * alike, with the DDL to run for a table dropped while in use.
  */
 final class SchemaGate<T> {
     interface Check<T> {
@@ -34,10 +31,7 @@ final class SchemaGate<T> {
     private final Function<T, String> ddl;
     private volatile T checked;
 
-    /**
-     * @param noun what the names passed in are, for messages ({@code lock} or {@code semaphore})
-     * @param ddl the DDL of the schema a check yielded
-     */
+    /** {@code noun} is what the names passed in are, for messages: {@code lock} or {@code semaphore}. */
     SchemaGate(
             Supplier<String> backendName,
             String noun,
@@ -51,7 +45,7 @@ final class SchemaGate<T> {
         this.ddl = ddl;
     }
 
-    /** The check's result, running it first if it has not succeeded yet; fails when closed. */
+    /** Runs the check if it has not succeeded yet. */
     T pass(String lockName, Check<T> check) {
         if (closed.get()) {
             throw new LockUnavailableException("Baton " + noun + " '" + lockName + "' on " + backendName.get()
@@ -85,7 +79,6 @@ final class SchemaGate<T> {
         return closed.compareAndSet(false, true);
     }
 
-    /** The failure of {@code action} on a lock, with what to do about it. */
     LockUnavailableException failure(String lockName, String action, SQLException e) {
         T known = checked;
         String recreate = known != null && JdbcFailures.isMissingObject(e) ? ddl.apply(known) : null;

@@ -11,17 +11,11 @@ import java.util.stream.Collectors;
 
 /** The JDBC locking strategies and the dialects each one supports. */
 enum Strategy {
-    /**
-     * One row per name, kept while the name is in use; every change is a compare-and-set on its
-     * version, which is the fencing token ({@code optimistic} is accepted as its alias).
-     */
+    /** One row per name; every change is a compare-and-set on its version, the fencing token. */
     TABLE("table", EnumSet.of(Dialect.H2, Dialect.POSTGRESQL, Dialect.MARIADB)),
     /** SELECT ... FOR UPDATE on the name's row in a transaction held open for the lease. */
     PESSIMISTIC("pessimistic", EnumSet.of(Dialect.POSTGRESQL, Dialect.MARIADB)),
-    /**
-     * The database's own named locks on a connection pinned for the lease: PostgreSQL session advisory
-     * locks, MariaDB/MySQL GET_LOCK (no read locks there).
-     */
+    /** PostgreSQL session advisory locks or MariaDB GET_LOCK, on a connection pinned for the lease. */
     ADVISORY("advisory", EnumSet.of(Dialect.POSTGRESQL, Dialect.MARIADB));
 
     private final String key;
@@ -37,19 +31,12 @@ enum Strategy {
         return key;
     }
 
-    /** As it appears in a backend's name, e.g. {@code jdbc-table}. */
     String backendName() {
         return "jdbc-" + key;
     }
 
-    /** Whether a held lock keeps a connection of the pool for its lease. */
     boolean pinsConnections() {
         return this == PESSIMISTIC || this == ADVISORY;
-    }
-
-    /** Whether lock waiters queue inside the database; the others wait in the line ({@link JdbcLine}). */
-    boolean queuesWaiters() {
-        return pinsConnections();
     }
 
     /** Whether exclusive grants are renewed many to a statement ({@code BatchRenewal}). */
@@ -59,10 +46,10 @@ enum Strategy {
 
     /** Whether a released lock goes to the longest waiting client when asked ({@link JdbcLine}). */
     boolean handsOffFairly() {
-        return !queuesWaiters();
+        return !pinsConnections();
     }
 
-    /** The strategy named {@code key}; {@code optimistic} is the table strategy's earlier name. */
+    /** {@code optimistic} is accepted for the table strategy. */
     static Strategy of(String key, String where) {
         String asked = key == null ? "" : key.strip();
         if (asked.equalsIgnoreCase("optimistic")) {
@@ -78,7 +65,6 @@ enum Strategy {
                 + " (default table)");
     }
 
-    /** Fails unless this strategy supports {@code dialect}, naming the strategies that do. */
     void require(Dialect dialect, String where) {
         if (!dialects.contains(dialect)) {
             throw new LockConfigurationException(where + ": the " + key + " strategy does not support "
@@ -100,7 +86,6 @@ enum Strategy {
         return d;
     }
 
-    /** How the backend lists its locks ({@link JdbcLockBackend#listingMethod}), by the tables it reads. */
     String listingMethod(TableNames names) {
         String locks = names.locks();
         String permits = " and the live permits in " + names.permits() + ", names filtered by prefix in the client";
