@@ -39,7 +39,7 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
 
     /** Precedes a semaphore's name in a payload: no lock name contains U+0001. */
     public static final String PERMIT_PREFIX = "\u0001";
-    /** Precedes a fair hand-off's grant in a payload. */
+    /** Precedes a fair hand-off's grant in a payload, {@code owner token expiry-ms}. */
     private static final String GRANT_PREFIX = "\u0002";
 
     /** DOWN: the connection broke and is retried with backoff; a new waiter does not wait for it. */

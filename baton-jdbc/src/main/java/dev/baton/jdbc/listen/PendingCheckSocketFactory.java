@@ -16,7 +16,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A LISTEN connection's {@code socketFactory}: pgjdbc's 1 ms read for a pending notification times out
  * at once when nothing is buffered ({@code docs/design/fair-handoff.md}). Public only because pgjdbc
- * instantiates it by name.
+ * instantiates it by name; the package is opened to the driver, not exported.
  */
 public final class PendingCheckSocketFactory extends SocketFactory {
     public PendingCheckSocketFactory() {}
