@@ -21,19 +21,12 @@ public final class AdvisoryKeys {
 
     private AdvisoryKeys() {}
 
-    /**
-     * The 64-bit advisory key of a lock name: the first 8 bytes of SHA-256 over {@code
-     * <table>:<name>}. A collision (about n<sup>2</sup>/2<sup>65</sup> among n names) never breaks
-     * mutual exclusion: it only makes two names exclude each other.
-     */
+    /** PostgreSQL's key: a collision never breaks mutual exclusion, it only makes two names exclude each other. */
     public static long key(TableNames names, String lockName) {
         return ByteBuffer.wrap(sha256(names.locks() + ":" + lockName), 0, 8).getLong();
     }
 
-    /**
-     * MariaDB's server-side lock name of {@code lockName} in {@code namespace} ({@code
-     * <database>.<table>}): the name itself when it is plain and short enough, else a hash.
-     */
+    /** MariaDB's lock name in {@code namespace} ({@code <database>.<table>}): the plain name when it fits. */
     public static String serverName(String namespace, String lockName) {
         String full = namespace + ":" + lockName;
         if (PLAIN_NAME.matcher(full).matches()) {

@@ -10,15 +10,10 @@ import java.util.Arrays;
 import java.util.Locale;
 import java.util.Optional;
 
-/**
- * What differs between H2, PostgreSQL and MariaDB/MySQL in the SQL every strategy composes: the
- * server clock, the sequence, how a statement returns the rows it changed and how an insert meets an
- * existing key. The DDL is in resources ({@link JdbcSchema}).
- */
+/** What differs between H2, PostgreSQL and MariaDB/MySQL in the SQL the strategies compose; DDL is in resources. */
 public enum Dialect {
-    // H2 has no per-statement clock: CURRENT_TIMESTAMP is fixed at its first use in a transaction.
-    // Ours last a few statements, so "now" lags by at most that: expiries computed from it come out
-    // that much early (safe), takeovers happen that much later (safe).
+    // H2's CURRENT_TIMESTAMP is fixed at its first use in a transaction; ours last a few statements,
+    // so expiries come out that much early and takeovers that much late: both safe.
     H2("H2", "org.h2.Driver", "com.h2database:h2", "CURRENT_TIMESTAMP", "DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP)"),
     // clock_timestamp(), not now(): now() is the start of the transaction, which may lie before a
     // wait for a row lock.
@@ -28,11 +23,7 @@ public enum Dialect {
             "org.postgresql:postgresql",
             "clock_timestamp()",
             "(clock_timestamp() + (? * INTERVAL '1 millisecond'))"),
-    /**
-     * MariaDB (and MySQL through the MariaDB driver). Times are DATETIME(6) in UTC, from
-     * UTC_TIMESTAMP(6) (NOW(6) follows the session time zone): the server has no time zone type.
-     * There is no UPDATE ... RETURNING.
-     */
+    // Also MySQL. UTC_TIMESTAMP(6), not NOW(6), which follows the session's time zone: times are UTC DATETIME(6).
     MARIADB(
             "MariaDB",
             "org.mariadb.jdbc.Driver",
@@ -54,26 +45,20 @@ public enum Dialect {
         this.nowPlusMillis = nowPlusMillis;
     }
 
-    /** The database's current time, as an SQL expression. */
     public String now() {
         return now;
     }
 
-    /** The database's current time plus the milliseconds bound to its one {@code ?} parameter. */
+    /** {@link #now()} plus the milliseconds bound to its one {@code ?}. */
     public String nowPlusMillis() {
         return nowPlusMillis;
     }
 
-    /** The next value of the fencing sequence, as an SQL expression. */
     public String nextToken(String sequence) {
         return this == POSTGRESQL ? "nextval('" + sequence + "')" : "NEXT VALUE FOR " + sequence;
     }
 
-    /**
-     * The insert, made to insert nothing (or fail with a duplicate key) when the key exists: on
-     * PostgreSQL an error would abort the whole transaction, which the caller still uses; H2 and
-     * MariaDB fail only the statement.
-     */
+    /** PostgreSQL inserts nothing on an existing key: a failure would abort its transaction, still in use. */
     public String insertIfAbsent(String insert, String keyColumn) {
         return this == POSTGRESQL ? insert + " ON CONFLICT (" + keyColumn + ") DO NOTHING" : insert;
     }
@@ -87,10 +72,7 @@ public enum Dialect {
         };
     }
 
-    /**
-     * A statement that fails when the sequence does not exist. H2 cannot select from a sequence, so
-     * it takes one value, which is harmless (tokens only need to grow).
-     */
+    /** Fails when the sequence is missing; on H2, which cannot select from one, it takes a value (harmless). */
     public String probeSequence(String sequence) {
         return this == H2 ? "SELECT NEXT VALUE FOR " + sequence : "SELECT 1 FROM " + sequence + " WHERE 1 = 0";
     }
@@ -110,12 +92,10 @@ public enum Dialect {
         return displayName;
     }
 
-    /** The driver class that must be on the class path. */
     public String driverClass() {
         return driverClass;
     }
 
-    /** The Maven coordinates of the driver. */
     public String driverArtifact() {
         return driverArtifact;
     }

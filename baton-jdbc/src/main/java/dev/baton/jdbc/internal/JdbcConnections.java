@@ -9,19 +9,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Where one backend's sessions ({@link JdbcSession}) come from: Baton's own pool or the application's
- * DataSource, the statement timeout, and the isolation level the pool hands out.
- *
- * <p>It also remembers, per thread, an acquire attempt that failed before anything reached the
- * database: its abandon then has nothing to clean up, so no second connection attempt adds to the
- * caller's wait.
+ * Where one backend's sessions come from. It remembers, per thread, an attempt that failed before
+ * anything reached the database, so its abandon makes no second connection attempt.
  */
 public final class JdbcConnections {
     private static final Logger log = LoggerFactory.getLogger(JdbcConnections.class);
 
-    /** The application's DataSource (or a test's wrapper of the owned pool); null to borrow from the owned pool. */
+    /** Null to borrow from the owned pool. */
     private final DataSource dataSource;
-    /** Closed with the backend (the pool built from a URL); null when the application owns the DataSource. */
+    /** Null when the application owns the DataSource. */
     public final ReconnectingPool ownedPool;
 
     public final Duration operationTimeout;
@@ -46,13 +42,13 @@ public final class JdbcConnections {
         return JdbcSession.open(this, transaction);
     }
 
-    /** Records the isolation level of a connection as the DataSource handed it out. */
+    /** Records the isolation level of a connection as the DataSource handed it out (see {@link JdbcSession}). */
     public void learnIsolation(Connection connection) throws SQLException {
         int isolation = connection.getTransactionIsolation();
         isolationToRestore = isolation == Connection.TRANSACTION_READ_COMMITTED ? -1 : isolation;
     }
 
-    /** Gets rid of a connection whose state is unknown; see {@link JdbcSession#discard}. */
+    /** See {@link JdbcSession#discard}. */
     public void discard(Connection connection) {
         JdbcSession.discard(connection, ownedPool);
     }
@@ -81,7 +77,6 @@ public final class JdbcConnections {
         return false;
     }
 
-    /** Closes the pool the backend made for itself (none when the application gave a DataSource). */
     public void closeOwnedPool(String backendName) {
         if (ownedPool == null) {
             return;

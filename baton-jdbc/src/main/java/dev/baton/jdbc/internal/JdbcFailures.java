@@ -9,14 +9,12 @@ import java.util.Set;
 import java.util.function.Predicate;
 
 /**
- * Sorts SQL failures into what the caller can act on, by SQLState and vendor code. The codes of H2,
- * PostgreSQL and MariaDB do not collide, so no dialect is needed (a failure can come before it is
- * known). Pools wrap the driver's exception (HikariCP reports a connection failure as a timeout
- * caused by the real error), so every check walks the cause chain.
+ * Sorts SQL failures by SQLState and vendor code, which do not collide across the dialects (a failure
+ * can come before the dialect is known); every check walks the cause chain, since pools wrap the
+ * driver's exception.
  */
 public final class JdbcFailures {
 
-    /** Another transaction got in the way; trying again later is the answer. */
     private static final Set<String> CONFLICT_STATES = Set.of(
             "40001", // serialization failure (both); H2 deadlock
             "40P01", // PostgreSQL deadlock detected
@@ -49,7 +47,7 @@ public final class JdbcFailures {
     /** Also H2's closed database and its shutdown, which is what a cut remote session reports. */
     private static final Set<String> H2_BROKEN_CONNECTION_STATES = Set.of(H2_CONNECTION_BROKEN, "90098", "90121");
 
-    /** PostgreSQL's SQLStates of a session it ended: see {@link #isSessionEnded}. */
+    /** PostgreSQL ended the backend: administrator, crash, idle_session_timeout, idle-in-transaction timeout. */
     private static final Set<String> SESSION_ENDED_STATES = Set.of("57P01", "57P02", "57P05", "25P03");
 
     /** PostgreSQL insufficient privilege, H2 not enough rights. */
@@ -92,10 +90,7 @@ public final class JdbcFailures {
                         || H2_CONNECTION_BROKEN.equals(s.getSQLState()));
     }
 
-    /**
-     * Whether the connection is unusable. HikariCP evicts on class 08 itself, but not on H2's own
-     * states for a lost remote session, which it would otherwise hand out again.
-     */
+    /** Also H2's states for a lost remote session, which HikariCP would otherwise hand out again. */
     static boolean isBrokenConnection(SQLException e) {
         return any(
                 e,
@@ -103,17 +98,13 @@ public final class JdbcFailures {
                         || in(H2_BROKEN_CONNECTION_STATES, s));
     }
 
-    /** Whether {@code failure} has a broken connection ({@link #isBrokenConnection}) among its causes. */
     public static boolean causedByBrokenConnection(Throwable failure) {
         return anyCause(failure, t -> t instanceof SQLException e && isBrokenConnection(e));
     }
 
     /**
-     * Whether the database session behind a connection has ended, taking its session locks and open
-     * transaction with it: the connection broke, or PostgreSQL terminated the backend (57P01 by an
-     * administrator, 57P02 in a crash, 57P05 and 25P03 after {@code idle_session_timeout} and {@code
-     * idle_in_transaction_session_timeout}: how a pinned lease's session ends when its holder went
-     * silent for the lease time).
+     * Whether the session has ended, taking its session locks and transaction with it (the idle
+     * timeouts are how a pinned lease's session ends when its holder went silent for the lease time).
      */
     public static boolean isSessionEnded(SQLException e) {
         return isBrokenConnection(e) || isConnection(e) || any(e, s -> in(SESSION_ENDED_STATES, s));
@@ -128,10 +119,7 @@ public final class JdbcFailures {
         return anyCause(e, t -> t instanceof InterruptedException);
     }
 
-    /**
-     * What went wrong and what to do, for a message that already names the lock and the backend.
-     * Includes the root SQL error (SQLState and first line), never a password.
-     */
+    /** What went wrong and what to do, with the root SQL error's first line and never a password. */
     public static String explain(SQLException e, Duration operationTimeout, TableNames names) {
         String what = cause(e, operationTimeout, names);
         return e instanceof PoolExhaustedException ? what : what + " [" + describe(root(e)) + "]";
@@ -165,10 +153,7 @@ public final class JdbcFailures {
         return "the database refused the request; check the JDBC URL, the credentials and the server's log";
     }
 
-    /**
-     * Why no connection was had, most specific first (only the pool's own exhaustion speaks of the
-     * pool); null when {@code e} is no connection failure.
-     */
+    /** Why no connection was had, most specific first; null when {@code e} is no connection failure. */
     private static String connectionFailure(SQLException e, Duration operationTimeout) {
         if (any(e, s -> H2_DATABASE_IN_USE.equals(s.getSQLState()))) {
             return "the database file is in use by another process (H2 lets one process open a file database);"
@@ -231,7 +216,6 @@ public final class JdbcFailures {
         return anyCause(e, t -> t instanceof SQLException sql && test.test(sql));
     }
 
-    /** Whether {@code failure} or one of its first causes passes {@code test}. */
     private static boolean anyCause(Throwable failure, Predicate<Throwable> test) {
         int depth = 0;
         for (Throwable t = failure; t != null && depth < 10; t = t.getCause(), depth++) {

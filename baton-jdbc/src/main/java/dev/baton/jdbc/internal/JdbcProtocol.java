@@ -17,15 +17,12 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * One JDBC strategy's wire protocol for lock grants on one dialect, built once per backend when its
- * schema has been checked; what the backend asks of both families ({@code RowProtocol} and {@link
- * dev.baton.jdbc.pinned.PinningProtocol}). Everything around it (schema, permits, notifications, the
- * line, failures) belongs to {@code JdbcLockBackend}. What a grant needs later (a pinned connection)
- * travels in {@link Grant#backendState()}.
+ * One strategy's lock grants on one dialect, built once the schema is checked; the rest (permits,
+ * notifications, the line) is {@code JdbcLockBackend}'s. A grant's later needs travel in {@link
+ * Grant#backendState()}.
  */
 public interface JdbcProtocol {
 
-    /** The backend's parts a protocol works with. */
     record Context(
             Dialect dialect,
             TableNames names,
@@ -50,7 +47,7 @@ public interface JdbcProtocol {
                     dialect, names, fair, holders, connections, notifications, waits, heirs, backend, closed, failures);
         }
 
-        /** The backend's name as it is now (it shows the dialect once known). */
+        /** As it is now: it shows the dialect once known. */
         public String backendName() {
             return backend.get();
         }
@@ -69,13 +66,13 @@ public interface JdbcProtocol {
         return all.toArray();
     }
 
-    /** Words a failure of {@code action} on a lock (see {@code SchemaGate#failure}). */
+    /** Words a failure of {@code action} on a lock ({@code SchemaGate#failure}). */
     @FunctionalInterface
     interface Failures {
         LockUnavailableException failure(String lockName, String action, SQLException e);
     }
 
-    /** What a release did: whether the grant was still held. */
+    /** Whether the released grant was still held. */
     record Released(boolean held) {
         public static final Released HELD = new Released(true);
         public static final Released NOT_HELD = new Released(false);
@@ -91,10 +88,10 @@ public interface JdbcProtocol {
     /** Runs once the schema exists, on the checking connection (MariaDB reads its database's name). */
     default void prepare(JdbcSession db) throws SQLException {}
 
-    /** Takes the lock if it is free now; empty when it is busy. */
+    /** Empty when the lock is busy. */
     Optional<Grant> tryAcquire(LockRequest request);
 
-    /** Renews one grant; empty when it was lost. */
+    /** Empty when the grant was lost. */
     Optional<Grant> renew(Grant grant, Duration leaseTime);
 
     Released release(Grant grant);
@@ -102,20 +99,13 @@ public interface JdbcProtocol {
     /** Removes what an attempt whose outcome is unknown may have left behind. */
     default void abandon(LockRequest request) {}
 
-    /** The name's grant, or empty. */
     default Optional<LockInfo> inspect(String name) {
         return list(name).stream().filter(info -> info.name().equals(name)).findFirst();
     }
 
-    /**
-     * The held locks whose name starts with {@code prefix}, in this protocol's form, sorted by name
-     * and kind ({@link dev.baton.spi.LockBackend#list}); permits are listed by the backend.
-     */
+    /** As {@link dev.baton.spi.LockBackend#list}, without permits, which the backend lists. */
     List<LockInfo> list(String prefix);
 
-    /**
-     * Breaks the grants of {@code name} ({@link dev.baton.spi.LockBackend#forceRelease}); permits are
-     * broken by the backend.
-     */
+    /** As {@link dev.baton.spi.LockBackend#forceRelease}, without permits, which the backend breaks. */
     List<LockInfo> forceRelease(String name, String ownerId);
 }

@@ -16,11 +16,7 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/**
- * How the JDBC backend checks, and when allowed creates, its database objects: the DDL resources
- * {@code <prefix>-<dialect>.sql}, with {@code ${table}}, {@code ${readers}} and {@code ${sequence}}
- * for the configured names, probed object by object.
- */
+/** Checks, and when allowed creates, the backend's database objects from its DDL resources. */
 public final class JdbcSchema {
     private static final Logger log = LoggerFactory.getLogger(JdbcSchema.class);
 
@@ -44,12 +40,8 @@ public final class JdbcSchema {
 
     /**
      * Makes sure the objects of {@code probes} (name to a statement that fails when it is missing)
-     * exist, running {@code ddl} when allowed.
-     *
-     * @param where the start of every message, naming the lock and the backend
-     * @param explain what to do about a failed CREATE
-     * @throws LockConfigurationException if they are missing and cannot or may not be created, with
-     *     the DDL to run
+     * exist, running {@code ddl} when {@code create}; else throws LockConfigurationException with the
+     * DDL to run. {@code where} starts every message.
      */
     public static void ensure(
             Connection connection,
@@ -79,9 +71,8 @@ public final class JdbcSchema {
                 if (JdbcFailures.isConnection(e) || JdbcFailures.isTimeout(e)) {
                     throw e;
                 }
-                // Usually another client creating the same object at the same moment, despite IF NOT
-                // EXISTS (PostgreSQL reports a duplicate key in its catalog, H2 a general error). The
-                // probe below decides whether the schema is complete.
+                // Usually another client creating it at the same moment despite IF NOT EXISTS; the
+                // probe below decides.
                 log.debug(
                         "{}: {} failed, checking whether another client created it: {}",
                         where,
@@ -102,7 +93,6 @@ public final class JdbcSchema {
         }
     }
 
-    /** The objects whose probe fails because they do not exist, sorted. */
     private static List<String> missing(Connection connection, Map<String, String> probes, int timeout)
             throws SQLException {
         List<String> missing = new ArrayList<>();

@@ -4,20 +4,16 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.time.Instant;
-import java.time.OffsetDateTime;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One borrowed connection ({@link JdbcConnections}), in auto-commit mode or in one READ COMMITTED
- * transaction. Closing it rolls back what was not committed and restores auto-commit and isolation,
- * so an application's pool gets it back clean; a connection known to be broken is discarded instead.
+ * One borrowed connection, in auto-commit mode or one READ COMMITTED transaction; closing it restores
+ * what it changed so an application's pool gets it back clean, or discards it when broken.
  *
- * <p>A pending interrupt is set aside while the connection is borrowed and restored on close: pools
- * abandon a wait for a connection when the thread is interrupted, but every operation is bounded by
- * the operation timeout, and the core's interruptible wait sees the interrupt right after.
+ * <p>A pending interrupt is set aside until close, since pools give up a wait when interrupted: every
+ * operation is bounded by the operation timeout, and the core's wait sees the interrupt right after.
  */
 public final class JdbcSession implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(JdbcSession.class);
@@ -34,7 +30,7 @@ public final class JdbcSession implements AutoCloseable {
     private final boolean interrupted;
     private boolean broken;
     private boolean detached;
-    /** Committed, with no statement since: closing needs no rollback (a round trip on some drivers). */
+    /** Committed with no statement since: closing skips the rollback, a round trip on some drivers. */
     private boolean committed;
 
     /** For {@link JdbcConnections#isolationToRestore}: ask the connection which level to restore. */
@@ -114,9 +110,8 @@ public final class JdbcSession implements AutoCloseable {
     }
 
     /**
-     * As {@link #first}, for a statement that waits in the database's own queue: without a JDBC query
-     * timeout, since the statement bounds its wait and the caller cancels it otherwise (MariaDB's
-     * driver would send a query timeout as {@code max_statement_time}, which its waits set themselves).
+     * As {@link #first} without a JDBC query timeout, for a statement that bounds its own wait in the
+     * database (MariaDB's driver would send one as {@code max_statement_time}, which its waits set).
      */
     public <T> Optional<T> firstWaiting(String sql, Rows<T> row, Object... params) throws SQLException {
         return query(0, sql, rs -> firstRow(rs, row), params);
@@ -139,10 +134,7 @@ public final class JdbcSession implements AutoCloseable {
         return rs.next() ? Optional.ofNullable(row.read(rs)) : Optional.empty();
     }
 
-    /**
-     * Runs a multi-statement query (MariaDB with {@code allowMultiQueries}) and maps the first row of
-     * its last result set; empty if that has no row.
-     */
+    /** Maps the first row of a multi-statement query's last result set (MariaDB's {@code allowMultiQueries}). */
     public <T> Optional<T> last(String sql, Rows<T> row, Object... params) throws SQLException {
         try (PreparedStatement ps = prepare(connections.queryTimeoutSeconds, sql, params)) {
             Optional<T> last = Optional.empty();
@@ -170,11 +162,7 @@ public final class JdbcSession implements AutoCloseable {
         }
     }
 
-    public static Instant instant(ResultSet rs, int column) throws SQLException {
-        return rs.getObject(column, OffsetDateTime.class).toInstant();
-    }
-
-    /** Remembers a failure that leaves the connection unusable, so that close() discards it. */
+    /** Remembers a failure that leaves the connection unusable, so that close discards it. */
     public SQLException noted(SQLException e) {
         broken |= JdbcFailures.isBrokenConnection(e);
         return e;
@@ -201,10 +189,7 @@ public final class JdbcSession implements AutoCloseable {
         }
     }
 
-    /**
-     * Keeps the connection beyond this session (pinned for a lease); the caller returns it with
-     * {@link Connection#close()} or gets rid of it with {@link #discard}. Auto-commit mode only.
-     */
+    /** Keeps the connection for a pinned lease (auto-commit only); the caller closes or {@link #discard}s it. */
     public Connection detach() {
         detached = true;
         return connection;
@@ -243,9 +228,8 @@ public final class JdbcSession implements AutoCloseable {
     }
 
     /**
-     * Gets rid of a connection whose state is unknown: evicted from Baton's own pool; aborted when it
-     * belongs to an application's pool (HikariCP and most pools then drop it instead of lending it to
-     * another borrower with a lock or a transaction still attached).
+     * Gets rid of a connection whose state is unknown: aborted when it belongs to an application's pool,
+     * which then drops it instead of lending it out with a lock or transaction still attached.
      */
     static void discard(Connection connection, ReconnectingPool ownedPool) {
         if (ownedPool != null) {

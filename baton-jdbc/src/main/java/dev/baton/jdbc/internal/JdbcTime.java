@@ -3,10 +3,7 @@ package dev.baton.jdbc.internal;
 import java.time.Duration;
 import java.time.Instant;
 
-/**
- * The time arithmetic every JDBC protocol shares: leases in whole milliseconds for the database's
- * clock, JDBC query timeouts in whole seconds, and the caps of the servers' own idle bounds.
- */
+/** The time arithmetic the JDBC protocols share, within the ranges the servers accept. */
 public final class JdbcTime {
     /** Longer leases are effectively infinite; the cap keeps the timestamp arithmetic in range. */
     static final long MAX_LEASE_MILLIS = Duration.ofDays(36_500).toMillis();
@@ -30,7 +27,7 @@ public final class JdbcTime {
         return Math.min(MAX_LEASE_MILLIS, Math.max(1, (nanos + 999_999) / 1_000_000));
     }
 
-    /** JDBC query timeouts are whole seconds; round up, and never 0, which means no timeout. */
+    /** Rounded up, and never 0, which means no timeout. */
     public static int queryTimeoutSeconds(Duration operationTimeout) {
         long millis = Math.max(1, operationTimeout.toMillis());
         return (int) Math.min(Integer.MAX_VALUE, (millis + 999) / 1000);
@@ -46,10 +43,7 @@ public final class JdbcTime {
         return Math.max(1, Math.min(MAX_WAIT_TIMEOUT_SECONDS, (leaseMillis + 999) / 1000));
     }
 
-    /**
-     * The expiry reported in a grant that the database did not return. Informational only: the core
-     * judges validity on its own clock and the database on its own.
-     */
+    /** For a grant whose expiry the database did not return; informational, the core judges validity. */
     public static Instant expiry(long leaseMillis) {
         return Instant.now().plusMillis(leaseMillis);
     }

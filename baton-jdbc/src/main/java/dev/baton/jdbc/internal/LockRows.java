@@ -17,10 +17,7 @@ public final class LockRows {
     /**
      * The held locks of a grants query's rows: (name, mode, owner, token, expiry, holder, reader
      * owner, reader token, reader expiry, reader holder, live waiters), ordered by name and then the
-     * readers' tokens. An exclusive row is a {@link LockKind#MUTEX}; a shared row without a live
-     * reader is left out.
-     *
-     * @param countsWaiters whether the fair line is in use, so that its count means something
+     * readers' tokens; a shared row without a live reader is left out. Waiters count only when fair.
      */
     static List<LockInfo> read(Dialect dialect, ResultSet rs, boolean countsWaiters) throws SQLException {
         List<LockInfo> locks = new ArrayList<>();
@@ -71,7 +68,6 @@ public final class LockRows {
         return holder == null ? "" : holder;
     }
 
-    /** Counts the rows of a result (the rows a notifying release wrote). */
     public static int countRows(ResultSet rs) throws SQLException {
         int rows = 0;
         while (rs.next()) {

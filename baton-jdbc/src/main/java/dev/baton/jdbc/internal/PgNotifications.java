@@ -11,7 +11,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -27,9 +26,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * PostgreSQL's LISTEN/NOTIFY wake-ups of a backend: its waiters by name, and its one LISTEN
- * connection on a channel of its own, which the line's thread opens, reads between ticks ({@link
- * #step}) and closes ({@code docs/design/jdbc.md}, "Waiting across clients").
+ * A backend's LISTEN/NOTIFY wake-ups: its waiters by name and its one LISTEN connection, which the
+ * line's thread drives through {@link #step} ({@code docs/design/jdbc.md}, "Waiting across clients").
  */
 public final class PgNotifications implements ReleaseNotifications, AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(PgNotifications.class);
@@ -75,7 +73,7 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
     private long lastPing;
     private long idleSince;
 
-    /** @param active whether notifications apply (the database is PostgreSQL, or not known yet) */
+    /** {@code active}: whether notifications apply (the database is PostgreSQL, or not known yet). */
     public PgNotifications(
             Supplier<String> backendName,
             DataSource dataSource,
@@ -92,7 +90,7 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         this.active = active;
     }
 
-    /** {@code baton_w_} and 24 random hex digits: a safe identifier. */
+    /** Random hex after {@code baton_w_}: an identifier that needs no escaping. */
     public String channel() {
         return channel;
     }
@@ -107,10 +105,7 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         return active.getAsBoolean();
     }
 
-    /**
-     * Registers the waiter; the first wait of a backend waits (at most the operation timeout) until
-     * LISTEN ran, so that a release right after the core's next attempt is seen.
-     */
+    /** Waits (at most the operation timeout) for LISTEN, so a release right after the next attempt is heard. */
     @Override
     public Subscription subscribe(String name, Runnable onRelease) {
         if (!supported()) {
@@ -149,7 +144,6 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         this.grants = grants;
     }
 
-    /** Whether the thread may end: no connection open or wanted. */
     public boolean idle() {
         return connection == null && !wanted();
     }
@@ -162,10 +156,8 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
     }
 
     /**
-     * One step of the backend's thread: opens the connection when a waiter wants it (and a retry is
-     * due), else receives what arrives within {@code waitNanos} (none: only what has arrived).
-     *
-     * @return how much of {@code waitNanos} the thread still has to pause: none when it waited here
+     * Connects when wanted and a retry is due, else receives for up to {@code waitNanos}; returns how
+     * much of the pause the thread still has to take.
      */
     public long step(long waitNanos) {
         if (!subscribers.isEmpty()) {
@@ -206,10 +198,7 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         listenedBefore = true;
     }
 
-    /**
-     * Opens the connection outside any pool when it can, since a pool of one would starve the waiters
-     * (docs/design/jdbc.md lists the ways); else borrows one from the pool.
-     */
+    /** Opens the connection outside any pool when it can, since a pool of one would starve the waiters. */
     private void open() throws SQLException {
         borrowed = false;
         if (ownedPool != null) {
@@ -223,16 +212,8 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
                 return;
             }
             if (hikari.getJdbcUrl() != null) {
-                Properties properties = new Properties();
-                properties.putAll(hikari.getDataSourceProperties());
-                if (hikari.getUsername() != null) {
-                    properties.setProperty("user", hikari.getUsername());
-                }
-                if (hikari.getPassword() != null) {
-                    properties.setProperty("password", hikari.getPassword());
-                }
                 connection = PendingCheckSocketFactory.connect(
-                        hikari.getJdbcUrl(), properties, DriverManager::getConnection);
+                        hikari.getJdbcUrl(), ReconnectingPool.driverProperties(hikari), DriverManager::getConnection);
                 return;
             }
         }
@@ -270,11 +251,7 @@ public final class PgNotifications implements ReleaseNotifications, AutoCloseabl
         backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
     }
 
-    /**
-     * Delivers what arrives within {@code waitNanos}: grants by owner id to the line, releases by name
-     * to their waiters. Closes the connection after {@link #IDLE} without waiters, and asks the
-     * server every {@link #PING}: one that vanished without closing the socket sends nothing.
-     */
+    /** Pings every {@link #PING}: a server that vanished without closing the socket sends nothing. */
     private void receive(long waitNanos) throws SQLException {
         PGConnection pg = connection.unwrap(PGConnection.class);
         long millis = TimeUnit.NANOSECONDS.toMillis(waitNanos);

@@ -14,11 +14,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HikariCP pool a backend builds from a URL, started afresh after the database could not be
- * reached: while the database is down, HikariCP's connection creator backs off up to 5 s, so the
- * first operations after it comes back would still time out. A request that times out while the
- * pool has no connection at all replaces the pool with a new one, whose first attempt is immediate;
- * the old one is closed in the background (closing waits for its sleeping creator).
+ * The HikariCP pool a backend builds from a URL, replaced by a fresh one when a request times out
+ * with no connection open: HikariCP's creator backs off while the database is down, so the first
+ * operations after it is back would still time out.
  */
 public final class ReconnectingPool implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ReconnectingPool.class);
@@ -49,7 +47,6 @@ public final class ReconnectingPool implements AutoCloseable {
         }
     }
 
-    /** The most connections the pool opens. */
     public int maximumSize() {
         return config.getMaximumPoolSize();
     }
@@ -61,7 +58,7 @@ public final class ReconnectingPool implements AutoCloseable {
             return;
         }
         log.debug("{}: the database was unreachable; starting a fresh pool", config.getPoolName());
-        Thread closer = new Thread(failed::close, config.getPoolName() + " closer");
+        Thread closer = new Thread(failed::close, config.getPoolName() + " closer"); // waits for the creator
         closer.setDaemon(true);
         closer.start();
         if (closed) {
@@ -69,19 +66,9 @@ public final class ReconnectingPool implements AutoCloseable {
         }
     }
 
-    /**
-     * A new connection with this pool's settings outside the pool, for the long-held LISTEN
-     * connection ({@link PendingCheckSocketFactory#connect}), which must not take one of the pool's slots.
-     */
+    /** A connection with this pool's settings outside it, for the LISTEN connection, which must not take a slot. */
     Connection openDedicated() throws SQLException {
-        Properties properties = new Properties();
-        properties.putAll(config.getDataSourceProperties());
-        if (config.getUsername() != null) {
-            properties.setProperty("user", config.getUsername());
-        }
-        if (config.getPassword() != null) {
-            properties.setProperty("password", config.getPassword());
-        }
+        Properties properties = driverProperties(config);
         // The pool's driver class directly: DriverManager only sees drivers of its own class loader.
         java.sql.Driver driver;
         try {
@@ -102,7 +89,20 @@ public final class ReconnectingPool implements AutoCloseable {
         });
     }
 
-    /** Closes a connection of this pool for good instead of returning it: it is known to be dead. */
+    /** The driver properties of {@code config} with its user and password, for a connection outside a pool. */
+    static Properties driverProperties(HikariConfig config) {
+        Properties properties = new Properties();
+        properties.putAll(config.getDataSourceProperties());
+        if (config.getUsername() != null) {
+            properties.setProperty("user", config.getUsername());
+        }
+        if (config.getPassword() != null) {
+            properties.setProperty("password", config.getPassword());
+        }
+        return properties;
+    }
+
+    /** Closes a connection known to be dead instead of returning it. */
     void evict(Connection connection) {
         current.get().evictConnection(connection);
     }

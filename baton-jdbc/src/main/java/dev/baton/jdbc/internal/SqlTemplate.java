@@ -9,10 +9,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Fills in the statement templates of one protocol and dialect: the protocol's own placeholders
- * (its tables, its guard, ...) in the order given, then {@code {now+lease}} (the database's clock
- * plus the lease, bound in milliseconds as a parameter) and {@code {now}} (the database's clock).
- * Also the shapes every protocol builds the same way: IN lists and PostgreSQL's notifying release.
+ * Fills in a protocol's statement templates: its own placeholders in the order given, then {@code
+ * {now+lease}} (lease bound in milliseconds) and {@code {now}}, the database's clock.
  */
 public final class SqlTemplate {
     private final Dialect dialect;
@@ -22,7 +20,6 @@ public final class SqlTemplate {
         this.dialect = dialect;
     }
 
-    /** Replaces {@code placeholder} with {@code value}, after the placeholders given before it. */
     public SqlTemplate with(String placeholder, String value) {
         values.put(placeholder, value);
         return this;
@@ -36,7 +33,6 @@ public final class SqlTemplate {
         return sql.replace("{now+lease}", dialect.nowPlusMillis()).replace("{now}", dialect.now());
     }
 
-    /** {@code prefix} followed by {@code (?, ?, ...)} for each of {@code rows} rows of {@code columns}. */
     public static String inList(String prefix, int columns, int rows) {
         return prefix + placeholders(rows, columns);
     }
@@ -48,10 +44,8 @@ public final class SqlTemplate {
     }
 
     /**
-     * PostgreSQL: a release (a DELETE or UPDATE of lock rows with {@code lock_name} and {@code
-     * waiter}) wrapped so that, for each row it wrote, it NOTIFYs {@code channel} (an expression over
-     * the written row {@code alias}) when that is not null, delivered when the transaction commits, and
-     * returns one row per row written.
+     * PostgreSQL: a release of lock rows that NOTIFYs, on commit, each written row's {@code channel}
+     * (an expression over {@code alias}) when not null, returning one row per row written.
      */
     public static String notifying(String release, String alias, String channel) {
         return "WITH " + alias + " AS (" + release + " RETURNING lock_name, waiter)"
@@ -60,9 +54,8 @@ public final class SqlTemplate {
     }
 
     /**
-     * A statement written with named parameters ({@code :name}; PostgreSQL's {@code ::type} casts are
-     * left alone), as JDBC text and the names of its {@code ?} in order: the long hand-off statements
-     * bind the same value in several places.
+     * A statement with named parameters ({@code :name}, not PostgreSQL's {@code ::type}) as JDBC text and
+     * the names of its {@code ?}: the hand-off statements bind one value in several places.
      */
     public record Named(String text, List<String> params) {
         private static final Pattern PARAM = Pattern.compile("(?<!:):([a-z][a-z0-9]*)");

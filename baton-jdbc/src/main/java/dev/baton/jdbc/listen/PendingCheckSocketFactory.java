@@ -14,11 +14,9 @@ import javax.net.SocketFactory;
 import org.slf4j.LoggerFactory;
 
 /**
- * Sockets for a LISTEN connection, given to pgjdbc as {@code socketFactory}: pgjdbc asks whether
- * another notification is pending by a read with a 1 ms socket timeout, which would delay every one
- * by 1 ms ({@code docs/design/fair-handoff.md}); here such a read with nothing buffered answers the
- * timeout at once. Public only because pgjdbc instantiates it by name; the package is opened to the
- * driver, not exported.
+ * A LISTEN connection's {@code socketFactory}: pgjdbc's 1 ms read for a pending notification times out
+ * at once when nothing is buffered ({@code docs/design/fair-handoff.md}). Public only because pgjdbc
+ * instantiates it by name; the package is opened to the driver, not exported.
  */
 public final class PendingCheckSocketFactory extends SocketFactory {
     public PendingCheckSocketFactory() {}
@@ -28,9 +26,8 @@ public final class PendingCheckSocketFactory extends SocketFactory {
     }
 
     /**
-     * Connects with this factory on PostgreSQL, unless the URL or properties name a socket factory of
-     * their own; if the driver cannot load it (Baton in a class loader the driver does not see),
-     * connects without it: notifications then reach waiters a millisecond later, nothing else.
+     * Connects with this factory on PostgreSQL unless a socket factory is configured; without it when
+     * the driver cannot load it (notifications then arrive a millisecond later, nothing else).
      */
     public static Connection connect(String url, Properties properties, Connector connector) throws SQLException {
         if (url == null
