@@ -73,7 +73,7 @@ public final class JdbcLocks {
         }
 
         /**
-         * The locking strategy: {@code table} (default), {@code optimistic}, {@code pessimistic} or
+         * The locking strategy: {@code table} (default; {@code optimistic} is its alias), {@code pessimistic} or
          * {@code advisory}; whether it supports the database is checked on first use.
          *
          * @param strategy the strategy's name, case-insensitive

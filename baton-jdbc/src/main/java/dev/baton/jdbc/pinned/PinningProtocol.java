@@ -72,7 +72,7 @@ public abstract class PinningProtocol implements JdbcProtocol {
         if (request.mode() == LockMode.SHARED) {
             throw new UnsupportedOperationException("Baton lock '" + request.name() + "' (read) on " + backendName
                     + ": MariaDB's named locks (GET_LOCK) have no shared mode, so read locks are not supported;"
-                    + " use the pessimistic or optimistic strategy for read/write locks on MariaDB");
+                    + " use the table or pessimistic strategy for read/write locks on MariaDB");
         }
     }
 
