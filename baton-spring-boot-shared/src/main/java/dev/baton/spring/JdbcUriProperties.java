@@ -10,7 +10,7 @@ import java.util.List;
  */
 public class JdbcUriProperties {
 
-    /** The locking strategy: table (H2, PostgreSQL; the default), optimistic (all), pessimistic or advisory (PostgreSQL, MariaDB). */
+    /** The locking strategy: table (the default; optimistic is its alias), pessimistic or advisory (PostgreSQL, MariaDB). */
     private String strategy;
 
     /** The lock table, optionally schema-qualified; the other tables are named after it. Default baton_locks. */
@@ -32,7 +32,7 @@ public class JdbcUriProperties {
     /**
      * Sets {@link #getStrategy()}.
      *
-     * @param strategy {@code table}, {@code optimistic}, {@code pessimistic} or {@code advisory}
+     * @param strategy {@code table} ({@code optimistic} is its alias), {@code pessimistic} or {@code advisory}
      */
     public void setStrategy(String strategy) {
         this.strategy = strategy;

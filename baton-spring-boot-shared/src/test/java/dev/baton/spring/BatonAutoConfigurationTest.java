@@ -81,15 +81,15 @@ class BatonAutoConfigurationTest {
     void backendPropertiesBecomeTheUrisOptions() {
         runner.withPropertyValues(
                         "baton.uri=jdbc:h2:mem:starter-backend-options;DB_CLOSE_DELAY=-1",
-                        "baton.jdbc.strategy=optimistic",
+                        "baton.jdbc.strategy=table",
                         "baton.jdbc.table=app_locks")
                 .run(context -> {
                     LockClient client = context.getBean(LockClient.class);
-                    assertThat(client.backendName()).startsWith("jdbc-optimistic");
+                    assertThat(client.backendName()).startsWith("jdbc-table");
                     String database = "jdbc:h2:mem:starter-backend-options";
                     try (Lease lease = client.lock("with-options").acquire(Duration.ofSeconds(5));
-                            LockClient sameTable = Baton.connect(database + ";strategy=optimistic;table=app_locks");
-                            LockClient defaultTable = Baton.connect(database + ";strategy=optimistic")) {
+                            LockClient sameTable = Baton.connect(database + ";strategy=table;table=app_locks");
+                            LockClient defaultTable = Baton.connect(database + ";strategy=table")) {
                         assertThat(sameTable.lock("with-options").tryAcquire())
                                 .as("held in baton.jdbc.table's table")
                                 .isEmpty();
